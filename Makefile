@@ -1,0 +1,47 @@
+# ncclshim build. `make` builds the engine, the shim, the tools and the tests; `make test` runs the
+# test suite; `make bench` runs the TCP benchmark against Open MPI. Dependencies: scripts/setup.sh.
+CXX ?= g++
+BUILD ?= build
+OPT ?= -O2
+SAN ?=
+CXXFLAGS := -std=c++20 $(OPT) -g -fPIC -fvisibility=hidden -Wall -Wextra -Wno-unused-parameter \
+            -DFMT_HEADER_ONLY -I. -MMD -MP $(SAN) $(EXTRA_CXXFLAGS)
+LDFLAGS := $(SAN) -pthread
+LDLIBS := -ldl
+
+ENGINE_SRCS := $(wildcard common/*.cc transport/*.cc collectives/*.cc)
+ENGINE_OBJS := $(ENGINE_SRCS:%.cc=$(BUILD)/obj/%.o)
+ENGINE_LIB := $(BUILD)/libengine.a
+
+TEST_SRCS := $(wildcard tests/*/*_test.cc) tests/test_main.cc tests/test_util.cc
+TEST_OBJS := $(TEST_SRCS:%.cc=$(BUILD)/obj/%.o)
+UNIT_TESTS := $(BUILD)/unit_tests
+
+.PHONY: all test bench clean engine
+all: $(UNIT_TESTS)
+engine: $(ENGINE_LIB)
+
+$(BUILD)/obj/%.o: %.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) -c $< -o $@
+
+# Reduction kernels are the hot loop of every reduce: let the compiler vectorise them.
+$(BUILD)/obj/collectives/reduce.o: CXXFLAGS += -O3
+
+$(ENGINE_LIB): $(ENGINE_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(UNIT_TESTS): $(TEST_OBJS) $(ENGINE_LIB)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+test: all
+	bash tests/run_all.sh
+
+clean:
+	rm -rf $(BUILD)
+
+# Each component with more than sources (the shim, tools, phynet) has a module.mk.
+include $(wildcard */module.mk)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

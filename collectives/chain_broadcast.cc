@@ -1,0 +1,69 @@
+// Pipelined chain broadcast: ranks form a chain starting at the root (root, root+1, ...). The
+// buffer is cut into chunks; each rank forwards chunk k to its successor as soon as it has arrived,
+// keeping up to maxInflight chunks in flight. Wire bytes: every rank but the last sends the buffer.
+#include <algorithm>
+#include <memory>
+
+#include "collectives/collective_support.h"
+#include "collectives/collectives.h"
+#include "collectives/op_tags.h"
+#include "collectives/ring_pipeline.h"
+
+namespace nshim {
+
+Status broadcast(Communicator& comm, const void* send, void* recv, size_t count, DataType type, int root) {
+  const bool isRoot = comm.rank() == root;
+  NS_RETURN_IF_ERROR(validateCollective(comm, "broadcast", send, recv, count, type, nullptr, root, {isRoot, true}));
+  uint64_t seq = comm.nextCollectiveSeq();
+  if (count == 0) return Status::Ok();
+  if (isRoot) copyElements(recv, send, count, type);
+  const int n = comm.nranks();
+  if (n == 1) return Status::Ok();
+
+  Transport& transport = comm.transport();
+  const int position = ringMod(comm.rank() - root, n);
+  const int prev = ringMod(comm.rank() - 1, n);
+  const int next = ringMod(comm.rank() + 1, n);
+  const bool forwards = position < n - 1;
+  const size_t bytes = count * dataTypeSize(type);
+  const size_t chunk = std::max<size_t>(comm.options().chunkBytes, 1);
+  const int chunks = static_cast<int>((bytes + chunk - 1) / chunk);
+  const int window = std::max(1, std::min(comm.options().maxInflight, chunks));
+  char* data = static_cast<char*>(recv);
+  auto chunkSpan = [&](int k) {
+    size_t begin = static_cast<size_t>(k) * chunk;
+    return std::span<char>(data + begin, std::min(chunk, bytes - begin));
+  };
+  auto tagOf = [&](int k) { return makeTag(seq, OpCode::kBroadcast, static_cast<uint64_t>(k)); };
+  auto recvs = std::make_unique<Request[]>(window);
+  auto sends = std::make_unique<Request[]>(window);
+  Deadline deadline = comm.operationDeadline();
+
+  if (!isRoot) {
+    for (int k = 0; k < window; ++k) {
+      NS_RETURN_IF_ERROR(transport.postRecv(prev, tagOf(k), chunkSpan(k).data(), chunkSpan(k).size(), &recvs[k]));
+    }
+  }
+  for (int k = 0; k < chunks; ++k) {
+    Request& slot = sends[k % window];
+    if (!isRoot) {
+      NS_RETURN_IF_ERROR(waitOne(transport, &recvs[k % window], deadline));
+      int ahead = k + window;
+      if (ahead < chunks) {
+        std::span<char> target = chunkSpan(ahead);
+        NS_RETURN_IF_ERROR(transport.postRecv(prev, tagOf(ahead), target.data(), target.size(), &recvs[k % window]));
+      }
+    }
+    if (!forwards) continue;
+    if (k >= window) NS_RETURN_IF_ERROR(waitOne(transport, &slot, deadline));
+    NS_RETURN_IF_ERROR(transport.postSend(next, tagOf(k), chunkSpan(k).data(), chunkSpan(k).size(), &slot));
+  }
+  if (forwards) {
+    for (int k = std::max(0, chunks - window); k < chunks; ++k) {
+      NS_RETURN_IF_ERROR(waitOne(transport, &sends[k % window], deadline));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace nshim

@@ -1,0 +1,52 @@
+// Validation and the small data helpers shared by all collective algorithms.
+#include "collectives/collective_support.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "collectives/reduce.h"
+
+namespace nshim {
+
+Status validateCollective(const Communicator& comm, const char* opName, const void* send, const void* recv,
+                          size_t count, DataType type, const ReduceOp* op, int root, BufferUse use) {
+  if (!isValidDataType(static_cast<int>(type))) {
+    return NS_ERROR(Code::kInvalidArgument, "{}: invalid datatype {}", opName, static_cast<int>(type));
+  }
+  if (op != nullptr && (static_cast<int>(op->kind) < 0 || static_cast<int>(op->kind) >= kNumReduceKinds)) {
+    return NS_ERROR(Code::kInvalidArgument, "{}: invalid reduction op {}", opName, static_cast<int>(op->kind));
+  }
+  if (count > (size_t{1} << 56) / std::max<size_t>(1, static_cast<size_t>(comm.nranks()))) {
+    return NS_ERROR(Code::kInvalidArgument, "{}: count {} is too large", opName, count);
+  }
+  if (root != -1 && (root < 0 || root >= comm.nranks())) {
+    return NS_ERROR(Code::kInvalidArgument, "{}: root {} out of range [0, {})", opName, root, comm.nranks());
+  }
+  if (count > 0 && use.send && send == nullptr) {
+    return NS_ERROR(Code::kInvalidArgument, "{}: sendbuff is NULL", opName);
+  }
+  if (count > 0 && use.recv && recv == nullptr) {
+    return NS_ERROR(Code::kInvalidArgument, "{}: recvbuff is NULL", opName);
+  }
+  return Status::Ok();
+}
+
+int ringWindow(const Communicator& comm) { return std::max(1, comm.options().maxInflight); }
+
+const void* preScaledInput(const void* send, size_t count, DataType type, const ReduceOp& op,
+                           std::vector<char>* storage) {
+  if (op.kind != ReduceKind::kPreMulSum || count == 0) return send;
+  storage->resize(count * dataTypeSize(type));
+  scaleBy(type, storage->data(), send, count, op);
+  return storage->data();
+}
+
+void finishAverage(void* buf, size_t count, DataType type, const ReduceOp& op, int nranks) {
+  if (op.kind == ReduceKind::kAvg && count > 0) divideBy(type, buf, count, nranks);
+}
+
+void copyElements(void* dst, const void* src, size_t count, DataType type) {
+  if (dst != src && count > 0) std::memmove(dst, src, count * dataTypeSize(type));
+}
+
+}  // namespace nshim

@@ -1,0 +1,43 @@
+// Pieces shared by the collective algorithm files: argument validation, byte arithmetic, the
+// PreMulSum pre-scaling of inputs and the Avg post-division.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "collectives/communicator.h"
+#include "collectives/datatype.h"
+#include "common/status.h"
+
+namespace nshim {
+
+// Checks type, reduce kind (when op is given), root (when not -1) and that the buffers this rank
+// uses are not null; counts whose byte size could overflow are refused.
+struct BufferUse {
+  bool send;  // this rank reads sendbuff
+  bool recv;  // this rank writes recvbuff
+};
+Status validateCollective(const Communicator& comm, const char* opName, const void* send, const void* recv,
+                          size_t count, DataType type, const ReduceOp* op, int root, BufferUse use);
+
+// Number of ring blocks in flight at once for a window of messages per peer.
+int ringWindow(const Communicator& comm);
+
+// Element count of one slice (at least 1).
+inline size_t sliceElements(const Communicator& comm, DataType type) {
+  size_t elements = comm.options().sliceBytes / dataTypeSize(type);
+  return elements > 0 ? elements : 1;
+}
+
+// For PreMulSum: returns a copy of `send` scaled by the op's scalar (held in `storage`);
+// for other ops returns `send` itself.
+const void* preScaledInput(const void* send, size_t count, DataType type, const ReduceOp& op,
+                           std::vector<char>* storage);
+
+// For Avg: divides `buf` by nranks in place.
+void finishAverage(void* buf, size_t count, DataType type, const ReduceOp& op, int nranks);
+
+// Copies count elements (no-op when src == dst).
+void copyElements(void* dst, const void* src, size_t count, DataType type);
+
+}  // namespace nshim

@@ -1,0 +1,47 @@
+// The engine's collective operations on host memory, NCCL semantics: counts are in elements;
+// send and receive buffers may be the same (in-place) where NCCL allows it. Each returns when the
+// operation has completed on this rank. Arguments are validated first (kInvalidArgument).
+#pragma once
+
+#include <cstddef>
+#include <span>
+
+#include "collectives/communicator.h"
+#include "collectives/datatype.h"
+#include "common/status.h"
+
+namespace nshim {
+
+Status allReduce(Communicator& comm, const void* send, void* recv, size_t count, DataType type,
+                 const ReduceOp& op);
+// recv holds nranks * sendCount elements, rank r's contribution at r * sendCount.
+Status allGather(Communicator& comm, const void* send, void* recv, size_t sendCount, DataType type);
+// send holds nranks * recvCount elements; rank r receives the reduced block r.
+Status reduceScatter(Communicator& comm, const void* send, void* recv, size_t recvCount, DataType type,
+                     const ReduceOp& op);
+Status broadcast(Communicator& comm, const void* send, void* recv, size_t count, DataType type, int root);
+// recv is only written on the root (may be null elsewhere).
+Status reduce(Communicator& comm, const void* send, void* recv, size_t count, DataType type,
+              const ReduceOp& op, int root);
+// count elements to and from each peer: send and recv hold nranks * count elements.
+Status allToAll(Communicator& comm, const void* send, void* recv, size_t count, DataType type);
+// root receives nranks * count elements (recv only on root).
+Status gather(Communicator& comm, const void* send, void* recv, size_t count, DataType type, int root);
+// root sends nranks * count elements (send only on root).
+Status scatter(Communicator& comm, const void* send, void* recv, size_t count, DataType type, int root);
+
+// Point-to-point, issued together: all operations in the batch are posted before any is waited for,
+// so any set of matching sends and receives completes without deadlock. Between a pair of ranks,
+// sends and receives are matched in issue order.
+struct P2POp {
+  enum class Kind { kSend, kRecv };
+  Kind kind;
+  int peer;
+  void* buffer;  // const for sends
+  size_t bytes;
+};
+Status runPointToPoint(Communicator& comm, std::span<const P2POp> ops);
+
+// The per-rank payload bytes each collective puts on the wire under the engine's algorithms, for
+// tests and reports (S = total buffer bytes as in nccl-tests conventions).
+}  // namespace nshim

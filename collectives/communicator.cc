@@ -1,0 +1,28 @@
+// Reads the algorithm tuning from the environment.
+#include "collectives/communicator.h"
+
+#include "common/env.h"
+#include "common/log.h"
+
+namespace nshim {
+
+CollectiveOptions CollectiveOptions::fromEnvironment() {
+  CollectiveOptions options;
+  options.sliceBytes = static_cast<size_t>(envBytes("NCCLSHIM_SLICE_BYTES", options.sliceBytes));
+  options.chunkBytes = static_cast<size_t>(envBytes("NCCLSHIM_CHUNK_BYTES", options.chunkBytes));
+  options.maxInflight = static_cast<int>(envInt("NCCLSHIM_MAX_INFLIGHT", options.maxInflight));
+  options.timeoutSeconds = envDouble("NCCLSHIM_TIMEOUT", options.timeoutSeconds);
+  options.smallAllReduceBytes =
+      static_cast<size_t>(envBytes("NCCLSHIM_RD_THRESHOLD", options.smallAllReduceBytes));
+  std::string algo = envString("NCCLSHIM_ALGO", "auto");
+  if (algo == "ring" || algo == "RING") options.smallAllReduceBytes = 0;
+  if (options.sliceBytes < 64) {
+    NS_WARN("NCCLSHIM_SLICE_BYTES={} too small; using 64", options.sliceBytes);
+    options.sliceBytes = 64;
+  }
+  if (options.chunkBytes < 64) options.chunkBytes = 64;
+  if (options.maxInflight < 1) options.maxInflight = 1;
+  return options;
+}
+
+}  // namespace nshim

@@ -1,0 +1,58 @@
+// The engine's communicator: one transport (the connections of one group of ranks), the tuning
+// options of the algorithms, and a sequence counter that tags every operation so that ranks which
+// disagree about the operation sequence are caught by the transport's tag check.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "common/clock.h"
+#include "transport/transport.h"
+
+namespace nshim {
+
+// Algorithm tuning; defaults follow NCCL's Simple protocol (DESIGN §2) and are overridable by
+// NCCLSHIM_SLICE_BYTES, NCCLSHIM_CHUNK_BYTES, NCCLSHIM_MAX_INFLIGHT, NCCLSHIM_TIMEOUT,
+// NCCLSHIM_ALGO (auto|ring) and NCCLSHIM_RD_THRESHOLD.
+struct CollectiveOptions {
+  size_t sliceBytes = 1 << 20;  // one message on the wire
+  size_t chunkBytes = 2 << 20;  // pipelining unit of broadcast/reduce chains
+  int maxInflight = 8;          // messages in flight per peer
+  double timeoutSeconds = 300;  // every wait of one operation
+  // Allreduces up to this size on a power-of-two number of ranks use recursive doubling (log2 n
+  // exchanges instead of 2(n-1) ring steps); 0 forces the ring (NCCLSHIM_ALGO=ring).
+  size_t smallAllReduceBytes = 64 << 10;
+
+  static CollectiveOptions fromEnvironment();
+};
+
+class Communicator {
+ public:
+  Communicator(std::unique_ptr<Transport> transport, CollectiveOptions options)
+      : transport_(std::move(transport)), options_(options) {}
+
+  int rank() const { return transport_->rank(); }
+  int nranks() const { return transport_->nranks(); }
+  Transport& transport() { return *transport_; }
+  const CollectiveOptions& options() const { return options_; }
+
+  // The sequence number of the next collective; equal on all ranks that run the same sequence.
+  // Point-to-point operations do not take one (only the two peers take part in them).
+  uint64_t nextCollectiveSeq() { return ++operationSeq_; }
+  Deadline operationDeadline() const { return Deadline::after(options_.timeoutSeconds); }
+
+  // Scratch memory reused across operations (receive staging for reductions).
+  char* scratch(size_t bytes) {
+    if (scratch_.size() < bytes) scratch_.resize(bytes);
+    return scratch_.data();
+  }
+
+ private:
+  std::unique_ptr<Transport> transport_;
+  CollectiveOptions options_;
+  uint64_t operationSeq_ = 0;
+  std::vector<char> scratch_;
+};
+
+}  // namespace nshim

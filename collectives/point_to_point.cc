@@ -1,0 +1,76 @@
+// Batched point-to-point: every operation of a batch is posted before any is waited for, so a
+// batch containing matching sends and receives cannot deadlock. Transfers larger than a slice are
+// cut into slice-sized messages (both ends cut the same way) so that they spread over the
+// transport's channels. Sends to self are matched with receives from self by copying.
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "collectives/collective_support.h"
+#include "collectives/collectives.h"
+#include "collectives/op_tags.h"
+#include "collectives/point_to_point.h"
+
+namespace nshim {
+
+Status runTaggedPointToPoint(Communicator& comm, std::span<const P2POp> ops, uint64_t tag) {
+  const int self = comm.rank();
+  const size_t slice = comm.options().sliceBytes;
+  size_t messages = 0;
+  std::vector<const P2POp*> selfSends, selfRecvs;
+  for (const P2POp& op : ops) {
+    if (op.peer < 0 || op.peer >= comm.nranks()) {
+      return NS_ERROR(Code::kInvalidArgument, "{} peer {} out of range [0, {})",
+                      op.kind == P2POp::Kind::kSend ? "send" : "recv", op.peer, comm.nranks());
+    }
+    if (op.bytes > 0 && op.buffer == nullptr) {
+      return NS_ERROR(Code::kInvalidArgument, "{} buffer is NULL", op.kind == P2POp::Kind::kSend ? "send" : "recv");
+    }
+    if (op.peer == self) {
+      (op.kind == P2POp::Kind::kSend ? selfSends : selfRecvs).push_back(&op);
+      continue;
+    }
+    messages += op.bytes == 0 ? 1 : (op.bytes + slice - 1) / slice;
+  }
+  if (selfSends.size() != selfRecvs.size()) {
+    return NS_ERROR(Code::kInvalidUsage, "rank {} has {} sends to itself but {} receives from itself in one group",
+                    self, selfSends.size(), selfRecvs.size());
+  }
+  for (size_t i = 0; i < selfSends.size(); ++i) {
+    if (selfSends[i]->bytes != selfRecvs[i]->bytes) {
+      return NS_ERROR(Code::kInvalidArgument, "rank {} sends {} bytes to itself but receives {}", self,
+                      selfSends[i]->bytes, selfRecvs[i]->bytes);
+    }
+    if (selfSends[i]->bytes > 0 && selfRecvs[i]->buffer != selfSends[i]->buffer) {
+      std::memmove(selfRecvs[i]->buffer, selfSends[i]->buffer, selfSends[i]->bytes);
+    }
+  }
+
+  Transport& transport = comm.transport();
+  auto requests = std::make_unique<Request[]>(messages);
+  std::vector<Request*> pending;
+  pending.reserve(messages);
+  for (const P2POp& op : ops) {
+    if (op.peer == self) continue;
+    char* base = static_cast<char*>(op.buffer);
+    size_t offset = 0;
+    do {
+      size_t bytes = std::min(slice, op.bytes - offset);
+      Request* req = &requests[pending.size()];
+      if (op.kind == P2POp::Kind::kSend) {
+        NS_RETURN_IF_ERROR(transport.postSend(op.peer, tag, base + offset, bytes, req));
+      } else {
+        NS_RETURN_IF_ERROR(transport.postRecv(op.peer, tag, base + offset, bytes, req));
+      }
+      pending.push_back(req);
+      offset += bytes;
+    } while (offset < op.bytes);
+  }
+  return transport.waitAll(pending, comm.operationDeadline());
+}
+
+Status runPointToPoint(Communicator& comm, std::span<const P2POp> ops) {
+  return runTaggedPointToPoint(comm, ops, makeTag(0, OpCode::kPointToPoint, 0));
+}
+
+}  // namespace nshim

@@ -1,0 +1,96 @@
+// Ring reduce-scatter: in steps 0..n-2 rank r sends the partial sum of block r-s-1 to r+1 (its own
+// input at step 0) and adds its input to block r-s-2 arriving from r-1; the last arrival is block r,
+// which becomes the result. Blocks are sliced and pipelined. Wire bytes per rank: (n-1)/n of the
+// input buffer.
+#include <vector>
+
+#include "collectives/collective_support.h"
+#include "collectives/collectives.h"
+#include "collectives/reduce.h"
+#include "collectives/ring_pipeline.h"
+
+namespace nshim {
+namespace {
+
+class RingReduceScatterPass final : public RingPass {
+ public:
+  RingReduceScatterPass(Communicator& comm, const char* input, char* output, size_t perRank, DataType type,
+                        const ReduceOp& op)
+      : n_(comm.nranks()), rank_(comm.rank()), input_(input), output_(output), perRank_(perRank), type_(type),
+        op_(op), elemSize_(dataTypeSize(type)), sliceElems_(sliceElements(comm, type)),
+        blocks_(static_cast<int>((perRank + sliceElems_ - 1) / sliceElems_)), window_(ringWindow(comm)) {
+    stage_ = comm.scratch(static_cast<size_t>(window_) * 2 * sliceElems_ * elemSize_);
+  }
+
+  int numBlocks() const override { return blocks_; }
+  int numSteps() const override { return n_ - 1; }
+
+  std::span<const char> sendData(int block, int step) override {
+    size_t elems = sliceSize(block);
+    if (step == 0) return {inputSlice(block, rank_ - 1), elems * elemSize_};
+    return {stageOf(block, step - 1), elems * elemSize_};
+  }
+  std::span<char> recvTarget(int block, int step) override {
+    return {stageOf(block, step), sliceSize(block) * elemSize_};
+  }
+  void onReceived(int block, int step) override {
+    size_t elems = sliceSize(block);
+    ReduceKind kind = baseReduceKind(op_.kind);
+    const char* mine = inputSlice(block, rank_ - step - 2);
+    if (step < n_ - 2) {
+      reduceTo(type_, kind, stageOf(block, step), stageOf(block, step), mine, elems);
+    } else {
+      char* out = output_ + static_cast<size_t>(block) * sliceElems_ * elemSize_;
+      reduceTo(type_, kind, out, stageOf(block, step), mine, elems);
+      finishAverage(out, elems, type_, op_, n_);
+    }
+  }
+
+ private:
+  size_t sliceSize(int block) const {
+    return std::min(sliceElems_, perRank_ - static_cast<size_t>(block) * sliceElems_);
+  }
+  const char* inputSlice(int block, int owner) const {
+    size_t offset = static_cast<size_t>(ringMod(owner, n_)) * perRank_ + static_cast<size_t>(block) * sliceElems_;
+    return input_ + offset * elemSize_;
+  }
+  char* stageOf(int block, int step) const {
+    size_t slot = static_cast<size_t>(block % window_) * 2 + (step % 2);
+    return stage_ + slot * sliceElems_ * elemSize_;
+  }
+
+  const int n_;
+  const int rank_;
+  const char* input_;
+  char* output_;
+  const size_t perRank_;
+  const DataType type_;
+  const ReduceOp op_;
+  const size_t elemSize_;
+  const size_t sliceElems_;
+  const int blocks_;
+  const int window_;
+  char* stage_ = nullptr;
+};
+
+}  // namespace
+
+Status reduceScatter(Communicator& comm, const void* send, void* recv, size_t recvCount, DataType type,
+                     const ReduceOp& op) {
+  NS_RETURN_IF_ERROR(validateCollective(comm, "reducescatter", send, recv, recvCount, type, &op, -1, {true, true}));
+  uint64_t seq = comm.nextCollectiveSeq();
+  if (recvCount == 0) return Status::Ok();
+  std::vector<char> scaled;
+  const void* input = preScaledInput(send, recvCount * comm.nranks(), type, op, &scaled);
+  if (comm.nranks() == 1) {
+    copyElements(recv, input, recvCount, type);
+    finishAverage(recv, recvCount, type, op, 1);
+    return Status::Ok();
+  }
+  // In-place (recv inside send) is safe: block r of the input is read only by the final combine of
+  // each slice, which writes the same slice of the output.
+  RingReduceScatterPass pass(comm, static_cast<const char*>(input), static_cast<char*>(recv), recvCount, type, op);
+  return runRingPipeline(comm, pass, OpCode::kReduceScatter, seq, ringWindow(comm));
+}
+
+}  // namespace nshim

@@ -1,0 +1,160 @@
+// Every collective x ranks {1,2,3,4,7,8} x counts {0,1,7,1000,(1<<20)+3} x every data type and
+// reduction, on the in-process transport (ranks as threads), every element checked exactly; plus
+// the per-peer byte counters against the ring/chain formulas and argument validation.
+#include <memory>
+#include <vector>
+
+#include "collectives/collectives.h"
+#include "tests/catch.h"
+#include "tests/collectives/collective_check.h"
+#include "tests/test_util.h"
+#include "transport/inproc_transport.h"
+
+namespace nshim::testing {
+namespace {
+
+std::vector<std::unique_ptr<Communicator>> makeComms(int nranks, CollectiveOptions options) {
+  auto transports = createInProcessTransports(nranks);
+  std::vector<std::unique_ptr<Communicator>> comms;
+  for (auto& transport : transports) comms.push_back(std::make_unique<Communicator>(std::move(transport), options));
+  return comms;
+}
+
+std::vector<CollectiveCase> fullMatrix(int nranks, const std::vector<size_t>& counts) {
+  std::vector<CollectiveCase> cases;
+  int variant = 0;
+  for (size_t count : counts) {
+    for (Collective collective : kAllCollectives) {
+      for (int t = 0; t < kNumDataTypes; ++t) {
+        int kinds = usesReduction(collective) ? kNumReduceKinds : 1;
+        for (int k = 0; k < kinds; ++k) {
+          CollectiveCase c{collective, count, static_cast<DataType>(t), static_cast<ReduceKind>(k)};
+          c.root = usesRoot(collective) ? variant % nranks : 0;
+          c.inPlace = collective != Collective::kAllToAll && (variant % 2 == 1);
+          ++variant;
+          cases.push_back(c);
+        }
+      }
+    }
+  }
+  return cases;
+}
+
+// Runs all cases on all ranks (one thread per rank, cases in the same order everywhere).
+void runCases(int nranks, const std::vector<CollectiveCase>& cases, CollectiveOptions options) {
+  auto comms = makeComms(nranks, options);
+  auto errors = runRanksInThreads(nranks, [&](int rank) -> std::string {
+    for (const CollectiveCase& c : cases) {
+      std::string error = runAndCheck(*comms[rank], c);
+      if (!error.empty()) return error;
+    }
+    return "";
+  });
+  for (int rank = 0; rank < nranks; ++rank) {
+    INFO("rank " << rank);
+    CHECK(errors[rank] == "");
+  }
+}
+
+TEST_CASE("every collective, type and op over in-process ranks", "[collectives][inproc]") {
+  int nranks = GENERATE(1, 2, 3, 4, 7, 8);
+  INFO("nranks " << nranks);
+  CollectiveOptions options;
+  options.timeoutSeconds = 20;
+  runCases(nranks, fullMatrix(nranks, {0, 1, 7, 1000, (size_t{1} << 20) + 3}), options);
+}
+
+TEST_CASE("deep pipelines with small slices and chunks", "[collectives][inproc]") {
+  int nranks = GENERATE(2, 3, 5, 8);
+  CollectiveOptions options;
+  options.timeoutSeconds = 20;
+  options.sliceBytes = 256;
+  options.chunkBytes = 192;
+  options.maxInflight = 3;
+  options.smallAllReduceBytes = 0;
+  runCases(nranks, fullMatrix(nranks, {1000, 4099}), options);
+}
+
+TEST_CASE("per-peer byte counters equal the algorithm formulas", "[collectives][inproc][bytes]") {
+  int nranks = GENERATE(2, 3, 4, 7);
+  CollectiveOptions options;
+  options.timeoutSeconds = 20;
+  options.smallAllReduceBytes = 0;  // ring everywhere, as NCCL does for bandwidth
+  for (Collective collective : kAllCollectives) {
+    for (size_t count : {size_t{1000}, size_t{(1 << 20) + 3}, size_t{7} * nranks * 65536}) {
+      CollectiveCase c{collective, count, DataType::kFloat32, ReduceKind::kSum, nranks - 1, false};
+      auto comms = makeComms(nranks, options);
+      auto errors = runRanksInThreads(nranks, [&](int rank) { return runAndCheck(*comms[rank], c); });
+      for (int rank = 0; rank < nranks; ++rank) {
+        INFO(collectiveName(collective) << " count " << count << " rank " << rank << " of " << nranks);
+        REQUIRE(errors[rank] == "");
+        uint64_t sent = 0;
+        for (int peer = 0; peer < nranks; ++peer) {
+          if (peer != rank) sent += comms[rank]->transport().peerBytes(peer).sent;
+        }
+        CHECK(sent == expectedSentBytes(c, rank, nranks, options.sliceBytes));
+      }
+      if (collective == Collective::kAllReduce && count % (nranks * (options.sliceBytes / 4)) == 0) {
+        // The textbook figure: 2(n-1)/n of the buffer per rank.
+        uint64_t bytes = count * 4;
+        CHECK(expectedSentBytes(c, 0, nranks, options.sliceBytes) == 2 * (nranks - 1) * bytes / nranks);
+      }
+    }
+  }
+}
+
+TEST_CASE("bad arguments are refused with a clear error", "[collectives][inproc]") {
+  auto comms = makeComms(2, CollectiveOptions{});
+  Communicator& comm = *comms[0];
+  std::vector<float> buf(16);
+  ReduceOp sum;
+  Status s = allReduce(comm, buf.data(), buf.data(), 4, static_cast<DataType>(12), sum);
+  CHECK(s.code() == Code::kInvalidArgument);
+  CHECK(s.message().find("invalid datatype 12") != std::string::npos);
+  ReduceOp bad;
+  bad.kind = static_cast<ReduceKind>(9);
+  s = allReduce(comm, buf.data(), buf.data(), 4, DataType::kFloat32, bad);
+  CHECK(s.code() == Code::kInvalidArgument);
+  CHECK(s.message().find("invalid reduction op 9") != std::string::npos);
+  s = broadcast(comm, buf.data(), buf.data(), 4, DataType::kFloat32, 2);
+  CHECK(s.code() == Code::kInvalidArgument);
+  CHECK(s.message().find("root 2 out of range") != std::string::npos);
+  s = allReduce(comm, buf.data(), nullptr, 4, DataType::kFloat32, sum);
+  CHECK(s.message().find("recvbuff is NULL") != std::string::npos);
+  s = allGather(comm, buf.data(), buf.data(), size_t{1} << 60, DataType::kFloat32);
+  CHECK(s.message().find("too large") != std::string::npos);
+  P2POp toNowhere{P2POp::Kind::kSend, 5, buf.data(), 4};
+  s = runPointToPoint(comm, std::span<const P2POp>(&toNowhere, 1));
+  CHECK(s.message().find("peer 5 out of range") != std::string::npos);
+}
+
+TEST_CASE("ranks that disagree fail with an error naming them, not a hang", "[collectives][inproc]") {
+  CollectiveOptions options;
+  options.timeoutSeconds = 2;
+  auto comms = makeComms(3, options);
+  auto errors = runRanksInThreads(3, [&](int rank) -> std::string {
+    std::vector<float> buf(4096, 1.0f);
+    size_t count = rank == 1 ? 1000 : 2000;  // rank 1 disagrees about the count
+    Status s = allReduce(*comms[rank], buf.data(), buf.data(), count, DataType::kFloat32, ReduceOp{});
+    return s.ok() ? "" : s.message();
+  });
+  int failed = 0;
+  for (const std::string& e : errors) failed += e.empty() ? 0 : 1;
+  CHECK(failed == 3);
+  bool named = false;
+  for (const std::string& e : errors) named |= e.find("disagree") != std::string::npos;
+  CHECK(named);
+}
+
+TEST_CASE("a rank that never arrives times out naming the peer", "[collectives][inproc]") {
+  CollectiveOptions options;
+  options.timeoutSeconds = 0.5;
+  auto comms = makeComms(2, options);
+  std::vector<float> buf(8, 1.0f);
+  Status s = allReduce(*comms[0], buf.data(), buf.data(), 8, DataType::kFloat32, ReduceOp{});
+  CHECK(s.code() == Code::kTimeout);
+  CHECK(s.message().find("waiting for rank 1") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace nshim::testing

@@ -1,0 +1,71 @@
+// Implementation of the multi-rank test helpers.
+#include "tests/test_util.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <thread>
+
+#include "common/clock.h"
+
+namespace nshim::testing {
+
+std::vector<std::string> runRanksInThreads(int nranks, const std::function<std::string(int)>& fn) {
+  std::vector<std::string> results(nranks);
+  std::vector<std::thread> threads;
+  threads.reserve(nranks);
+  for (int rank = 0; rank < nranks; ++rank) {
+    threads.emplace_back([&, rank] { results[rank] = fn(rank); });
+  }
+  for (auto& thread : threads) thread.join();
+  return results;
+}
+
+std::vector<int> runRanksInProcesses(int nranks, const std::function<std::string(int)>& fn,
+                                     double timeoutSeconds) {
+  std::fflush(nullptr);
+  std::vector<pid_t> pids(nranks, -1);
+  for (int rank = 0; rank < nranks; ++rank) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      std::string error = fn(rank);
+      if (!error.empty()) std::fprintf(stderr, "rank %d: %s\n", rank, error.c_str());
+      std::fflush(nullptr);
+      _exit(error.empty() ? 0 : 1);
+    }
+    pids[rank] = pid;
+  }
+  std::vector<int> codes(nranks, -1);
+  int remaining = nranks;
+  Deadline deadline = Deadline::after(timeoutSeconds);
+  while (remaining > 0 && !deadline.expired()) {
+    for (int rank = 0; rank < nranks; ++rank) {
+      if (pids[rank] <= 0) continue;
+      int status = 0;
+      if (waitpid(pids[rank], &status, WNOHANG) == pids[rank]) {
+        codes[rank] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        pids[rank] = -1;
+        --remaining;
+      }
+    }
+    usleep(2000);
+  }
+  for (int rank = 0; rank < nranks; ++rank) {
+    if (pids[rank] > 0) {
+      kill(pids[rank], SIGKILL);
+      waitpid(pids[rank], nullptr, 0);
+      std::fprintf(stderr, "rank %d: still running after %.0f s, killed\n", rank, timeoutSeconds);
+    }
+  }
+  return codes;
+}
+
+double patternValue(int rank, size_t index, int salt) {
+  // Values in [-3, 4]: sums over 8 ranks stay within fp8 e4m3's exact integers; products of up to
+  // 8 such values overflow nothing in int8 only when the test keeps ranks small, which tests handle.
+  return static_cast<double>(static_cast<int>((rank * 7 + index * 13 + salt * 5) % 8) - 3);
+}
+
+}  // namespace nshim::testing

@@ -1,0 +1,94 @@
+// The transport interface: tagged, non-blocking sends and receives of byte ranges between the ranks
+// of one communicator, with deadlines and per-peer byte counters. Collectives are written only
+// against this interface; implementations: in-process (threads as ranks), TCP, ibverbs.
+//
+// Matching rule: between an ordered pair of ranks, the k-th send posted by the sender matches the
+// k-th receive posted by the receiver. The two must carry the same tag and the same length; a
+// mismatch fails the receive with a message naming both ranks (that is how ranks that disagree about
+// an operation are caught). A transport may spread consecutive messages of a pair over several
+// connections (channels), so algorithms slice large transfers to get parallelism.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/status.h"
+
+namespace nshim {
+
+// Completion record of one posted send or receive. Owned by the caller; it and the buffer must stay
+// alive until done() is true (or the transport has been aborted).
+class Request {
+ public:
+  bool done() const { return done_.load(std::memory_order_acquire); }
+  // The outcome once done(); an error names the peer.
+  const Status& status() const { return status_; }
+
+  // For transports: mark complete. Writes status before publishing done.
+  void complete(Status status) {
+    status_ = std::move(status);
+    done_.store(true, std::memory_order_release);
+  }
+  void reset() {
+    done_.store(false, std::memory_order_relaxed);
+    status_ = Status();
+  }
+
+  // Filled in by postSend/postRecv, read by transports and error messages.
+  int peer = -1;
+  uint64_t tag = 0;
+  size_t bytes = 0;
+  bool isSend = false;
+
+ private:
+  std::atomic<bool> done_{false};
+  Status status_;
+};
+
+struct PeerBytes {
+  uint64_t sent = 0;
+  uint64_t received = 0;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+
+  virtual int rank() const = 0;
+  virtual int nranks() const = 0;
+  virtual const char* name() const = 0;
+
+  // Post a send of `bytes` bytes at `buf` to `peer`. Never blocks.
+  virtual Status postSend(int peer, uint64_t tag, const void* buf, size_t bytes, Request* req) = 0;
+  // Post a receive of exactly `bytes` bytes from `peer` into `buf`. Never blocks.
+  virtual Status postRecv(int peer, uint64_t tag, void* buf, size_t bytes, Request* req) = 0;
+
+  // Drive progress until every request is done. Fails on the first failed request, or with a
+  // timeout naming the peer that is still owed when the deadline passes.
+  virtual Status waitAll(std::span<Request* const> requests, Deadline deadline) = 0;
+
+  // One non-blocking pass of progress (for callers that overlap work with communication).
+  virtual Status progress() = 0;
+
+  // Payload bytes moved to/from each peer since creation (headers not counted).
+  virtual PeerBytes peerBytes(int peer) const = 0;
+
+  // Fail every pending request and drop connections so that peers notice. Idempotent.
+  virtual void abort(const std::string& reason) = 0;
+};
+
+// Convenience: wait for one request.
+inline Status waitOne(Transport& transport, Request* req, Deadline deadline) {
+  Request* list[1] = {req};
+  return transport.waitAll(list, deadline);
+}
+
+// A timeout error that names the first unfinished request's peer. Shared by transports.
+Status timeoutError(int selfRank, std::span<Request* const> requests, double waitedSeconds);
+
+}  // namespace nshim
