@@ -1,0 +1,139 @@
+// Launching the ranks of `ncclshim perf` (local fork or mpirun) and collecting their exit codes.
+#include "tools/perf/perf_launch.h"
+
+#include <nccl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tools/perf/perf_runner.h"
+
+namespace nshim::perf {
+namespace {
+
+int envRank(const char* const* names) {
+  for (const char* const* name = names; *name; ++name) {
+    if (const char* value = std::getenv(*name)) return std::atoi(value);
+  }
+  return -1;
+}
+
+std::string toHex(const ncclUniqueId& id) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char byte : id.internal) {
+    hex += kDigits[byte >> 4];
+    hex += kDigits[byte & 15];
+  }
+  return hex;
+}
+
+bool fromHex(const std::string& hex, ncclUniqueId* id) {
+  if (hex.size() != 2 * sizeof(id->internal)) return false;
+  for (size_t i = 0; i < sizeof(id->internal); ++i) {
+    id->internal[i] = static_cast<char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
+  }
+  return true;
+}
+
+int runLocalRanks(const PerfOptions& options) {
+  ncclUniqueId id;
+  if (ncclGetUniqueId(&id) != ncclSuccess) {
+    std::fprintf(stderr, "ncclshim perf: ncclGetUniqueId failed: %s\n", ncclGetLastError(nullptr));
+    return 1;
+  }
+  std::fflush(nullptr);
+  std::vector<pid_t> children;
+  for (int rank = 0; rank < options.nranks; ++rank) {
+    pid_t pid = fork();
+    if (pid < 0) {
+      std::perror("ncclshim perf: fork");
+      for (pid_t child : children) kill(child, SIGKILL);
+      return 1;
+    }
+    if (pid == 0) {
+      int code = runPerfRank(options, id, rank, options.nranks);
+      std::fflush(nullptr);
+      _exit(code);
+    }
+    children.push_back(pid);
+  }
+  int exitCode = 0;
+  for (int rank = 0; rank < options.nranks; ++rank) {
+    int status = 0;
+    waitpid(children[rank], &status, 0);
+    if (WIFSIGNALED(status)) {
+      std::fprintf(stderr, "ncclshim perf: rank %d was killed by signal %d\n", rank, WTERMSIG(status));
+      exitCode = 1;
+    } else if (WEXITSTATUS(status) != 0) {
+      std::fprintf(stderr, "ncclshim perf: rank %d exited with code %d\n", rank, WEXITSTATUS(status));
+      exitCode = 1;
+    }
+  }
+  return exitCode;
+}
+
+int runLauncherRank(const PerfOptions& options, int rank, int nranks) {
+  std::string path = options.idFile.empty() ? "/tmp/ncclshim-perf-" + std::to_string(getppid()) + ".id" : options.idFile;
+  ncclUniqueId id;
+  if (rank == 0) {
+    if (ncclGetUniqueId(&id) != ncclSuccess) {
+      std::fprintf(stderr, "ncclshim perf: ncclGetUniqueId failed: %s\n", ncclGetLastError(nullptr));
+      return 1;
+    }
+    std::string tmp = path + ".tmp";
+    std::ofstream(tmp) << toHex(id) << "\n";
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+      std::fprintf(stderr, "ncclshim perf: cannot write the unique id to %s\n", path.c_str());
+      return 1;
+    }
+  } else {
+    bool found = false;
+    for (int attempt = 0; attempt < 3000 && !found; ++attempt) {  // up to 60 s
+      std::ifstream in(path);
+      std::string hex;
+      found = in && (in >> hex) && fromHex(hex, &id);
+      if (!found) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (!found) {
+      std::fprintf(stderr, "ncclshim perf: rank %d: no unique id appeared in %s within 60 s (use --id-file on a shared path)\n",
+                   rank, path.c_str());
+      return 1;
+    }
+  }
+  int code = runPerfRank(options, id, rank, nranks);
+  if (rank == 0) std::remove(path.c_str());
+  return code;
+}
+
+}  // namespace
+
+int perfMain(int argc, char** argv) {
+  PerfOptions options;
+  bool help = false;
+  std::string error = parsePerfOptions(argc, argv, &options, &help);
+  if (help) {
+    std::fputs(perfUsage(), stdout);
+    return 0;
+  }
+  if (!error.empty()) {
+    std::fprintf(stderr, "ncclshim perf: %s\n\n%s", error.c_str(), perfUsage());
+    return 2;
+  }
+  static const char* const kRankVars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", nullptr};
+  static const char* const kSizeVars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", nullptr};
+  int worldRank = envRank(kRankVars);
+  int worldSize = envRank(kSizeVars);
+  if (options.nranks == 0 && worldSize > 1 && worldRank >= 0) return runLauncherRank(options, worldRank, worldSize);
+  if (options.nranks == 0) options.nranks = 1;
+  return runLocalRanks(options);
+}
+
+}  // namespace nshim::perf

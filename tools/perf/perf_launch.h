@@ -1,0 +1,12 @@
+// How `ncclshim perf` gets its ranks: -np N forks N local processes that share a unique id made
+// by the parent; under mpirun (OMPI/PMI/Slurm variables) each process is one rank and rank 0 hands
+// the id to the others through a file.
+#pragma once
+
+#include "tools/perf/perf_options.h"
+
+namespace nshim::perf {
+
+int perfMain(int argc, char** argv);
+
+}  // namespace nshim::perf
