@@ -17,7 +17,7 @@ TEST_SRCS := $(wildcard tests/*/*_test.cc) tests/test_main.cc tests/test_util.cc
 TEST_OBJS := $(TEST_SRCS:%.cc=$(BUILD)/obj/%.o)
 UNIT_TESTS := $(BUILD)/unit_tests
 
-.PHONY: all test bench clean engine
+.PHONY: all test bench clean engine setup run
 all: $(UNIT_TESTS)
 engine: $(ENGINE_LIB)
 
@@ -35,8 +35,18 @@ $(ENGINE_LIB): $(ENGINE_OBJS)
 $(UNIT_TESTS): $(TEST_OBJS) $(ENGINE_LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-test: all
-	bash tests/run_all.sh
+# The README's two commands. Each installs what is missing first, then builds.
+setup:
+	bash scripts/setup.sh
+
+run:
+	bash scripts/setup.sh && $(MAKE) --no-print-directory all && bash scripts/run_main_job.sh
+
+test:
+	bash scripts/setup.sh && $(MAKE) --no-print-directory all && bash tests/run_all.sh
+
+bench:
+	bash scripts/setup.sh && $(MAKE) --no-print-directory all && bash bench/run_bench.sh
 
 clean:
 	rm -rf $(BUILD)

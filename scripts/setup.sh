@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what ncclshim needs on a fresh Debian 12 machine, and only what is missing, so it is
+# cheap to run before every build. On a machine without a package registry (the GPU machine) it
+# checks and reports instead: everything there is preinstalled (DESIGN §3).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential libfmt-dev catch2 openmpi-bin libopenmpi-dev libibverbs-dev rdma-core
+          ibverbs-utils ibverbs-providers perftest python3 python3-pip)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# The GPU machine has Catch2 v3 and fmt from elsewhere: accept headers found on the include path.
+if [ ${#missing[@]} -gt 0 ]; then
+  really_missing=()
+  for p in "${missing[@]}"; do
+    case "$p" in
+      catch2) [ -e /usr/include/catch2/catch.hpp ] || [ -e /usr/local/include/catch2/catch_test_macros.hpp ] || [ -e /usr/include/catch2/catch_test_macros.hpp ] || really_missing+=("$p") ;;
+      libfmt-dev) [ -e /usr/include/fmt/format.h ] || [ -e /usr/local/include/fmt/format.h ] || really_missing+=("$p") ;;
+      *) really_missing+=("$p") ;;
+    esac
+  done
+  missing=("${really_missing[@]}")
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; else sudo=""; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq || echo "setup: apt-get update failed (no registry?)" >&2
+  $sudo apt-get install -y -qq "${missing[@]}" >/dev/null || {
+    echo "setup: could not install: ${missing[*]}" >&2
+    exit 1
+  }
+fi
+# nccl.h comes from the nvidia-nccl wheel (never committed); this finds or fetches it.
+[ -s build/nccl_cflags.txt ] || bash scripts/fetch_nccl_headers.sh build
+echo "setup: ok"

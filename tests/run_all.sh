@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Runs every test suite of ncclshim and ends with one line 'N passed, N failed' (suites' test cases
+# summed). Suites: the Catch2 unit tests (engine, transports, collectives), the shim's process
+# tests (LD_PRELOAD), and those added by later components. Exit status 0 only if all pass.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+log_dir="$BUILD/test-logs"
+mkdir -p "$log_dir"
+passed=0
+failed=0
+failed_suites=()
+
+# Adds a Catch2 binary's test-case counts to the totals.
+count_catch2() {
+  local log=$1 rc=$2 line
+  line=$(grep -E "^All tests passed|^test cases:" "$log" | tail -1)
+  if [[ $line =~ All\ tests\ passed.*in\ ([0-9]+)\ test\ case ]]; then
+    passed=$((passed + BASH_REMATCH[1]))
+  elif [[ $line =~ test\ cases:\ +([0-9]+)\ \|\ +([0-9]+)\ passed\ \|\ +([0-9]+)\ failed ]]; then
+    passed=$((passed + BASH_REMATCH[2])); failed=$((failed + BASH_REMATCH[3]))
+  elif [[ $line =~ test\ cases:\ +([0-9]+)\ \|\ +([0-9]+)\ failed ]]; then
+    failed=$((failed + BASH_REMATCH[2]))
+  elif [ "$rc" -ne 0 ]; then
+    failed=$((failed + 1))
+  fi
+}
+
+# Adds a script's closing 'N passed, N failed' line to the totals.
+count_plain() {
+  local log=$1 rc=$2 line
+  line=$(grep -E "[0-9]+ passed, [0-9]+ failed" "$log" | tail -1)
+  if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+    passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
+    [ "$rc" -ne 0 ] && [ "${BASH_REMATCH[2]}" -eq 0 ] && failed=$((failed + 1))
+  elif [ "$rc" -ne 0 ]; then
+    failed=$((failed + 1))
+  fi
+}
+
+run_suite() {
+  local name=$1 kind=$2; shift 2
+  local log="$log_dir/$name.log" start=$SECONDS rc
+  echo "== $name: $*"
+  "$@" >"$log" 2>&1
+  rc=$?
+  tail -n 3 "$log" | sed 's/^/   /'
+  echo "   ($((SECONDS - start)) s, exit $rc, full log $log)"
+  "count_$kind" "$log" "$rc"
+  [ "$rc" -eq 0 ] || failed_suites+=("$name")
+}
+
+run_suite unit-tests catch2 "$BUILD/unit_tests"
+[ -f tests/shim/run_shim_tests.sh ] && run_suite shim-process-tests plain bash tests/shim/run_shim_tests.sh
+for extra in tests/suites/*.sh; do
+  [ -f "$extra" ] && run_suite "$(basename "$extra" .sh)" plain bash "$extra"
+done
+
+if [ ${#failed_suites[@]} -gt 0 ]; then
+  echo "failing suites: ${failed_suites[*]} (logs in $log_dir)"
+  for suite in "${failed_suites[@]}"; do
+    echo "---- last lines of $suite"; tail -n 40 "$log_dir/$suite.log"
+  done
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ ${#failed_suites[@]} -eq 0 ]
