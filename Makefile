@@ -13,7 +13,8 @@ ENGINE_SRCS := $(wildcard common/*.cc transport/*.cc collectives/*.cc)
 ENGINE_OBJS := $(ENGINE_SRCS:%.cc=$(BUILD)/obj/%.o)
 ENGINE_LIB := $(BUILD)/libengine.a
 
-TEST_SRCS := $(wildcard tests/*/*_test.cc) tests/test_main.cc tests/test_util.cc
+# Unit tests: every .cc under tests/<area>/ except the shim's process-test program (libshim/module.mk).
+TEST_SRCS := $(filter-out tests/shim/%,$(wildcard tests/*/*.cc)) tests/test_main.cc tests/test_util.cc
 TEST_OBJS := $(TEST_SRCS:%.cc=$(BUILD)/obj/%.o)
 UNIT_TESTS := $(BUILD)/unit_tests
 
