@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "collectives/abort_on_error.h"
 #include "collectives/collective_support.h"
 #include "collectives/collectives.h"
 #include "collectives/op_tags.h"
@@ -37,6 +38,7 @@ Status broadcast(Communicator& comm, const void* send, void* recv, size_t count,
   auto tagOf = [&](int k) { return makeTag(seq, OpCode::kBroadcast, static_cast<uint64_t>(k)); };
   auto recvs = std::make_unique<Request[]>(window);
   auto sends = std::make_unique<Request[]>(window);
+  AbortOnError guard(transport);
   Deadline deadline = comm.operationDeadline();
 
   if (!isRoot) {
@@ -63,7 +65,7 @@ Status broadcast(Communicator& comm, const void* send, void* recv, size_t count,
       NS_RETURN_IF_ERROR(waitOne(transport, &sends[k % window], deadline));
     }
   }
-  return Status::Ok();
+  return guard.completed();
 }
 
 }  // namespace nshim

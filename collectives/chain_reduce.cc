@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "collectives/abort_on_error.h"
 #include "collectives/collective_support.h"
 #include "collectives/collectives.h"
 #include "collectives/op_tags.h"
@@ -45,6 +46,7 @@ Status reduce(Communicator& comm, const void* send, void* recv, size_t count, Da
   auto tagOf = [&](int k) { return makeTag(seq, OpCode::kReduce, static_cast<uint64_t>(k)); };
   auto recvs = std::make_unique<Request[]>(window);
   auto sends = std::make_unique<Request[]>(window);
+  AbortOnError guard(transport);
   Deadline deadline = comm.operationDeadline();
 
   auto postRecv = [&](int k) {
@@ -81,7 +83,7 @@ Status reduce(Communicator& comm, const void* send, void* recv, size_t count, Da
       NS_RETURN_IF_ERROR(waitOne(transport, &sends[k % window], deadline));
     }
   }
-  return Status::Ok();
+  return guard.completed();
 }
 
 }  // namespace nshim

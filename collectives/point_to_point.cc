@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "collectives/abort_on_error.h"
 #include "collectives/collective_support.h"
 #include "collectives/collectives.h"
 #include "collectives/op_tags.h"
@@ -50,6 +51,7 @@ Status runTaggedPointToPoint(Communicator& comm, std::span<const P2POp> ops, uin
   auto requests = std::make_unique<Request[]>(messages);
   std::vector<Request*> pending;
   pending.reserve(messages);
+  AbortOnError guard(transport);
   for (const P2POp& op : ops) {
     if (op.peer == self) continue;
     char* base = static_cast<char*>(op.buffer);
@@ -66,7 +68,7 @@ Status runTaggedPointToPoint(Communicator& comm, std::span<const P2POp> ops, uin
       offset += bytes;
     } while (offset < op.bytes);
   }
-  return transport.waitAll(pending, comm.operationDeadline());
+  return guard.completed(transport.waitAll(pending, comm.operationDeadline()));
 }
 
 Status runPointToPoint(Communicator& comm, std::span<const P2POp> ops) {

@@ -2,6 +2,7 @@
 // rounds; in round k rank r swaps its whole partial result with rank r xor 2^k and combines.
 // It trades bandwidth for latency (each round moves the full buffer), so it is only chosen below
 // CollectiveOptions::smallAllReduceBytes; NCCLSHIM_ALGO=ring turns it off.
+#include "collectives/abort_on_error.h"
 #include "collectives/collective_support.h"
 #include "collectives/op_tags.h"
 #include "collectives/reduce.h"
@@ -21,10 +22,11 @@ Status recursiveDoublingAllReduce(Communicator& comm, const void* input, void* r
     int partner = comm.rank() ^ distance;
     uint64_t tag = makeTag(seq, OpCode::kAllReduceSmall, round);
     Request recvReq, sendReq;
+    AbortOnError guard(transport);
     NS_RETURN_IF_ERROR(transport.postRecv(partner, tag, stage, bytes, &recvReq));
     NS_RETURN_IF_ERROR(transport.postSend(partner, tag, recv, bytes, &sendReq));
     Request* both[2] = {&recvReq, &sendReq};
-    NS_RETURN_IF_ERROR(transport.waitAll(both, deadline));
+    NS_RETURN_IF_ERROR(guard.completed(transport.waitAll(both, deadline)));
     reduceTo(type, kind, recv, recv, stage, count);
   }
   finishAverage(recv, count, type, op, comm.nranks());

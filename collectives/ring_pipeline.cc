@@ -5,6 +5,8 @@
 #include <memory>
 #include <vector>
 
+#include "collectives/abort_on_error.h"
+
 namespace nshim {
 
 Range partRange(size_t total, int parts, int index) {
@@ -28,6 +30,7 @@ Status runRingPipeline(Communicator& comm, RingPass& pass, OpCode op, uint64_t s
   // recvs[b * steps + s], sends[b * steps + s] for the blocks of the current window.
   auto recvs = std::make_unique<Request[]>(static_cast<size_t>(window) * steps);
   auto sends = std::make_unique<Request[]>(static_cast<size_t>(window) * steps);
+  AbortOnError guard(transport);
 
   auto tagOf = [&](int block, int step) { return makeTag(seq, op, static_cast<uint64_t>(block) * steps + step); };
   auto postRecv = [&](int first, int b, int s) {
@@ -61,7 +64,7 @@ Status runRingPipeline(Communicator& comm, RingPass& pass, OpCode op, uint64_t s
     }
     NS_RETURN_IF_ERROR(transport.waitAll(pending, deadline));
   }
-  return Status::Ok();
+  return guard.completed();
 }
 
 }  // namespace nshim

@@ -229,7 +229,9 @@ int runPerfRank(const PerfOptions& o, const ncclUniqueId& id, int rank, int nran
     ++rows;
     if (rank == 0) {
       int root = c->hasRoot ? o.root : -1;
-      std::string line = fmt::format("{:12}  {:12}  {:>8}  {:>6}  {:6}", bytes, total, o.dataType,
+      size_t sendElems, recvElems, ncclCount;  // nccl-tests prints the count argument of the call
+      c->shape(total, nranks, rank, o.root, &sendElems, &recvElems, &ncclCount);
+      std::string line = fmt::format("{:12}  {:12}  {:>8}  {:>6}  {:6}", bytes, ncclCount, o.dataType,
                                      c->hasReduction ? o.redOp : "none", root) +
                          formatColumns(outOfPlace) + formatColumns(inPlace);
       if (o.linkGBps > 0) line += fmt::format("  {:6.2f}  {:6.1f}", o.linkGBps, 100.0 * outOfPlace.busbw / o.linkGBps);
@@ -237,7 +239,7 @@ int runPerfRank(const PerfOptions& o, const ncclUniqueId& id, int rank, int nran
       std::fflush(stdout);
       if (csv) {
         std::fprintf(csv, "%s,%d,%zu,%zu,%s,%s,%d,%.3f,%.4f,%.4f,%lld,%.3f,%.4f,%.4f,%lld\n", c->name, nranks, bytes,
-                     total, o.dataType.c_str(), o.redOp.c_str(), root, outOfPlace.timeUs, outOfPlace.algbw,
+                     ncclCount, o.dataType.c_str(), o.redOp.c_str(), root, outOfPlace.timeUs, outOfPlace.algbw,
                      outOfPlace.busbw, outOfPlace.wrong, inPlace.timeUs, inPlace.algbw, inPlace.busbw, inPlace.wrong);
       }
     }

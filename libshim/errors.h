@@ -1,0 +1,24 @@
+// Error reporting of the C API: internal Status codes to ncclResult_t, the per-thread last error
+// message behind ncclGetLastError, and NCCL-style result strings.
+#pragma once
+
+#include <string>
+
+#include "common/status.h"
+#include "libshim/nccl_api.h"
+
+namespace nshim {
+
+ncclResult_t toNcclResult(Code code);
+const char* resultString(ncclResult_t result);
+
+// Logs the error (WARN), makes it this thread's last error and returns its ncclResult_t.
+ncclResult_t reportError(const Status& status);
+
+// The message of the last failed call on this thread ("" when none has failed).
+const char* lastErrorMessage();
+
+// The same error with `context` in front of its message (e.g. the API function and rank).
+Status withContext(const Status& status, const std::string& context);
+
+}  // namespace nshim

@@ -1,0 +1,274 @@
+// GpuFreeBackend: communicator creation (TCP through a unique id, in-process for ncclCommInitAll,
+// ncclCommSplit), teardown, queries and buffer registration.
+#include <atomic>
+#include <cstddef>
+#include <cstring>
+
+#include "common/log.h"
+#include "libshim/comm_factory.h"
+#include "libshim/errors.h"
+#include "libshim/gpufree_backend.h"
+#include "libshim/group.h"
+#include "libshim/split.h"
+#include "libshim/validate.h"
+#include "transport/inproc_transport.h"
+
+namespace nshim {
+namespace {
+
+static_assert(kSplitNoColor == NCCL_SPLIT_NOCOLOR, "split color constant");
+static_assert(kNumBuiltinOps == ncclNumOps, "built-in reduction operators");
+static_assert(kNumDataTypes == ncclNumTypes, "data types");
+static_assert(sizeof(UniqueId) == sizeof(ncclUniqueId), "unique id size");
+
+constexpr unsigned int kConfigMagic = 0xcafebeef;
+
+// The blocking flag of a config (NCCL_CONFIG_INITIALIZER leaves it undefined: blocking).
+Result<bool> blockingFrom(const char* fn, const ncclConfig_t* config, bool fallback) {
+  if (config == nullptr) return fallback;
+  if (config->magic != kConfigMagic || config->size < offsetof(ncclConfig_t, blocking) + sizeof(int)) {
+    return NS_ERROR(Code::kInvalidArgument, "{}: config was not initialised with NCCL_CONFIG_INITIALIZER (magic {:#x}, "
+                    "size {})", fn, config->magic, config->size);
+  }
+  if (config->blocking == NCCL_CONFIG_UNDEF_INT) return fallback;
+  if (config->blocking != 0 && config->blocking != 1) {
+    return NS_ERROR(Code::kInvalidArgument, "{}: config->blocking must be 0 or 1, not {}", fn, config->blocking);
+  }
+  return config->blocking == 1;
+}
+
+void noteLogRank(int rank) {
+  static std::atomic<bool> set{false};
+  if (!set.exchange(true)) setLogRank(rank);
+}
+
+// Non-blocking communicators complete every call before returning, so they never report
+// ncclInProgress; the flag is only remembered.
+Status connectTask(ShimComm& comm, const UniqueId& id) {
+  Result<std::unique_ptr<Communicator>> engine = connectTcpCommunicator(id, comm.rank(), comm.nranks());
+  if (!engine.ok()) {
+    comm.failSetup(engine.status());
+    return engine.status();
+  }
+  return comm.attach(std::move(engine).value());
+}
+
+struct Registration {
+  static constexpr uint64_t kMagic = 0x6e73526567697374ULL;
+  uint64_t magic = kMagic;
+  ShimComm* comm = nullptr;
+};
+
+}  // namespace
+
+ncclResult_t GpuFreeBackend::getUniqueId(ncclUniqueId* id) {
+  if (id == nullptr) return reportError(checkNotNull("ncclGetUniqueId", "uniqueId", id));
+  Result<UniqueId> created = createUniqueId();
+  if (!created.ok()) return reportError(withContext(created.status(), "ncclGetUniqueId"));
+  std::memcpy(id->internal, created->bytes, sizeof(id->internal));
+  return ncclSuccess;
+}
+
+ncclResult_t GpuFreeBackend::commInitRankConfig(ncclComm_t* out, int nranks, const ncclUniqueId& id, int rank,
+                                                ncclConfig_t* config, const char* fn) {
+  bool blocking = true;
+  Status status = [&]() -> Status {
+    NS_RETURN_IF_ERROR(checkNotNull(fn, "comm", out));
+    if (nranks < 1) return NS_ERROR(Code::kInvalidArgument, "{}: nranks {} must be at least 1", fn, nranks);
+    NS_RETURN_IF_ERROR(checkRank(fn, "rank", rank, nranks));
+    NS_ASSIGN_OR_RETURN(blocking, blockingFrom(fn, config, true));
+    return Status::Ok();
+  }();
+  if (!status.ok()) {
+    noteGroupError(status);
+    return reportError(status);
+  }
+  UniqueId uid;
+  std::memcpy(uid.bytes, id.internal, sizeof(uid.bytes));
+  auto* comm = new ShimComm(rank, nranks, /*device=*/0, CommFabric::kTcp, commIdFromUniqueId(uid), blocking);
+  *out = static_cast<ncclComm_t>(comm->handle());
+  noteLogRank(rank);
+  CommTask task;
+  task.comm = comm;
+  task.fn = fn;
+  task.needsConnected = false;
+  task.run = [uid](ShimComm& self) { return connectTask(self, uid); };
+  // Inside a group the connection is made at the outermost ncclGroupEnd, concurrently with the
+  // other communicators of the group (one thread may create every rank of a communicator).
+  status = submit(std::move(task));
+  if (!status.ok()) {
+    delete comm;
+    *out = nullptr;
+    return reportError(status);
+  }
+  NS_INFO("{}: {} {}", fn, comm->describe(), inGroup() ? "queued until ncclGroupEnd" : "connected");
+  return ncclSuccess;
+}
+
+ncclResult_t GpuFreeBackend::commInitRankScalable(ncclComm_t* out, int nranks, int rank, int nIds,
+                                                  ncclUniqueId* ids, ncclConfig_t* config) {
+  const char* fn = "ncclCommInitRankScalable";
+  Status status = checkNotNull(fn, "commIds", ids);
+  if (status.ok() && nIds < 1) status = NS_ERROR(Code::kInvalidArgument, "{}: nId {} must be at least 1", fn, nIds);
+  if (!status.ok()) {
+    noteGroupError(status);
+    return reportError(status);
+  }
+  // One bootstrap root serves any number of ranks here: every rank uses the first id.
+  return commInitRankConfig(out, nranks, ids[0], rank, config, fn);
+}
+
+ncclResult_t GpuFreeBackend::commInitAll(ncclComm_t* comms, int ndev, const int* devlist) {
+  const char* fn = "ncclCommInitAll";
+  Status status = checkNotNull(fn, "comm", comms);
+  if (status.ok() && ndev < 1) status = NS_ERROR(Code::kInvalidArgument, "{}: ndev {} must be at least 1", fn, ndev);
+  for (int r = 0; status.ok() && devlist != nullptr && r < ndev; ++r) {
+    if (devlist[r] < 0) status = NS_ERROR(Code::kInvalidArgument, "{}: devlist[{}] = {} is negative", fn, r, devlist[r]);
+  }
+  if (!status.ok()) return reportError(status);
+  std::vector<std::unique_ptr<Transport>> transports = createInProcessTransports(ndev);
+  const uint64_t commId = randomCommId();
+  for (int r = 0; r < ndev; ++r) {
+    auto* comm = new ShimComm(r, ndev, devlist != nullptr ? devlist[r] : r, CommFabric::kInProcess, commId, true);
+    (void)comm->attach(makeCommunicator(std::move(transports[r])));  // cannot fail: nothing aborted it yet
+    comms[r] = static_cast<ncclComm_t>(comm->handle());
+  }
+  return ncclSuccess;
+}
+
+ncclResult_t GpuFreeBackend::commSplit(ncclComm_t handle, int color, int key, ncclComm_t* newcomm,
+                                       ncclConfig_t* config) {
+  const char* fn = "ncclCommSplit";
+  ShimComm* parent = nullptr;
+  bool blocking = true;
+  Status status = [&]() -> Status {
+    NS_ASSIGN_OR_RETURN(parent, checkComm(fn, handle));
+    NS_RETURN_IF_ERROR(checkNotNull(fn, "newcomm", newcomm));
+    if (color < 0 && color != NCCL_SPLIT_NOCOLOR) {
+      return NS_ERROR(Code::kInvalidArgument, "{}: color {} must be non-negative or NCCL_SPLIT_NOCOLOR", fn, color);
+    }
+    NS_ASSIGN_OR_RETURN(blocking, blockingFrom(fn, config, parent->blocking()));
+    return Status::Ok();
+  }();
+  if (!status.ok()) {
+    noteGroupError(status);
+    return reportError(status);
+  }
+  *newcomm = nullptr;
+  CommTask task;
+  task.comm = parent;
+  task.fn = fn;
+  // Inside a group, *newcomm is written at the outermost ncclGroupEnd.
+  task.run = [color, key, blocking, newcomm](ShimComm& self) -> Status {
+    NS_ASSIGN_OR_RETURN(std::unique_ptr<ShimComm> child, splitComm(self, color, key, blocking));
+    *newcomm = child ? static_cast<ncclComm_t>(child.release()->handle()) : nullptr;
+    return Status::Ok();
+  };
+  return reportError(submit(std::move(task)));
+}
+
+ncclResult_t GpuFreeBackend::commShrink(ncclComm_t comm, int* excludeRanks, int excludeCount, ncclComm_t* newcomm,
+                                        ncclConfig_t* config, int flags) {
+  return reportError(NS_ERROR(Code::kInvalidUsage, "ncclCommShrink is not supported GPU-free yet; use ncclCommSplit "
+                              "on all ranks with NCCL_SPLIT_NOCOLOR for the excluded ones"));
+}
+
+ncclResult_t GpuFreeBackend::commFinalize(ncclComm_t handle) {
+  Result<ShimComm*> comm = checkComm("ncclCommFinalize", handle);
+  if (!comm.ok()) return reportError(comm.status());
+  // Every operation has completed when its call (or group) returned: nothing is left to flush.
+  std::lock_guard<std::mutex> lock((*comm)->operationMutex());
+  (*comm)->markFinalized();
+  return ncclSuccess;
+}
+
+ncclResult_t GpuFreeBackend::commDestroy(ncclComm_t handle) {
+  Result<ShimComm*> comm = checkComm("ncclCommDestroy", handle);
+  if (!comm.ok()) return reportError(comm.status());
+  { std::lock_guard<std::mutex> lock((*comm)->operationMutex()); }  // let a running operation finish
+  delete *comm;
+  return ncclSuccess;
+}
+
+ncclResult_t GpuFreeBackend::commAbort(ncclComm_t handle) {
+  Result<ShimComm*> comm = checkComm("ncclCommAbort", handle);
+  if (!comm.ok()) return reportError(comm.status());
+  // Fail whatever operation is running (possibly on another thread), wait for it to return, free.
+  (*comm)->abortTransport(fmt::format("ncclCommAbort on {}", (*comm)->describe()));
+  { std::lock_guard<std::mutex> lock((*comm)->operationMutex()); }
+  delete *comm;
+  return ncclSuccess;
+}
+
+ncclResult_t GpuFreeBackend::commRevoke(ncclComm_t comm, int flags) {
+  return reportError(NS_ERROR(Code::kInvalidUsage, "ncclCommRevoke is not supported GPU-free yet; use ncclCommAbort"));
+}
+
+ncclResult_t GpuFreeBackend::commGetAsyncError(ncclComm_t handle, ncclResult_t* error) {
+  Result<ShimComm*> comm = checkComm("ncclCommGetAsyncError", handle);
+  if (!comm.ok()) return reportError(comm.status());
+  if (error == nullptr) return reportError(checkNotNull("ncclCommGetAsyncError", "asyncError", error));
+  *error = toNcclResult((*comm)->asyncError().code());
+  return ncclSuccess;
+}
+
+ncclResult_t GpuFreeBackend::commCount(ncclComm_t handle, int* count) {
+  Result<ShimComm*> comm = checkComm("ncclCommCount", handle);
+  if (!comm.ok()) return reportError(comm.status());
+  if (count == nullptr) return reportError(checkNotNull("ncclCommCount", "count", count));
+  *count = (*comm)->nranks();
+  return ncclSuccess;
+}
+
+ncclResult_t GpuFreeBackend::commCuDevice(ncclComm_t handle, int* device) {
+  Result<ShimComm*> comm = checkComm("ncclCommCuDevice", handle);
+  if (!comm.ok()) return reportError(comm.status());
+  if (device == nullptr) return reportError(checkNotNull("ncclCommCuDevice", "device", device));
+  *device = (*comm)->device();
+  return ncclSuccess;
+}
+
+ncclResult_t GpuFreeBackend::commUserRank(ncclComm_t handle, int* rank) {
+  Result<ShimComm*> comm = checkComm("ncclCommUserRank", handle);
+  if (!comm.ok()) return reportError(comm.status());
+  if (rank == nullptr) return reportError(checkNotNull("ncclCommUserRank", "rank", rank));
+  *rank = (*comm)->rank();
+  return ncclSuccess;
+}
+
+// Registration is a no-op GPU-free (host buffers need none); the handle only has to round-trip.
+ncclResult_t GpuFreeBackend::commRegister(ncclComm_t handle, void* buff, size_t size, void** out) {
+  Result<ShimComm*> comm = checkComm("ncclCommRegister", handle);
+  if (!comm.ok()) return reportError(comm.status());
+  if (out == nullptr) return reportError(checkNotNull("ncclCommRegister", "handle", out));
+  auto* registration = new Registration();
+  registration->comm = *comm;
+  *out = registration;
+  return ncclSuccess;
+}
+
+ncclResult_t GpuFreeBackend::commDeregister(ncclComm_t handle, void* registered) {
+  Result<ShimComm*> comm = checkComm("ncclCommDeregister", handle);
+  if (!comm.ok()) return reportError(comm.status());
+  auto* registration = static_cast<Registration*>(registered);
+  if (registration == nullptr || registration->magic != Registration::kMagic || registration->comm != *comm) {
+    return reportError(NS_ERROR(Code::kInvalidArgument, "ncclCommDeregister: handle {} was not returned by "
+                                "ncclCommRegister on this communicator", registered));
+  }
+  registration->magic = 0;
+  delete registration;
+  return ncclSuccess;
+}
+
+ncclResult_t GpuFreeBackend::commWindowRegister(ncclComm_t comm, void* buff, size_t size, ncclWindow_t* win,
+                                                int flags) {
+  return reportError(NS_ERROR(Code::kInvalidUsage, "ncclCommWindowRegister: symmetric memory windows need GPU "
+                              "memory; not supported GPU-free"));
+}
+
+ncclResult_t GpuFreeBackend::commWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
+  return reportError(NS_ERROR(Code::kInvalidUsage, "ncclCommWindowDeregister: symmetric memory windows need GPU "
+                              "memory; not supported GPU-free"));
+}
+
+}  // namespace nshim

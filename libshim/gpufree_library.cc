@@ -1,0 +1,96 @@
+// GpuFreeBackend: library-level calls (version, error strings, host memory), groups and PreMulSum
+// operators.
+#include <cstdlib>
+#include <string>
+
+#include "collectives/reduce.h"
+#include "libshim/errors.h"
+#include "libshim/gpufree_backend.h"
+#include "libshim/group.h"
+#include "libshim/shim_comm.h"
+#include "libshim/validate.h"
+
+namespace nshim {
+
+ncclResult_t GpuFreeBackend::getVersion(int* version) {
+  if (version == nullptr) return reportError(checkNotNull("ncclGetVersion", "version", version));
+  *version = NCCL_VERSION_CODE;
+  return ncclSuccess;
+}
+
+const char* GpuFreeBackend::getErrorString(ncclResult_t result) { return resultString(result); }
+
+const char* GpuFreeBackend::getLastError(ncclComm_t comm) {
+  const char* message = lastErrorMessage();
+  if (message[0] != '\0') return message;
+  // Nothing failed on this thread: an asynchronous error of the communicator, if any.
+  static thread_local std::string commMessage;
+  ShimComm* shim = ShimComm::fromHandle(comm);
+  commMessage = shim != nullptr ? shim->asyncError().message() : "";
+  return commMessage.c_str();
+}
+
+// GPU-free, "device" memory is host memory: page-aligned like cuMem allocations.
+ncclResult_t GpuFreeBackend::memAlloc(void** ptr, size_t size) {
+  if (ptr == nullptr) return reportError(checkNotNull("ncclMemAlloc", "ptr", ptr));
+  void* memory = nullptr;
+  if (posix_memalign(&memory, 4096, size > 0 ? size : 1) != 0) {
+    return reportError(NS_ERROR(Code::kSystemError, "ncclMemAlloc: cannot allocate {} bytes of host memory", size));
+  }
+  *ptr = memory;
+  return ncclSuccess;
+}
+
+ncclResult_t GpuFreeBackend::memFree(void* ptr) {
+  std::free(ptr);
+  return ncclSuccess;
+}
+
+ncclResult_t GpuFreeBackend::groupStart() {
+  nshim::groupStart();
+  return ncclSuccess;
+}
+
+ncclResult_t GpuFreeBackend::groupEnd() { return reportError(nshim::groupEnd()); }
+
+ncclResult_t GpuFreeBackend::groupSimulateEnd(ncclSimInfo_t* info) {
+  return reportError(NS_ERROR(Code::kInvalidUsage,
+                              "ncclGroupSimulateEnd: performance estimates need NCCL's GPU model; not supported "
+                              "GPU-free (the group stays open)"));
+}
+
+ncclResult_t GpuFreeBackend::redOpCreatePreMulSum(ncclRedOp_t* op, void* scalar, ncclDataType_t type,
+                                                  ncclScalarResidence_t residence, ncclComm_t handle) {
+  const char* fn = "ncclRedOpCreatePreMulSum";
+  ShimComm* comm = nullptr;
+  Status status = [&]() -> Status {
+    NS_RETURN_IF_ERROR(checkNotNull(fn, "op", op));
+    NS_RETURN_IF_ERROR(checkNotNull(fn, "scalar", scalar));
+    NS_RETURN_IF_ERROR(checkDataType(fn, type));
+    if (residence != ncclScalarDevice && residence != ncclScalarHostImmediate) {
+      return NS_ERROR(Code::kInvalidArgument, "{}: invalid residence {} (ncclScalarDevice or ncclScalarHostImmediate)",
+                      fn, static_cast<int>(residence));
+    }
+    NS_ASSIGN_OR_RETURN(comm, checkComm(fn, handle));
+    return Status::Ok();
+  }();
+  if (!status.ok()) return reportError(status);
+  PreMulSumOp premul;
+  premul.type = static_cast<DataType>(type);
+  // Device residence: the scalar is read when each operation is issued (it may change between
+  // operations); host memory stands in for device memory GPU-free.
+  premul.byAddress = residence == ncclScalarDevice;
+  premul.scalarAddress = scalar;
+  premul.value = loadAsDouble(premul.type, scalar, 0);
+  *op = static_cast<ncclRedOp_t>(comm->redOps().create(premul));
+  return ncclSuccess;
+}
+
+ncclResult_t GpuFreeBackend::redOpDestroy(ncclRedOp_t op, ncclComm_t handle) {
+  const char* fn = "ncclRedOpDestroy";
+  Result<ShimComm*> comm = checkComm(fn, handle);
+  if (!comm.ok()) return reportError(comm.status());
+  return reportError((*comm)->redOps().destroy(static_cast<int>(op), fn));
+}
+
+}  // namespace nshim

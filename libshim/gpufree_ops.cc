@@ -1,0 +1,194 @@
+// GpuFreeBackend: collectives and point-to-point. Each call checks its arguments (the message names
+// the function and the argument), then runs the engine operation now or queues it in the group.
+#include "collectives/collectives.h"
+#include "libshim/errors.h"
+#include "libshim/gpufree_backend.h"
+#include "libshim/group.h"
+#include "libshim/validate.h"
+
+namespace nshim {
+namespace {
+
+// The checked arguments every operation has.
+struct Checked {
+  ShimComm* comm = nullptr;
+  DataType type = DataType::kInt8;
+  ReduceOp op;
+};
+
+// Checks comm, datatype and count (times nranks for the per-rank counts of gathers and scatters),
+// and resolves the reduction when `redop` is not null.
+Status checkCommon(const char* fn, ncclComm_t handle, ncclDataType_t type, size_t count, bool perRank,
+                   const ncclRedOp_t* redop, Checked* out) {
+  NS_ASSIGN_OR_RETURN(out->comm, checkComm(fn, handle));
+  NS_RETURN_IF_ERROR(checkDataType(fn, type));
+  out->type = static_cast<DataType>(type);
+  NS_RETURN_IF_ERROR(checkCount(fn, "count", count, out->type, perRank ? out->comm->nranks() : 1));
+  if (redop != nullptr) {
+    NS_ASSIGN_OR_RETURN(out->op, out->comm->redOps().resolve(static_cast<int>(*redop), out->type, fn));
+  }
+  return Status::Ok();
+}
+
+// A call refused before anything was queued: inside a group the group fails too (like NCCL).
+ncclResult_t refuse(const Status& status) {
+  noteGroupError(status);
+  return reportError(status);
+}
+
+ncclResult_t issue(const char* fn, ShimComm* comm, std::function<Status(Communicator&)> body) {
+  CommTask task;
+  task.comm = comm;
+  task.fn = fn;
+  task.run = [body = std::move(body)](ShimComm& self) { return body(self.engine()); };
+  return reportError(submit(std::move(task)));
+}
+
+ncclResult_t issueP2P(const char* fn, ShimComm* comm, P2POp op) {
+  CommTask task;
+  task.comm = comm;
+  task.fn = fn;
+  task.p2p = op;
+  return reportError(submit(std::move(task)));
+}
+
+}  // namespace
+
+ncclResult_t GpuFreeBackend::allReduce(const void* send, void* recv, size_t count, ncclDataType_t type,
+                                       ncclRedOp_t op, ncclComm_t handle, cudaStream_t) {
+  const char* fn = "ncclAllReduce";
+  Checked c;
+  Status status = [&]() -> Status {
+    NS_RETURN_IF_ERROR(checkCommon(fn, handle, type, count, false, &op, &c));
+    NS_RETURN_IF_ERROR(checkBuffer(fn, "sendbuff", send, count));
+    return checkBuffer(fn, "recvbuff", recv, count);
+  }();
+  if (!status.ok()) return refuse(status);
+  return issue(fn, c.comm, [=](Communicator& engine) { return nshim::allReduce(engine, send, recv, count, c.type, c.op); });
+}
+
+ncclResult_t GpuFreeBackend::broadcast(const void* send, void* recv, size_t count, ncclDataType_t type, int root,
+                                       ncclComm_t handle, cudaStream_t, const char* fn) {
+  Checked c;
+  Status status = [&]() -> Status {
+    NS_RETURN_IF_ERROR(checkCommon(fn, handle, type, count, false, nullptr, &c));
+    NS_RETURN_IF_ERROR(checkRank(fn, "root", root, c.comm->nranks()));
+    if (c.comm->rank() == root) NS_RETURN_IF_ERROR(checkBuffer(fn, "sendbuff", send, count));
+    return checkBuffer(fn, "recvbuff", recv, count);
+  }();
+  if (!status.ok()) return refuse(status);
+  return issue(fn, c.comm, [=](Communicator& engine) { return nshim::broadcast(engine, send, recv, count, c.type, root); });
+}
+
+ncclResult_t GpuFreeBackend::reduce(const void* send, void* recv, size_t count, ncclDataType_t type, ncclRedOp_t op,
+                                    int root, ncclComm_t handle, cudaStream_t) {
+  const char* fn = "ncclReduce";
+  Checked c;
+  Status status = [&]() -> Status {
+    NS_RETURN_IF_ERROR(checkCommon(fn, handle, type, count, false, &op, &c));
+    NS_RETURN_IF_ERROR(checkRank(fn, "root", root, c.comm->nranks()));
+    NS_RETURN_IF_ERROR(checkBuffer(fn, "sendbuff", send, count));
+    return c.comm->rank() == root ? checkBuffer(fn, "recvbuff", recv, count) : Status::Ok();
+  }();
+  if (!status.ok()) return refuse(status);
+  return issue(fn, c.comm,
+               [=](Communicator& engine) { return nshim::reduce(engine, send, recv, count, c.type, c.op, root); });
+}
+
+ncclResult_t GpuFreeBackend::allGather(const void* send, void* recv, size_t sendCount, ncclDataType_t type,
+                                       ncclComm_t handle, cudaStream_t) {
+  const char* fn = "ncclAllGather";
+  Checked c;
+  Status status = [&]() -> Status {
+    NS_RETURN_IF_ERROR(checkCommon(fn, handle, type, sendCount, true, nullptr, &c));
+    NS_RETURN_IF_ERROR(checkBuffer(fn, "sendbuff", send, sendCount));
+    return checkBuffer(fn, "recvbuff", recv, sendCount);
+  }();
+  if (!status.ok()) return refuse(status);
+  return issue(fn, c.comm, [=](Communicator& engine) { return nshim::allGather(engine, send, recv, sendCount, c.type); });
+}
+
+ncclResult_t GpuFreeBackend::reduceScatter(const void* send, void* recv, size_t recvCount, ncclDataType_t type,
+                                           ncclRedOp_t op, ncclComm_t handle, cudaStream_t) {
+  const char* fn = "ncclReduceScatter";
+  Checked c;
+  Status status = [&]() -> Status {
+    NS_RETURN_IF_ERROR(checkCommon(fn, handle, type, recvCount, true, &op, &c));
+    NS_RETURN_IF_ERROR(checkBuffer(fn, "sendbuff", send, recvCount));
+    return checkBuffer(fn, "recvbuff", recv, recvCount);
+  }();
+  if (!status.ok()) return refuse(status);
+  return issue(fn, c.comm, [=](Communicator& engine) {
+    return nshim::reduceScatter(engine, send, recv, recvCount, c.type, c.op);
+  });
+}
+
+ncclResult_t GpuFreeBackend::allToAll(const void* send, void* recv, size_t count, ncclDataType_t type,
+                                      ncclComm_t handle, cudaStream_t) {
+  const char* fn = "ncclAlltoAll";
+  Checked c;
+  Status status = [&]() -> Status {
+    NS_RETURN_IF_ERROR(checkCommon(fn, handle, type, count, true, nullptr, &c));
+    NS_RETURN_IF_ERROR(checkBuffer(fn, "sendbuff", send, count));
+    return checkBuffer(fn, "recvbuff", recv, count);
+  }();
+  if (!status.ok()) return refuse(status);
+  return issue(fn, c.comm, [=](Communicator& engine) { return nshim::allToAll(engine, send, recv, count, c.type); });
+}
+
+ncclResult_t GpuFreeBackend::gather(const void* send, void* recv, size_t count, ncclDataType_t type, int root,
+                                    ncclComm_t handle, cudaStream_t) {
+  const char* fn = "ncclGather";
+  Checked c;
+  Status status = [&]() -> Status {
+    NS_RETURN_IF_ERROR(checkCommon(fn, handle, type, count, true, nullptr, &c));
+    NS_RETURN_IF_ERROR(checkRank(fn, "root", root, c.comm->nranks()));
+    NS_RETURN_IF_ERROR(checkBuffer(fn, "sendbuff", send, count));
+    return c.comm->rank() == root ? checkBuffer(fn, "recvbuff", recv, count) : Status::Ok();
+  }();
+  if (!status.ok()) return refuse(status);
+  return issue(fn, c.comm, [=](Communicator& engine) { return nshim::gather(engine, send, recv, count, c.type, root); });
+}
+
+ncclResult_t GpuFreeBackend::scatter(const void* send, void* recv, size_t count, ncclDataType_t type, int root,
+                                     ncclComm_t handle, cudaStream_t) {
+  const char* fn = "ncclScatter";
+  Checked c;
+  Status status = [&]() -> Status {
+    NS_RETURN_IF_ERROR(checkCommon(fn, handle, type, count, true, nullptr, &c));
+    NS_RETURN_IF_ERROR(checkRank(fn, "root", root, c.comm->nranks()));
+    if (c.comm->rank() == root) NS_RETURN_IF_ERROR(checkBuffer(fn, "sendbuff", send, count));
+    return checkBuffer(fn, "recvbuff", recv, count);
+  }();
+  if (!status.ok()) return refuse(status);
+  return issue(fn, c.comm, [=](Communicator& engine) { return nshim::scatter(engine, send, recv, count, c.type, root); });
+}
+
+ncclResult_t GpuFreeBackend::send(const void* buff, size_t count, ncclDataType_t type, int peer, ncclComm_t handle,
+                                  cudaStream_t) {
+  const char* fn = "ncclSend";
+  Checked c;
+  Status status = [&]() -> Status {
+    NS_RETURN_IF_ERROR(checkCommon(fn, handle, type, count, false, nullptr, &c));
+    NS_RETURN_IF_ERROR(checkRank(fn, "peer", peer, c.comm->nranks()));
+    return checkBuffer(fn, "sendbuff", buff, count);
+  }();
+  if (!status.ok()) return refuse(status);
+  return issueP2P(fn, c.comm,
+                  {P2POp::Kind::kSend, peer, const_cast<void*>(buff), count * dataTypeSize(c.type)});
+}
+
+ncclResult_t GpuFreeBackend::recv(void* buff, size_t count, ncclDataType_t type, int peer, ncclComm_t handle,
+                                  cudaStream_t) {
+  const char* fn = "ncclRecv";
+  Checked c;
+  Status status = [&]() -> Status {
+    NS_RETURN_IF_ERROR(checkCommon(fn, handle, type, count, false, nullptr, &c));
+    NS_RETURN_IF_ERROR(checkRank(fn, "peer", peer, c.comm->nranks()));
+    return checkBuffer(fn, "recvbuff", buff, count);
+  }();
+  if (!status.ok()) return refuse(status);
+  return issueP2P(fn, c.comm, {P2POp::Kind::kRecv, peer, buff, count * dataTypeSize(c.type)});
+}
+
+}  // namespace nshim

@@ -1,0 +1,17 @@
+// The real nccl.h plus the export macros of the C API layer: definitions get default visibility (the
+// rest of the library is hidden) and the pnccl* profiling names are aliases of the nccl* ones.
+#pragma once
+
+#include <nccl.h>
+
+#include <cstddef>
+
+// Defines an exported NCCL C function.
+#define NS_API extern "C" __attribute__((visibility("default")))
+
+// Exports p<name> as an alias of <name>, with the prototype nccl.h declares for <name>.
+#define NS_PNCCL_ALIAS(name) \
+  extern "C" __attribute__((visibility("default"), alias(#name))) decltype(name) p##name;
+
+static_assert(sizeof(ncclUniqueId) == 128, "ncclUniqueId must be 128 bytes");
+static_assert(NCCL_VERSION_CODE >= 22800, "ncclshim needs the nccl.h of NCCL 2.28 or newer");

@@ -1,0 +1,85 @@
+// The GPU-free communicator behind an ncclComm_t handle: the engine communicator once connected,
+// its life-cycle state, the first asynchronous error, and the PreMulSum operators created on it.
+// Operations hold operationMutex() while they run; abortTransport() may be called from any thread
+// to fail a running operation (ncclCommAbort).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "collectives/communicator.h"
+#include "common/status.h"
+#include "libshim/redop_table.h"
+
+namespace nshim {
+
+enum class CommFabric { kTcp, kInProcess };
+
+class ShimComm {
+ public:
+  ShimComm(int rank, int nranks, int device, CommFabric fabric, uint64_t commId, bool blocking);
+  ~ShimComm();
+  ShimComm(const ShimComm&) = delete;
+  ShimComm& operator=(const ShimComm&) = delete;
+
+  // Handle conversion: nullptr when `handle` is null or not a live communicator of this library.
+  static ShimComm* fromHandle(void* handle);
+  void* handle() { return this; }
+
+  int rank() const { return rank_; }
+  int nranks() const { return nranks_; }
+  int device() const { return device_; }
+  CommFabric fabric() const { return fabric_; }
+  uint64_t commId() const { return commId_; }
+  bool blocking() const { return blocking_; }
+  RedOpTable& redOps() { return redOps_; }
+  uint64_t nextSplitSeq() { return ++splitSeq_; }
+  std::string describe() const;  // "rank 1 of 4 (comm 0x...)" for messages
+
+  // Installs the connected engine communicator (init or split); fails if aborted meanwhile.
+  Status attach(std::unique_ptr<Communicator> engine);
+  // The connection attempt failed: the communicator stays unusable and reports `status`.
+  void failSetup(const Status& status);
+  // Only while checkUsable() is ok.
+  Communicator& engine() { return *engine_; }
+
+  // Serializes the operations of this communicator.
+  std::mutex& operationMutex() { return operationMutex_; }
+  // Ok when operations may run; otherwise why not (still connecting, failed, finalized, aborted).
+  Status checkUsable() const;
+  // An operation failed. Argument and usage errors change nothing; any other error becomes
+  // the communicator's asynchronous error and aborts its transport, so that the peers fail at once
+  // instead of waiting for their deadline.
+  void recordFailure(const Status& status);
+  // The first asynchronous error (ok when none).
+  Status asyncError() const;
+
+  void markFinalized();
+  // Fails any running operation and drops the connections; from any thread, idempotent.
+  void abortTransport(const std::string& reason);
+
+ private:
+  enum class State { kConnecting, kReady, kFailed, kFinalized, kAborted };
+
+  static constexpr uint64_t kMagic = 0x6e636c5368696d43ULL;
+  uint64_t magic_ = kMagic;
+  const int rank_;
+  const int nranks_;
+  const int device_;
+  const CommFabric fabric_;
+  const uint64_t commId_;
+  const bool blocking_;
+  uint64_t splitSeq_ = 0;
+  RedOpTable redOps_;
+
+  mutable std::mutex stateMutex_;  // state_, asyncError_, engine_ publication
+  State state_ = State::kConnecting;
+  Status asyncError_;
+  std::unique_ptr<Communicator> engine_;
+
+  std::mutex operationMutex_;
+};
+
+}  // namespace nshim
