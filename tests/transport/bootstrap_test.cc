@@ -1,0 +1,207 @@
+// Tests of the bootstrap and its building blocks: unique id decoding of hostile input, socket
+// helpers, missing, duplicate and misconfigured ranks, and strangers at the root.
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/clock.h"
+#include "tests/catch.h"
+#include "tests/test_util.h"
+#include "tests/transport/tcp_test_util.h"
+#include "transport/tcp_transport.h"
+#include "transport/unique_id.h"
+
+namespace nshim {
+namespace {
+
+using namespace tcptest;
+using testing::runRanksInProcesses;
+
+TEST_CASE("decodeUniqueId accepts a fresh id and rejects garbage", "[tcp]") {
+  UniqueId id = mustCreateId();
+  auto info = decodeUniqueId(id);
+  REQUIRE(info.ok());
+  CHECK(info->root.isLoopback());
+  CHECK(info->root.port() != 0);
+
+  UniqueId zero{};
+  auto bad = decodeUniqueId(zero);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(contains(bad.status().message(), "not an ncclshim unique id"));
+
+  UniqueId corrupted = id;
+  corrupted.bytes[10] ^= 0x40;  // inside the root address
+  bad = decodeUniqueId(corrupted);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(contains(bad.status().message(), "checksum"));
+
+  UniqueId versioned = id;
+  versioned.bytes[5] = 9;
+  bad = decodeUniqueId(versioned);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(contains(bad.status().message(), "version"));
+
+  bad = decodeUniqueId(encodeUniqueId(UniqueIdInfo{SocketAddress(), info->secret}));  // valid checksum
+  REQUIRE_FALSE(bad.ok());
+  CHECK(contains(bad.status().message(), "address family"));
+
+  std::mt19937 rng(7);
+  for (int i = 0; i < 20000; ++i) {
+    UniqueId fuzzed = i % 2 ? id : UniqueId{};
+    for (int flips = 0; flips < 1 + i % 5; ++flips) fuzzed.bytes[rng() % 128] = static_cast<char>(rng());
+    (void)decodeUniqueId(fuzzed);  // must not crash or hang
+  }
+}
+
+TEST_CASE("socket helpers: interfaces, IPv4 and IPv6 loopback, deadlines", "[tcp]") {
+  auto lo = interfaceAddress("lo", AF_INET);
+  REQUIRE(lo.ok());
+  CHECK(lo->toString() == "127.0.0.1:0");
+  CHECK(interfaceAddress("", AF_INET)->toString() == "127.0.0.1:0");
+  auto notLo = interfaceAddress("^lo", AF_INET);
+  CHECK((!notLo.ok() || !notLo->isLoopback()));
+  auto missing = interfaceAddress("=nosuchif0", AF_INET);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(contains(missing.status().message(), "nosuchif0"));
+
+  for (const char* host : {"127.0.0.1", "::1"}) {
+    INFO(host);
+    auto address = SocketAddress::parse(host, 0);
+    REQUIRE(address.ok());
+    SocketAddress bound;
+    auto listening = listenOn(*address, &bound);
+    if (!listening.ok() && std::string(host) == "::1") continue;  // no IPv6 on this host
+    REQUIRE(listening.ok());
+    uint8_t wire[SocketAddress::kWireBytes];
+    bound.toWire(wire);
+    auto decoded = SocketAddress::fromWire(wire);
+    REQUIRE(decoded.ok());
+    CHECK(decoded->toString() == bound.toString());
+    auto client = connectWithRetry(bound, Deadline::after(5));
+    REQUIRE(client.ok());
+    SocketAddress from;
+    Result<Fd> server = Fd();
+    for (int i = 0; i < 1000 && server.ok() && !server->valid(); ++i) {
+      server = acceptPending(listening->get(), &from);
+      usleep(1000);
+    }
+    REQUIRE((server.ok() && server->valid()));
+    std::vector<char> out(3 << 20, 'z'), in(3 << 20);
+    Status written;  // Catch2 assertions are not thread-safe: check after the join
+    std::thread writer([&] { written = writeAll(client->get(), out.data(), out.size(), Deadline::after(10), "s"); });
+    CHECK(readAll(server->get(), in.data(), in.size(), Deadline::after(10), "c").ok());
+    writer.join();
+    CHECK(written.ok());
+    CHECK(in == out);
+    char byte;
+    int64_t start = nowNs();
+    Status timedOut = readAll(server->get(), &byte, 1, Deadline::after(0.2), "the client");
+    CHECK(timedOut.code() == Code::kTimeout);
+    CHECK((nowNs() - start) * 1e-9 < 2);
+    client->reset();
+    CHECK(readAll(server->get(), &byte, 1, Deadline::after(2), "the client").code() == Code::kRemoteError);
+  }
+  // Nobody listens there (port 1 is privileged and unused): retried until the deadline.
+  int64_t start = nowNs();
+  auto refused = connectWithRetry(*SocketAddress::parse("127.0.0.1", 1), Deadline::after(0.3));
+  CHECK_FALSE(refused.ok());
+  CHECK((nowNs() - start) * 1e-9 < 2);
+}
+
+TEST_CASE("ranks that disagree about sockets per peer fail clearly", "[tcp]") {
+  UniqueId id = mustCreateId();
+  auto codes = runRanksInProcesses(2, [&](int rank) -> std::string {
+    auto connected = connectTcpTransport(id, rank, 2, testOptions(5, rank == 0 ? 2 : 3));
+    if (connected.ok()) return "bootstrap succeeded";
+    return contains(connected.status().message(), "NCCLSHIM_NSOCKS_PERPEER") ? "" : connected.status().toString();
+  }, 30);
+  CHECK(codes == std::vector<int>{0, 0});
+}
+
+TEST_CASE("ranks that never arrive are named by the others", "[tcp]") {
+  UniqueId id = mustCreateId();
+  auto codes = runRanksInProcesses(4, [&](int rank) -> std::string {
+    if (rank >= 2) return "";  // ranks 2 and 3 never join
+    int64_t start = nowNs();
+    auto connected = connectTcpTransport(id, rank, 4, testOptions(3));
+    double waited = (nowNs() - start) * 1e-9;
+    if (connected.ok()) return "bootstrap succeeded without ranks 2 and 3";
+    const std::string& message = connected.status().message();
+    if (!contains(message, "ranks 2,3 of 4 never arrived") || connected.status().code() != Code::kTimeout) {
+      return "unexpected error: " + connected.status().toString();
+    }
+    return waited < 7 ? "" : fmt::format("took {:.1f} s", waited);
+  }, 30);
+  CHECK(codes == std::vector<int>(4, 0));
+}
+
+TEST_CASE("a rank given to two processes is refused", "[tcp]") {
+  UniqueId id = mustCreateId();
+  auto codes = runRanksInProcesses(2, [&](int process) -> std::string {
+    if (process == 1) usleep(200000);  // the second claimant of rank 0 arrives last
+    auto connected = connectTcpTransport(id, 0, 2, testOptions(2));
+    if (connected.ok()) return "bootstrap succeeded";
+    const char* expected = process == 1 ? "rank 0 joined twice" : "rank 1 of 2 never arrived";
+    return contains(connected.status().message(), expected) ? "" : connected.status().toString();
+  }, 30);
+  CHECK(codes == std::vector<int>{0, 0});
+}
+
+TEST_CASE("strangers at the bootstrap root are refused and the job completes", "[tcp]") {
+  UniqueId id = mustCreateId();
+  auto info = decodeUniqueId(id);
+  REQUIRE(info.ok());
+  // A forged id (wrong secret): the root closes the connection without answering.
+  UniqueIdInfo forgedInfo = *info;
+  forgedInfo.secret[0] ^= 1;
+  int64_t start = nowNs();
+  auto forged = connectTcpTransport(encodeUniqueId(forgedInfo), 0, 3, testOptions(5));
+  REQUIRE_FALSE(forged.ok());
+  CHECK(contains(forged.status().message(), "closed the connection without answering"));
+  CHECK((nowNs() - start) * 1e-9 < 3);
+  // Garbage of hello size: closed too.
+  auto garbage = connectWithRetry(info->root, Deadline::after(5));
+  REQUIRE(garbage.ok());
+  std::vector<char> junk(56, '\xAB');
+  REQUIRE(writeAll(garbage->get(), junk.data(), junk.size(), Deadline::after(2), "root").ok());
+  char byte;
+  CHECK(readAll(garbage->get(), &byte, 1, Deadline::after(3), "root").code() == Code::kRemoteError);
+  // A silent connection stays open during the job and must not stall it.
+  auto silent = connectWithRetry(info->root, Deadline::after(5));
+  REQUIRE(silent.ok());
+
+  auto codes = runRanksInProcesses(3, [&](int rank) -> std::string {
+    auto connected = connectTcpTransport(id, rank, 3, testOptions(10));
+    if (!connected.ok()) return connected.status().toString();
+    Transport& t = **connected;
+    std::vector<uint8_t> out = pattern(1000, rank, 0, 0), in[3];
+    Request reqs[4];
+    std::vector<Request*> list;
+    for (int peer = 0, n = 0; peer < 3; ++peer) {
+      if (peer == rank) continue;
+      in[peer].resize(1000);
+      (void)t.postRecv(peer, 1, in[peer].data(), 1000, &reqs[n]);
+      (void)t.postSend(peer, 1, out.data(), 1000, &reqs[n + 1]);
+      list.push_back(&reqs[n]);
+      list.push_back(&reqs[n + 1]);
+      n += 2;
+    }
+    Status status = t.waitAll(list, Deadline::after(10));
+    if (!status.ok()) return status.toString();
+    for (int peer = 0; peer < 3; ++peer) {
+      if (peer != rank && in[peer] != pattern(1000, peer, 0, 0)) return fmt::format("bad data from {}", peer);
+    }
+    return "";
+  }, 30);
+  CHECK(codes == std::vector<int>{0, 0, 0});
+  // The root has finished and closed the silent connection.
+  CHECK(readAll(silent->get(), &byte, 1, Deadline::after(3), "root").code() == Code::kRemoteError);
+}
+
+}  // namespace
+}  // namespace nshim

@@ -1,0 +1,256 @@
+// Tests of the TCP transport with ranks as forked processes: exact delivery of many message sizes
+// in several patterns, byte counters, tag/length mismatches, a killed rank, abort from a thread.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/clock.h"
+#include "tests/catch.h"
+#include "tests/test_util.h"
+#include "tests/transport/tcp_test_util.h"
+#include "transport/tcp_transport.h"
+#include "transport/unique_id.h"
+
+namespace nshim {
+namespace {
+
+using namespace tcptest;
+using testing::runRanksInProcesses;
+
+const size_t kSizes[] = {0, 1, 7, 4096, (1 << 20) + 3};
+constexpr int kNumSizes = 5;
+
+// All-to-all rounds, then one-directional bursts per pair, checking every byte and the counters.
+std::string exchangeJob(const UniqueId& id, int rank, int nranks, int socketsPerPeer) {
+  auto connected = connectTcpTransport(id, rank, nranks, testOptions(20, socketsPerPeer));
+  if (!connected.ok()) return connected.status().toString();
+  Transport& t = **connected;
+  std::vector<uint64_t> sent(nranks, 0), received(nranks, 0);
+  Deadline deadline = Deadline::after(30);
+  int msg = 0;
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::vector<uint8_t>> sendBufs, recvBufs;
+    std::vector<int> recvFrom, recvMsg;
+    std::vector<std::unique_ptr<Request>> reqs;
+    std::vector<Request*> list;
+    for (int k = 0; k < kNumSizes; ++k, ++msg) {
+      for (int step = 1; step < nranks; ++step) {
+        int to = (rank + step) % nranks, from = (rank - step + nranks) % nranks;
+        size_t bytes = kSizes[(k + round) % kNumSizes];
+        sendBufs.push_back(pattern(bytes, rank, to, msg));
+        recvBufs.emplace_back(bytes, 0xEE);
+        recvFrom.push_back(from);
+        recvMsg.push_back(msg);
+        reqs.push_back(std::make_unique<Request>());
+        reqs.push_back(std::make_unique<Request>());
+        uint64_t tag = (uint64_t(round) << 20) | uint64_t(k);
+        Request* s = reqs[reqs.size() - 2].get();
+        Request* r = reqs.back().get();
+        Status a = round % 2 ? t.postSend(to, tag, sendBufs.back().data(), bytes, s) : Status::Ok();
+        Status b = t.postRecv(from, tag, recvBufs.back().data(), bytes, r);
+        Status c = round % 2 ? Status::Ok() : t.postSend(to, tag, sendBufs.back().data(), bytes, s);
+        for (const Status* st : {&a, &b, &c}) {
+          if (!st->ok()) return st->toString();
+        }
+        list.push_back(s);
+        list.push_back(r);
+        sent[to] += bytes;
+        received[from] += bytes;
+      }
+    }
+    Status status = t.waitAll(list, deadline);
+    if (!status.ok()) return status.toString();
+    for (size_t i = 0; i < recvBufs.size(); ++i) {
+      std::string bad = verify(recvBufs[i], recvFrom[i], rank, recvMsg[i]);
+      if (!bad.empty()) return bad;
+    }
+  }
+  // Bursts: for every pair, the lower rank sends 12 messages, then the higher one answers with 12.
+  for (int a = 0; a < nranks; ++a) {
+    for (int b = a + 1; b < nranks; ++b) {
+      for (int dir = 0; dir < 2; ++dir) {
+        int src = dir ? b : a, dst = dir ? a : b;
+        if (rank != src && rank != dst) continue;
+        std::vector<std::vector<uint8_t>> bufs;
+        std::vector<Request> reqs(12);
+        std::vector<Request*> list;
+        for (int i = 0; i < 12; ++i) {
+          size_t bytes = kSizes[i % kNumSizes];
+          bufs.push_back(rank == src ? pattern(bytes, src, dst, 1000 + i) : std::vector<uint8_t>(bytes, 0));
+          Status st = rank == src ? t.postSend(dst, 77, bufs.back().data(), bytes, &reqs[i])
+                                  : t.postRecv(src, 77, bufs.back().data(), bytes, &reqs[i]);
+          if (!st.ok()) return st.toString();
+          list.push_back(&reqs[i]);
+          (rank == src ? sent[dst] : received[src]) += bytes;
+        }
+        Status status = t.waitAll(list, deadline);
+        if (!status.ok()) return status.toString();
+        for (int i = 0; rank == dst && i < 12; ++i) {
+          std::string bad = verify(bufs[i], src, dst, 1000 + i);
+          if (!bad.empty()) return bad;
+        }
+      }
+    }
+  }
+  for (int peer = 0; peer < nranks; ++peer) {
+    PeerBytes bytes = t.peerBytes(peer);
+    if (bytes.sent != sent[peer] || bytes.received != received[peer]) {
+      return fmt::format("byte counters for peer {}: sent {} received {}, expected {} and {}", peer, bytes.sent,
+                         bytes.received, sent[peer], received[peer]);
+    }
+  }
+  return "";
+}
+
+TEST_CASE("a one-rank TCP transport works", "[tcp]") {
+  UniqueId id = mustCreateId();
+  auto transport = connectTcpTransport(id, 0, 1, testOptions(5));
+  REQUIRE(transport.ok());
+  CHECK((*transport)->nranks() == 1);
+  CHECK(std::string((*transport)->name()) == "tcp");
+  CHECK((*transport)->waitAll({}, Deadline::after(1)).ok());
+  Request req;
+  char byte = 0;
+  CHECK_FALSE((*transport)->postSend(1, 0, &byte, 1, &req).ok());
+}
+
+TEST_CASE("ranks exchange messages of many sizes with every byte checked", "[tcp]") {
+  for (int nranks : {2, 3, 4}) {
+    int socketsPerPeer = nranks == 3 ? 3 : 2;
+    UniqueId id = mustCreateId();
+    auto codes = runRanksInProcesses(
+        nranks, [&](int rank) { return exchangeJob(id, rank, nranks, socketsPerPeer); }, 90);
+    INFO("nranks " << nranks);
+    CHECK(codes == std::vector<int>(nranks, 0));
+  }
+}
+
+
+void mismatchJob(uint64_t recvTag, size_t recvBytes, const std::vector<std::string>& expected) {
+  UniqueId id = mustCreateId();
+  auto codes = runRanksInProcesses(2, [&](int rank) -> std::string {
+    auto connected = connectTcpTransport(id, rank, 2, testOptions());
+    if (!connected.ok()) return connected.status().toString();
+    Transport& t = **connected;
+    std::vector<char> buf(100, 'x');
+    Request req;
+    auto sendOne = [&](int peer, uint64_t tag, size_t bytes) {
+      Status posted = t.postSend(peer, tag, buf.data(), bytes, &req);
+      return posted.ok() ? waitOne(t, &req, Deadline::after(10)) : posted;
+    };
+    auto recvOne = [&](int peer, uint64_t tag, size_t bytes) {
+      Status posted = t.postRecv(peer, tag, buf.data(), bytes, &req);
+      return posted.ok() ? waitOne(t, &req, Deadline::after(10)) : posted;
+    };
+    if (rank == 0) {
+      Status status = sendOne(1, 0x10, 100);
+      if (!status.ok()) return "send failed: " + status.toString();
+      // Rank 1 aborts on the mismatch: the next receive must fail fast, naming rank 1.
+      int64_t start = nowNs();
+      status = recvOne(1, 0x11, 1);
+      if (status.ok() || !contains(status.message(), "rank 1") || nowNs() - start > 5e9) {
+        return "expected a fast loss of rank 1, got: " + status.toString();
+      }
+      return "";
+    }
+    Status status = recvOne(0, recvTag, recvBytes);
+    if (status.ok()) return "mismatch not detected";
+    for (const std::string& part : expected) {
+      if (!contains(status.message(), part)) return "error lacks '" + part + "': " + status.message();
+    }
+    return "";
+  }, 30);
+  CHECK(codes == std::vector<int>{0, 0});
+}
+
+TEST_CASE("tag and length mismatches fail with both ranks and both values", "[tcp]") {
+  mismatchJob(0x11, 100, {"rank 1", "rank 0", "tag 0x10", "tag 0x11"});
+  mismatchJob(0x10, 64, {"rank 1", "rank 0", "100 bytes", "64 bytes"});
+}
+
+TEST_CASE("a rank killed mid-transfer is named by the survivors", "[tcp]") {
+  UniqueId id = mustCreateId();
+  constexpr size_t kBig = 16 << 20;  // more than the socket buffers hold: transfers are in flight
+  auto codes = runRanksInProcesses(3, [&](int rank) -> std::string {
+    auto connected = connectTcpTransport(id, rank, 3, testOptions());
+    if (!connected.ok()) return connected.status().toString();
+    Transport& t = **connected;
+    std::vector<std::vector<char>> out(3, std::vector<char>(kBig, 'a')), in(3, std::vector<char>(kBig));
+    for (int iteration = 0; iteration < 50; ++iteration) {
+      Request reqs[4];
+      std::vector<Request*> list;
+      int n = 0;
+      for (int peer = 0; peer < 3; ++peer) {
+        if (peer == rank) continue;
+        size_t bytes = (rank == 2 || peer == 2) ? kBig : 4096;  // rank 2 is the hub of the big transfers
+        (void)t.postRecv(peer, iteration, in[peer].data(), bytes, &reqs[n]);
+        list.push_back(&reqs[n++]);
+        (void)t.postSend(peer, iteration, out[peer].data(), bytes, &reqs[n]);
+        list.push_back(&reqs[n++]);
+      }
+      if (rank == 2 && iteration == 3) {
+        for (int i = 0; i < 50; ++i) (void)t.progress();
+        raise(SIGKILL);
+      }
+      int64_t start = nowNs();
+      Status status = t.waitAll(list, Deadline::after(20));
+      if (status.ok()) continue;
+      double waited = (nowNs() - start) * 1e-9;
+      if (!contains(status.message(), "connection to rank 2 lost") || waited > 5) {
+        return fmt::format("after {:.1f} s: {}", waited, status.toString());
+      }
+      usleep(500000);  // let the other survivor see rank 2 go before we go too
+      return "";
+    }
+    return "no failure seen";
+  }, 60);
+  CHECK(codes == std::vector<int>{0, 0, 128 + SIGKILL});
+}
+
+// Ranks as threads of this process (so that a thread sanitizer sees every thread involved).
+TEST_CASE("abort from another thread wakes the waiter and the peer notices", "[tcp]") {
+  UniqueId id = mustCreateId();
+  auto results = testing::runRanksInThreads(2, [&](int rank) -> std::string {
+    auto connected = connectTcpTransport(id, rank, 2, testOptions());
+    if (!connected.ok()) return connected.status().toString();
+    Transport& t = **connected;
+    std::vector<uint8_t> out = pattern((1 << 20) + 3, rank, 1 - rank, 0), in(out.size());
+    Request reqs[2];
+    Request* both[2] = {&reqs[0], &reqs[1]};
+    (void)t.postRecv(1 - rank, 4, in.data(), in.size(), &reqs[0]);
+    (void)t.postSend(1 - rank, 4, out.data(), out.size(), &reqs[1]);
+    Status exchanged = t.waitAll(both, Deadline::after(20));
+    if (!exchanged.ok()) return exchanged.toString();
+    if (std::string bad = verify(in, 1 - rank, rank, 0); !bad.empty()) return bad;
+    char byte = 0;
+    Request req;
+    Status posted = t.postRecv(1 - rank, 5, &byte, 1, &req);  // never matched
+    if (!posted.ok()) return posted.toString();
+    std::thread aborter;
+    if (rank == 0) {
+      aborter = std::thread([&] {
+        usleep(300000);
+        t.abort("watchdog fired");
+      });
+    }
+    int64_t start = nowNs();
+    Status status = waitOne(t, &req, Deadline::after(20));
+    double waited = (nowNs() - start) * 1e-9;
+    if (aborter.joinable()) aborter.join();
+    const char* expected = rank == 0 ? "watchdog fired" : "connection to rank 0 lost";
+    if (status.ok() || !contains(status.message(), expected) || waited > 5) {
+      return fmt::format("after {:.1f} s: {}", waited, status.toString());
+    }
+    Status again = t.postSend(1 - rank, 6, &byte, 1, &req);  // later posts fail at once
+    return again.ok() && req.done() && !req.status().ok() ? "" : "post after failure did not fail";
+  });
+  CHECK(results == std::vector<std::string>{"", ""});
+}
+
+}  // namespace
+}  // namespace nshim

@@ -1,0 +1,37 @@
+// The TCP transport (the embedded default): a full mesh of `socketsPerPeer` connections between the
+// ranks, set up by the bootstrap. Message k from rank A to rank B travels on socket k % socketsPerPeer
+// of that pair as a 24-byte header {magic, tag, length} followed by the payload, written straight
+// from the user's buffer and read straight into the posted receive's buffer; a socket's next message
+// stays in the kernel until its receive is posted. Progress is driven by the waiting thread: a short
+// busy-poll (NCCLSHIM_SPIN_US, re-armed after every wake-up) that yields the CPU on each turn, then
+// poll() on the sockets with pending work. abort() (thread-safe) shuts every connection down so
+// that peers see the end of stream at once; the destructor closes them.
+#pragma once
+
+#include <memory>
+
+#include "common/status.h"
+#include "transport/bootstrap.h"
+#include "transport/transport.h"
+#include "transport/unique_id.h"
+
+namespace nshim {
+
+struct TcpOptions {
+  int socketsPerPeer = 2;        // NCCLSHIM_NSOCKS_PERPEER
+  double timeoutSeconds = 300;   // NCCLSHIM_TIMEOUT: bootstrap waits
+  int spinMicroseconds = 100;    // NCCLSHIM_SPIN_US: busy-poll before blocking in poll()
+  bool spinYield = true;         // NCCLSHIM_SPIN_YIELD: sched_yield() while busy-polling
+
+  static TcpOptions fromEnvironment();
+};
+
+// Bootstraps rank `rank` of `nranks` through the root named by `id` and returns its transport.
+// Every rank of the job must use the same socketsPerPeer.
+Result<std::unique_ptr<Transport>> connectTcpTransport(const UniqueId& id, int rank, int nranks,
+                                                       const TcpOptions& options);
+
+// Wraps connections that are already set up (sockets[peer][index]).
+std::unique_ptr<Transport> createTcpTransport(PeerSockets sockets, const TcpOptions& options);
+
+}  // namespace nshim
