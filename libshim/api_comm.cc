@@ -1,97 +1,242 @@
-// Exported NCCL communicator functions: thin wrappers over the active backend.
-#include "libshim/api_guard.h"
+// Exported NCCL communicator functions: thin wrappers over the active backend inside the API frame
+// (api_call.h). Creation calls also register each new communicator in the side table with its
+// comm id (equal on all members), size and rank; destroy and abort remove it.
+#include "libshim/api_call.h"
 #include "libshim/backend.h"
 
+using nshim::ApiCall;
+using nshim::ApiId;
+using nshim::CommCreated;
+using nshim::CreatedComms;
 using nshim::NcclBackend;
-using nshim::guardedCall;
+
+namespace {
+
+CommCreated fromIds(const void* ids, size_t bytes, int nranks, int rank) {
+  CommCreated made;
+  made.commId = nshim::commIdFromUniqueIds(ids, bytes);
+  made.nranks = nranks;
+  made.rank = rank;
+  return made;
+}
+
+// Split and shrink: the parent's split counter advances on every member, so all agree on the id.
+struct SplitOrigin {
+  void* parent = nullptr;
+  uint64_t parentId = 0;
+  uint64_t splitSeq = 0;
+
+  explicit SplitOrigin(ncclComm_t comm) : parent(comm) {
+    if (nshim::CommState* state = nshim::findComm(comm)) {
+      parentId = state->commId;
+      splitSeq = state->nextSplit.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+  CommCreated made(int color, int key) const {
+    CommCreated created;
+    created.commId = nshim::commIdForSplit(parentId, color, splitSeq);
+    created.parent = parent;
+    created.parentId = parentId;
+    created.splitSeq = splitSeq;
+    created.color = color;
+    created.key = key;
+    return created;
+  }
+};
+
+auto describeComm(ncclComm_t comm) {
+  return [comm](ApiCall& call) { call.comm = comm; };
+}
+
+}  // namespace
 
 NS_API ncclResult_t ncclGetUniqueId(ncclUniqueId* uniqueId) {
-  return guardedCall("ncclGetUniqueId", [&](NcclBackend& backend) { return backend.getUniqueId(uniqueId); });
+  return nshim::apiCall(
+      ApiId::kGetUniqueId, [&](ApiCall& call) { call.handle = uniqueId; },
+      [&](NcclBackend& backend) { return backend.getUniqueId(uniqueId); });
 }
 
 NS_API ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId commId, int rank,
                                            ncclConfig_t* config) {
-  return guardedCall("ncclCommInitRankConfig", [&](NcclBackend& backend) {
-    return backend.commInitRankConfig(comm, nranks, commId, rank, config, "ncclCommInitRankConfig");
-  });
+  return nshim::creationCall(
+      ApiId::kCommInitRankConfig, [&](ApiCall& call) { call.handle = config; },
+      [&](NcclBackend& backend) {
+        return backend.commInitRankConfig(comm, nranks, commId, rank, config, "ncclCommInitRankConfig");
+      },
+      [&](ncclResult_t result, CreatedComms& made) {
+        made.push_back(nshim::registerCreatedAt(result, comm, fromIds(&commId, sizeof(commId), nranks, rank)));
+      });
 }
 
 NS_API ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId commId, int rank) {
-  return guardedCall("ncclCommInitRank", [&](NcclBackend& backend) {
-    return backend.commInitRankConfig(comm, nranks, commId, rank, nullptr, "ncclCommInitRank");
-  });
+  return nshim::creationCall(
+      ApiId::kCommInitRank, [](ApiCall&) {},
+      [&](NcclBackend& backend) { return backend.commInitRank(comm, nranks, commId, rank); },
+      [&](ncclResult_t result, CreatedComms& made) {
+        made.push_back(nshim::registerCreatedAt(result, comm, fromIds(&commId, sizeof(commId), nranks, rank)));
+      });
 }
 
 NS_API ncclResult_t ncclCommInitAll(ncclComm_t* comm, int ndev, const int* devlist) {
-  return guardedCall("ncclCommInitAll", [&](NcclBackend& backend) { return backend.commInitAll(comm, ndev, devlist); });
+  return nshim::creationCall(
+      ApiId::kCommInitAll, [&](ApiCall& call) { call.count = ndev > 0 ? ndev : 0; },
+      [&](NcclBackend& backend) { return backend.commInitAll(comm, ndev, devlist); },
+      [&](ncclResult_t result, CreatedComms& made) {
+        uint64_t id = nshim::freshCommId();  // every member is in this process
+        for (int i = 0; i < ndev && comm != nullptr; ++i) {
+          CommCreated created;
+          created.comm = nshim::createdSomething(result) ? comm[i] : nullptr;
+          created.commId = id;
+          created.nranks = ndev;
+          created.rank = i;
+          made.push_back(nshim::registerCreated(created));
+        }
+      });
 }
 
 NS_API ncclResult_t ncclCommInitRankScalable(ncclComm_t* newcomm, int nranks, int myrank, int nId,
                                              ncclUniqueId* commIds, ncclConfig_t* config) {
-  return guardedCall("ncclCommInitRankScalable", [&](NcclBackend& backend) {
-    return backend.commInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
-  });
+  return nshim::creationCall(
+      ApiId::kCommInitRankScalable,
+      [&](ApiCall& call) {
+        call.count = nId > 0 ? nId : 0;
+        call.handle = config;
+      },
+      [&](NcclBackend& backend) { return backend.commInitRankScalable(newcomm, nranks, myrank, nId, commIds, config); },
+      [&](ncclResult_t result, CreatedComms& made) {
+        size_t bytes = commIds != nullptr && nId > 0 ? static_cast<size_t>(nId) * sizeof(ncclUniqueId) : 0;
+        made.push_back(nshim::registerCreatedAt(result, newcomm, fromIds(commIds, bytes, nranks, myrank)));
+      });
 }
 
 NS_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newcomm, ncclConfig_t* config) {
-  return guardedCall("ncclCommSplit", [&](NcclBackend& backend) { return backend.commSplit(comm, color, key, newcomm, config); });
+  const SplitOrigin origin(comm);
+  return nshim::creationCall(
+      ApiId::kCommSplit,
+      [&](ApiCall& call) {
+        call.comm = comm;
+        call.handle = config;
+      },
+      [&](NcclBackend& backend) { return backend.commSplit(comm, color, key, newcomm, config); },
+      [&](ncclResult_t result, CreatedComms& made) {
+        made.push_back(
+            nshim::registerCreatedAt(result, newcomm, origin.made(color, key), color != NCCL_SPLIT_NOCOLOR));
+      });
 }
 
 NS_API ncclResult_t ncclCommShrink(ncclComm_t comm, int* excludeRanksList, int excludeRanksCount,
                                    ncclComm_t* newcomm, ncclConfig_t* config, int shrinkFlags) {
-  return guardedCall("ncclCommShrink", [&](NcclBackend& backend) {
-    return backend.commShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
-  });
+  const SplitOrigin origin(comm);
+  return nshim::creationCall(
+      ApiId::kCommShrink,
+      [&](ApiCall& call) {
+        call.comm = comm;
+        call.handle = excludeRanksList;
+        call.count = excludeRanksCount > 0 ? excludeRanksCount : 0;
+        call.flags = shrinkFlags;
+      },
+      [&](NcclBackend& backend) {
+        return backend.commShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+      },
+      [&](ncclResult_t result, CreatedComms& made) {
+        made.push_back(nshim::registerCreatedAt(result, newcomm, origin.made(nshim::kShrinkColor, -1)));
+      });
 }
 
 NS_API ncclResult_t ncclCommFinalize(ncclComm_t comm) {
-  return guardedCall("ncclCommFinalize", [&](NcclBackend& backend) { return backend.commFinalize(comm); });
+  return nshim::apiCall(ApiId::kCommFinalize, describeComm(comm),
+                        [&](NcclBackend& backend) { return backend.commFinalize(comm); });
 }
 
 NS_API ncclResult_t ncclCommDestroy(ncclComm_t comm) {
-  return guardedCall("ncclCommDestroy", [&](NcclBackend& backend) { return backend.commDestroy(comm); });
+  ncclResult_t result = nshim::apiCall(ApiId::kCommDestroy, describeComm(comm),
+                                       [&](NcclBackend& backend) { return backend.commDestroy(comm); });
+  if (result == ncclSuccess) nshim::forgetComm(comm);
+  return result;
 }
 
 NS_API ncclResult_t ncclCommAbort(ncclComm_t comm) {
-  return guardedCall("ncclCommAbort", [&](NcclBackend& backend) { return backend.commAbort(comm); });
+  ncclResult_t result = nshim::apiCall(ApiId::kCommAbort, describeComm(comm),
+                                       [&](NcclBackend& backend) { return backend.commAbort(comm); });
+  nshim::forgetComm(comm);  // gone whatever the result
+  return result;
 }
 
 NS_API ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags) {
-  return guardedCall("ncclCommRevoke", [&](NcclBackend& backend) { return backend.commRevoke(comm, revokeFlags); });
+  return nshim::apiCall(
+      ApiId::kCommRevoke,
+      [&](ApiCall& call) {
+        call.comm = comm;
+        call.flags = revokeFlags;
+      },
+      [&](NcclBackend& backend) { return backend.commRevoke(comm, revokeFlags); });
 }
 
 NS_API ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* asyncError) {
-  return guardedCall("ncclCommGetAsyncError", [&](NcclBackend& backend) { return backend.commGetAsyncError(comm, asyncError); });
+  return nshim::apiCall(ApiId::kCommGetAsyncError, describeComm(comm),
+                        [&](NcclBackend& backend) { return backend.commGetAsyncError(comm, asyncError); });
 }
 
 NS_API ncclResult_t ncclCommCount(const ncclComm_t comm, int* count) {
-  return guardedCall("ncclCommCount", [&](NcclBackend& backend) { return backend.commCount(comm, count); });
+  return nshim::apiCall(ApiId::kCommCount, describeComm(comm),
+                        [&](NcclBackend& backend) { return backend.commCount(comm, count); });
 }
 
 NS_API ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int* device) {
-  return guardedCall("ncclCommCuDevice", [&](NcclBackend& backend) { return backend.commCuDevice(comm, device); });
+  return nshim::apiCall(ApiId::kCommCuDevice, describeComm(comm),
+                        [&](NcclBackend& backend) { return backend.commCuDevice(comm, device); });
 }
 
 NS_API ncclResult_t ncclCommUserRank(const ncclComm_t comm, int* rank) {
-  return guardedCall("ncclCommUserRank", [&](NcclBackend& backend) { return backend.commUserRank(comm, rank); });
+  return nshim::apiCall(ApiId::kCommUserRank, describeComm(comm),
+                        [&](NcclBackend& backend) { return backend.commUserRank(comm, rank); });
 }
 
 NS_API ncclResult_t ncclCommRegister(const ncclComm_t comm, void* buff, size_t size, void** handle) {
-  return guardedCall("ncclCommRegister", [&](NcclBackend& backend) { return backend.commRegister(comm, buff, size, handle); });
+  return nshim::apiCall(
+      ApiId::kCommRegister,
+      [&](ApiCall& call) {
+        call.comm = comm;
+        call.sendbuff = buff;
+        call.count = size;
+        call.handle = handle;
+      },
+      [&](NcclBackend& backend) { return backend.commRegister(comm, buff, size, handle); });
 }
 
 NS_API ncclResult_t ncclCommDeregister(const ncclComm_t comm, void* handle) {
-  return guardedCall("ncclCommDeregister", [&](NcclBackend& backend) { return backend.commDeregister(comm, handle); });
+  return nshim::apiCall(
+      ApiId::kCommDeregister,
+      [&](ApiCall& call) {
+        call.comm = comm;
+        call.handle = handle;
+      },
+      [&](NcclBackend& backend) { return backend.commDeregister(comm, handle); });
 }
 
 NS_API ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void* buff, size_t size, ncclWindow_t* win,
                                            int winFlags) {
-  return guardedCall("ncclCommWindowRegister",
-                     [&](NcclBackend& backend) { return backend.commWindowRegister(comm, buff, size, win, winFlags); });
+  return nshim::apiCall(
+      ApiId::kCommWindowRegister,
+      [&](ApiCall& call) {
+        call.comm = comm;
+        call.sendbuff = buff;
+        call.count = size;
+        call.handle = win;
+        call.flags = winFlags;
+      },
+      [&](NcclBackend& backend) { return backend.commWindowRegister(comm, buff, size, win, winFlags); });
 }
 
 NS_API ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
-  return guardedCall("ncclCommWindowDeregister", [&](NcclBackend& backend) { return backend.commWindowDeregister(comm, win); });
+  return nshim::apiCall(
+      ApiId::kCommWindowDeregister,
+      [&](ApiCall& call) {
+        call.comm = comm;
+        call.handle = win;
+      },
+      [&](NcclBackend& backend) { return backend.commWindowDeregister(comm, win); });
 }
 
 NS_PNCCL_ALIAS(ncclGetUniqueId)

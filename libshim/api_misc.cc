@@ -1,36 +1,53 @@
 // Exported NCCL library functions: version, error strings, last error, memory allocation and the
-// deprecated debug reset.
-#include "libshim/api_guard.h"
+// deprecated debug reset, inside the API frame (api_call.h).
+#include "libshim/api_call.h"
 #include "libshim/backend.h"
 
+using nshim::ApiCall;
+using nshim::ApiId;
 using nshim::NcclBackend;
-using nshim::guardedCall;
-using nshim::guardedString;
 
 NS_API ncclResult_t ncclGetVersion(int* version) {
-  return guardedCall("ncclGetVersion", [&](NcclBackend& backend) { return backend.getVersion(version); });
+  return nshim::apiCall(ApiId::kGetVersion, [&](ApiCall& call) { call.handle = version; },
+                        [&](NcclBackend& backend) { return backend.getVersion(version); });
 }
 
 NS_API const char* ncclGetErrorString(ncclResult_t result) {
-  return guardedString(nshim::resultString(result), [&](NcclBackend& backend) { return backend.getErrorString(result); });
+  return nshim::stringCall(ApiId::kGetErrorString, [&](ApiCall& call) { call.flags = result; },
+                           nshim::resultString(result),
+                           [&](NcclBackend& backend) { return backend.getErrorString(result); });
 }
 
 NS_API const char* ncclGetLastError(ncclComm_t comm) {
-  return guardedString(nshim::lastErrorMessage(), [&](NcclBackend& backend) { return backend.getLastError(comm); });
+  return nshim::stringCall(ApiId::kGetLastError, [&](ApiCall& call) { call.comm = comm; }, nshim::lastErrorMessage(),
+                           [&](NcclBackend& backend) { return backend.getLastError(comm); });
 }
 
 NS_API ncclResult_t ncclMemAlloc(void** ptr, size_t size) {
-  return guardedCall("ncclMemAlloc", [&](NcclBackend& backend) { return backend.memAlloc(ptr, size); });
+  return nshim::apiCall(
+      ApiId::kMemAlloc,
+      [&](ApiCall& call) {
+        call.handle = ptr;
+        call.count = size;
+      },
+      [&](NcclBackend& backend) { return backend.memAlloc(ptr, size); });
 }
 
 NS_API ncclResult_t ncclMemFree(void* ptr) {
-  return guardedCall("ncclMemFree", [&](NcclBackend& backend) { return backend.memFree(ptr); });
+  return nshim::apiCall(ApiId::kMemFree, [&](ApiCall& call) { call.sendbuff = ptr; },
+                        [&](NcclBackend& backend) { return backend.memFree(ptr); });
 }
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-// Deprecated in nccl.h; ncclshim reads its debug settings once, so there is nothing to reset.
-NS_API void ncclResetDebugInit() {}
+// Deprecated in nccl.h. GPU-free there is nothing to reset (settings are read once); forwarded
+// otherwise.
+NS_API void ncclResetDebugInit() {
+  nshim::apiCall(ApiId::kResetDebugInit, [](ApiCall&) {}, [](NcclBackend& backend) {
+    backend.resetDebugInit();
+    return ncclSuccess;
+  });
+}
 NS_PNCCL_ALIAS(ncclResetDebugInit)
 #pragma GCC diagnostic pop
 

@@ -1,7 +1,7 @@
 // The NCCL API as a C++ interface. Every exported nccl* function is a thin extern "C" wrapper that
-// calls the active backend inside an exception guard (api_guard.h). Backends: GPU-free execution on
-// host memory (GpuFreeBackend); a forwarder to the real libnccl.so.2 and a recorder that decorates
-// either one fit behind the same interface, chosen once per process by NCCLSHIM_MODE.
+// calls the active backend inside the API frame (api_call.h: exception guard and record hook).
+// Backends: GPU-free execution on host memory (GpuFreeBackend) and the forwarder to the real
+// libnccl.so.2 (ForwardBackend), chosen once per process by NCCLSHIM_MODE (backend_select.cc).
 #pragma once
 
 #include "common/status.h"
@@ -19,11 +19,16 @@ class NcclBackend {
   virtual const char* getLastError(ncclComm_t comm) = 0;
   virtual ncclResult_t memAlloc(void** ptr, size_t size) = 0;
   virtual ncclResult_t memFree(void* ptr) = 0;
+  virtual void resetDebugInit() {}  // deprecated in nccl.h
 
   // Communicator life cycle.
   virtual ncclResult_t getUniqueId(ncclUniqueId* id) = 0;
   virtual ncclResult_t commInitRankConfig(ncclComm_t* comm, int nranks, const ncclUniqueId& id, int rank,
                                           ncclConfig_t* config, const char* fn) = 0;
+  // ncclCommInitRank: by default ncclCommInitRankConfig without a config.
+  virtual ncclResult_t commInitRank(ncclComm_t* comm, int nranks, const ncclUniqueId& id, int rank) {
+    return commInitRankConfig(comm, nranks, id, rank, nullptr, "ncclCommInitRank");
+  }
   virtual ncclResult_t commInitRankScalable(ncclComm_t* comm, int nranks, int rank, int nIds,
                                             ncclUniqueId* ids, ncclConfig_t* config) = 0;
   virtual ncclResult_t commInitAll(ncclComm_t* comms, int ndev, const int* devlist) = 0;
@@ -57,6 +62,11 @@ class NcclBackend {
                                  ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) = 0;
   virtual ncclResult_t broadcast(const void* send, void* recv, size_t count, ncclDataType_t type, int root,
                                  ncclComm_t comm, cudaStream_t stream, const char* fn) = 0;
+  // ncclBcast: by default an in-place broadcast.
+  virtual ncclResult_t bcast(void* buff, size_t count, ncclDataType_t type, int root, ncclComm_t comm,
+                             cudaStream_t stream) {
+    return broadcast(buff, buff, count, type, root, comm, stream, "ncclBcast");
+  }
   virtual ncclResult_t reduce(const void* send, void* recv, size_t count, ncclDataType_t type, ncclRedOp_t op,
                               int root, ncclComm_t comm, cudaStream_t stream) = 0;
   virtual ncclResult_t allGather(const void* send, void* recv, size_t sendCount, ncclDataType_t type,
@@ -81,7 +91,7 @@ class NcclBackend {
 };
 
 // The backend of this process, chosen at the first call by NCCLSHIM_MODE (auto | gpufree | forward);
-// nullptr when the chosen mode is not available, and then backendUnavailable() says why.
+// nullptr when NCCLSHIM_MODE names no mode, and then backendUnavailable() says why.
 NcclBackend* activeBackend();
 Status backendUnavailable(const char* fn);
 

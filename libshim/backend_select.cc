@@ -1,30 +1,62 @@
-// Chooses the backend of this process from NCCLSHIM_MODE. Only GPU-free execution exists so far:
-// `auto` and `gpufree` select it; `forward` (the real NCCL behind a recorder) is refused with a
-// message on every call rather than silently running GPU-free on device pointers.
+// Chooses the backend of this process from NCCLSHIM_MODE, once, at the first NCCL call (the shim is
+// loaded before NCCL, so nothing can be decided at load time):
+//   forward  the real NCCL (real_nccl.h); every call fails with a message when there is none;
+//   gpufree  ncclshim itself on host memory;
+//   auto     (default) forward when a real NCCL is loadable and a GPU is present, else gpufree.
+// The choice and its reasons are logged at INFO (NCCLSHIM_DEBUG=INFO).
 #include <string>
 
 #include "common/env.h"
 #include "common/log.h"
 #include "libshim/backend.h"
+#include "libshim/forward_backend.h"
+#include "libshim/gpu_probe.h"
 #include "libshim/gpufree_backend.h"
+#include "libshim/real_nccl.h"
 
 namespace nshim {
 namespace {
 
 struct Selection {
-  NcclBackend* backend = nullptr;
+  NcclBackend* backend = nullptr;  // lives for the whole process
   std::string mode;
 };
+
+NcclBackend* forwardBackend(const std::string& why) {
+  const RealNccl& real = realNccl();
+  if (real.found) {
+    NS_INFO("NCCLSHIM_MODE={}: forwarding to the real NCCL {} (found by {})", why, real.path, real.source);
+  } else {
+    NS_WARN("NCCLSHIM_MODE=forward but no real NCCL was found (tried {}); every NCCL call will fail", real.tried);
+  }
+  return new ForwardBackend(real);
+}
+
+NcclBackend* autoBackend() {
+  const RealNccl& real = realNccl();
+  if (!real.found) {
+    NS_INFO("NCCLSHIM_MODE=auto: GPU-free (no real NCCL: {})", real.tried);
+    return new GpuFreeBackend();
+  }
+  GpuProbe gpus = probeGpus();
+  if (gpus.devices > 0) return forwardBackend(fmt::format("auto ({})", gpus.detail));
+  NS_INFO("NCCLSHIM_MODE=auto: GPU-free (a real NCCL is at {}, but no GPU: {})", real.path, gpus.detail);
+  return new GpuFreeBackend();
+}
 
 const Selection& selection() {
   static const Selection chosen = [] {
     Selection result;
     result.mode = envString("NCCLSHIM_MODE", "auto");
-    if (result.mode == "auto" || result.mode == "gpufree") {
-      result.backend = new GpuFreeBackend();  // lives for the whole process
+    if (result.mode == "gpufree") {
+      NS_INFO("NCCLSHIM_MODE=gpufree: GPU-free");
+      result.backend = new GpuFreeBackend();
+    } else if (result.mode == "forward") {
+      result.backend = forwardBackend("forward");
+    } else if (result.mode == "auto") {
+      result.backend = autoBackend();
     } else {
-      NS_WARN("NCCLSHIM_MODE={} is not available in this build (use auto or gpufree); every NCCL call will fail",
-              result.mode);
+      NS_WARN("NCCLSHIM_MODE={} is not a mode (auto, forward, gpufree); every NCCL call will fail", result.mode);
     }
     return result;
   }();
@@ -36,8 +68,8 @@ const Selection& selection() {
 NcclBackend* activeBackend() { return selection().backend; }
 
 Status backendUnavailable(const char* fn) {
-  return NS_ERROR(Code::kInvalidUsage, "{}: NCCLSHIM_MODE={} is not available in this build (supported: auto, gpufree)",
-                  fn, selection().mode);
+  return NS_ERROR(Code::kInvalidUsage, "{}: NCCLSHIM_MODE={} is not a mode (use auto, forward or gpufree)", fn,
+                  selection().mode);
 }
 
 }  // namespace nshim

@@ -7,6 +7,7 @@ namespace nshim {
 namespace {
 
 thread_local std::string tLastError;
+thread_local bool tShimErrorNewest = false;
 
 }  // namespace
 
@@ -43,10 +44,17 @@ ncclResult_t reportError(const Status& status) {
   if (status.ok()) return ncclSuccess;
   NS_WARN("{}", status.toString());
   tLastError = status.toString();
+  tShimErrorNewest = true;
   return toNcclResult(status.code());
 }
 
 const char* lastErrorMessage() { return tLastError.c_str(); }
+
+void noteNcclResult(ncclResult_t result) {
+  if (result != ncclSuccess && result != ncclInProgress) tShimErrorNewest = false;
+}
+
+bool shimErrorIsNewest() { return tShimErrorNewest; }
 
 Status withContext(const Status& status, const std::string& context) {
   if (status.ok()) return status;

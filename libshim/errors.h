@@ -18,6 +18,13 @@ ncclResult_t reportError(const Status& status);
 // The message of the last failed call on this thread ("" when none has failed).
 const char* lastErrorMessage();
 
+// Forward mode: a call to the real NCCL returned `result`. When it is an error, the real NCCL's
+// ncclGetLastError text is now newer than the shim's own last error on this thread.
+void noteNcclResult(ncclResult_t result);
+// Whether the newest error on this thread was raised by the shim (reportError) rather than
+// returned by the real NCCL.
+bool shimErrorIsNewest();
+
 // The same error with `context` in front of its message (e.g. the API function and rank).
 Status withContext(const Status& status, const std::string& context);
 

@@ -8,12 +8,12 @@ SHIM_LIB := $(BUILD)/libncclshim.so
 NCCL_CFLAGS_FILE := $(BUILD)/nccl_cflags.txt
 NCCL_CFLAGS = $(shell cat $(NCCL_CFLAGS_FILE))
 
-SHIM_TEST_SRCS := $(wildcard tests/shim/*.cc)
+SHIM_TEST_SRCS := $(filter-out tests/shim/forward_%,$(wildcard tests/shim/*.cc))
 SHIM_TEST_OBJS := $(SHIM_TEST_SRCS:%.cc=$(BUILD)/obj/shimtests/%.o)
 SHIM_TEST_PROGRAM := $(BUILD)/tests/nccl_api_test_program
 NCCL_STUB := $(BUILD)/tests/stub/libnccl.so.2
 
-.PHONY: shim shim-test
+.PHONY: shim shim-test forward-test hotpath-bench
 all: $(SHIM_LIB) $(SHIM_TEST_PROGRAM)
 shim: $(SHIM_LIB)
 
@@ -44,3 +44,55 @@ $(SHIM_TEST_PROGRAM): $(SHIM_TEST_OBJS) $(NCCL_STUB)
 
 shim-test: $(SHIM_LIB) $(SHIM_TEST_PROGRAM)
 	bash tests/shim/run_shim_tests.sh
+
+# Forward mode (tests/suites/forward_tests.sh): a fake "real NCCL" built as libnccl.so.2 (and an
+# older one lacking the 2.27 functions), the forward test program linked against it (RUNPATH, so
+# LD_LIBRARY_PATH can swap in the older one), the same program as a library linked to the fake and
+# as one linked to nothing (both dlopened RTLD_LOCAL by forward_loader, as Python loads PyTorch),
+# and the hot-path benchmark (bench/run_hotpath_bench.sh).
+FAKE_NCCL := $(BUILD)/tests/fake/libnccl.so.2
+FAKE_NCCL_OLD := $(BUILD)/tests/fake_old/libnccl.so.2
+FORWARD_PROGRAM := $(BUILD)/tests/forward_test_program
+FORWARD_LINKED_LIB := $(BUILD)/tests/libforward_linked.so
+FORWARD_UNLINKED_LIB := $(BUILD)/tests/libforward_unlinked.so
+FORWARD_LOADER := $(BUILD)/tests/forward_loader
+HOTPATH_BENCH := $(BUILD)/hotpath_bench
+FORWARD_TEST_DEPS := tests/shim/forward_test_program.cc tests/shim/forward_test_util.h tests/shim/fake_nccl_log.h \
+                     $(NCCL_CFLAGS_FILE)
+FORWARD_CXX = $(CXX) -std=c++20 $(OPT) -g -Wall -Wextra -Wno-unused-parameter $(NCCL_CFLAGS)
+FAKE_RPATH := -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN/fake'
+
+all: $(FAKE_NCCL) $(FAKE_NCCL_OLD) $(FORWARD_PROGRAM) $(FORWARD_LINKED_LIB) $(FORWARD_UNLINKED_LIB) \
+     $(FORWARD_LOADER) $(HOTPATH_BENCH)
+
+$(FAKE_NCCL): tests/shim/fake_nccl.c tests/shim/fake_nccl_log.h $(NCCL_CFLAGS_FILE)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -shared -fPIC -O2 -Wall $(NCCL_CFLAGS) -Wl,-soname,libnccl.so.2 -o $@ $<
+
+$(FAKE_NCCL_OLD): tests/shim/fake_nccl.c tests/shim/fake_nccl_log.h $(NCCL_CFLAGS_FILE)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -shared -fPIC -O2 -Wall -DFAKE_NCCL_OLD $(NCCL_CFLAGS) -Wl,-soname,libnccl.so.2 -o $@ $<
+
+$(FORWARD_PROGRAM): $(FORWARD_TEST_DEPS) $(FAKE_NCCL)
+	$(FORWARD_CXX) -o $@ $< $(FAKE_NCCL) $(FAKE_RPATH)
+
+$(FORWARD_LINKED_LIB): $(FORWARD_TEST_DEPS) $(FAKE_NCCL)
+	$(FORWARD_CXX) -fPIC -shared -DFORWARD_TEST_LIBRARY -o $@ $< $(FAKE_NCCL) $(FAKE_RPATH)
+
+# Linked to no NCCL: its nccl* references bind to the preloaded shim when it is dlopened.
+$(FORWARD_UNLINKED_LIB): $(FORWARD_TEST_DEPS)
+	$(FORWARD_CXX) -fPIC -shared -DFORWARD_TEST_LIBRARY -o $@ $<
+
+$(FORWARD_LOADER): tests/shim/forward_loader.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++20 $(OPT) -Wall -Wextra -o $@ $< -ldl
+
+$(HOTPATH_BENCH): bench/hotpath_bench.cc $(FAKE_NCCL) $(NCCL_CFLAGS_FILE)
+	$(CXX) -std=c++20 $(OPT) -g -Wall -Wextra $(NCCL_CFLAGS) -o $@ $< $(FAKE_NCCL) -Wl,--enable-new-dtags \
+	  -Wl,-rpath,'$$ORIGIN/tests/fake'
+
+forward-test: all
+	bash tests/suites/forward_tests.sh
+
+hotpath-bench: $(SHIM_LIB) $(HOTPATH_BENCH)
+	bash bench/run_hotpath_bench.sh

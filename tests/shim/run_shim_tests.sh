@@ -2,7 +2,9 @@
 # Runs the shim's process tests: the NCCL-API test program (linked against a stub libnccl.so.2 that
 # aborts) with LD_PRELOAD=libncclshim.so for 2, 3 and 4 ranks, plus checks of the library itself:
 # only nccl*/pnccl* symbols exported, no libibverbs/MPI/libstdc++ needed at load time, and the stub
-# really is what the program would call without the preload. Ends with "N passed, N failed".
+# really is what the program would call without the preload. The program tests GPU-free execution:
+# NCCLSHIM_MODE=gpufree, since on a GPU host auto mode would forward to the stub (it looks like a real
+# NCCL). Forward mode: tests/suites/forward_tests.sh. Ends with "N passed, N failed".
 # Usage: tests/shim/run_shim_tests.sh [build dir] [rank counts...]   (after `make`)
 set -uo pipefail
 build=${1:-build}
@@ -35,7 +37,7 @@ result $? "library/stub-aborts-without-preload" "$(echo "$out" | tail -3)"
 
 for n in $counts; do
   log=$(mktemp)
-  LD_PRELOAD="$lib" "$program" "$n" | tee "$log" | grep -Ev '^PASS|^[0-9]+ passed, [0-9]+ failed$'
+  NCCLSHIM_MODE=gpufree LD_PRELOAD="$lib" "$program" "$n" | tee "$log" | grep -Ev '^PASS|^[0-9]+ passed, [0-9]+ failed$'
   p=$(grep -c '^PASS' "$log")
   f=$(grep -c '^FAIL' "$log")
   passed=$((passed + p))

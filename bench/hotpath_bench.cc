@@ -1,0 +1,66 @@
+// Hot-path cost of an NCCL call: nanoseconds per call of ncclAllReduce (count 1) and of ncclSend
+// inside an open group, against whatever those symbols bind to: the fake libnccl.so.2 it is linked
+// with (tests/shim/fake_nccl.c, which does almost nothing), or libncclshim.so in front of it
+// (LD_PRELOAD, NCCLSHIM_MODE=forward). bench/run_hotpath_bench.sh runs both and prints the difference.
+//   hotpath_bench [calls (1000000)] [batch (1000)]
+// Prints one line per case: "<case> median_ns=.. p10_ns=.. p90_ns=.. calls=..", the statistics over
+// batches of `batch` calls timed with CLOCK_MONOTONIC.
+#include <nccl.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+int64_t nowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+template <typename Batch>
+void measure(const char* name, long calls, long batch, Batch&& runBatch) {
+  for (int i = 0; i < 20; ++i) runBatch(batch);  // warm up: first-call resolution, caches
+  std::vector<double> perCall;
+  for (long done = 0; done < calls; done += batch) {
+    int64_t start = nowNs();
+    runBatch(batch);
+    perCall.push_back(double(nowNs() - start) / double(batch));
+  }
+  std::sort(perCall.begin(), perCall.end());
+  auto at = [&](double q) { return perCall[size_t(q * double(perCall.size() - 1))]; };
+  std::printf("%s median_ns=%.2f p10_ns=%.2f p90_ns=%.2f calls=%ld\n", name, at(0.5), at(0.1), at(0.9), calls);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  long calls = argc > 1 ? std::atol(argv[1]) : 1000000;
+  long batch = argc > 2 ? std::atol(argv[2]) : 1000;
+  ncclUniqueId id;
+  ncclComm_t comm = nullptr;
+  if (ncclGetUniqueId(&id) != ncclSuccess || ncclCommInitRank(&comm, 1, id, 0) != ncclSuccess) {
+    std::fprintf(stderr, "hotpath_bench: cannot create a communicator: %s\n", ncclGetLastError(nullptr));
+    return 1;
+  }
+  float send = 1.0f;
+  float recv = 0.0f;
+  bool ok = true;
+  measure("ncclAllReduce(count=1)", calls, batch, [&](long n) {
+    for (long i = 0; i < n; ++i) ok &= ncclAllReduce(&send, &recv, 1, ncclFloat, ncclSum, comm, nullptr) == ncclSuccess;
+  });
+  measure("ncclSend(in-group)", calls, batch, [&](long n) {
+    ncclGroupStart();
+    for (long i = 0; i < n; ++i) ok &= ncclSend(&send, 1, ncclFloat, 0, comm, nullptr) == ncclSuccess;
+    ncclGroupEnd();
+  });
+  ncclCommDestroy(comm);
+  if (!ok) {
+    std::fprintf(stderr, "hotpath_bench: a call failed\n");
+    return 1;
+  }
+  return 0;
+}

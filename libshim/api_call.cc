@@ -1,0 +1,114 @@
+// The slow half of the API frame, run only while the record hook is on: communicator state for a
+// call, and what creation calls register. Shape queries (size, rank, device) go to the backend
+// directly, so they reach the real NCCL in forward mode but are not themselves reported.
+#include "libshim/api_call.h"
+
+namespace nshim {
+namespace {
+
+constexpr int32_t kShapeFailed = -2;  // CommState::nranks after a query that failed: do not retry
+
+// Asks the backend for a communicator's size, rank and device where they are unknown.
+void queryShape(void* comm, CommState& state) {
+  NcclBackend* backend = activeBackend();
+  if (backend == nullptr) return;
+  int value = -1;
+  if (state.nranks.load(std::memory_order_relaxed) < 0) {
+    int nranks = -1;
+    int rank = -1;
+    bool ok = backend->commCount(static_cast<ncclComm_t>(comm), &nranks) == ncclSuccess &&
+              backend->commUserRank(static_cast<ncclComm_t>(comm), &rank) == ncclSuccess;
+    state.rank.store(ok ? rank : -1, std::memory_order_relaxed);
+    state.nranks.store(ok ? nranks : kShapeFailed, std::memory_order_relaxed);
+  }
+  if (state.device.load(std::memory_order_relaxed) < 0 &&
+      backend->commCuDevice(static_cast<ncclComm_t>(comm), &value) == ncclSuccess) {
+    state.device.store(value, std::memory_order_relaxed);
+  }
+}
+
+}  // namespace
+
+int& groupDepthOfThread() noexcept {
+  static thread_local int depth = 0;
+  return depth;
+}
+
+namespace {
+
+struct DeferredCreation {
+  ncclComm_t* out;
+  CommCreated made;
+};
+
+std::vector<DeferredCreation>& deferredOfThread() {
+  static thread_local std::vector<DeferredCreation> deferred;
+  return deferred;
+}
+
+}  // namespace
+
+CommCreated registerCreatedAt(ncclResult_t result, ncclComm_t* out, CommCreated made, bool deferrable) {
+  made.comm = createdSomething(result) && out != nullptr ? *out : nullptr;
+  if (made.comm != nullptr) return registerCreated(made);
+  if (deferrable && result == ncclSuccess && out != nullptr && groupDepthOfThread() > 0) {
+    deferredOfThread().push_back(DeferredCreation{out, made});
+  }
+  return made;
+}
+
+void leaveGroup(CreatedComms& made) {
+  int& depth = groupDepthOfThread();
+  if (depth > 0) --depth;
+  std::vector<DeferredCreation>& deferred = deferredOfThread();
+  if (depth > 0 || deferred.empty()) return;
+  for (DeferredCreation& entry : deferred) {
+    entry.made.comm = *entry.out;
+    if (entry.made.comm != nullptr) made.push_back(registerCreated(entry.made));
+  }
+  deferred.clear();
+}
+
+void beginRecordedCall(ApiCall& call) noexcept {
+  call.groupDepth = groupDepthOfThread();
+  if (call.comm != nullptr) {
+    if (CommState* state = findComm(call.comm)) {
+      // A split comm created non-blocking was not ready at creation: by its first operation it is.
+      if (isOperation(call.fn) && state->nranks.load(std::memory_order_relaxed) == -1) {
+        try {
+          queryShape(call.comm, *state);
+        } catch (...) {
+        }
+      }
+      call.commId = state->commId;
+      int32_t nranks = state->nranks.load(std::memory_order_relaxed);
+      call.nranks = nranks >= 0 ? nranks : -1;
+      call.rank = state->rank.load(std::memory_order_relaxed);
+      if (isOperation(call.fn)) call.seq = state->nextSeq.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  call.startNs = nowNs();
+}
+
+CommCreated registerCreated(CommCreated made) noexcept {
+  if (made.comm != nullptr) registerComm(made.comm, made.commId, made.nranks, made.rank);
+  return made;
+}
+
+void completeCreated(CreatedComms& comms, ncclResult_t result) noexcept {
+  if (result != ncclSuccess) return;  // failed, or still initializing (first operation completes it)
+  for (CommCreated& made : comms) {
+    CommState* state = findComm(made.comm);
+    if (state == nullptr) continue;
+    try {
+      queryShape(made.comm, *state);
+    } catch (...) {
+    }
+    int32_t nranks = state->nranks.load(std::memory_order_relaxed);
+    made.nranks = nranks >= 0 ? nranks : -1;
+    made.rank = state->rank.load(std::memory_order_relaxed);
+    made.device = state->device.load(std::memory_order_relaxed);
+  }
+}
+
+}  // namespace nshim

@@ -1,0 +1,117 @@
+// The frame of every exported NCCL function: the exception guard (api_guard.h) around the backend
+// call and, only while the record hook is on (record_hook.h), the call's description, its
+// communicator's state and sequence number, host timestamps and the hook. With the hook off the
+// frame adds one load and one predictable branch to guardedCall.
+#pragma once
+
+#include <vector>
+
+#include "common/clock.h"
+#include "libshim/api_guard.h"
+#include "libshim/comm_table.h"
+#include "libshim/record_hook.h"
+
+namespace nshim {
+
+// ncclGroupStart nesting of this thread, kept by the group wrappers.
+int& groupDepthOfThread() noexcept;
+
+// Fills the group depth, the state of call.comm (and a sequence number for an operation), then
+// the start time.
+void beginRecordedCall(ApiCall& call) noexcept;
+
+inline void describeOp(ApiCall& call, const void* sendbuff, void* recvbuff, size_t count, int datatype, int redop,
+                       int root, int peer, void* comm, void* stream) {
+  call.sendbuff = sendbuff;
+  call.recvbuff = recvbuff;
+  call.count = count;
+  call.datatype = datatype;
+  call.redop = redop;
+  call.root = root;
+  call.peer = peer;
+  call.comm = comm;
+  call.stream = stream;
+}
+
+// An exported function: `describe(ApiCall&)` fills the arguments (run only when the hook is on),
+// `body(NcclBackend&)` makes the call.
+template <typename Describe, typename Body>
+inline ncclResult_t apiCall(ApiId id, Describe&& describe, Body&& body) noexcept {
+  if (__builtin_expect(!recordHookEnabled(), 1)) return guardedCall(apiName(id), body);
+  ApiCall call;
+  call.fn = id;
+  describe(call);
+  beginRecordedCall(call);
+  ncclResult_t result = guardedCall(apiName(id), body);
+  call.endNs = nowNs();
+  call.result = result;
+  recordApiCall(call);
+  return result;
+}
+
+// A function returning a string (ncclGetErrorString, ncclGetLastError): `fallback` when the guard
+// catches anything; reported with result 0.
+template <typename Describe, typename Body>
+inline const char* stringCall(ApiId id, Describe&& describe, const char* fallback, Body&& body) noexcept {
+  if (__builtin_expect(!recordHookEnabled(), 1)) return guardedString(fallback, body);
+  ApiCall call;
+  call.fn = id;
+  describe(call);
+  beginRecordedCall(call);
+  const char* text = guardedString(fallback, body);
+  call.endNs = nowNs();
+  recordApiCall(call);
+  return text;
+}
+
+// The communicators a creation call made.
+using CreatedComms = std::vector<CommCreated>;
+
+// Registers a communicator made by a creation call in the side table (comm_table.h) and returns
+// its description; `made.comm` null (nothing created) registers nothing.
+CommCreated registerCreated(CommCreated made) noexcept;
+// The same for a call that writes its new communicator to `*out`: made.comm = *out when the call
+// created one. Inside a group a successful call may leave *out null until the group ends (GPU-free
+// does): such a creation is kept and reported, registered, with the outermost ncclGroupEnd.
+// `deferrable` false (a split with NCCL_SPLIT_NOCOLOR) never waits.
+CommCreated registerCreatedAt(ncclResult_t result, ncclComm_t* out, CommCreated made, bool deferrable = true);
+// After an ncclGroupEnd: leaves one nesting level; at the outermost, the deferred creations whose
+// communicator now exists are registered and appended to `made`.
+void leaveGroup(CreatedComms& made);
+// Whether a creation call's result means its communicators exist (ncclSuccess, or ncclInProgress
+// for a non-blocking one).
+inline bool createdSomething(ncclResult_t result) { return result == ncclSuccess || result == ncclInProgress; }
+// Hook on: asks the backend for what a creation call could not know (a split comm's size and
+// rank, the device) and stores it in the side table; only for communicators that are ready.
+void completeCreated(CreatedComms& comms, ncclResult_t result) noexcept;
+
+// A creation call: like apiCall, and `made(result, CreatedComms&)` always runs after the call and
+// registers what was created (registerCreated), so that the side table is complete.
+template <typename Describe, typename Body, typename Made>
+inline ncclResult_t creationCall(ApiId id, Describe&& describe, Body&& body, Made&& made) noexcept {
+  const bool on = recordHookEnabled();
+  ApiCall call;
+  call.fn = id;
+  if (on) {
+    describe(call);
+    beginRecordedCall(call);
+  }
+  ncclResult_t result = guardedCall(apiName(id), body);
+  call.endNs = on ? nowNs() : 0;
+  try {
+    CreatedComms comms;
+    made(result, comms);
+    if (on) {
+      completeCreated(comms, result);
+      call.result = result;
+      call.created = comms.data();
+      call.numCreated = static_cast<int32_t>(comms.size());
+      recordApiCall(call);
+    }
+  } catch (...) {
+    // Out of memory describing the new communicators: the call's result stands, its record is lost.
+  }
+  return result;
+}
+
+}  // namespace nshim

@@ -1,0 +1,122 @@
+// The communicator side table: linear probing over kSlots atomic keys. A key is published with a
+// release store after its state is written, so a lock-free reader that sees the key sees the state.
+// Removed keys become tombstones (probes continue past them; inserts reuse them).
+#include "libshim/comm_table.h"
+
+#include <unistd.h>
+
+#include <mutex>
+
+#include "common/clock.h"
+#include "common/log.h"
+
+namespace nshim {
+namespace {
+
+constexpr size_t kSlots = 4096;  // live communicators per process, far above what jobs create
+constexpr uintptr_t kEmpty = 0;
+constexpr uintptr_t kTombstone = 1;
+
+struct Slot {
+  std::atomic<uintptr_t> key{kEmpty};
+  CommState state;
+};
+
+Slot gSlots[kSlots];
+std::mutex gWriteMutex;  // inserts and removals
+bool gFullWarned = false;
+
+size_t slotOf(uintptr_t key) { return static_cast<size_t>(((key >> 4) * 0x9e3779b97f4a7c15ULL) >> 52) & (kSlots - 1); }
+
+uint64_t fnv1a(const void* data, size_t bytes, uint64_t hash = 0xcbf29ce484222325ULL) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < bytes; ++i) hash = (hash ^ p[i]) * 0x100000001b3ULL;
+  return hash;
+}
+
+uint64_t nonZero(uint64_t id) { return id != 0 ? id : 1; }
+
+}  // namespace
+
+CommState* findComm(const void* comm) noexcept {
+  uintptr_t key = reinterpret_cast<uintptr_t>(comm);
+  if (key <= kTombstone) return nullptr;
+  size_t at = slotOf(key);
+  for (size_t probes = 0; probes < kSlots; ++probes, at = (at + 1) & (kSlots - 1)) {
+    uintptr_t seen = gSlots[at].key.load(std::memory_order_acquire);
+    if (seen == key) return &gSlots[at].state;
+    if (seen == kEmpty) return nullptr;
+  }
+  return nullptr;
+}
+
+CommState* registerComm(const void* comm, uint64_t commId, int nranks, int rank) noexcept {
+  uintptr_t key = reinterpret_cast<uintptr_t>(comm);
+  if (key <= kTombstone) return nullptr;
+  std::lock_guard<std::mutex> lock(gWriteMutex);
+  Slot* target = nullptr;
+  size_t at = slotOf(key);
+  for (size_t probes = 0; probes < kSlots; ++probes, at = (at + 1) & (kSlots - 1)) {
+    uintptr_t seen = gSlots[at].key.load(std::memory_order_relaxed);
+    if (seen == key) {  // the address of a destroyed communicator, reused without a destroy we saw
+      target = &gSlots[at];
+      break;
+    }
+    if (seen == kTombstone && target == nullptr) target = &gSlots[at];
+    if (seen == kEmpty) {
+      if (target == nullptr) target = &gSlots[at];
+      break;
+    }
+  }
+  if (target == nullptr) {
+    if (!gFullWarned) {
+      NS_WARN("ncclshim: more than {} live communicators; new ones are recorded without a comm id", kSlots);
+    }
+    gFullWarned = true;
+    return nullptr;
+  }
+  CommState& state = target->state;
+  state.commId = commId;
+  state.nranks.store(nranks, std::memory_order_relaxed);
+  state.rank.store(rank, std::memory_order_relaxed);
+  state.device.store(-1, std::memory_order_relaxed);
+  state.nextSeq.store(0, std::memory_order_relaxed);
+  state.nextSplit.store(0, std::memory_order_relaxed);
+  target->key.store(key, std::memory_order_release);
+  return &state;
+}
+
+void forgetComm(const void* comm) noexcept {
+  uintptr_t key = reinterpret_cast<uintptr_t>(comm);
+  if (key <= kTombstone) return;
+  std::lock_guard<std::mutex> lock(gWriteMutex);
+  size_t at = slotOf(key);
+  for (size_t probes = 0; probes < kSlots; ++probes, at = (at + 1) & (kSlots - 1)) {
+    uintptr_t seen = gSlots[at].key.load(std::memory_order_relaxed);
+    if (seen == key) {
+      gSlots[at].key.store(kTombstone, std::memory_order_release);
+      return;
+    }
+    if (seen == kEmpty) return;
+  }
+}
+
+uint64_t commIdFromUniqueIds(const void* ids, size_t bytes) noexcept { return nonZero(fnv1a(ids, bytes)); }
+
+uint64_t commIdForSplit(uint64_t parentId, int32_t color, uint64_t splitSeq) noexcept {
+  unsigned char bytes[20];
+  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<unsigned char>(parentId >> (8 * i));
+  uint32_t c = static_cast<uint32_t>(color);
+  for (int i = 0; i < 4; ++i) bytes[8 + i] = static_cast<unsigned char>(c >> (8 * i));
+  for (int i = 0; i < 8; ++i) bytes[12 + i] = static_cast<unsigned char>(splitSeq >> (8 * i));
+  return nonZero(fnv1a(bytes, sizeof(bytes)));
+}
+
+uint64_t freshCommId() noexcept {
+  static std::atomic<uint64_t> counter{0};
+  uint64_t seed[3] = {static_cast<uint64_t>(getpid()), static_cast<uint64_t>(nowNs()),
+                      counter.fetch_add(1, std::memory_order_relaxed)};
+  return nonZero(fnv1a(seed, sizeof(seed)));
+}
+
+}  // namespace nshim

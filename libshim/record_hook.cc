@@ -1,0 +1,90 @@
+// The record hook's body. Until the recorder (trace/recorder.h) is plugged in here the hook is off
+// unless NCCLSHIM_HOOK_DEBUG asks for it, for tests and benchmarks only:
+//   NCCLSHIM_HOOK_DEBUG=noop     the hook path runs (timestamps, comm lookup, sequence numbers) and
+//                                the body does nothing: the cost of the hook itself;
+//   NCCLSHIM_HOOK_DEBUG=<path>   one text line per call appended to <path> ("%p" = the pid).
+#include "libshim/record_hook.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "common/env.h"
+#include "common/log.h"
+
+namespace nshim {
+namespace detail {
+std::atomic<int> gHookState{-1};
+}  // namespace detail
+
+namespace {
+
+int gDebugFd = -1;  // set before gHookState is published, never changed afterwards
+
+std::string expandPid(std::string path) {
+  size_t at = path.find("%p");
+  if (at != std::string::npos) path.replace(at, 2, std::to_string(getpid()));
+  return path;
+}
+
+int decideHookState() {
+  std::string debug = envString("NCCLSHIM_HOOK_DEBUG", "");
+  if (debug.empty()) return 0;
+  if (debug != "noop") {
+    std::string path = expandPid(debug);
+    gDebugFd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (gDebugFd < 0) NS_WARN("NCCLSHIM_HOOK_DEBUG: cannot open {}; the hook runs without a log", path);
+  }
+  NS_INFO("record hook on (NCCLSHIM_HOOK_DEBUG={})", debug);
+  return 1;
+}
+
+// One line per call: every field of ApiCall, then one "new=" entry per communicator created.
+void writeDebugLine(const ApiCall& call) {
+  char line[2048];
+  auto out = fmt::format_to_n(
+      line, sizeof(line) - 1,
+      "fn={} result={} comm={} commId={:#x} seq={} nranks={} rank={} depth={} count={} datatype={} redop={} "
+      "root={} peer={} flags={} stream={} send={} recv={} handle={} ns={} created={}",
+      apiName(call.fn), call.result, call.comm, call.commId, call.seq, call.nranks, call.rank, call.groupDepth,
+      call.count, call.datatype, call.redop, call.root, call.peer, call.flags, call.stream, call.sendbuff,
+      static_cast<const void*>(call.recvbuff), call.handle, call.endNs - call.startNs, call.numCreated);
+  size_t length = out.size < sizeof(line) - 1 ? out.size : sizeof(line) - 1;
+  for (int i = 0; i < call.numCreated && length < sizeof(line) - 1; ++i) {
+    const CommCreated& made = call.created[i];
+    auto more = fmt::format_to_n(line + length, sizeof(line) - 1 - length, " new={},{:#x},{},{},{},{:#x},{},{},{}",
+                                 made.comm, made.commId, made.nranks, made.rank, made.device, made.parentId,
+                                 made.splitSeq, made.color, made.key);
+    length += more.size < sizeof(line) - 1 - length ? more.size : sizeof(line) - 1 - length;
+  }
+  line[length++] = '\n';
+  [[maybe_unused]] ssize_t written = write(gDebugFd, line, length);  // O_APPEND: one line per write
+}
+
+}  // namespace
+
+namespace detail {
+bool initHookSlow() noexcept {
+  static const int decided = [] {
+    int state = 0;
+    try {
+      state = decideHookState();
+    } catch (...) {
+      state = 0;
+    }
+    gHookState.store(state, std::memory_order_release);  // after gDebugFd
+    return state;
+  }();
+  return decided != 0;
+}
+}  // namespace detail
+
+void recordApiCall(const ApiCall& call) noexcept {
+  // The recorder goes here (trace::recordOp / recordComm from `call`).
+  if (gDebugFd >= 0) writeDebugLine(call);
+}
+
+}  // namespace nshim
