@@ -52,7 +52,9 @@ bench:
 clean:
 	rm -rf $(BUILD)
 
-# Each component with more than sources (the shim, tools, phynet) has a module.mk.
+# Each component with more than sources (the shim, trace, tools, phynet) has a module.mk. Archives
+# used across modules are named here so every module sees them whatever the include order.
+TRACE_LIB := $(BUILD)/libtrace.a
 include $(wildcard */module.mk)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -24,8 +24,8 @@ $(BUILD)/obj/libshim/%.o: libshim/%.cc $(NCCL_CFLAGS_FILE)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) $(NCCL_CFLAGS) -c $< -o $@
 
-$(SHIM_LIB): $(SHIM_OBJS) $(ENGINE_LIB) libshim/exports.map
-	$(CXX) -shared -o $@ $(SHIM_OBJS) $(ENGINE_LIB) $(LDFLAGS) -static-libstdc++ -static-libgcc \
+$(SHIM_LIB): $(SHIM_OBJS) $(TRACE_LIB) $(ENGINE_LIB) libshim/exports.map
+	$(CXX) -shared -o $@ $(SHIM_OBJS) $(TRACE_LIB) $(ENGINE_LIB) $(LDFLAGS) -static-libstdc++ -static-libgcc \
 	  -Wl,--version-script=libshim/exports.map -Wl,--no-undefined -Wl,-soname,libncclshim.so $(LDLIBS)
 
 # The test program knows only nccl.h: it is linked against a stub libnccl.so.2 that aborts, so it

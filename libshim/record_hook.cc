@@ -1,5 +1,5 @@
-// The record hook's body. Until the recorder (trace/recorder.h) is plugged in here the hook is off
-// unless NCCLSHIM_HOOK_DEBUG asks for it, for tests and benchmarks only:
+// The record hook's body: on when NCCLSHIM_TRACE_DIR turns the trace recorder on (trace_bridge.h),
+// or when NCCLSHIM_HOOK_DEBUG asks for it, for tests and benchmarks only:
 //   NCCLSHIM_HOOK_DEBUG=noop     the hook path runs (timestamps, comm lookup, sequence numbers) and
 //                                the body does nothing: the cost of the hook itself;
 //   NCCLSHIM_HOOK_DEBUG=<path>   one text line per call appended to <path> ("%p" = the pid).
@@ -14,6 +14,7 @@
 
 #include "common/env.h"
 #include "common/log.h"
+#include "libshim/trace_bridge.h"
 
 namespace nshim {
 namespace detail {
@@ -30,9 +31,13 @@ std::string expandPid(std::string path) {
   return path;
 }
 
+bool gTracing = false;  // set before gHookState is published
+
 int decideHookState() {
+  gTracing = traceRecordingEnabled();
+  if (gTracing) NS_INFO("recording NCCL calls to {}", envString("NCCLSHIM_TRACE_DIR", ""));
   std::string debug = envString("NCCLSHIM_HOOK_DEBUG", "");
-  if (debug.empty()) return 0;
+  if (debug.empty()) return gTracing ? 1 : 0;
   if (debug != "noop") {
     std::string path = expandPid(debug);
     gDebugFd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -83,7 +88,7 @@ bool initHookSlow() noexcept {
 }  // namespace detail
 
 void recordApiCall(const ApiCall& call) noexcept {
-  // The recorder goes here (trace::recordOp / recordComm from `call`).
+  if (gTracing) recordCallToTrace(call);
   if (gDebugFd >= 0) writeDebugLine(call);
 }
 

@@ -1,0 +1,375 @@
+// Recorder: the hot path (thread ring lookup and push), thread registration, the writer thread,
+// and the drain that merges every ring in global order into the trace file. Everything the drain
+// touches is guarded by drainLock_ and is async-signal-safe, so a signal handler can drain too.
+#include "trace/recorder.h"
+
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "trace/line_buffer.h"
+
+namespace nshim::trace {
+namespace {
+
+constexpr int64_t kLockTimeoutNs = 10'000'000'000;
+
+struct ThreadCache {
+  uint64_t recorderId;
+  RecordRing* ring;
+};
+// The hot path's only thread-local: trivially destructible, initial-exec (no TLS call).
+__attribute__((tls_model("initial-exec"))) constinit thread_local ThreadCache tCache{0, nullptr};
+
+// The thread's references to its rings, released when the thread exits (slow path only).
+struct ThreadRings {
+  std::vector<RecordRing*> rings;
+  ~ThreadRings() {
+    for (RecordRing* ring : rings) {
+      ring->markOrphaned();
+      ring->release();
+    }
+  }
+};
+thread_local ThreadRings tRings;
+std::atomic<uint64_t> gNextThreadToken{1};
+thread_local uint64_t tThreadToken = 0;
+
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+int64_t realtimeNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// mkdir -p; true when `dir` exists as a directory afterwards.
+bool makeDirs(const std::string& dir) {
+  std::string partial;
+  for (size_t i = 0; i <= dir.size(); ++i) {
+    if (i == dir.size() || (dir[i] == '/' && i > 0)) {
+      partial = dir.substr(0, i);
+      if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) return false;
+    }
+  }
+  struct stat st;
+  return stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
+Recorder::Recorder(RecorderConfig config) : config_(std::move(config)) {
+  id_.store(newRecorderId(), std::memory_order_relaxed);
+  globalRank_.store(config_.envGlobalRank, std::memory_order_relaxed);
+  header_.version = kTraceFormatVersion;
+  header_.abi = static_cast<int32_t>(kTraceRecordAbi);
+  header_.ringRecords = config_.ringRecords;
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  for (char* c = host; *c; ++c) {
+    if (*c == '/' || *c == ' ') *c = '_';
+  }
+  copyFixed(header_.host, sizeof(header_.host), host);
+  resetProcessState();
+  if (config_.dir.empty()) return;
+  if (config_.dir.size() + config_.namePattern.size() > kPathBytes / 2 ||
+      config_.namePattern.find('/') != std::string::npos || config_.namePattern.empty()) {
+    startStatus_ = NS_ERROR(Code::kInvalidArgument, "trace dir/name too long or name has '/': {}/{}",
+                            config_.dir, config_.namePattern);
+  } else if (!makeDirs(config_.dir)) {
+    startStatus_ = NS_ERROR(Code::kSystemError, "cannot create trace dir {}: {}", config_.dir,
+                            std::strerror(errno));
+  } else {
+    // Absolute, so that a later chdir() of the process does not move the file or break a rename.
+    if (char* absolute = realpath(config_.dir.c_str(), nullptr)) {
+      config_.dir = absolute;
+      std::free(absolute);
+    }
+    active_ = true;
+  }
+  if (!startStatus_.ok()) NS_WARN("trace recording off: {}", startStatus_.message());
+  registerLiveRecorder(this);
+}
+
+Recorder::~Recorder() {
+  unregisterLiveRecorder(this);
+  (void)close("close");
+  for (auto& slot : rings_) {
+    if (RecordRing* ring = slot.exchange(nullptr)) ring->release();
+  }
+  if (fd_ >= 0) ::close(fd_);
+}
+
+// Per-process state: at construction and again in a fork child.
+void Recorder::resetProcessState() {
+  header_.pid = getpid();
+  header_.ppid = getppid();
+  header_.startRealtimeNs = realtimeNs();
+  header_.startMonotonicNs = nowNs();
+  nextN_.store(0, std::memory_order_relaxed);
+  comms_ = 0;
+  ops_ = 0;
+  invalid_ = 0;
+  unregisteredDrops_ = 0;
+  reclaimedDrops_ = 0;
+  dropsReported_ = 0;
+  writeErrno_ = 0;
+  fileFailed_ = false;
+  outLen_ = 0;
+  path_[0] = '\0';
+  copyFixed(lastReason_, sizeof(lastReason_), "close");
+  lastSignal_ = 0;
+}
+
+inline RecordRing* Recorder::threadRing() {
+  if (__builtin_expect(tCache.recorderId == id_.load(std::memory_order_relaxed), 1)) return tCache.ring;
+  return registerThread();
+}
+
+template <typename Fill>
+inline void Recorder::push(Fill&& fill) noexcept {
+  RecordRing* ring = threadRing();
+  if (__builtin_expect(ring == nullptr, 0)) {
+    if (active_) unregisteredDrops_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  RingSlot* slot = ring->reserve();
+  if (__builtin_expect(slot == nullptr, 0)) {
+    slot = waitForRoom(ring);
+    if (slot == nullptr) {
+      ring->countDrop();
+      return;
+    }
+  }
+  slot->n = nextN_.fetch_add(1, std::memory_order_relaxed);
+  fill(slot);
+  ring->publish();
+  if (__builtin_expect(ring->checkNearlyFull(), 0)) wakeWriter();
+  if (__builtin_expect(closed_.load(std::memory_order_relaxed), 0)) lateFlush();
+}
+
+void Recorder::recordOp(const OpRecord& record) noexcept {
+  if (__builtin_expect(record.abi != kTraceRecordAbi, 0)) {
+    invalid_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  push([&](RingSlot* slot) {
+    slot->kind = SlotKind::kOp;
+    slot->op = record;
+  });
+}
+
+void Recorder::recordComm(const CommRecord& record) noexcept {
+  if (__builtin_expect(record.abi != kTraceRecordAbi, 0)) {
+    invalid_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  push([&](RingSlot* slot) {
+    slot->kind = SlotKind::kComm;
+    slot->comm = record;
+  });
+}
+
+// Slow path, once per thread (and recorder): allocate and publish the thread's ring.
+RecordRing* Recorder::registerThread() {
+  if (!active_) return nullptr;
+  try {
+    std::lock_guard<std::mutex> lock(registryMutex_);
+    uint64_t id = id_.load(std::memory_order_relaxed);
+    if (tThreadToken == 0) tThreadToken = gNextThreadToken.fetch_add(1);
+    auto& owned = tRings.rings;
+    for (size_t i = 0; i < owned.size();) {
+      if (owned[i]->recorderId() == id) {
+        tCache = {id, owned[i]};
+        return owned[i];
+      }
+      if (owned[i]->onlyOneOwner()) {  // its recorder is gone
+        owned[i]->release();
+        owned[i] = owned.back();
+        owned.pop_back();
+      } else {
+        ++i;
+      }
+    }
+    if (rankNeedsEnv_) {
+      rankNeedsEnv_ = false;
+      if (globalRank_.load() == kNoRank) globalRank_.store(rankFromEnvironment());
+    }
+    owned.reserve(owned.size() + 1);
+    auto* ring = new RecordRing(id, tThreadToken, config_.ringRecords);
+    bool placed = false;
+    for (auto& slot : rings_) {
+      RecordRing* expected = nullptr;
+      if (slot.compare_exchange_strong(expected, ring, std::memory_order_release)) {
+        placed = true;
+        break;
+      }
+    }
+    if (!placed) {
+      ring->release();
+      ring->release();
+      NS_WARN("trace: more than {} threads recording at once; records of this thread are dropped",
+              kMaxRings);
+      return nullptr;
+    }
+    owned.push_back(ring);
+    tCache = {id, ring};
+    if (!writerStarted_ && !closed_.load()) startWriterLocked();
+    return ring;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+RingSlot* Recorder::waitForRoom(RecordRing* ring) {
+  if (closed_.load(std::memory_order_relaxed)) {
+    lateFlush();
+    return ring->reserve();
+  }
+  // The writer is behind: wake it, spin a little, then sleep in short steps (the writer may need
+  // this core) until the deadline; only then is the record dropped (and counted).
+  wakeWriter();
+  int64_t start = nowNs();
+  int64_t deadline = start + config_.fullWaitNs;
+  for (;;) {
+    for (int i = 0; i < 64; ++i) cpuRelax();
+    if (RingSlot* slot = ring->reserve()) return slot;
+    int64_t now = nowNs();
+    if (now >= deadline) return nullptr;
+    if (now - start > 20'000) {
+      timespec pause{0, 50'000};
+      nanosleep(&pause, nullptr);
+    }
+  }
+}
+
+void Recorder::wakeWriter() {
+  if (wakePending_.load(std::memory_order_relaxed) || wakePending_.exchange(true)) return;
+  wakeWord_.store(1, std::memory_order_release);
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&wakeWord_), FUTEX_WAKE_PRIVATE, 1, nullptr,
+          nullptr, 0);
+}
+
+void Recorder::startWriterLocked() {
+  // The writer blocks every asynchronous signal: SIGTERM/SIGINT are handled by other threads.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  stop_.store(false);
+  writerStarted_ = pthread_create(&writer_, nullptr, &Recorder::writerMain, this) == 0;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (writerStarted_) pthread_setname_np(writer_, "ncclshim-trace");
+  if (!writerStarted_) NS_WARN("trace: cannot start the writer thread; records are written at flush");
+}
+
+void* Recorder::writerMain(void* self) {
+  static_cast<Recorder*>(self)->writerLoop();
+  return nullptr;
+}
+
+void Recorder::writerLoop() {
+  while (!stop_.load(std::memory_order_acquire)) {
+    if (wakeWord_.load(std::memory_order_acquire) == 0) {
+      timespec wait{time_t(config_.drainIntervalNs / 1'000'000'000),
+                    long(config_.drainIntervalNs % 1'000'000'000)};
+      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&wakeWord_), FUTEX_WAIT_PRIVATE, 0, &wait,
+              nullptr, 0);
+    }
+    wakeWord_.store(0, std::memory_order_relaxed);
+    wakePending_.store(false, std::memory_order_release);
+    if (stop_.load(std::memory_order_acquire)) break;
+    if (drainLock_.lock(kLockTimeoutNs)) {
+      drainLocked(true);
+      drainLock_.unlock();
+    }
+  }
+}
+
+Status Recorder::writerStatus() const {
+  int err = writeErrno_.load();
+  if (err == 0) return Status::Ok();
+  return NS_ERROR(Code::kSystemError, "writing trace file {}: {}", path_[0] ? path_ : config_.dir,
+                  std::strerror(err));
+}
+
+Status Recorder::flush() {
+  if (!active_) return Status::Ok();
+  if (!drainLock_.lock(kLockTimeoutNs)) {
+    return NS_ERROR(Code::kTimeout, "trace flush: the drain lock stayed busy");
+  }
+  uint64_t emitted = drainLocked(true);
+  if (closed_.load() && emitted > 0) writeFooterLocked(lastReason_, lastSignal_);
+  drainLock_.unlock();
+  return writerStatus();
+}
+
+Status Recorder::close(const char* reason) {
+  if (!active_) return Status::Ok();
+  if (closed_.load()) return flush();
+  stop_.store(true, std::memory_order_release);
+  wakeWord_.store(1, std::memory_order_release);
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&wakeWord_), FUTEX_WAKE_PRIVATE, 1, nullptr,
+          nullptr, 0);
+  {
+    std::lock_guard<std::mutex> lock(registryMutex_);
+    if (writerStarted_) pthread_join(writer_, nullptr);
+    writerStarted_ = false;
+    closed_.store(true, std::memory_order_seq_cst);
+  }
+  if (!drainLock_.lock(kLockTimeoutNs)) {
+    return NS_ERROR(Code::kTimeout, "trace close: the drain lock stayed busy");
+  }
+  drainLocked(true);
+  writeFooterLocked(reason, 0);
+  drainLock_.unlock();
+  return writerStatus();
+}
+
+// A record arrived after close(): write it now, followed by a fresh footer.
+void Recorder::lateFlush() {
+  if (!drainLock_.lock(kLockTimeoutNs)) return;
+  if (drainLocked(true) > 0) writeFooterLocked(lastReason_, lastSignal_);
+  drainLock_.unlock();
+}
+
+std::string Recorder::path() const {
+  auto& lock = const_cast<DrainLock&>(drainLock_);
+  if (!lock.lock(kLockTimeoutNs)) return "";
+  std::string out = path_;
+  lock.unlock();
+  return out;
+}
+
+RecorderStats Recorder::stats() const {
+  RecorderStats s;
+  s.comms = comms_.load();
+  s.ops = ops_.load();
+  s.records = s.comms + s.ops;
+  s.invalid = invalid_.load();
+  auto& lock = const_cast<DrainLock&>(drainLock_);
+  if (lock.lock(kLockTimeoutNs)) {
+    s.dropped = dropsReported_;
+    lock.unlock();
+  }
+  return s;
+}
+
+}  // namespace nshim::trace

@@ -1,0 +1,183 @@
+// The trace recorder: the shim hands it fixed-size records (trace_record.h); the calling thread
+// copies each into its own ring (no allocation, no lock, no syscall) and a background writer drains
+// all rings in global order into one JSON Lines file per process (FORMAT.md). The process-wide
+// recorder is configured from the environment (NCCLSHIM_TRACE_DIR unset = off, one load and a
+// branch per call); tests and tools may also run private Recorder instances.
+#pragma once
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "common/status.h"
+#include "trace/ring.h"
+#include "trace/trace_format.h"
+#include "trace/trace_record.h"
+
+namespace nshim::trace {
+
+struct RecorderConfig {
+  std::string dir;                            // NCCLSHIM_TRACE_DIR; empty = recording off
+  std::string namePattern = "ncclshim-%h-%p"; // NCCLSHIM_TRACE_NAME: %h host, %p pid, %r rank
+  uint32_t ringRecords = 4096;                // NCCLSHIM_TRACE_RING: records per thread
+  int64_t drainIntervalNs = 10'000'000;       // NCCLSHIM_TRACE_FLUSH_MS
+  int64_t fullWaitNs = 100'000'000;           // NCCLSHIM_TRACE_FULL_WAIT_US: wait, then drop
+  int32_t envGlobalRank = kNoRank;            // RANK / OMPI_COMM_WORLD_RANK / PMI_RANK / SLURM_PROCID
+  bool handleSignals = false;                 // NCCLSHIM_TRACE_SIGNALS (process recorder only)
+
+  static RecorderConfig fromEnvironment();
+};
+
+// The global rank named by the launcher's environment, or kNoRank.
+int32_t rankFromEnvironment();
+
+struct RecorderStats {
+  uint64_t records = 0;  // written to the file
+  uint64_t comms = 0;
+  uint64_t ops = 0;
+  uint64_t dropped = 0;
+  uint64_t invalid = 0;
+};
+
+// Lock for draining, owned by a thread id; async-signal-safe, with a deadline, and it refuses
+// (instead of deadlocking) when a signal handler interrupts the owner itself.
+class DrainLock {
+ public:
+  bool lock(int64_t timeoutNs);
+  void unlock() { owner_.store(0, std::memory_order_release); }
+  void forceReset() { owner_.store(0, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<int64_t> owner_{0};
+};
+
+class Recorder {
+ public:
+  static constexpr int kMaxRings = 1024;  // threads with live rings at once
+  static constexpr size_t kOutBytes = 64 * 1024;
+  static constexpr size_t kPathBytes = 4096;
+
+  explicit Recorder(RecorderConfig config);
+  ~Recorder();
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  // False when recording is off (no dir) or the directory could not be created (status()).
+  bool active() const { return active_; }
+  const Status& status() const { return startStatus_; }
+
+  // Hot path. Records whose abi is not kTraceRecordAbi are counted as invalid and skipped.
+  void recordOp(const OpRecord& record) noexcept;
+  void recordComm(const CommRecord& record) noexcept;
+
+  // Writes every record pushed so far (by any thread) before returning; returns the writer's
+  // first error (sticky).
+  Status flush();
+  // flush(), a footer, and the writer stops. Records after close are written synchronously,
+  // each followed by a fresh footer. Idempotent.
+  Status close(const char* reason = "close");
+
+  std::string path() const;  // "" until the file exists (it is created with the first record)
+  RecorderStats stats() const;
+  int32_t globalRank() const { return globalRank_.load(std::memory_order_relaxed); }
+
+  // Process hooks (recorder_process.cc).
+  void signalFlush(int signal, bool terminating);
+  void forkPrepare();
+  void forkParent();
+  void forkChild();
+
+ private:
+  template <typename Fill>
+  void push(Fill&& fill) noexcept;
+  RecordRing* threadRing();
+  RecordRing* registerThread();
+  RingSlot* waitForRoom(RecordRing* ring);
+  void wakeWriter();
+  void startWriterLocked();
+  static void* writerMain(void* self);
+  void writerLoop();
+
+  uint64_t drainLocked(bool allowReclaim);  // returns the records written
+  void emitSlot(const RingSlot& slot);
+  void emitLine(const char* line, size_t length);
+  void flushOut();
+  bool openFileLocked();
+  void buildPath(char* out, size_t capacity, int32_t rank) const;
+  void adoptRankLocked(int32_t rank);
+  void writeFooterLocked(const char* reason, int signal);
+  void lateFlush();
+  void resetProcessState();
+  Status writerStatus() const;
+
+  RecorderConfig config_;
+  Status startStatus_;
+  bool active_ = false;
+  std::atomic<uint64_t> id_{0};          // thread caches match on it; renewed in a fork child
+  std::atomic<uint64_t> nextN_{0};       // global order number
+  std::atomic<RecordRing*> rings_[kMaxRings] = {};
+  std::mutex registryMutex_;             // thread registration and writer start
+  DrainLock drainLock_;                  // everything below is guarded by it
+  std::atomic<uint32_t> wakeWord_{0};    // futex the writer sleeps on
+  std::atomic<bool> wakePending_{false};
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> closed_{false};
+  bool writerStarted_ = false;
+  pthread_t writer_{};
+  bool forkHeldDrain_ = false;
+  static constexpr int64_t kForkLockTimeoutNs = 5'000'000'000;
+  bool rankNeedsEnv_ = false;            // fork child: read the launcher rank again
+  std::atomic<int32_t> globalRank_{kNoRank};
+
+  int fd_ = -1;
+  char path_[kPathBytes] = {};
+  TraceHeader header_{};
+  std::atomic<uint64_t> comms_{0}, ops_{0}, invalid_{0}, unregisteredDrops_{0};
+  uint64_t reclaimedDrops_ = 0;
+  uint64_t dropsReported_ = 0;
+  bool fileFailed_ = false;              // open failed: records are counted as dropped
+  std::atomic<int> writeErrno_{0};
+  char lastReason_[16] = "close";
+  int lastSignal_ = 0;
+  size_t outLen_ = 0;
+  char out_[kOutBytes];
+  char line_[kFormatLineBytes];
+  RecordRing* merge_[kMaxRings];         // drain scratch: rings with records
+  uint64_t mergePos_[kMaxRings];
+  uint64_t mergeEnd_[kMaxRings];
+};
+
+// The process-wide recorder, configured from the environment at the first call.
+namespace detail {
+extern std::atomic<int> gGlobalState;  // -1 not yet configured, 0 off, 1 on
+extern Recorder* gGlobalRecorder;
+bool initGlobalSlow();
+}  // namespace detail
+
+inline bool enabled() {
+  int state = detail::gGlobalState.load(std::memory_order_acquire);
+  if (__builtin_expect(state >= 0, 1)) return state == 1;
+  return detail::initGlobalSlow();
+}
+// nullptr when recording is off.
+inline Recorder* globalRecorder() { return enabled() ? detail::gGlobalRecorder : nullptr; }
+
+inline void recordOp(const OpRecord& record) {
+  if (enabled()) detail::gGlobalRecorder->recordOp(record);
+}
+inline void recordComm(const CommRecord& record) {
+  if (enabled()) detail::gGlobalRecorder->recordComm(record);
+}
+// For the shim at ncclCommDestroy / ncclCommAbort / finalize; Ok when recording is off.
+inline Status flush() { return enabled() ? detail::gGlobalRecorder->flush() : Status::Ok(); }
+
+// Process hooks: fork handlers for every live recorder, exit and signal handlers for the global
+// one (recorder_process.cc).
+void registerLiveRecorder(Recorder* recorder);
+void unregisterLiveRecorder(Recorder* recorder);
+uint64_t newRecorderId();
+
+}  // namespace nshim::trace

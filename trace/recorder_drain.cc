@@ -1,0 +1,226 @@
+// The recorder's drain: merges the rings of all threads by global order number, formats each record
+// as a JSON line into a fixed buffer and writes it to the per-process file, which is created with
+// the first record and renamed once the global rank is known. Runs under drainLock_ in the writer
+// thread, in flush()/close(), or in a signal handler: async-signal-safe calls only (open, write,
+// rename, clock_gettime), no allocation.
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "common/clock.h"
+#include "trace/line_buffer.h"
+#include "trace/recorder.h"
+
+namespace nshim::trace {
+namespace {
+
+void storeFirstError(std::atomic<int>& slot, int err) {
+  int expected = 0;
+  slot.compare_exchange_strong(expected, err);
+}
+
+}  // namespace
+
+uint64_t Recorder::drainLocked(bool allowReclaim) {
+  int active = 0;
+  uint64_t liveDrops = 0;
+  for (auto& entry : rings_) {
+    RecordRing* ring = entry.load(std::memory_order_acquire);
+    if (ring == nullptr) continue;
+    liveDrops += ring->drops();
+    uint64_t tail = ring->readTail();
+    uint64_t head = ring->readHead();
+    if (head != tail) {
+      merge_[active] = ring;
+      mergePos_[active] = tail;
+      mergeEnd_[active] = head;
+      ++active;
+    }
+  }
+  uint64_t emitted = 0;
+  if (active > 0 && fd_ < 0 && (fileFailed_ || !openFileLocked())) {
+    // No file: the records cannot be kept; count them so the loss is visible in stats().
+    for (int i = 0; i < active; ++i) {
+      reclaimedDrops_ += mergeEnd_[i] - mergePos_[i];
+      merge_[i]->consumeTo(mergeEnd_[i]);
+    }
+    active = 0;
+  }
+  while (active > 0) {
+    int best = 0;
+    uint64_t bestN = merge_[0]->slotAt(mergePos_[0]).n;
+    for (int i = 1; i < active; ++i) {
+      uint64_t n = merge_[i]->slotAt(mergePos_[i]).n;
+      if (n < bestN) {
+        bestN = n;
+        best = i;
+      }
+    }
+    emitSlot(merge_[best]->slotAt(mergePos_[best]));
+    ++emitted;
+    ++mergePos_[best];
+    // Hand slots back as we go so that a producer waiting on a full ring waits for 256 records,
+    // not for the whole ring.
+    if ((mergePos_[best] & 255) == 0) merge_[best]->consumeTo(mergePos_[best]);
+    if (mergePos_[best] == mergeEnd_[best]) {
+      merge_[best]->consumeTo(mergeEnd_[best]);
+      --active;
+      merge_[best] = merge_[active];
+      mergePos_[best] = mergePos_[active];
+      mergeEnd_[best] = mergeEnd_[active];
+    }
+  }
+  uint64_t totalDrops = reclaimedDrops_ + liveDrops + unregisteredDrops_.load();
+  if (totalDrops > dropsReported_) {
+    if (fd_ >= 0) {
+      size_t n = formatDropsLine(totalDrops - dropsReported_, totalDrops, line_, sizeof(line_));
+      emitLine(line_, n);
+    }
+    dropsReported_ = totalDrops;
+  }
+  flushOut();
+  if (allowReclaim) {
+    // Rings of threads that exited, once empty, go back (their drops stay counted).
+    for (auto& entry : rings_) {
+      RecordRing* ring = entry.load(std::memory_order_acquire);
+      if (ring && ring->orphaned() && ring->readHead() == ring->readTail()) {
+        entry.store(nullptr, std::memory_order_release);
+        reclaimedDrops_ += ring->drops();
+        ring->release();
+      }
+    }
+  }
+  return emitted;
+}
+
+void Recorder::emitSlot(const RingSlot& slot) {
+  size_t n = 0;
+  if (slot.kind == SlotKind::kComm) {
+    CommRecord record = slot.comm;
+    if (record.host[0] == '\0') copyFixed(record.host, sizeof(record.host), header_.host);
+    if (record.pid == 0) record.pid = static_cast<int32_t>(header_.pid);
+    bool creates = record.event == CommEvent::kInit || record.event == CommEvent::kSplit;
+    if (globalRank_.load(std::memory_order_relaxed) == kNoRank && creates) {
+      adoptRankLocked(record.globalRank != kNoRank ? record.globalRank : record.rank);
+    }
+    if (record.globalRank == kNoRank) record.globalRank = globalRank_.load(std::memory_order_relaxed);
+    n = formatCommLine(record, slot.n, line_, sizeof(line_));
+    comms_.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    n = formatOpLine(slot.op, slot.n, line_, sizeof(line_));
+    ops_.fetch_add(1, std::memory_order_relaxed);
+  }
+  emitLine(line_, n);
+}
+
+void Recorder::emitLine(const char* line, size_t length) {
+  if (length == 0) return;
+  if (outLen_ + length > sizeof(out_)) flushOut();
+  std::memcpy(out_ + outLen_, line, length);
+  outLen_ += length;
+}
+
+void Recorder::flushOut() {
+  size_t done = 0;
+  while (fd_ >= 0 && done < outLen_) {
+    ssize_t n = ::write(fd_, out_ + done, outLen_ - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      storeFirstError(writeErrno_, n < 0 ? errno : EIO);
+      break;
+    }
+    done += static_cast<size_t>(n);
+  }
+  outLen_ = 0;
+}
+
+// <dir>/<pattern>.jsonl: %h host, %p pid, %r global rank ("unknown" before it is known), %% '%'.
+// A pattern without %r gets "-rank<R>" appended once the rank is known.
+void Recorder::buildPath(char* out, size_t capacity, int32_t rank) const {
+  LineBuffer path(out, capacity - 1);
+  path.put(config_.dir);
+  path.put('/');
+  const std::string& pattern = config_.namePattern;
+  bool sawRank = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '%' || i + 1 == pattern.size()) {
+      path.put(pattern[i]);
+      continue;
+    }
+    char token = pattern[++i];
+    if (token == 'h') {
+      path.put(header_.host);
+    } else if (token == 'p') {
+      path.putInt(header_.pid);
+    } else if (token == 'r') {
+      sawRank = true;
+      if (rank == kNoRank) path.put("unknown");
+      else path.putInt(rank);
+    } else {
+      path.put(token);
+    }
+  }
+  if (!sawRank && rank != kNoRank) {
+    path.put("-rank");
+    path.putInt(rank);
+  }
+  path.put(".jsonl");
+  out[path.size()] = '\0';
+}
+
+bool Recorder::openFileLocked() {
+  int32_t rank = globalRank_.load(std::memory_order_relaxed);
+  buildPath(path_, sizeof(path_), rank);
+  fd_ = ::open(path_, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    storeFirstError(writeErrno_, errno);
+    fileFailed_ = true;
+    return false;
+  }
+  header_.globalRank = rank;
+  emitLine(line_, formatHeaderLine(header_, line_, sizeof(line_)));
+  flushOut();
+  return true;
+}
+
+void Recorder::adoptRankLocked(int32_t rank) {
+  if (rank < 0) return;
+  globalRank_.store(rank, std::memory_order_relaxed);
+  if (fd_ < 0) return;
+  char renamed[kPathBytes];
+  buildPath(renamed, sizeof(renamed), rank);
+  if (std::strcmp(renamed, path_) == 0) return;
+  flushOut();
+  if (::rename(path_, renamed) == 0) {
+    std::memcpy(path_, renamed, sizeof(path_));
+  } else {
+    storeFirstError(writeErrno_, errno);
+  }
+}
+
+void Recorder::writeFooterLocked(const char* reason, int signal) {
+  if (reason != lastReason_) copyFixed(lastReason_, sizeof(lastReason_), reason);
+  lastSignal_ = signal;
+  if (fd_ < 0) return;  // nothing was recorded: no file at all
+  TraceFooter footer{};
+  footer.comms = comms_.load();
+  footer.ops = ops_.load();
+  footer.records = footer.comms + footer.ops;
+  footer.dropped = dropsReported_;
+  footer.invalid = invalid_.load();
+  footer.globalRank = globalRank_.load(std::memory_order_relaxed);
+  footer.signal = signal;
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  footer.endRealtimeNs = int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+  footer.endMonotonicNs = nowNs();
+  copyFixed(footer.reason, sizeof(footer.reason), lastReason_);
+  emitLine(line_, formatFooterLine(footer, line_, sizeof(line_)));
+  flushOut();
+}
+
+}  // namespace nshim::trace

@@ -1,0 +1,97 @@
+// RecordRing: the per-thread single-producer / single-consumer buffer of the recorder. The owning
+// thread pushes fixed-size slots with two atomic stores and no syscall; the writer (or a flush, under
+// the recorder's drain lock) consumes. Reference counted by its two owners: the thread (released
+// at thread exit, which marks it orphaned) and the recorder (released when it reclaims it).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "trace/trace_record.h"
+
+namespace nshim::trace {
+
+enum class SlotKind : uint32_t { kComm = 1, kOp = 2 };
+
+struct RingSlot {
+  uint64_t n;          // global order number (recorder-wide atomic counter)
+  SlotKind kind;
+  uint32_t reserved;
+  union {
+    CommRecord comm;
+    OpRecord op;
+  };
+};
+
+class RecordRing {
+ public:
+  // capacity is rounded up to a power of two (at least 16).
+  RecordRing(uint64_t recorderId, uint64_t threadToken, uint32_t capacity)
+      : recorderId_(recorderId), threadToken_(threadToken) {
+    uint64_t cap = 16;
+    while (cap < capacity) cap <<= 1;
+    mask_ = cap - 1;
+    slots_.reset(new RingSlot[cap]);
+  }
+  RecordRing(const RecordRing&) = delete;
+  RecordRing& operator=(const RecordRing&) = delete;
+
+  uint64_t recorderId() const { return recorderId_; }
+  uint64_t threadToken() const { return threadToken_; }
+  uint64_t capacity() const { return mask_ + 1; }
+
+  // Producer: a slot to fill, or nullptr when full (after re-reading the consumer position).
+  RingSlot* reserve() {
+    uint64_t h = head_.load(std::memory_order_relaxed);
+    if (h - cachedTail_ > mask_) {
+      cachedTail_ = tail_.load(std::memory_order_acquire);
+      if (h - cachedTail_ > mask_) return nullptr;
+    }
+    return &slots_[h & mask_];
+  }
+  void publish() { head_.store(head_.load(std::memory_order_relaxed) + 1, std::memory_order_release); }
+  // Producer: at least 3/4 of the ring is in use (re-reads the consumer position only when the
+  // cached one says so, so a drained ring stops asking for the writer).
+  bool checkNearlyFull() {
+    uint64_t h = head_.load(std::memory_order_relaxed);
+    uint64_t threshold = (mask_ + 1) / 4 * 3;
+    if (h - cachedTail_ < threshold) return false;
+    cachedTail_ = tail_.load(std::memory_order_acquire);
+    return h - cachedTail_ >= threshold;
+  }
+  void countDrop() { drops_.fetch_add(1, std::memory_order_relaxed); }
+
+  // Consumer (under the drain lock).
+  uint64_t readHead() const { return head_.load(std::memory_order_acquire); }
+  uint64_t readTail() const { return tail_.load(std::memory_order_relaxed); }
+  const RingSlot& slotAt(uint64_t index) const { return slots_[index & mask_]; }
+  void consumeTo(uint64_t index) { tail_.store(index, std::memory_order_release); }
+  uint64_t drops() const { return drops_.load(std::memory_order_relaxed); }
+  // Fork child: the slots hold the parent's records, which the parent writes.
+  void discardAll() { tail_.store(head_.load(std::memory_order_relaxed), std::memory_order_relaxed); }
+
+  bool orphaned() const { return orphaned_.load(std::memory_order_acquire); }
+  void markOrphaned() { orphaned_.store(true, std::memory_order_release); }
+  bool onlyOneOwner() const { return refs_.load(std::memory_order_acquire) == 1; }
+  // Drops one owner's reference; deletes the ring with the last one.
+  void release() {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+
+ private:
+  ~RecordRing() = default;
+
+  const uint64_t recorderId_;
+  const uint64_t threadToken_;
+  uint64_t mask_ = 0;
+  std::unique_ptr<RingSlot[]> slots_;
+  alignas(64) std::atomic<uint64_t> head_{0};  // written by the producer
+  uint64_t cachedTail_ = 0;                    // producer's copy of tail_
+  alignas(64) std::atomic<uint64_t> tail_{0};  // written by the consumer
+  alignas(64) std::atomic<uint64_t> drops_{0};
+  std::atomic<bool> orphaned_{false};
+  std::atomic<int> refs_{2};
+};
+
+}  // namespace nshim::trace

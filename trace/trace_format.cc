@@ -1,0 +1,197 @@
+// Formatting of trace lines and the name tables shared by the writer and the reader. Key order and
+// spelling here are the schema of FORMAT.md: change them only together with that file.
+#include "trace/trace_format.h"
+
+#include "trace/line_buffer.h"
+
+namespace nshim::trace {
+namespace {
+
+constexpr const char* kOpNames[kNumOpCodes] = {
+    "allreduce", "broadcast", "reduce", "allgather", "reducescatter", "alltoall",
+    "gather",    "scatter",   "send",   "recv",      "groupstart",    "groupend"};
+constexpr const char* kEventNames[kNumCommEvents] = {"init", "split", "destroy", "abort", "finalize"};
+constexpr const char* kDatatypeNames[kNumDatatypes] = {
+    "int8",    "uint8",   "int32",    "uint32",     "int64",     "uint64",
+    "float16", "float32", "float64",  "bfloat16",   "float8e4m3", "float8e5m2"};
+constexpr const char* kRedopNames[kNumBuiltinRedOps] = {"sum", "prod", "max", "min", "avg"};
+
+template <size_t N>
+int findName(const char* const (&names)[N], std::string_view name) {
+  for (size_t i = 0; i < N; ++i) {
+    if (name == names[i]) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// Ends a line: closes the object and adds '\n'; returns its length or 0 on overflow.
+size_t finish(LineBuffer& line) {
+  line.put('}');
+  line.put('\n');
+  return line.overflow() ? 0 : line.size();
+}
+
+}  // namespace
+
+const char* opName(OpCode op) {
+  auto i = static_cast<uint32_t>(op);
+  return i < kNumOpCodes ? kOpNames[i] : "unknown";
+}
+
+const char* commEventName(CommEvent event) {
+  auto i = static_cast<uint32_t>(event);
+  return i < kNumCommEvents ? kEventNames[i] : "unknown";
+}
+
+const char* datatypeName(int32_t datatype) {
+  if (datatype == kNoDatatype) return "none";
+  return datatype >= 0 && datatype < kNumDatatypes ? kDatatypeNames[datatype] : "unknown";
+}
+
+const char* redopName(int32_t redop, bool preMulSum) {
+  if (preMulSum) return "premulsum";
+  if (redop == kNoRedOp) return "none";
+  if (redop >= 0 && redop < kNumBuiltinRedOps) return kRedopNames[redop];
+  return "user";
+}
+
+bool parseOpName(std::string_view name, OpCode* out) {
+  int i = findName(kOpNames, name);
+  if (i < 0) return false;
+  *out = static_cast<OpCode>(i);
+  return true;
+}
+
+bool parseCommEventName(std::string_view name, CommEvent* out) {
+  int i = findName(kEventNames, name);
+  if (i < 0) return false;
+  *out = static_cast<CommEvent>(i);
+  return true;
+}
+
+bool parseDatatypeName(std::string_view name, int32_t* out) {
+  if (name == "none") {
+    *out = kNoDatatype;
+    return true;
+  }
+  int i = findName(kDatatypeNames, name);
+  if (i < 0) return false;
+  *out = i;
+  return true;
+}
+
+bool parseRedopName(std::string_view name, int32_t* out) {
+  if (name == "none") {
+    *out = kNoRedOp;
+    return true;
+  }
+  int i = findName(kRedopNames, name);
+  if (i < 0) return false;
+  *out = i;
+  return true;
+}
+
+size_t formatCommLine(const CommRecord& r, uint64_t n, char* out, size_t capacity) {
+  LineBuffer line(out, capacity);
+  line.put('{');
+  line.key("type"); line.put("\"comm\"");
+  line.key("n"); line.putUint(n);
+  line.key("event"); line.put('"'); line.put(commEventName(r.event)); line.put('"');
+  line.key("comm"); line.put('"'); line.putHex64(r.commId); line.put('"');
+  line.key("parent"); line.put('"'); line.putHex64(r.parentId); line.put('"');
+  line.key("split_seq"); line.putUint(r.splitSeq);
+  line.key("color"); line.putInt(r.color);
+  line.key("key"); line.putInt(r.key);
+  line.key("nranks"); line.putInt(r.nranks);
+  line.key("rank"); line.putInt(r.rank);
+  line.key("global_rank"); line.putInt(r.globalRank);
+  line.key("host"); line.putJsonString(r.host, sizeof(r.host));
+  line.key("pid"); line.putInt(r.pid);
+  line.key("device"); line.putInt(r.cudaDevice);
+  line.key("t_ns"); line.putInt(r.timestampNs);
+  return finish(line);
+}
+
+size_t formatOpLine(const OpRecord& r, uint64_t n, char* out, size_t capacity) {
+  LineBuffer line(out, capacity);
+  bool preMulSum = (r.flags & kOpFlagPreMulSum) != 0;
+  line.put('{');
+  line.key("type"); line.put("\"op\"");
+  line.key("n"); line.putUint(n);
+  line.key("comm"); line.put('"'); line.putHex64(r.commId); line.put('"');
+  line.key("rank"); line.putInt(r.rank);
+  line.key("seq"); line.putUint(r.seq);
+  line.key("op"); line.put('"'); line.put(opName(r.op)); line.put('"');
+  line.key("count"); line.putUint(r.count);
+  line.key("dtype"); line.put('"'); line.put(datatypeName(r.datatype)); line.put('"');
+  line.key("redop"); line.put('"'); line.put(redopName(r.redop, preMulSum)); line.put('"');
+  if (preMulSum || r.redop >= kNumBuiltinRedOps || r.redop < kNoRedOp) {
+    line.key("redop_id"); line.putInt(r.redop);
+  }
+  line.key("root"); line.putInt(r.root);
+  line.key("peer"); line.putInt(r.peer);
+  line.key("nranks"); line.putInt(r.nranks);
+  line.key("bytes"); line.putUint(r.bytes);
+  line.key("stream"); line.put('"'); line.putHex64(r.stream); line.put('"');
+  line.key("group"); line.putInt(r.groupDepth);
+  line.key("t_start_ns"); line.putInt(r.hostStartNs);
+  line.key("t_end_ns"); line.putInt(r.hostEndNs);
+  line.key("gpu_start_ns"); line.putInt(r.gpuStartNs);
+  line.key("gpu_end_ns"); line.putInt(r.gpuEndNs);
+  line.key("flags"); line.putUint(r.flags);
+  line.key("result"); line.putInt(r.result);
+  return finish(line);
+}
+
+size_t formatHeaderLine(const TraceHeader& h, char* out, size_t capacity) {
+  LineBuffer line(out, capacity);
+  line.put('{');
+  line.key("type"); line.put("\"header\"");
+  line.key("format"); line.put("\"ncclshim-trace\"");
+  line.key("version"); line.putInt(h.version);
+  line.key("abi"); line.putInt(h.abi);
+  line.key("host"); line.putJsonString(h.host, sizeof(h.host));
+  line.key("pid"); line.putInt(h.pid);
+  line.key("ppid"); line.putInt(h.ppid);
+  line.key("global_rank"); line.putInt(h.globalRank);
+  line.key("clock"); line.put("\"CLOCK_MONOTONIC\"");
+  line.key("start_realtime_ns"); line.putInt(h.startRealtimeNs);
+  line.key("start_monotonic_ns"); line.putInt(h.startMonotonicNs);
+  line.key("ring_records"); line.putUint(h.ringRecords);
+  return finish(line);
+}
+
+size_t formatFooterLine(const TraceFooter& f, char* out, size_t capacity) {
+  LineBuffer line(out, capacity);
+  line.put('{');
+  line.key("type"); line.put("\"footer\"");
+  line.key("records"); line.putUint(f.records);
+  line.key("comms"); line.putUint(f.comms);
+  line.key("ops"); line.putUint(f.ops);
+  line.key("dropped"); line.putUint(f.dropped);
+  line.key("invalid"); line.putUint(f.invalid);
+  line.key("global_rank"); line.putInt(f.globalRank);
+  line.key("reason"); line.putJsonString(f.reason, sizeof(f.reason));
+  line.key("signal"); line.putInt(f.signal);
+  line.key("end_realtime_ns"); line.putInt(f.endRealtimeNs);
+  line.key("end_monotonic_ns"); line.putInt(f.endMonotonicNs);
+  return finish(line);
+}
+
+size_t formatDropsLine(uint64_t dropped, uint64_t total, char* out, size_t capacity) {
+  LineBuffer line(out, capacity);
+  line.put('{');
+  line.key("type"); line.put("\"drops\"");
+  line.key("dropped"); line.putUint(dropped);
+  line.key("total"); line.putUint(total);
+  return finish(line);
+}
+
+void copyFixed(char* dst, size_t size, std::string_view src) {
+  if (size == 0) return;
+  size_t n = src.size() < size - 1 ? src.size() : size - 1;
+  for (size_t i = 0; i < n; ++i) dst[i] = src[i];
+  for (size_t i = n; i < size; ++i) dst[i] = '\0';
+}
+
+}  // namespace nshim::trace

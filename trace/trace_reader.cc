@@ -1,0 +1,340 @@
+// Trace reader: splits input into lines (bounded), parses each as a flat JSON object and converts it
+// by its "type" into the record structs with every field range-checked. Errors are prefixed with
+// "<file>:<line>: " so that a bad field is found at once.
+#include "trace/trace_reader.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "trace/trace_format.h"
+
+namespace nshim::trace {
+namespace {
+
+constexpr int64_t kI32Min = INT32_MIN;
+constexpr int64_t kI32Max = INT32_MAX;
+
+// Reads an int64 field into a narrower destination.
+template <typename T>
+Status getInto(const FlatJsonObject& obj, std::string_view key, int64_t lo, int64_t hi, T* out,
+               bool optional = false) {
+  int64_t value = static_cast<int64_t>(*out);
+  Status s = optional ? getOptionalInt64(obj, key, lo, hi, &value) : getInt64(obj, key, lo, hi, &value);
+  if (s.ok()) *out = static_cast<T>(value);
+  return s;
+}
+
+Status getName(const FlatJsonObject& obj, std::string_view key, std::string* out) {
+  NS_RETURN_IF_ERROR(getString(obj, key, out));
+  return Status::Ok();
+}
+
+Status badName(std::string_view key, const std::string& value) {
+  return Status(Code::kInvalidArgument, fmt::format("field '{}': unknown value '{}'", key, value));
+}
+
+Status getFixedString(const FlatJsonObject& obj, std::string_view key, char* out, size_t size) {
+  std::string text;
+  NS_RETURN_IF_ERROR(getString(obj, key, &text));
+  if (text.size() >= size || text.find('\0') != std::string::npos) {
+    return Status(Code::kInvalidArgument,
+                  fmt::format("field '{}': longer than {} bytes or holds NUL", key, size - 1));
+  }
+  copyFixed(out, size, text);
+  return Status::Ok();
+}
+
+}  // namespace
+
+int32_t TraceFile::globalRank() const {
+  if (hasFooter && footer.globalRank != kNoRank) return footer.globalRank;
+  if (header.globalRank != kNoRank) return header.globalRank;
+  for (const CommEntry& c : comms) {
+    if (c.record.globalRank != kNoRank) return c.record.globalRank;
+  }
+  return kNoRank;
+}
+
+std::string TraceFile::endDescription() const {
+  if (truncated) {
+    return fmt::format("cut at line {} after {} bytes (process killed while writing; {} complete lines kept)",
+                       cutLine, cutBytes, lines);
+  }
+  if (!endsWithFooter) return "no footer (the process ended without a final flush)";
+  return "clean";
+}
+
+TraceParser::TraceParser(std::string name, ReadOptions options) : options_(options) {
+  file_.path = std::move(name);
+}
+
+Status TraceParser::addLine(std::string_view line) {
+  ++file_.lines;
+  Status s = parseLine(line);
+  if (!s.ok()) {
+    return Status(s.code(), fmt::format("{}:{}: {}", file_.path, file_.lines, s.message()));
+  }
+  return Status::Ok();
+}
+
+void TraceParser::addCut(std::string_view partial) {
+  if (partial.empty()) return;
+  file_.truncated = true;
+  file_.cutLine = file_.lines + 1;
+  file_.cutBytes = partial.size();
+}
+
+Result<TraceFile> TraceParser::finish() {
+  if (!sawHeader_) {
+    return NS_ERROR(Code::kInvalidArgument, "{}:1: no complete header line (not an ncclshim trace?)",
+                    file_.path);
+  }
+  return std::move(file_);
+}
+
+Status TraceParser::parseLine(std::string_view line) {
+  if (line.size() > kMaxLineBytes) {
+    return Status(Code::kInvalidArgument, fmt::format("line longer than {} bytes", kMaxLineBytes));
+  }
+  if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
+    if (!sawHeader_) return Status(Code::kInvalidArgument, "empty first line: expected the header");
+    return Status::Ok();  // blank lines carry nothing
+  }
+  NS_RETURN_IF_ERROR(parseFlatJson(line, &object_));
+  std::string type;
+  NS_RETURN_IF_ERROR(getString(object_, "type", &type));
+  if (!sawHeader_) {
+    if (type != "header") return Status(Code::kInvalidArgument, "field 'type': the first line must be the header");
+    return parseHeader();
+  }
+  file_.endsWithFooter = false;
+  if (file_.comms.size() + file_.ops.size() >= options_.maxRecords) {
+    return Status(Code::kInvalidArgument, fmt::format("more than {} records", options_.maxRecords));
+  }
+  if (type == "op") return parseOp();
+  if (type == "comm") return parseComm();
+  if (type == "footer") return parseFooter();
+  if (type == "drops") return parseDrops();
+  if (type == "header") return Status(Code::kInvalidArgument, "field 'type': a second header");
+  ++file_.ignoredLines;  // a record type of a newer writer (FORMAT.md: compatibility)
+  return Status::Ok();
+}
+
+Status TraceParser::parseHeader() {
+  std::string format;
+  NS_RETURN_IF_ERROR(getString(object_, "format", &format));
+  if (format != "ncclshim-trace") return badName("format", format);
+  TraceHeader& h = file_.header;
+  h.globalRank = kNoRank;
+  NS_RETURN_IF_ERROR(getInto(object_, "version", 1, kI32Max, &h.version));
+  if (h.version > kTraceFormatVersion) {
+    return Status(Code::kInvalidArgument,
+                  fmt::format("field 'version': {} is newer than this reader ({})", h.version, kTraceFormatVersion));
+  }
+  NS_RETURN_IF_ERROR(getFixedString(object_, "host", h.host, sizeof(h.host)));
+  NS_RETURN_IF_ERROR(getInto(object_, "pid", 0, INT64_MAX, &h.pid));
+  NS_RETURN_IF_ERROR(getInto(object_, "abi", 0, kI32Max, &h.abi, true));
+  NS_RETURN_IF_ERROR(getInto(object_, "ppid", 0, INT64_MAX, &h.ppid, true));
+  NS_RETURN_IF_ERROR(getInto(object_, "global_rank", -1, kI32Max, &h.globalRank, true));
+  NS_RETURN_IF_ERROR(getInto(object_, "start_realtime_ns", INT64_MIN, INT64_MAX, &h.startRealtimeNs, true));
+  NS_RETURN_IF_ERROR(getInto(object_, "start_monotonic_ns", INT64_MIN, INT64_MAX, &h.startMonotonicNs, true));
+  NS_RETURN_IF_ERROR(getInto(object_, "ring_records", 0, UINT32_MAX, &h.ringRecords, true));
+  sawHeader_ = true;
+  return Status::Ok();
+}
+
+Status TraceParser::parseComm() {
+  CommEntry entry;
+  entry.line = file_.lines;
+  CommRecord& r = entry.record = makeCommRecord(CommEvent::kInit);
+  std::string name;
+  NS_RETURN_IF_ERROR(getUint64(object_, "n", &entry.n));
+  NS_RETURN_IF_ERROR(getName(object_, "event", &name));
+  if (!parseCommEventName(name, &r.event)) return badName("event", name);
+  NS_RETURN_IF_ERROR(getHex64(object_, "comm", &r.commId));
+  NS_RETURN_IF_ERROR(getHex64(object_, "parent", &r.parentId));
+  NS_RETURN_IF_ERROR(getUint64(object_, "split_seq", &r.splitSeq));
+  NS_RETURN_IF_ERROR(getInto(object_, "color", kI32Min, kI32Max, &r.color));
+  NS_RETURN_IF_ERROR(getInto(object_, "key", kI32Min, kI32Max, &r.key));
+  NS_RETURN_IF_ERROR(getInto(object_, "nranks", 0, kI32Max, &r.nranks));
+  NS_RETURN_IF_ERROR(getInto(object_, "rank", -1, kI32Max, &r.rank));
+  NS_RETURN_IF_ERROR(getInto(object_, "global_rank", -1, kI32Max, &r.globalRank));
+  NS_RETURN_IF_ERROR(getFixedString(object_, "host", r.host, sizeof(r.host)));
+  NS_RETURN_IF_ERROR(getInto(object_, "pid", 0, kI32Max, &r.pid));
+  NS_RETURN_IF_ERROR(getInto(object_, "device", -1, kI32Max, &r.cudaDevice));
+  NS_RETURN_IF_ERROR(getInto(object_, "t_ns", INT64_MIN, INT64_MAX, &r.timestampNs));
+  file_.comms.push_back(entry);
+  return Status::Ok();
+}
+
+Status TraceParser::parseOp() {
+  OpEntry entry;
+  entry.line = file_.lines;
+  OpRecord& r = entry.record = makeOpRecord(OpCode::kAllReduce);
+  std::string name;
+  NS_RETURN_IF_ERROR(getUint64(object_, "n", &entry.n));
+  NS_RETURN_IF_ERROR(getHex64(object_, "comm", &r.commId));
+  NS_RETURN_IF_ERROR(getInto(object_, "rank", -1, kI32Max, &r.rank));
+  NS_RETURN_IF_ERROR(getUint64(object_, "seq", &r.seq));
+  NS_RETURN_IF_ERROR(getName(object_, "op", &name));
+  if (!parseOpName(name, &r.op)) return badName("op", name);
+  NS_RETURN_IF_ERROR(getUint64(object_, "count", &r.count));
+  NS_RETURN_IF_ERROR(getName(object_, "dtype", &name));
+  if (!parseDatatypeName(name, &r.datatype)) return badName("dtype", name);
+  NS_RETURN_IF_ERROR(getInto(object_, "flags", 0, UINT32_MAX, &r.flags));
+  NS_RETURN_IF_ERROR(getName(object_, "redop", &name));
+  if (object_.find("redop_id")) {
+    NS_RETURN_IF_ERROR(getInto(object_, "redop_id", kI32Min, kI32Max, &r.redop));
+  } else if (!parseRedopName(name, &r.redop)) {
+    return badName("redop", name + (name == "premulsum" || name == "user" ? "' without 'redop_id" : ""));
+  }
+  NS_RETURN_IF_ERROR(getInto(object_, "root", -1, kI32Max, &r.root));
+  NS_RETURN_IF_ERROR(getInto(object_, "peer", -1, kI32Max, &r.peer));
+  NS_RETURN_IF_ERROR(getInto(object_, "nranks", 0, kI32Max, &r.nranks, true));
+  NS_RETURN_IF_ERROR(getUint64(object_, "bytes", &r.bytes));
+  NS_RETURN_IF_ERROR(getHex64(object_, "stream", &r.stream));
+  NS_RETURN_IF_ERROR(getInto(object_, "group", 0, kI32Max, &r.groupDepth));
+  NS_RETURN_IF_ERROR(getInto(object_, "t_start_ns", INT64_MIN, INT64_MAX, &r.hostStartNs));
+  NS_RETURN_IF_ERROR(getInto(object_, "t_end_ns", INT64_MIN, INT64_MAX, &r.hostEndNs));
+  NS_RETURN_IF_ERROR(getInto(object_, "gpu_start_ns", INT64_MIN, INT64_MAX, &r.gpuStartNs, true));
+  NS_RETURN_IF_ERROR(getInto(object_, "gpu_end_ns", INT64_MIN, INT64_MAX, &r.gpuEndNs, true));
+  NS_RETURN_IF_ERROR(getInto(object_, "result", kI32Min, kI32Max, &r.result, true));
+  file_.ops.push_back(entry);
+  return Status::Ok();
+}
+
+Status TraceParser::parseFooter() {
+  TraceFooter& f = file_.footer;
+  f = TraceFooter{};
+  f.globalRank = kNoRank;
+  NS_RETURN_IF_ERROR(getUint64(object_, "records", &f.records));
+  NS_RETURN_IF_ERROR(getUint64(object_, "dropped", &f.dropped));
+  for (auto [key, field] : {std::pair{"comms", &f.comms}, {"ops", &f.ops}, {"invalid", &f.invalid}}) {
+    if (object_.find(key)) NS_RETURN_IF_ERROR(getUint64(object_, key, field));
+  }
+  NS_RETURN_IF_ERROR(getInto(object_, "global_rank", -1, kI32Max, &f.globalRank, true));
+  NS_RETURN_IF_ERROR(getInto(object_, "signal", 0, 1024, &f.signal, true));
+  NS_RETURN_IF_ERROR(getInto(object_, "end_realtime_ns", INT64_MIN, INT64_MAX, &f.endRealtimeNs, true));
+  NS_RETURN_IF_ERROR(getInto(object_, "end_monotonic_ns", INT64_MIN, INT64_MAX, &f.endMonotonicNs, true));
+  if (object_.find("reason")) NS_RETURN_IF_ERROR(getFixedString(object_, "reason", f.reason, sizeof(f.reason)));
+  file_.hasFooter = true;
+  file_.endsWithFooter = true;
+  file_.dropped = std::max(file_.dropped, f.dropped);
+  return Status::Ok();
+}
+
+Status TraceParser::parseDrops() {
+  uint64_t total = 0;
+  NS_RETURN_IF_ERROR(getUint64(object_, "total", &total));
+  file_.dropped = std::max(file_.dropped, total);
+  return Status::Ok();
+}
+
+Result<TraceFile> parseTrace(std::string_view text, const std::string& name, const ReadOptions& options) {
+  TraceParser parser(name, options);
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) {
+      parser.addCut(text.substr(start));
+      break;
+    }
+    NS_RETURN_IF_ERROR(parser.addLine(text.substr(start, end - start)));
+    start = end + 1;
+  }
+  return parser.finish();
+}
+
+Result<TraceFile> readTraceFile(const std::string& path, const ReadOptions& options) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NS_ERROR(Code::kSystemError, "{}: cannot open: {}", path, std::strerror(errno));
+  TraceParser parser(path, options);
+  std::string pending;  // a line not yet ended; bounded by kMaxLineBytes
+  std::vector<char> chunk(1 << 20);
+  int64_t lineNo = 0;
+  Status status;
+  while (status.ok()) {
+    ssize_t n = ::read(fd, chunk.data(), chunk.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      status = NS_ERROR(Code::kSystemError, "{}: read failed: {}", path, std::strerror(errno));
+      break;
+    }
+    if (n == 0) break;
+    std::string_view data(chunk.data(), static_cast<size_t>(n));
+    while (status.ok() && !data.empty()) {
+      size_t end = data.find('\n');
+      size_t take = end == std::string_view::npos ? data.size() : end;
+      if (pending.size() + take > kMaxLineBytes) {
+        status = Status(Code::kInvalidArgument,
+                        fmt::format("{}:{}: line longer than {} bytes", path, lineNo + 1, kMaxLineBytes));
+        break;
+      }
+      if (end == std::string_view::npos) {
+        pending.append(data);
+        break;
+      }
+      pending.append(data.substr(0, end));
+      ++lineNo;
+      status = parser.addLine(pending);
+      pending.clear();
+      data.remove_prefix(end + 1);
+    }
+  }
+  ::close(fd);
+  if (!status.ok()) return status;
+  parser.addCut(pending);
+  return parser.finish();
+}
+
+Result<TraceSet> readTraceDir(const std::string& dir, const ReadOptions& options) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return NS_ERROR(Code::kSystemError, "{}: cannot open directory: {}", dir, std::strerror(errno));
+  std::vector<std::string> paths;
+  while (dirent* entry = readdir(d)) {
+    std::string_view name = entry->d_name;
+    if (name.size() <= 6 || name.substr(name.size() - 6) != ".jsonl") continue;
+    std::string path = dir + "/" + std::string(name);
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (paths.size() >= options.maxFiles) {
+      closedir(d);
+      return NS_ERROR(Code::kInvalidArgument, "{}: more than {} trace files", dir, options.maxFiles);
+    }
+    paths.push_back(std::move(path));
+  }
+  closedir(d);
+  if (paths.empty()) return NS_ERROR(Code::kInvalidArgument, "{}: no *.jsonl trace files", dir);
+  TraceSet set;
+  for (const std::string& path : paths) {
+    auto file = readTraceFile(path, options);
+    if (!file.ok()) return file.status();
+    set.files.push_back(std::move(file).value());
+  }
+  std::sort(set.files.begin(), set.files.end(), [](const TraceFile& a, const TraceFile& b) {
+    uint32_t ra = static_cast<uint32_t>(a.globalRank()), rb = static_cast<uint32_t>(b.globalRank());
+    return ra != rb ? ra < rb : a.path < b.path;  // kNoRank (-1) sorts last as UINT32_MAX
+  });
+  return set;
+}
+
+Result<TraceSet> readTracePath(const std::string& path, const ReadOptions& options) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return NS_ERROR(Code::kSystemError, "{}: {}", path, std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) return readTraceDir(path, options);
+  auto file = readTraceFile(path, options);
+  if (!file.ok()) return file.status();
+  TraceSet set;
+  set.files.push_back(std::move(file).value());
+  return set;
+}
+
+}  // namespace nshim::trace

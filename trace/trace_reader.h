@@ -1,0 +1,90 @@
+// Reading ncclshim trace files (FORMAT.md) back into the record structs: one file, a text buffer
+// (for fuzzing), or a directory of per-rank files. Malformed input gives an error naming the file,
+// the line and the field; a file cut by a killed process keeps every complete line and reports the
+// cut. Sizes are bounded (line length, field count, records) and no exception escapes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "trace/json_line.h"
+#include "trace/trace_record.h"
+
+namespace nshim::trace {
+
+struct CommEntry {
+  uint64_t n = 0;     // global order number in its file
+  int64_t line = 0;   // line number in its file (from 1)
+  CommRecord record{};
+};
+
+struct OpEntry {
+  uint64_t n = 0;
+  int64_t line = 0;
+  OpRecord record{};
+};
+
+struct TraceFile {
+  std::string path;
+  TraceHeader header{};
+  std::vector<CommEntry> comms;   // in file order
+  std::vector<OpEntry> ops;       // in file order (sort by n for exact recording order)
+  bool hasFooter = false;
+  TraceFooter footer{};           // the last footer line
+  bool endsWithFooter = false;    // the last complete line is a footer: closed cleanly
+  uint64_t dropped = 0;           // records the writer reported lost (drops lines / footer)
+  uint64_t ignoredLines = 0;      // lines of a type this reader does not know (newer writer)
+  int64_t lines = 0;              // complete lines
+  bool truncated = false;         // the file ends inside a line (the process was killed)
+  int64_t cutLine = 0;            // number of that partial line
+  uint64_t cutBytes = 0;          // bytes of it that were present
+
+  // Footer's, else header's, else the first comm record's global rank; kNoRank if none.
+  int32_t globalRank() const;
+  // "clean", "no footer (...)" or "cut at line N after K bytes (...)".
+  std::string endDescription() const;
+};
+
+struct TraceSet {
+  std::vector<TraceFile> files;   // sorted by global rank (unknown last), then path
+};
+
+struct ReadOptions {
+  uint64_t maxRecords = uint64_t(1) << 28;   // per file
+  uint64_t maxFiles = 1 << 16;               // per directory
+};
+
+// Incremental parser behind the readers: feed complete lines (without '\n') in order, then the
+// trailing partial line if any, then finish().
+class TraceParser {
+ public:
+  TraceParser(std::string name, ReadOptions options);
+  Status addLine(std::string_view line);
+  void addCut(std::string_view partial);
+  Result<TraceFile> finish();
+
+ private:
+  Status parseLine(std::string_view line);
+  Status parseHeader();
+  Status parseComm();
+  Status parseOp();
+  Status parseFooter();
+  Status parseDrops();
+
+  ReadOptions options_;
+  TraceFile file_;
+  bool sawHeader_ = false;
+  FlatJsonObject object_;
+};
+
+Result<TraceFile> parseTrace(std::string_view text, const std::string& name, const ReadOptions& options = {});
+Result<TraceFile> readTraceFile(const std::string& path, const ReadOptions& options = {});
+// Every regular "*.jsonl" file of `dir`; an error if there is none.
+Result<TraceSet> readTraceDir(const std::string& dir, const ReadOptions& options = {});
+// A directory (readTraceDir) or one file (a set of one).
+Result<TraceSet> readTracePath(const std::string& path, const ReadOptions& options = {});
+
+}  // namespace nshim::trace

@@ -1,0 +1,194 @@
+// Fixed-size POD records of the ncclshim trace (FORMAT.md): what the shim hands to the recorder for
+// every communicator event and every NCCL call, plus the file header/footer. No nccl.h here: the
+// enums use NCCL's numbering and the shim casts. Sizes are part of the ABI (kTraceRecordAbi) and are
+// checked below; a change in layout bumps kTraceRecordAbi.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace nshim::trace {
+
+constexpr uint32_t kTraceRecordAbi = 1;     // layout version of CommRecord / OpRecord
+constexpr int kTraceFormatVersion = 1;      // version of the JSON Lines schema (FORMAT.md)
+constexpr size_t kHostNameBytes = 64;       // host names are cut to 63 bytes + NUL
+
+enum class CommEvent : uint32_t { kInit = 0, kSplit = 1, kDestroy = 2, kAbort = 3, kFinalize = 4 };
+constexpr int kNumCommEvents = 5;
+
+enum class OpCode : uint32_t {
+  kAllReduce = 0, kBroadcast = 1, kReduce = 2, kAllGather = 3, kReduceScatter = 4, kAlltoAll = 5,
+  kGather = 6, kScatter = 7, kSend = 8, kRecv = 9, kGroupStart = 10, kGroupEnd = 11,
+};
+constexpr int kNumOpCodes = 12;
+
+// NCCL's ncclDataType_t numbering (ncclInt8 = 0 ... ncclFloat8e5m2 = 11); -1 = no data (groups).
+constexpr int32_t kNoDatatype = -1;
+constexpr int kNumDatatypes = 12;
+// NCCL's ncclRedOp_t numbering for the built-in ops (ncclSum = 0 ... ncclAvg = 4); values >= 5 are
+// ops created by ncclRedOpCreatePreMulSum (kOpFlagPreMulSum set); -1 = no reduction.
+constexpr int32_t kNoRedOp = -1;
+constexpr int kNumBuiltinRedOps = 5;
+constexpr int32_t kNoRank = -1;  // root / peer / global rank not applicable or unknown
+
+// OpRecord::flags bits.
+constexpr uint32_t kOpFlagGraphCaptured = 1u << 0;  // stream was being captured: not GPU-timed
+constexpr uint32_t kOpFlagGpuTimed = 1u << 1;       // gpuStartNs / gpuEndNs are valid
+constexpr uint32_t kOpFlagError = 1u << 2;          // the call returned result != ncclSuccess
+constexpr uint32_t kOpFlagPreMulSum = 1u << 3;      // redop was created by ncclRedOpCreatePreMulSum
+constexpr uint32_t kOpFlagInPlace = 1u << 4;        // sendbuff and recvbuff alias (NCCL's in-place)
+constexpr uint32_t kOpFlagsKnown = 0x1f;
+
+// A communicator event. commId is equal on all members (commIdFromUniqueId / commIdForSplit).
+// Fields that do not apply are 0 (parentId, color, key, splitSeq for init). The recorder fills
+// host and pid when host[0] == 0 / pid == 0, and globalRank when it is kNoRank.
+struct CommRecord {
+  uint32_t abi;          // kTraceRecordAbi
+  CommEvent event;
+  uint64_t commId;
+  uint64_t parentId;     // split: the parent's commId
+  uint64_t splitSeq;     // split: how many splits of the parent came before this one (from 0)
+  int64_t timestampNs;   // CLOCK_MONOTONIC (nshim::nowNs())
+  int32_t color;         // split color
+  int32_t key;           // split key
+  int32_t nranks;
+  int32_t rank;          // rank in this communicator
+  int32_t globalRank;    // RANK / OMPI_COMM_WORLD_RANK / PMI_RANK / SLURM_PROCID / first comm
+  int32_t pid;
+  int32_t cudaDevice;    // -1 when GPU-free
+  int32_t reserved;
+  char host[kHostNameBytes];
+};
+
+// One NCCL call (collective, point-to-point, or group start/end; group calls have commId 0).
+struct OpRecord {
+  uint32_t abi;          // kTraceRecordAbi
+  OpCode op;
+  uint64_t commId;
+  uint64_t seq;          // per-communicator sequence number, from 0, in issue order
+  uint64_t count;        // NCCL's count argument (per-rank for allgather/reducescatter/alltoall...)
+  uint64_t bytes;        // traceBytes(): nccl-tests "size" of the call (FORMAT.md)
+  uint64_t stream;       // cudaStream_t as an integer (0 = default stream / GPU-free)
+  int64_t hostStartNs;   // CLOCK_MONOTONIC at entry
+  int64_t hostEndNs;     // CLOCK_MONOTONIC at return
+  int64_t gpuStartNs;    // GPU start in the host CLOCK_MONOTONIC domain; 0 if not timed
+  int64_t gpuEndNs;
+  int32_t datatype;      // ncclDataType_t or kNoDatatype
+  int32_t redop;         // ncclRedOp_t or kNoRedOp
+  int32_t root;          // broadcast/reduce/gather/scatter root, else kNoRank
+  int32_t peer;          // send/recv peer, else kNoRank
+  int32_t rank;          // caller's rank in the communicator (kNoRank for group calls)
+  int32_t nranks;        // communicator size (0 for group calls)
+  int32_t groupDepth;    // ncclGroupStart nesting depth when called (after start / before end)
+  uint32_t flags;        // kOpFlag* bits
+  int32_t result;        // ncclResult_t returned to the caller
+  int32_t reserved;      // 0
+};
+
+static_assert(sizeof(CommRecord) == 136, "CommRecord layout is ABI: bump kTraceRecordAbi");
+static_assert(sizeof(OpRecord) == 120, "OpRecord layout is ABI: bump kTraceRecordAbi");
+static_assert(std::is_trivially_copyable_v<CommRecord> && std::is_standard_layout_v<CommRecord>);
+static_assert(std::is_trivially_copyable_v<OpRecord> && std::is_standard_layout_v<OpRecord>);
+
+// File header / footer (the first and last lines of a trace file).
+struct TraceHeader {
+  int32_t version;         // kTraceFormatVersion
+  int32_t abi;             // kTraceRecordAbi of the writer
+  int64_t pid;
+  int64_t ppid;
+  int32_t globalRank;      // kNoRank when not known when the file was opened
+  uint32_t ringRecords;    // per-thread buffer capacity
+  int64_t startRealtimeNs;  // CLOCK_REALTIME and CLOCK_MONOTONIC sampled together at start:
+  int64_t startMonotonicNs; // realtime = t_ns - startMonotonicNs + startRealtimeNs
+  char host[kHostNameBytes];
+};
+
+struct TraceFooter {
+  uint64_t records;        // records written (comm + op)
+  uint64_t comms;
+  uint64_t ops;
+  uint64_t dropped;        // records lost because a per-thread buffer stayed full
+  uint64_t invalid;        // records refused (wrong abi)
+  int32_t globalRank;
+  int32_t signal;          // signal that ended the process, 0 otherwise
+  int64_t endRealtimeNs;
+  int64_t endMonotonicNs;
+  char reason[16];         // "close", "exit", "signal"
+};
+
+// Size in bytes of one element of an NCCL datatype; 0 for an unknown type.
+inline size_t datatypeSize(int32_t datatype) {
+  static constexpr uint8_t kSizes[kNumDatatypes] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1};
+  return datatype >= 0 && datatype < kNumDatatypes ? kSizes[datatype] : 0;
+}
+
+// The bytes rule of FORMAT.md: the nccl-tests "size" of the call, so that §4's busbw factors apply.
+// count*size for allreduce, broadcast, reduce, send, recv; count*size*nranks for allgather (count
+// = sendcount), reducescatter (count = recvcount), alltoall (count per peer), gather and scatter
+// (count per rank); 0 for group start/end.
+inline uint64_t traceBytes(OpCode op, uint64_t count, int32_t datatype, int32_t nranks) {
+  uint64_t unit = count * datatypeSize(datatype);
+  switch (op) {
+    case OpCode::kAllGather: case OpCode::kReduceScatter: case OpCode::kAlltoAll:
+    case OpCode::kGather: case OpCode::kScatter:
+      return unit * static_cast<uint64_t>(nranks > 0 ? nranks : 0);
+    case OpCode::kGroupStart: case OpCode::kGroupEnd:
+      return 0;
+    default:
+      return unit;
+  }
+}
+
+// FNV-1a 64 over bytes, continuing from `hash`.
+inline uint64_t fnv1a64(const void* data, size_t len, uint64_t hash = 0xcbf29ce484222325ull) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < len; ++i) hash = (hash ^ p[i]) * 0x100000001b3ull;
+  return hash;
+}
+
+// Communicator id of a communicator created from a unique id (all 128 bytes of ncclUniqueId).
+// Never 0 (0 means "no communicator").
+inline uint64_t commIdFromUniqueId(const void* uniqueId, size_t len) {
+  uint64_t h = fnv1a64(uniqueId, len);
+  return h ? h : 1;
+}
+
+// Communicator id of a split: FNV-1a over parentId (8 bytes LE), color (4 bytes LE, as int32) and
+// splitSeq (8 bytes LE). Equal on all members because the split is collective over the parent.
+inline uint64_t commIdForSplit(uint64_t parentId, int32_t color, uint64_t splitSeq) {
+  unsigned char bytes[20];
+  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<unsigned char>(parentId >> (8 * i));
+  uint32_t c = static_cast<uint32_t>(color);
+  for (int i = 0; i < 4; ++i) bytes[8 + i] = static_cast<unsigned char>(c >> (8 * i));
+  for (int i = 0; i < 8; ++i) bytes[12 + i] = static_cast<unsigned char>(splitSeq >> (8 * i));
+  uint64_t h = fnv1a64(bytes, sizeof(bytes));
+  return h ? h : 1;
+}
+
+// Records with abi set and every "not applicable" field at its documented value.
+inline OpRecord makeOpRecord(OpCode op) {
+  OpRecord r;
+  std::memset(&r, 0, sizeof(r));
+  r.abi = kTraceRecordAbi;
+  r.op = op;
+  r.datatype = kNoDatatype;
+  r.redop = kNoRedOp;
+  r.root = kNoRank;
+  r.peer = kNoRank;
+  r.rank = kNoRank;
+  return r;
+}
+
+inline CommRecord makeCommRecord(CommEvent event) {
+  CommRecord r;
+  std::memset(&r, 0, sizeof(r));
+  r.abi = kTraceRecordAbi;
+  r.event = event;
+  r.globalRank = kNoRank;
+  r.cudaDevice = -1;
+  return r;
+}
+
+}  // namespace nshim::trace
