@@ -1,0 +1,395 @@
+// AICB CSV reader: header by column name, rows to typed records, the layout inferred from group sizes
+// (or given), then every rank replays every row on its own groups (rules in aicb_workload.h).
+#include "phynet/aicb_workload.h"
+
+#include <array>
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include "common/log.h"
+#include "phynet/rank_layout.h"
+
+namespace nshim::phynet {
+namespace {
+
+enum class RowKind { kCollective, kP2p, kBarrier, kCompute, kEpochEnd };
+
+struct Row {
+  int line = 0;
+  RowKind what = RowKind::kCollective;
+  OpKind op = OpKind::kAllReduce;
+  GroupKind group = GroupKind::kWorld;
+  std::optional<double> groupSize;
+  double bytes = 0;
+  int root = -1;
+  const char* rootField = "src";
+  int step = 0;  // p2p: -1 the previous stage, +1 the next stage
+  std::optional<double> elapsed;
+};
+
+struct Columns {
+  int commType = -1, commGroup = -1, groupSize = -1, msgSize = -1;
+  int src = -1, dst = -1, additional = -1, elapsed = -1;
+  size_t count = 0;
+};
+
+struct TypeName { const char* name; RowKind what; OpKind op; };
+constexpr RowKind kColl = RowKind::kCollective;
+constexpr TypeName kTypes[] = {
+    {"all_reduce", kColl, OpKind::kAllReduce},           {"all_gather", kColl, OpKind::kAllGather},
+    {"all_gather_into_tensor", kColl, OpKind::kAllGather}, {"reduce_scatter", kColl, OpKind::kReduceScatter},
+    {"reduce_scatter_tensor", kColl, OpKind::kReduceScatter}, {"all_to_all", kColl, OpKind::kAllToAll},
+    {"broadcast", kColl, OpKind::kBroadcast},            {"reduce", kColl, OpKind::kReduce},
+    {"isend", RowKind::kP2p, OpKind::kSend},             {"irecv", RowKind::kP2p, OpKind::kRecv},
+    {"barrier", RowKind::kBarrier, OpKind::kAllReduce},  {"computation", RowKind::kCompute, OpKind::kAllReduce},
+    {"epoch_end", RowKind::kEpochEnd, OpKind::kAllReduce},
+};
+
+struct GroupName { const char* name; GroupKind kind; };
+constexpr GroupName kGroups[] = {
+    {"tp_group", GroupKind::kTp}, {"dp_group", GroupKind::kDp}, {"ep_group", GroupKind::kEp},
+    {"ep_dp_group", GroupKind::kDpEp}, {"ep_tp_group", GroupKind::kEpTp}, {"pp_group", GroupKind::kPp},
+    {"embedding_group", GroupKind::kEmbedding}, {"all", GroupKind::kWorld}, {"all_nodes", GroupKind::kWorld}};
+
+Status inputError(const std::string& file, int line, std::string_view field, const std::string& problem) {
+  if (line <= 0) return NS_ERROR(Code::kInvalidArgument, "{}: {}: {}", file, field, problem);
+  return NS_ERROR(Code::kInvalidArgument, "{}:{}: {}: {}", file, line, field, problem);
+}
+
+std::string_view trim(std::string_view text) {
+  size_t begin = text.find_first_not_of(" \t");
+  if (begin == std::string_view::npos) return {};
+  return text.substr(begin, text.find_last_not_of(" \t") - begin + 1);
+}
+
+std::string_view stripPrefix(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix ? text.substr(prefix.size()) : text;
+}
+
+// Splits a CSV line; "..." quotes a field ("" inside is a quote).
+std::vector<std::string> splitCsv(std::string_view line) {
+  std::vector<std::string> fields(1);
+  bool inQuotes = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (inQuotes && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      fields.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      inQuotes = !inQuotes;
+    } else if (c == ',' && !inQuotes) {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  for (std::string& field : fields) field = std::string(trim(field));
+  return fields;
+}
+
+bool isAbsent(std::string_view text) { return text.empty() || text == "None" || text == "nan" || text == "NaN"; }
+
+// An optional non-negative number: absent, "None" or -1 (pandas' fill value) give nullopt.
+Status parseOptional(const std::string& file, int line, std::string_view field, std::string_view text,
+                     std::optional<double>* out) {
+  out->reset();
+  if (isAbsent(text)) return Status::Ok();
+  double value = 0;
+  if (parseNonNegative(text, &value)) {
+    *out = value;
+    return Status::Ok();
+  }
+  if (!text.empty() && text.front() == '-' && parseNonNegative(text.substr(1), &value)) {
+    if (value == 1) return Status::Ok();
+    return inputError(file, line, field, fmt::format("{} is negative", quoted(text)));
+  }
+  return inputError(file, line, field, fmt::format("{} is not a number", quoted(text)));
+}
+
+Result<Columns> parseHeader(const std::string& file, int line, const std::vector<std::string>& fields) {
+  Columns cols;
+  cols.count = fields.size();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const std::string& name = fields[i];
+    int index = static_cast<int>(i);
+    if (name == "comm_type") cols.commType = index;
+    else if (name == "comm_group") cols.commGroup = index;
+    else if (name == "comm_group_size") cols.groupSize = index;
+    else if (name == "msg_size") cols.msgSize = index;
+    else if (name == "src") cols.src = index;
+    else if (name == "dst") cols.dst = index;
+    else if (name == "additional") cols.additional = index;
+    else if (name == "_elapsed_time") cols.elapsed = index;
+  }
+  if (cols.commType < 0) {
+    return inputError(file, line, "header", "expected the header line (comm_type,comm_group,...)");
+  }
+  if (cols.commGroup < 0) return inputError(file, line, "comm_group", "missing column");
+  if (cols.msgSize < 0) return inputError(file, line, "msg_size", "missing column");
+  return cols;
+}
+
+Result<Row> parseRow(const std::string& file, const TextLine& line, const Columns& cols, std::vector<std::string> f) {
+  // AICB writes a computation's msg_size tuple "((s, b, h), (h, o))" unquoted: rejoin its pieces.
+  if (f.size() > cols.count && !f[cols.msgSize].empty() && f[cols.msgSize][0] == '(') {
+    size_t extra = f.size() - cols.count;
+    for (size_t i = 1; i <= extra; ++i) f[cols.msgSize] += "," + f[cols.msgSize + i];
+    f.erase(f.begin() + cols.msgSize + 1, f.begin() + cols.msgSize + 1 + extra);
+  }
+  if (f.size() != cols.count) {
+    if (!line.terminated && f.size() < cols.count) {
+      return inputError(file, line.number, "row",
+                        fmt::format("truncated row: {} of {} columns", f.size(), cols.count));
+    }
+    return inputError(file, line.number, "columns",
+                      fmt::format("expected {} columns, found {}", cols.count, f.size()));
+  }
+  auto column = [&f](int index) -> std::string_view { return index < 0 ? std::string_view() : f[index]; };
+  Row row;
+  row.line = line.number;
+  std::string_view type = stripPrefix(column(cols.commType), "CommType.");
+  const TypeName* typeName = nullptr;
+  for (const TypeName& t : kTypes) {
+    if (type == t.name) typeName = &t;
+  }
+  if (!typeName) {
+    return inputError(file, line.number, "comm_type",
+                      fmt::format("unknown comm_type {}", quoted(column(cols.commType))));
+  }
+  row.what = typeName->what;
+  row.op = typeName->op;
+  NS_RETURN_IF_ERROR(parseOptional(file, line.number, "_elapsed_time", column(cols.elapsed), &row.elapsed));
+  if (row.what == RowKind::kCompute || row.what == RowKind::kEpochEnd) return row;
+  if (row.what == RowKind::kBarrier) {
+    row.group = GroupKind::kWorld;
+    row.bytes = 4;
+    return row;
+  }
+
+  std::string_view groupText = stripPrefix(column(cols.commGroup), "CommGroup.");
+  bool found = false;
+  for (const GroupName& g : kGroups) {
+    if (groupText == g.name) {
+      row.group = g.kind;
+      found = true;
+    }
+  }
+  if (!found && !(row.what == RowKind::kP2p && isAbsent(groupText))) {
+    return inputError(file, line.number, "comm_group",
+                      fmt::format("unknown comm_group {}", quoted(column(cols.commGroup))));
+  }
+  NS_RETURN_IF_ERROR(parseOptional(file, line.number, "comm_group_size", column(cols.groupSize), &row.groupSize));
+  std::string_view size = column(cols.msgSize);
+  if (!parseNonNegative(size, &row.bytes)) {
+    double ignored;
+    bool negative = !size.empty() && size.front() == '-' && parseNonNegative(size.substr(1), &ignored);
+    return inputError(file, line.number, "msg_size",
+                      fmt::format("{} is {}", quoted(size), negative ? "negative" : "not a number"));
+  }
+  if (row.what == RowKind::kP2p) {
+    row.group = GroupKind::kPp;
+    std::string_view direction = column(cols.additional);
+    if (direction == "send_prev" || direction == "recv_prev") row.step = -1;
+    else if (direction == "send_next" || direction == "recv_next") row.step = 1;
+    else {
+      return inputError(file, line.number, "additional",
+                        fmt::format("p2p direction {} is not send_prev, send_next, recv_prev or recv_next",
+                                    quoted(direction)));
+    }
+    row.op = direction.substr(0, 4) == "send" ? OpKind::kSend : OpKind::kRecv;
+    return row;
+  }
+  if (row.op == OpKind::kBroadcast || row.op == OpKind::kReduce) {
+    row.rootField = row.op == OpKind::kBroadcast ? "src" : "dst";
+    std::optional<double> root;
+    NS_RETURN_IF_ERROR(parseOptional(file, line.number, row.rootField,
+                                     column(row.op == OpKind::kBroadcast ? cols.src : cols.dst), &root));
+    row.root = root ? static_cast<int>(*root) : 0;
+  }
+  return row;
+}
+
+// Where each group's size was read: the largest comm_group_size, and the first row using the group.
+struct SizeSeen {
+  double size = 0;
+  int line = 0;
+  int firstUse = 0;
+};
+
+Result<RankLayout> inferLayout(const std::string& file, const std::array<SizeSeen, kNumGroupKinds>& seen,
+                               const WorkloadOptions& options) {
+  auto at = [&seen](GroupKind kind) -> const SizeSeen& { return seen[static_cast<int>(kind)]; };
+  // An error about the size of `kind`, located at the option or at the row the size was read from.
+  auto sizeError = [&](GroupKind kind, int option, const char* optionName, const std::string& problem) {
+    if (option != 0) return inputError(file, 0, fmt::format("option {}", optionName), problem);
+    return inputError(file, at(kind).line, "comm_group_size", problem);
+  };
+  // A size from the options, else from the rows, else 1 when no row uses the group.
+  auto pick = [&](GroupKind kind, int option, const char* name, int64_t* out) -> Status {
+    if (option != 0) {
+      *out = option;
+    } else if (at(kind).size > 0) {
+      *out = std::llround(at(kind).size);
+    } else if (at(kind).firstUse > 0) {
+      return inputError(file, at(kind).firstUse, "comm_group_size",
+                        fmt::format("size of {}_group unknown: give the {} size", groupKindLabel(kind), name));
+    } else {
+      *out = 1;
+    }
+    return Status::Ok();
+  };
+  int64_t tp = 1, pp = 1, ep = 1, dp = 1;
+  NS_RETURN_IF_ERROR(pick(GroupKind::kTp, options.tp, "TP", &tp));
+  NS_RETURN_IF_ERROR(pick(GroupKind::kPp, options.pp, "PP", &pp));
+  if (tp < 1) return sizeError(GroupKind::kTp, options.tp, "tp", fmt::format("zero or negative TP {}", tp));
+  if (pp < 1) return sizeError(GroupKind::kPp, options.pp, "pp", fmt::format("zero or negative PP {}", pp));
+  if (options.ep == 0 && at(GroupKind::kEp).size == 0 && at(GroupKind::kEpTp).size > 0) {
+    ep = std::llround(at(GroupKind::kEpTp).size) / tp;  // ep_tp_group holds TP x EP ranks
+  } else {
+    NS_RETURN_IF_ERROR(pick(GroupKind::kEp, options.ep, "EP", &ep));
+  }
+  if (ep < 1) return sizeError(GroupKind::kEp, options.ep, "ep", fmt::format("zero or negative EP {}", ep));
+  int64_t world = options.worldSize;
+  if (world < 0) return inputError(file, 0, "option worldSize", fmt::format("negative world size {}", world));
+  if (world > 0) {
+    if (tp > world) {
+      return sizeError(GroupKind::kTp, options.tp, "tp",
+                       fmt::format("TP={} is larger than the world ({} ranks)", tp, world));
+    }
+    if (pp > world) {
+      return sizeError(GroupKind::kPp, options.pp, "pp",
+                       fmt::format("PP={} is larger than the world ({} ranks)", pp, world));
+    }
+    if (world % (tp * pp) != 0) {
+      return inputError(file, 0, "option worldSize",
+                        fmt::format("{} ranks are not divisible by TP*PP = {}", world, tp * pp));
+    }
+    dp = world / (tp * pp);
+  } else {
+    if (at(GroupKind::kDp).size == 0 && at(GroupKind::kDpEp).size > 0) {
+      dp = std::llround(at(GroupKind::kDpEp).size) * ep;  // ep_dp_group holds DP / EP ranks
+    } else {
+      NS_RETURN_IF_ERROR(pick(GroupKind::kDp, 0, "DP (or the world)", &dp));
+    }
+    world = tp * dp * pp;
+  }
+  if (ep > dp || dp % ep != 0) {
+    return sizeError(GroupKind::kEp, options.ep, "ep", fmt::format("EP={} does not divide DP={}", ep, dp));
+  }
+  RankLayout layout;
+  layout.world = static_cast<int>(world);
+  layout.tp = static_cast<int>(tp);
+  layout.dp = static_cast<int>(dp);
+  layout.ep = static_cast<int>(ep);
+  layout.pp = static_cast<int>(pp);
+  std::string problem = layout.problem();
+  if (!problem.empty()) return inputError(file, 0, "layout", problem);
+  return layout;
+}
+
+// Every row's group must fit the layout; sizes that disagree with it are reported once per group.
+Status checkRows(const std::string& file, const std::vector<Row>& rows, const RankLayout& layout) {
+  std::array<bool, kNumGroupKinds> warned{};
+  for (const Row& row : rows) {
+    if (row.what != RowKind::kCollective && row.what != RowKind::kP2p) continue;
+    const int expected = layout.groupSize(row.group);
+    if (row.what == RowKind::kP2p && layout.pp == 1 && !warned[static_cast<int>(GroupKind::kPp)]) {
+      warned[static_cast<int>(GroupKind::kPp)] = true;
+      NS_WARN("{}:{}: pipeline send/recv rows with PP=1 are skipped (give the PP size)", file, row.line);
+    }
+    if (row.groupSize && *row.groupSize > layout.world) {
+      return inputError(file, row.line, "comm_group_size",
+                        fmt::format("a group of {} ranks is larger than the world ({})", *row.groupSize,
+                                    layout.toString()));
+    }
+    const bool p2pOne = row.group == GroupKind::kPp && row.groupSize && *row.groupSize == 1;
+    if (row.groupSize && *row.groupSize != expected && !p2pOne && !warned[static_cast<int>(row.group)]) {
+      warned[static_cast<int>(row.group)] = true;
+      NS_WARN("{}:{}: comm_group_size {} differs from the layout's {} group of {} ({}); using the layout", file,
+              row.line, *row.groupSize, groupKindLabel(row.group), expected, layout.toString());
+    }
+    if (row.root >= expected) {
+      return inputError(file, row.line, row.rootField,
+                        fmt::format("root {} is outside the {} group of {} ranks", row.root,
+                                    groupKindLabel(row.group), expected));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Workload> parseAicbWorkload(std::string_view text, const std::string& name, const WorkloadOptions& options) {
+  if (options.iterations < 1) return inputError(name, 0, "option iterations", "must be at least 1");
+  if (!(options.scale > 0) || !std::isfinite(options.scale)) {
+    return inputError(name, 0, "option scale", "must be positive");
+  }
+  std::vector<TextLine> lines = splitLines(text);
+  std::optional<Columns> cols;
+  std::vector<Row> rows;
+  for (const TextLine& line : lines) {
+    std::string_view content = trim(line.text);
+    if (content.empty() || content.front() == '[') continue;
+    std::vector<std::string> fields = splitCsv(content);
+    if (!cols) {
+      NS_ASSIGN_OR_RETURN(Columns header, parseHeader(name, line.number, fields));
+      cols = header;
+    } else if (fields[0] != "comm_type") {
+      NS_ASSIGN_OR_RETURN(Row row, parseRow(name, line, *cols, std::move(fields)));
+      rows.push_back(row);
+    }
+  }
+  if (!cols) return inputError(name, 1, "header", "no header line (empty file?)");
+
+  std::array<SizeSeen, kNumGroupKinds> seen{};
+  bool isLog = false;
+  for (const Row& row : rows) {
+    if (row.what == RowKind::kCollective || row.what == RowKind::kP2p || row.what == RowKind::kBarrier) {
+      isLog = isLog || row.elapsed.has_value();
+    }
+    if (row.what != RowKind::kCollective && row.what != RowKind::kP2p) continue;
+    SizeSeen& s = seen[static_cast<int>(row.group)];
+    if (s.firstUse == 0) s.firstUse = row.line;
+    if (row.groupSize && *row.groupSize > s.size) {
+      s.size = *row.groupSize;
+      s.line = row.line;
+    }
+  }
+  NS_ASSIGN_OR_RETURN(RankLayout layout, inferLayout(name, seen, options));
+  NS_RETURN_IF_ERROR(checkRows(name, rows, layout));
+
+  WorkloadBuilder builder(layout);
+  for (int rank = 0; rank < layout.world; ++rank) {
+    const int stage = layout.ppIndex(rank);
+    for (int it = 0; it < options.iterations; ++it) {
+      for (const Row& row : rows) {
+        if (row.what == RowKind::kEpochEnd) continue;
+        if (row.what == RowKind::kCompute) {
+          if (row.elapsed) builder.addCompute(rank, std::llround(*row.elapsed * (isLog ? 1e6 : 1.0)));
+          continue;
+        }
+        OpRequest request;
+        request.kind = row.op;
+        request.bytes = row.what == RowKind::kBarrier ? 4 : scaleBytes(row.bytes, options.scale);
+        request.root = row.root;
+        request.recordedNs = row.elapsed ? std::llround(*row.elapsed * 1e6) : -1;
+        request.source = fmt::format("{}:{}", name, row.line);
+        if (row.what == RowKind::kP2p) {
+          request.peer = stage + row.step;
+          if (request.peer < 0 || request.peer >= layout.pp) continue;  // no neighbour on this side
+        }
+        builder.addOp(rank, row.group, request);
+      }
+    }
+  }
+  return builder.finish(fmt::format("AICB workload {}: {}, {} rows, {} iteration(s)", baseName(name),
+                                    layout.toString(), rows.size(), options.iterations));
+}
+
+Result<Workload> loadAicbWorkload(const std::string& path, const WorkloadOptions& options) {
+  NS_ASSIGN_OR_RETURN(std::string text, readTextFile(path));
+  return parseAicbWorkload(text, path, options);
+}
+
+}  // namespace nshim::phynet

@@ -1,0 +1,54 @@
+// Input loading: format dispatch, then scale and filters.
+#include "phynet/input_loader.h"
+
+#include "phynet/aicb_workload.h"
+#include "phynet/simai_workload.h"
+#include "phynet/trace_workload.h"
+#include "phynet/workload_options.h"
+#include "phynet/workload_transform.h"
+
+namespace nshim::phynet {
+
+Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize) {
+  LoadedInput loaded;
+  loaded.format = resolveFormat(options);
+  WorkloadOptions layout;
+  layout.iterations = 1;  // the replay repeats; scale is applied below for every format alike
+  layout.scale = 1.0;
+  layout.worldSize = options.worldSize > 0 ? options.worldSize : mpiWorldSize;
+  layout.tp = options.tp;
+  layout.ep = options.ep;
+  layout.pp = options.pp;
+  switch (loaded.format) {
+    case InputFormat::kSimAi: {
+      NS_ASSIGN_OR_RETURN(loaded.workload, loadSimAiWorkload(options.input, layout));
+      break;
+    }
+    case InputFormat::kAicb: {
+      NS_ASSIGN_OR_RETURN(loaded.workload, loadAicbWorkload(options.input, layout));
+      break;
+    }
+    default: {
+      TraceLoadStats stats;
+      NS_ASSIGN_OR_RETURN(loaded.workload, loadTraceWorkload(options.input, &stats));
+      if (stats.cutFiles) {
+        loaded.notes.push_back(fmt::format("{} trace file(s) were cut by a killed process; their complete lines "
+                                           "are replayed", stats.cutFiles));
+      }
+      if (stats.droppedRecords) {
+        loaded.notes.push_back(fmt::format("the recorder lost {} record(s): the validation will tell whether the "
+                                           "trace is still consistent", stats.droppedRecords));
+      }
+      if (stats.skippedFailedCalls) {
+        loaded.notes.push_back(fmt::format("{} call(s) that failed when recorded are not replayed",
+                                           stats.skippedFailedCalls));
+      }
+      break;
+    }
+  }
+  scaleWorkload(loaded.workload, options.scale);
+  loaded.filteredOut = filterWorkload(loaded.workload, options.ops, options.groups);
+  return loaded;
+}
+
+}  // namespace nshim::phynet

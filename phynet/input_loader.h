@@ -1,0 +1,26 @@
+// Loading phynet's input, whatever its format: an ncclshim trace (directory or file), a SimAI
+// workload text or an AICB CSV, then the transformations every format shares (--scale, --ops,
+// --groups). Repetition (--iterations, --warmup) is done by the replay, not by expanding the
+// workload, so a long replay costs no memory.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "phynet/replay_options.h"
+#include "phynet/workload.h"
+
+namespace nshim::phynet {
+
+struct LoadedInput {
+  Workload workload;
+  InputFormat format = InputFormat::kTrace;
+  size_t filteredOut = 0;              // ops removed by --ops / --groups
+  std::vector<std::string> notes;      // things worth telling the user (cut files, skipped calls)
+};
+
+// `mpiWorldSize` is the default world size of SimAI / AICB layouts (--world-size overrides it).
+Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize);
+
+}  // namespace nshim::phynet

@@ -1,0 +1,38 @@
+# phynet, the replayer (`mpirun -np N build/phynet ...`), and its test-trace generator. MPI stays in
+# phynet: only phynet_main.cc and mpi_*.cc include <mpi.h>, compiled with Open MPI's flags
+# (mpicxx --showme). Everything else of phynet (workloads, parsers, validation, executors, report)
+# goes into $(PHYNET_LIB), which the unit tests link as well.
+MPICXX ?= mpicxx
+MPI_CFLAGS := $(shell $(MPICXX) --showme:compile 2>/dev/null) -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1
+MPI_LIBS := $(shell $(MPICXX) --showme:link 2>/dev/null)
+
+PHYNET_MPI_SRCS := phynet/phynet_main.cc $(wildcard phynet/mpi_*.cc)
+PHYNET_CORE_SRCS := $(filter-out $(PHYNET_MPI_SRCS),$(wildcard phynet/*.cc))
+PHYNET_CORE_OBJS := $(PHYNET_CORE_SRCS:%.cc=$(BUILD)/obj/%.o)
+PHYNET_MPI_OBJS := $(PHYNET_MPI_SRCS:%.cc=$(BUILD)/obj/%.o)
+PHYNET_LIB := $(BUILD)/libphynet.a
+PHYNET := $(BUILD)/phynet
+PHYNET_TRACE_GEN := $(BUILD)/phynet_make_test_trace
+
+.PHONY: phynet
+all: $(PHYNET) $(PHYNET_TRACE_GEN)
+phynet: $(PHYNET) $(PHYNET_TRACE_GEN)
+
+$(PHYNET_MPI_OBJS): $(BUILD)/obj/phynet/%.o: phynet/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) $(MPI_CFLAGS) -c $< -o $@
+
+$(PHYNET_LIB): $(PHYNET_CORE_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(PHYNET): $(PHYNET_MPI_OBJS) $(PHYNET_LIB) $(BUILD)/libtrace.a $(ENGINE_LIB)
+	$(CXX) $(LDFLAGS) -o $@ $(PHYNET_MPI_OBJS) $(PHYNET_LIB) $(BUILD)/libtrace.a $(ENGINE_LIB) $(MPI_LIBS) $(LDLIBS)
+
+# The generator lives one folder down so that the unit-test wildcard (tests/*/*.cc) leaves it out.
+$(PHYNET_TRACE_GEN): $(BUILD)/obj/tests/phynet/tools/make_test_trace.o $(BUILD)/libtrace.a $(ENGINE_LIB)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Unit tests of phynet (tests/phynet/*.cc) need the phynet library, then trace and engine again.
+$(UNIT_TESTS): $(PHYNET_LIB)
+$(UNIT_TESTS): LDLIBS += $(PHYNET_LIB) $(BUILD)/libtrace.a $(ENGINE_LIB)

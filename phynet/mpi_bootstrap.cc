@@ -1,0 +1,92 @@
+// Bootstrap of the replay's communicators: unique ids over MPI, connections over the transport.
+#include "phynet/mpi_bootstrap.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <set>
+
+#include "phynet/workload_transform.h"
+#include "transport/unique_id.h"
+
+namespace nshim::phynet {
+namespace {
+
+// What the root broadcasts: its outcome, then the id.
+struct IdMessage {
+  uint8_t ok = 0;
+  UniqueId id{};
+};
+
+}  // namespace
+
+std::vector<const CommGroup*> usedCommunicators(const Workload& workload) {
+  std::set<uint64_t> used;
+  for (const RankWork& rank : workload.ranks) {
+    for (const WorkOp& op : rank.ops) used.insert(op.commId);
+  }
+  std::vector<const CommGroup*> out;
+  for (const CommGroup& comm : workload.comms) {
+    if (used.count(comm.id)) out.push_back(&comm);
+  }
+  std::sort(out.begin(), out.end(), [](const CommGroup* a, const CommGroup* b) { return a->id < b->id; });
+  return out;
+}
+
+BootstrapOutcome bootstrapCommunicators(const Workload& workload, MpiSession& mpi, const TransportChoice& choice) {
+  BootstrapOutcome outcome;
+  const int self = mpi.rank();
+  if (choice.name == "ibverbs") {  // the same answer on every rank: no agreement needed
+    outcome.status = Status(Code::kInvalidUsage,
+                            "--transport ibverbs: the ibverbs (RoCEv2) transport is not built yet; use --transport tcp");
+    outcome.localFailure = self == 0;
+    return outcome;
+  }
+  Status failure;
+  for (const CommGroup* comm : usedCommunicators(workload)) {
+    const int root = *std::min_element(comm->members.begin(), comm->members.end());
+    const int commRank = commRankOf(*comm, self);
+    const int n = static_cast<int>(comm->members.size());
+    IdMessage message;
+    if (self == root && failure.ok()) {
+      Result<UniqueId> id = createUniqueId();
+      if (id.ok()) {
+        message.ok = 1;
+        message.id = id.value();
+      } else {
+        failure = Status(id.status().code(), fmt::format("communicator {}: cannot create its bootstrap id: {}",
+                                                         commName(*comm), id.status().message()));
+      }
+    }
+    mpi.broadcast(&message, sizeof(message), root, "bootstrap: unique id broadcast");
+    if (commRank < 0 || !failure.ok()) continue;
+    if (!message.ok) {
+      failure = Status(Code::kRemoteError, fmt::format("communicator {}: its bootstrap root (rank {}) failed",
+                                                       commName(*comm), root));
+      continue;
+    }
+    const int64_t start = nowNs();
+    Result<std::unique_ptr<Transport>> transport = connectTcpTransport(message.id, commRank, n, choice.tcp);
+    if (!transport.ok()) {
+      failure = Status(transport.status().code(),
+                       fmt::format("communicator {}: rank {} (rank {} of {}) could not connect: {}", commName(*comm),
+                                   self, commRank, n, transport.status().message()));
+      continue;
+    }
+    if (choice.verbose) {
+      std::fprintf(stderr, "phynet: rank %d: communicator %s: rank %d of %d connected over tcp in %.1f ms\n", self,
+                   commName(*comm).c_str(), commRank, n, (nowNs() - start) * 1e-6);
+    }
+    outcome.comms[comm->id] = std::make_unique<Communicator>(std::move(transport).value(), choice.collectives);
+  }
+  const int first = mpi.firstFailing(!failure.ok(), "bootstrap: outcome");
+  if (first >= 0) {
+    outcome.localFailure = first == self;
+    outcome.status = first == self ? failure
+                                   : Status(Code::kRemoteError, fmt::format("bootstrap failed on rank {}", first));
+    outcome.comms.clear();
+  }
+  return outcome;
+}
+
+}  // namespace nshim::phynet

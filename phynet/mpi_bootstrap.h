@@ -1,0 +1,39 @@
+// Connects the transports of every communicator of a workload. For each communicator in id order,
+// its lowest global rank creates a UniqueId (the TCP bootstrap root runs in that process) and
+// broadcasts it over MPI (every rank takes part in every broadcast, in the same order, so nothing
+// can cross); the members then connect. A failure is carried through the remaining broadcasts
+// instead of abandoning them, and the ranks agree on the outcome at the end.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "collectives/communicator.h"
+#include "common/status.h"
+#include "phynet/mpi_session.h"
+#include "phynet/workload.h"
+#include "transport/tcp_transport.h"
+
+namespace nshim::phynet {
+
+struct TransportChoice {
+  std::string name = "tcp";   // tcp | ibverbs
+  TcpOptions tcp;
+  CollectiveOptions collectives;
+  bool verbose = false;
+};
+
+struct BootstrapOutcome {
+  std::map<uint64_t, std::unique_ptr<Communicator>> comms;  // this rank's, by communicator id
+  Status status;             // the failure, if any rank failed
+  bool localFailure = false; // this rank's own failure (print it); else another rank's (it prints)
+};
+
+// Communicators that carry at least one op (on any rank), in id order.
+std::vector<const CommGroup*> usedCommunicators(const Workload& workload);
+
+BootstrapOutcome bootstrapCommunicators(const Workload& workload, MpiSession& mpi, const TransportChoice& choice);
+
+}  // namespace nshim::phynet

@@ -1,0 +1,49 @@
+// Executes workload operations on one communicator with the engine, on host buffers: a per-
+// communicator arena sized once for the largest batch and reused by every operation. A batch is
+// one op, or the ops of one ncclGroup on this communicator: its collectives run in issue order and
+// its sends and receives are issued together (runPointToPoint), so grouped pairs cannot deadlock.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "collectives/communicator.h"
+#include "common/status.h"
+#include "phynet/workload.h"
+
+namespace nshim::phynet {
+
+struct OpTiming {
+  int64_t startNs = 0;  // this rank's steady clock
+  int64_t endNs = 0;
+};
+
+struct BufferNeed {
+  size_t sendBytes = 0;
+  size_t recvBytes = 0;
+};
+
+// Bytes the batch needs: collectives reuse the whole arena one after the other; the sends of a
+// batch share one source region, its receives get distinct regions.
+BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks);
+
+// Host memory of one communicator on one rank (zero-filled, so reductions stay finite).
+class CommArena {
+ public:
+  void reserve(const BufferNeed& need);
+  char* send() { return send_.data(); }
+  char* recv() { return recv_.data(); }
+  size_t bytes() const { return send_.size() + recv_.size(); }
+
+ private:
+  std::vector<char> send_;
+  std::vector<char> recv_;
+};
+
+// Runs a batch; timing[i] receives ops[i]'s start and end (the sends and receives of a batch share
+// theirs). `failedOp` is set to the index of the op that failed.
+Status runBatch(Communicator& comm, CommArena& arena, std::span<const WorkOp* const> ops, std::span<OpTiming> timing,
+                size_t* failedOp);
+
+}  // namespace nshim::phynet

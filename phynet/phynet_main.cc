@@ -1,0 +1,214 @@
+// phynet: `mpirun -np N phynet [options] <trace dir | SimAI .txt | AICB .csv>`. Every rank loads the
+// input; the ranks check they read the same workload; rank 0 validates it and the verdict is
+// broadcast (a refusal ends every rank non-zero before any traffic); the transports are
+// bootstrapped; the replay runs; rank 0 gathers the timings and counters and reports.
+// A failure during the replay ends this rank at once (exit 1) with a message naming the op, the
+// communicator and the peer: its peers then fail the same way, and mpirun ends the job.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "common/log.h"
+#include "phynet/input_loader.h"
+#include "phynet/mpi_bootstrap.h"
+#include "phynet/mpi_session.h"
+#include "phynet/replay.h"
+#include "phynet/report.h"
+#include "phynet/report_output.h"
+#include "phynet/workload_check.h"
+#include "phynet/workload_transform.h"
+
+namespace nshim::phynet {
+namespace {
+
+constexpr size_t kVerdictBytes = 8192;
+constexpr int kCounterFields = 7;
+constexpr useconds_t kLingerBeforeExitUs = 500'000;
+
+void say(int rank, const std::string& text) {
+  std::fprintf(stderr, "phynet: rank %d: %s\n", rank, text.c_str());
+  std::fflush(stderr);
+}
+
+// Rank 0's verdict on the workload, broadcast to every rank: "" = go.
+std::string validate(const LoadedInput& input, const std::vector<uint64_t>& fingerprints, int mpiSize) {
+  const Workload& w = input.workload;
+  if (w.worldSize != mpiSize) {
+    return fmt::format("the workload has {} ranks but mpirun started {}: run with -np {}", w.worldSize, mpiSize,
+                       w.worldSize);
+  }
+  for (int r = 1; r < mpiSize; ++r) {
+    if (fingerprints[r] != fingerprints[0]) {
+      return fmt::format("rank {} read a different workload than rank 0 (fingerprint {:#x} vs {:#x}): the input "
+                         "differs between hosts", r, fingerprints[r], fingerprints[0]);
+    }
+  }
+  size_t ops = 0;
+  for (const RankWork& rank : w.ranks) ops += rank.ops.size();
+  if (ops == 0) return "no operations to replay (did --ops / --groups remove them all?)";
+  Status status = checkWorkload(w);
+  return status.ok() ? "" : status.message();
+}
+
+std::vector<int64_t> packResult(const RankReplayResult& result) {
+  const RankCounters& c = result.counters;
+  std::vector<int64_t> out{static_cast<int64_t>(c.ops),      static_cast<int64_t>(c.opBytes),
+                           static_cast<int64_t>(c.wireSent), static_cast<int64_t>(c.wireReceived),
+                           static_cast<int64_t>(c.modelSent), c.runStartNs, c.runEndNs};
+  for (const OpTiming& t : result.timings) {
+    out.push_back(t.startNs);
+    out.push_back(t.endNs);
+  }
+  return out;
+}
+
+void unpackResult(const std::vector<int64_t>& in, RankCounters* c, std::vector<OpTiming>* timings) {
+  c->ops = static_cast<uint64_t>(in[0]);
+  c->opBytes = static_cast<uint64_t>(in[1]);
+  c->wireSent = static_cast<uint64_t>(in[2]);
+  c->wireReceived = static_cast<uint64_t>(in[3]);
+  c->modelSent = static_cast<uint64_t>(in[4]);
+  c->runStartNs = in[5];
+  c->runEndNs = in[6];
+  for (size_t i = kCounterFields; i + 1 < in.size(); i += 2) timings->push_back({in[i], in[i + 1]});
+}
+
+// How long a rank that finished waits for the others: its own replay time scaled by how much more
+// work (ops and bytes) the busiest rank has, four times over, plus the timeout.
+double finishWaitSeconds(const Workload& w, int self, double mySeconds, double timeout) {
+  auto work = [&](int g) {
+    double sum = 0;
+    for (const WorkOp& op : w.ranks[g].ops) sum += 65536.0 + static_cast<double>(op.bytes);
+    return sum;
+  };
+  double mine = std::max(work(self), 1.0), busiest = 0;
+  for (int g = 0; g < w.worldSize; ++g) busiest = std::max(busiest, work(g));
+  return timeout + 4.0 * mySeconds * std::max(1.0, busiest / mine) + 30.0;
+}
+
+int run(int argc, char** argv) {
+  // Whole lines to mpirun's output forwarding, so that stderr lines never land inside a table row.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  Result<ReplayOptions> parsed = parseReplayOptions(argc, argv);
+  const double timeout = parsed.ok() ? parsed->timeoutSeconds : 120;
+  if (parsed.ok() && !parsed->ifname.empty()) setenv("NCCLSHIM_SOCKET_IFNAME", parsed->ifname.c_str(), 1);
+  MpiSession mpi(&argc, &argv, timeout + 30);
+  const int self = mpi.rank();
+  setLogRank(self);
+  if (!parsed.ok()) {
+    if (self == 0) std::fprintf(stderr, "phynet: %s (see --help)\n", parsed.status().message().c_str());
+    return 2;
+  }
+  const ReplayOptions& options = parsed.value();
+  if (options.help) {
+    if (self == 0) std::fputs(replayUsage().c_str(), stdout);
+    return 0;
+  }
+
+  // Load on every rank; the lowest failing rank explains.
+  Result<LoadedInput> loaded = loadInput(options, mpi.size());
+  const int badLoad = mpi.firstFailing(!loaded.ok(), "load");
+  if (badLoad >= 0) {
+    if (badLoad == self) say(self, fmt::format("cannot load {}: {}", options.input, loaded.status().message()));
+    return 1;
+  }
+  LoadedInput& input = loaded.value();
+  const Workload& workload = input.workload;
+
+  // Validation on rank 0, the verdict to everyone.
+  std::vector<uint64_t> fingerprints = mpi.allGather(workloadFingerprint(workload), "load: fingerprints");
+  char verdict[kVerdictBytes] = {};
+  if (self == 0) {
+    std::string text = validate(input, fingerprints, mpi.size());
+    std::snprintf(verdict, sizeof(verdict), "%s", text.c_str());
+  }
+  mpi.broadcast(verdict, sizeof(verdict), 0, "validation verdict");
+  if (verdict[0] != '\0') {
+    if (self == 0) say(self, fmt::format("refusing to replay (no traffic was sent): {}", verdict));
+    return 1;
+  }
+  if (self == 0) {
+    size_t ops = 0;
+    for (const RankWork& rank : workload.ranks) ops += rank.ops.size();
+    std::fprintf(stderr, "phynet: validated %zu operations on %zu communicators across %d ranks%s: %s\n", ops,
+                 usedCommunicators(workload).size(), workload.worldSize,
+                 input.filteredOut ? fmt::format(" ({} filtered out)", input.filteredOut).c_str() : "",
+                 workload.description.c_str());
+    for (const std::string& note : input.notes) std::fprintf(stderr, "phynet: note: %s\n", note.c_str());
+  }
+
+  // Bootstrap: a root may be busy connecting an earlier communicator for up to the timeout.
+  TransportChoice choice;
+  choice.name = options.transport;
+  choice.tcp = TcpOptions::fromEnvironment();
+  choice.tcp.timeoutSeconds = timeout;
+  choice.collectives = CollectiveOptions::fromEnvironment();
+  choice.collectives.timeoutSeconds = timeout;
+  choice.verbose = options.verbose;
+  mpi.setPhaseSeconds(2 * timeout + 30);
+  BootstrapOutcome boot = bootstrapCommunicators(workload, mpi, choice);
+  if (!boot.status.ok()) {
+    if (boot.localFailure || self == 0) say(self, boot.status.message());
+    return 1;
+  }
+  mpi.setPhaseSeconds(timeout + 30);
+  mpi.barrier("start of the replay");
+
+  ReplayConfig config;
+  config.pace = options.pace;
+  config.iterations = options.iterations + options.warmup;
+  config.stallSeconds = timeout + 10;
+  config.showProgress = self == 0;
+  Result<RankReplayResult> replayed = replayRank(workload, self, boot.comms, config);
+  if (!replayed.ok()) {
+    say(self, fmt::format("replay failed: {}", replayed.status().message()));
+    std::fflush(stdout);
+    // Peers may be blocked on us: leave without MPI_Finalize (mpirun then ends the job), after a
+    // moment for mpirun to forward this message and for our peers to print theirs.
+    usleep(kLingerBeforeExitUs);
+    _exit(1);
+  }
+  const RankReplayResult& result = replayed.value();
+  double mySeconds = (result.counters.runEndNs - result.counters.runStartNs) * 1e-9;
+  mpi.setPhaseSeconds(finishWaitSeconds(workload, self, mySeconds, timeout));
+  mpi.barrier("end of the replay (waiting for the other ranks)");
+  mpi.setPhaseSeconds(timeout + 30);
+  std::vector<std::vector<int64_t>> gathered = mpi.gatherToRoot(packResult(result), "gathering the report");
+  boot.comms.clear();  // close the transports after everyone has finished
+
+  int rc = 0;
+  if (self == 0) {
+    ReportInput in;
+    in.workload = &workload;
+    in.iterations = options.iterations;
+    in.warmup = options.warmup;
+    in.rateGBps = options.rateGBps;
+    in.timings.resize(mpi.size());
+    in.counters.resize(mpi.size());
+    for (int r = 0; r < mpi.size(); ++r) unpackResult(gathered[r], &in.counters[r], &in.timings[r]);
+    ReplayReport report = buildReport(in);
+    TextHeader header{options.transport, options.pace == Pace::kFast ? "fast" : "recorded", options.scale};
+    printReport(stdout, report, header, options.maxRows);
+    for (const auto& [path, status] :
+         {std::pair{options.csvPath, options.csvPath.empty() ? Status::Ok() : writeCsvReport(options.csvPath, report)},
+          std::pair{options.jsonPath,
+                    options.jsonPath.empty() ? Status::Ok() : writeJsonReport(options.jsonPath, report, header)}}) {
+      if (!status.ok()) {
+        say(self, status.message());
+        rc = 1;
+      } else if (!path.empty()) {
+        std::fprintf(stderr, "phynet: wrote %s\n", path.c_str());
+      }
+    }
+  }
+  mpi.barrier("report written");
+  return rc;
+}
+
+}  // namespace
+}  // namespace nshim::phynet
+
+int main(int argc, char** argv) { return nshim::phynet::run(argc, argv); }

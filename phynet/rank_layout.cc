@@ -1,0 +1,232 @@
+// Group membership of the TP/DP/EP/PP layout, communicator ids, op sizing and the per-rank workload
+// builder used by the SimAI and AICB readers (rules in rank_layout.h).
+#include "phynet/rank_layout.h"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+namespace nshim::phynet {
+
+const char* groupKindLabel(GroupKind kind) {
+  static const char* kLabels[kNumGroupKinds] = {"tp", "dp", "ep", "dp_ep", "ep_tp", "pp", "embedding", "world"};
+  return kLabels[static_cast<int>(kind)];
+}
+
+std::vector<int> RankLayout::groupMembers(GroupKind kind, int rank) const {
+  const int s = ppIndex(rank), d = dpIndex(rank), t = tpIndex(rank);
+  const int block = d / ep * ep;  // first dp_idx of this rank's EP group
+  std::vector<int> members;
+  switch (kind) {
+    case GroupKind::kTp:
+      for (int i = 0; i < tp; ++i) members.push_back(rankOf(s, d, i));
+      break;
+    case GroupKind::kDp:
+      for (int i = 0; i < dp; ++i) members.push_back(rankOf(s, i, t));
+      break;
+    case GroupKind::kEp:
+      for (int i = 0; i < ep; ++i) members.push_back(rankOf(s, block + i, t));
+      break;
+    case GroupKind::kDpEp:
+      for (int i = d % ep; i < dp; i += ep) members.push_back(rankOf(s, i, t));
+      break;
+    case GroupKind::kEpTp:
+      for (int i = 0; i < ep; ++i) {
+        for (int j = 0; j < tp; ++j) members.push_back(rankOf(s, block + i, j));
+      }
+      break;
+    case GroupKind::kPp:
+      for (int i = 0; i < pp; ++i) members.push_back(rankOf(i, d, t));
+      break;
+    case GroupKind::kEmbedding:
+      members.push_back(rankOf(0, d, t));
+      if (pp > 1) members.push_back(rankOf(pp - 1, d, t));
+      break;
+    case GroupKind::kWorld:
+      for (int i = 0; i < world; ++i) members.push_back(i);
+      break;
+  }
+  return members;
+}
+
+int RankLayout::groupSize(GroupKind kind) const {
+  switch (kind) {
+    case GroupKind::kTp: return tp;
+    case GroupKind::kDp: return dp;
+    case GroupKind::kEp: return ep;
+    case GroupKind::kDpEp: return dp / ep;
+    case GroupKind::kEpTp: return ep * tp;
+    case GroupKind::kPp: return pp;
+    case GroupKind::kEmbedding: return pp > 1 ? 2 : 1;
+    case GroupKind::kWorld: return world;
+  }
+  return 1;
+}
+
+std::string RankLayout::problem() const {
+  if (world < 1 || tp < 1 || dp < 1 || ep < 1 || pp < 1) {
+    return fmt::format("group sizes must be positive: {}", toString());
+  }
+  if (static_cast<int64_t>(tp) * dp * pp != world) {
+    return fmt::format("TP*DP*PP = {} does not equal the world size {}", static_cast<int64_t>(tp) * dp * pp, world);
+  }
+  if (dp % ep != 0) return fmt::format("EP={} does not divide DP={}", ep, dp);
+  return "";
+}
+
+std::string RankLayout::toString() const {
+  return fmt::format("TP={} DP={} EP={} PP={} ({} ranks)", tp, dp, ep, pp, world);
+}
+
+uint64_t commIdFor(std::string_view label, const std::vector<int>& members) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  auto mix = [&hash](uint8_t byte) {
+    hash ^= byte;
+    hash *= 0x100000001b3ull;
+  };
+  for (char c : label) mix(static_cast<uint8_t>(c));
+  mix(0);
+  for (int member : members) {
+    for (int shift = 0; shift < 32; shift += 8) mix(static_cast<uint8_t>(static_cast<uint32_t>(member) >> shift));
+  }
+  return hash == 0 ? 1 : hash;
+}
+
+OpSize sizeOp(OpKind kind, uint64_t bytes, int nranks) {
+  const bool perRankBlocks =
+      kind == OpKind::kAllGather || kind == OpKind::kReduceScatter || kind == OpKind::kAllToAll;
+  const uint64_t blocks = perRankBlocks ? static_cast<uint64_t>(nranks) : 1;
+  OpSize size;
+  if (bytes % (4 * blocks) == 0) {
+    size.type = DataType::kFloat32;
+    size.count = bytes / (4 * blocks);
+  } else {
+    size.type = DataType::kUint8;
+    size.count = (bytes + blocks - 1) / blocks;
+  }
+  size.bytes = opBytes(kind, size.count, size.type, nranks);
+  return size;
+}
+
+uint64_t scaleBytes(double bytes, double scale) {
+  double scaled = std::llround(bytes * scale);
+  return scaled <= 0 ? 0 : static_cast<uint64_t>(scaled);
+}
+
+WorkloadBuilder::WorkloadBuilder(const RankLayout& layout) : layout_(layout) {
+  for (int k = 0; k < kNumGroupKinds; ++k) {
+    commOfRank_[k].assign(layout_.world, -1);
+    nextSeq_[k].assign(layout_.world, 0);
+  }
+  pendingNs_.assign(layout_.world, 0);
+  ranks_.resize(layout_.world);
+  for (int r = 0; r < layout_.world; ++r) ranks_[r].globalRank = r;
+}
+
+int WorkloadBuilder::commIndex(GroupKind kind, int rank) {
+  std::vector<int>& byRank = commOfRank_[static_cast<int>(kind)];
+  if (byRank[rank] >= 0) return byRank[rank];
+  CommGroup comm;
+  comm.members = layout_.groupMembers(kind, rank);
+  comm.label = groupKindLabel(kind);
+  comm.id = commIdFor(comm.label, comm.members);
+  int index = static_cast<int>(comms_.size());
+  for (int member : comm.members) byRank[member] = index;
+  comms_.push_back(std::move(comm));
+  return index;
+}
+
+bool WorkloadBuilder::addOp(int rank, GroupKind kind, const OpRequest& request) {
+  if (request.bytes == 0 || layout_.groupSize(kind) < 2 || !layout_.inGroup(kind, rank)) return false;
+  const CommGroup& comm = comms_[commIndex(kind, rank)];
+  OpSize size = sizeOp(request.kind, request.bytes, static_cast<int>(comm.members.size()));
+  WorkOp op;
+  op.commId = comm.id;
+  op.seq = nextSeq_[static_cast<int>(kind)][rank]++;
+  op.kind = request.kind;
+  op.count = size.count;
+  op.type = size.type;
+  op.bytes = size.bytes;
+  op.root = request.root;
+  op.peer = request.peer;
+  op.computeNs = pendingNs_[rank];
+  op.recordedNs = request.recordedNs;
+  op.source = request.source;
+  pendingNs_[rank] = 0;
+  ranks_[rank].ops.push_back(std::move(op));
+  ++opCount_;
+  return true;
+}
+
+Workload WorkloadBuilder::finish(std::string description) {
+  Workload workload;
+  workload.worldSize = layout_.world;
+  workload.comms = std::move(comms_);
+  workload.ranks = std::move(ranks_);
+  workload.description = std::move(description);
+  return workload;
+}
+
+Result<std::string> readTextFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NS_ERROR(Code::kInvalidArgument, "{}: cannot open the workload file", path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return NS_ERROR(Code::kSystemError, "{}: read failed", path);
+  return text.str();
+}
+
+std::vector<TextLine> splitLines(std::string_view text) {
+  std::vector<TextLine> lines;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    TextLine line;
+    line.number = static_cast<int>(lines.size()) + 1;
+    line.terminated = end != std::string_view::npos;
+    if (!line.terminated) end = text.size();
+    line.text = text.substr(pos, end - pos);
+    if (!line.text.empty() && line.text.back() == '\r') line.text.remove_suffix(1);
+    lines.push_back(line);
+    pos = end + 1;
+  }
+  return lines;
+}
+
+bool isBlank(std::string_view text) { return text.find_first_not_of(" \t") == std::string_view::npos; }
+
+std::string_view baseName(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+bool parseNonNegative(std::string_view text, double* out) {
+  if (text.empty()) return false;
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < 0) {
+    return false;
+  }
+  *out = value;
+  return true;
+}
+
+bool parseInt(std::string_view text, int64_t* out) {
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  if (text.empty()) return false;
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return false;
+  *out = value;
+  return true;
+}
+
+std::string quoted(std::string_view text) {
+  constexpr size_t kMax = 40;
+  if (text.size() > kMax) return fmt::format("'{}...'", text.substr(0, kMax));
+  return fmt::format("'{}'", text);
+}
+
+}  // namespace nshim::phynet

@@ -1,0 +1,138 @@
+// The TP/DP/EP/PP layout of a training job over its global ranks, and the builder that expands a
+// per-group operation list (SimAI workload text, AICB CSV) into per-rank WorkOps on deterministic
+// communicators. Shared by simai_workload.cc and aicb_workload.cc.
+//
+// Layout (world = TP * DP * PP, Megatron's order "tp-dp-pp", which AICB uses and SimAI uses for PP=1):
+//   rank = pp_idx * (TP*DP) + dp_idx * TP + tp_idx
+//   * PP stages are contiguous blocks of world/PP ranks. SimAI builds no PP groups (its PP is modelled
+//     analytically), so for PP > 1 this follows AICB/Megatron, where the pipeline is outermost.
+//   * TP groups: TP contiguous ranks (same stage, same dp_idx).
+//   * DP groups: ranks with the same stage and tp_idx, strided by TP (as SimAI does).
+//   * EP groups (EP divides DP): EP consecutive members of the DP group, i.e. dp_idx in
+//     [b*EP, b*EP+EP) with b = dp_idx / EP. Equals SimAI's MockNcclGroup and AICB's 'ep' group.
+//   * DP_EP groups: the DP members with the same dp_idx % EP (DP/EP ranks), the gradient group of the
+//     experts; SimAI's DP_EP and AICB's ep_dp_group.
+//   * EP_TP (AICB ep_tp_group): the TP x EP block of an EP group, TP innermost.
+//   * PP: the ranks with the same (dp_idx, tp_idx) in every stage, in stage order.
+//   * EMBEDDING: the first and the last stage of a PP group (Megatron's embedding group).
+//   * WORLD: all ranks.
+// Example TP=2 DP=4 EP=2 PP=1: TP {0,1}{2,3}{4,5}{6,7}; DP {0,2,4,6}{1,3,5,7}; EP {0,2}{4,6}{1,3}{5,7};
+// DP_EP {0,4}{2,6}{1,5}{3,7}.
+//
+// Communicator ids: FNV-1a 64 of the label and the member list (members in communicator-rank order),
+// so the same file gives the same ids on every rank and every run.
+//
+// Message sizes (nccl-tests convention, §4): the bytes of a file are the op's whole buffer. Allreduce,
+// broadcast, reduce, send, recv: count = bytes / 4 as float32 when bytes % 4 == 0, else count = bytes as
+// uint8. Allgather, reducescatter, alltoall: per-rank count = bytes / (4 * n) as float32 when divisible,
+// else ceil(bytes / n) as uint8 (the size is rounded up to a multiple of n).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "phynet/workload.h"
+
+namespace nshim::phynet {
+
+enum class GroupKind { kTp, kDp, kEp, kDpEp, kEpTp, kPp, kEmbedding, kWorld };
+constexpr int kNumGroupKinds = 8;
+const char* groupKindLabel(GroupKind kind);  // "tp", "dp", "ep", "dp_ep", "ep_tp", "pp", "embedding", "world"
+
+struct RankLayout {
+  int world = 1;
+  int tp = 1;
+  int dp = 1;
+  int ep = 1;
+  int pp = 1;
+
+  int stageSize() const { return tp * dp; }
+  int tpIndex(int rank) const { return rank % stageSize() % tp; }
+  int dpIndex(int rank) const { return rank % stageSize() / tp; }
+  int ppIndex(int rank) const { return rank / stageSize(); }
+  int rankOf(int ppIdx, int dpIdx, int tpIdx) const { return ppIdx * stageSize() + dpIdx * tp + tpIdx; }
+
+  // The group of `kind` that contains `rank`, in communicator-rank order. Requires problem() == "".
+  std::vector<int> groupMembers(GroupKind kind, int rank) const;
+  // Whether `rank` takes part in groups of `kind`: always, except middle stages for kEmbedding.
+  bool inGroup(GroupKind kind, int rank) const {
+    return kind != GroupKind::kEmbedding || ppIndex(rank) == 0 || ppIndex(rank) == pp - 1;
+  }
+  int groupSize(GroupKind kind) const;
+  // "" when the sizes are positive, TP*DP*PP == world and EP divides DP; else what is wrong.
+  std::string problem() const;
+  std::string toString() const;  // "TP=2 DP=4 EP=2 PP=1 (8 ranks)"
+};
+
+uint64_t commIdFor(std::string_view label, const std::vector<int>& members);
+
+struct OpSize {
+  uint64_t count = 0;
+  DataType type = DataType::kFloat32;
+  uint64_t bytes = 0;  // nccl-tests size actually moved (rounded up for uint8 blocks)
+};
+OpSize sizeOp(OpKind kind, uint64_t bytes, int nranks);
+uint64_t scaleBytes(double bytes, double scale);  // rounded to the nearest byte
+
+// What a file line asks of one rank; the builder adds communicator, sequence, size and compute gap.
+struct OpRequest {
+  OpKind kind = OpKind::kAllReduce;
+  uint64_t bytes = 0;       // whole buffer, already scaled
+  int root = -1;            // communicator rank (broadcast, reduce)
+  int peer = -1;            // communicator rank (send, recv)
+  int64_t recordedNs = -1;
+  std::string source;       // "file:line"
+};
+
+class WorkloadBuilder {
+ public:
+  explicit WorkloadBuilder(const RankLayout& layout);
+
+  const RankLayout& layout() const { return layout_; }
+  // Compute time `rank` spends before its next op.
+  void addCompute(int rank, int64_t ns) { pendingNs_[rank] += ns; }
+  // Appends the op to `rank` on its group of `kind`. Ops on a single-member group or of zero bytes
+  // move no data and are dropped, as are ops of a group the rank is not in (embedding, middle
+  // stages): their compute time stays pending for the rank's next op.
+  // Returns whether an op was appended.
+  bool addOp(int rank, GroupKind kind, const OpRequest& request);
+  // Ops appended so far (all ranks).
+  uint64_t opCount() const { return opCount_; }
+  Workload finish(std::string description);
+
+ private:
+  int commIndex(GroupKind kind, int rank);
+
+  RankLayout layout_;
+  std::vector<CommGroup> comms_;
+  std::array<std::vector<int>, kNumGroupKinds> commOfRank_;     // index into comms_, -1: not built
+  std::array<std::vector<uint64_t>, kNumGroupKinds> nextSeq_;  // per kind, per rank
+  std::vector<int64_t> pendingNs_;
+  std::vector<RankWork> ranks_;
+  uint64_t opCount_ = 0;
+};
+
+// --- helpers shared by the text readers ---
+
+Result<std::string> readTextFile(const std::string& path);
+
+struct TextLine {
+  int number = 0;           // 1-based
+  std::string_view text;    // without the newline (and without a '\r' before it)
+  bool terminated = false;  // a newline followed it (an unterminated short last line is a cut file)
+};
+std::vector<TextLine> splitLines(std::string_view text);
+bool isBlank(std::string_view text);
+std::string_view baseName(std::string_view path);
+// A finite number >= 0 (integer or decimal, as the files write them); false otherwise.
+bool parseNonNegative(std::string_view text, double* out);
+// A decimal integer (sign allowed); false otherwise.
+bool parseInt(std::string_view text, int64_t* out);
+// "text" quoted and shortened for error messages.
+std::string quoted(std::string_view text);
+
+}  // namespace nshim::phynet

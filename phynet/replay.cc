@@ -1,0 +1,172 @@
+// One rank's replay: batches, executors, the paced dispatcher thread and the watching loop.
+#include "phynet/replay.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "phynet/comm_executor.h"
+#include "phynet/traffic_model.h"
+#include "phynet/workload_transform.h"
+
+namespace nshim::phynet {
+namespace {
+
+constexpr int64_t kProgressEveryNs = 2'000'000'000;
+
+void sleepUntil(int64_t atNs, const FailureSlot& failure) {
+  while (!failure.failed()) {
+    int64_t left = atNs - nowNs();
+    if (left <= 0) return;
+    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<int64_t>(left, 50'000'000)));
+  }
+}
+
+// Walks every iteration's batches in issue order and queues them on their executors.
+// Repetitions of the workload are fenced like training steps: iteration i+1 is issued once every op
+// of iteration i has completed on this rank (no cross-rank barrier), which also bounds the queues.
+void dispatch(const std::vector<WorkOp>& ops, const std::vector<std::vector<uint32_t>>& batches,
+              std::map<uint64_t, std::unique_ptr<CommExecutor>>& executors, const ReplayConfig& config,
+              const ExecutorShared& shared, std::atomic<uint64_t>& submitted) {
+  const FailureSlot& failure = *shared.failure;
+  int64_t lastIssue = nowNs();
+  const WorkOp* previous = nullptr;
+  for (int it = 0; it < config.iterations && !failure.failed(); ++it) {
+    const uint64_t issued = submitted.load(std::memory_order_acquire);
+    auto fenceDone = [&] { return failure.failed() || shared.opsDone->load(std::memory_order_acquire) >= issued; };
+    while (!shared.progress->waitFor(fenceDone, 100'000'000)) {
+    }  // the watching thread's stall check bounds this wait
+    for (const std::vector<uint32_t>& batch : batches) {
+      if (failure.failed()) break;
+      const WorkOp& first = ops[batch.front()];
+      if (config.pace == Pace::kRecorded) {
+        // The recorded gap between issues when both are known (same iteration), else the compute
+        // time recorded before this op.
+        bool haveIssue = previous && first.issueNs >= 0 && previous->issueNs >= 0 && first.issueNs >= previous->issueNs;
+        int64_t gap = haveIssue ? first.issueNs - previous->issueNs : std::max<int64_t>(first.computeNs, 0);
+        sleepUntil(lastIssue + gap, failure);
+        lastIssue = nowNs();
+        previous = &first;
+      }
+      submitted.fetch_add(batch.size(), std::memory_order_acq_rel);
+      executors.at(first.commId)->submit(Batch{static_cast<uint32_t>(it), batch});
+    }
+  }
+  for (auto& [id, executor] : executors) executor->close();
+}
+
+void addCounters(const std::vector<WorkOp>& ops, const Workload& workload, int globalRank, int iterations,
+                 std::map<uint64_t, std::unique_ptr<Communicator>>& comms, RankCounters* counters) {
+  const CollectiveOptions& options = comms.empty() ? CollectiveOptions{} : comms.begin()->second->options();
+  for (const WorkOp& op : ops) {
+    const CommGroup* group = workload.findComm(op.commId);
+    counters->opBytes += op.bytes * static_cast<uint64_t>(iterations);
+    counters->modelSent += modelSentBytes(op, commRankOf(*group, globalRank), static_cast<int>(group->members.size()),
+                                          options) * static_cast<uint64_t>(iterations);
+  }
+  for (auto& [id, comm] : comms) {
+    for (int peer = 0; peer < comm->nranks(); ++peer) {
+      PeerBytes bytes = comm->transport().peerBytes(peer);
+      counters->wireSent += bytes.sent;
+      counters->wireReceived += bytes.received;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::vector<uint32_t>> issueBatches(const std::vector<WorkOp>& ops) {
+  std::vector<std::vector<uint32_t>> batches;
+  size_t i = 0;
+  while (i < ops.size()) {
+    size_t end = i + 1;
+    if (ops[i].group != 0) {
+      while (end < ops.size() && ops[end].group == ops[i].group) ++end;
+    }
+    std::vector<uint64_t> order;  // communicators in first-appearance order
+    for (size_t k = i; k < end; ++k) {
+      if (std::find(order.begin(), order.end(), ops[k].commId) == order.end()) order.push_back(ops[k].commId);
+    }
+    for (uint64_t comm : order) {
+      std::vector<uint32_t> batch;
+      for (size_t k = i; k < end; ++k) {
+        if (ops[k].commId == comm) batch.push_back(static_cast<uint32_t>(k));
+      }
+      batches.push_back(std::move(batch));
+    }
+    i = end;
+  }
+  return batches;
+}
+
+Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
+                                    std::map<uint64_t, std::unique_ptr<Communicator>>& comms,
+                                    const ReplayConfig& config) {
+  const std::vector<WorkOp>& ops = workload.ranks.at(globalRank).ops;
+  const std::vector<std::vector<uint32_t>> batches = issueBatches(ops);
+  std::map<uint64_t, BufferNeed> needs;
+  for (const std::vector<uint32_t>& batch : batches) {
+    uint64_t id = ops[batch.front()].commId;
+    if (!comms.count(id)) return NS_ERROR(Code::kInternal, "rank {}: no communicator {:#x}", globalRank, id);
+    std::vector<const WorkOp*> list;
+    for (uint32_t k : batch) list.push_back(&ops[k]);
+    BufferNeed need = batchBufferNeed(list, comms[id]->nranks());
+    BufferNeed& max = needs[id];
+    max.sendBytes = std::max(max.sendBytes, need.sendBytes);
+    max.recvBytes = std::max(max.recvBytes, need.recvBytes);
+  }
+
+  RankReplayResult result;
+  const uint64_t total = static_cast<uint64_t>(ops.size()) * static_cast<uint64_t>(config.iterations);
+  result.timings.resize(total);
+  FailureSlot failure;
+  ProgressSignal progress;
+  std::atomic<uint64_t> done{0}, submitted{0};
+  ExecutorShared shared{&ops, &result.timings, &done, &failure, &progress};
+  std::map<uint64_t, std::unique_ptr<CommExecutor>> executors;
+  for (const auto& [id, need] : needs) {
+    executors[id] = std::make_unique<CommExecutor>(*workload.findComm(id), *comms[id], shared, need);
+  }
+
+  result.counters.runStartNs = nowNs();
+  std::thread dispatcher([&] { dispatch(ops, batches, executors, config, shared, submitted); });
+  int64_t nextProgress = result.counters.runStartNs + kProgressEveryNs;
+  uint64_t lastDone = 0;
+  int64_t lastChange = nowNs();
+  while (done.load(std::memory_order_acquire) < total && !failure.failed()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const int64_t now = nowNs();
+    const uint64_t d = done.load(std::memory_order_acquire);
+    if (d != lastDone || submitted.load(std::memory_order_acquire) == d) {
+      lastDone = d;
+      lastChange = now;
+    } else if (now - lastChange > static_cast<int64_t>(config.stallSeconds * 1e9)) {
+      failure.set(NS_ERROR(Code::kTimeout, "rank {}: no operation completed for {:.0f} s ({} of {} done, {} queued)",
+                           globalRank, config.stallSeconds, d, total, submitted.load() - d));
+      progress.notify();
+    }
+    if (config.showProgress && now >= nextProgress) {
+      std::fprintf(stderr, "phynet: progress: rank %d: %llu/%llu ops (%.1f%%) after %.1f s\n", globalRank,
+                   static_cast<unsigned long long>(d), static_cast<unsigned long long>(total),
+                   total ? 100.0 * d / total : 100.0, (now - result.counters.runStartNs) * 1e-9);
+      nextProgress = now + kProgressEveryNs;
+    }
+  }
+  if (failure.failed()) {
+    // Unblock every executor (their waits fail at once), then collect the threads.
+    for (auto& [id, comm] : comms) comm->transport().abort("replay failed on this rank");
+  }
+  dispatcher.join();
+  for (auto& [id, executor] : executors) executor->join();
+  if (failure.failed()) return failure.first();
+
+  result.counters.ops = done.load();
+  result.counters.runEndNs = result.counters.runStartNs;
+  for (const OpTiming& t : result.timings) result.counters.runEndNs = std::max(result.counters.runEndNs, t.endNs);
+  addCounters(ops, workload, globalRank, config.iterations, comms, &result.counters);
+  return result;
+}
+
+}  // namespace nshim::phynet

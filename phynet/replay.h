@@ -1,0 +1,52 @@
+// The replay of one rank: a dispatcher thread walks the rank's operations in issue order (every
+// iteration), paces them, and hands each op, or each group's ops split by communicator, to that
+// communicator's executor; the calling thread watches progress (a line on stderr every ~2 s when
+// asked) and the first failure. Returns the per-op timings and the rank's counters.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "collectives/communicator.h"
+#include "common/status.h"
+#include "phynet/op_runner.h"
+#include "phynet/replay_options.h"
+#include "phynet/workload.h"
+
+namespace nshim::phynet {
+
+struct ReplayConfig {
+  Pace pace = Pace::kFast;
+  int iterations = 1;            // total, warmup included
+  double stallSeconds = 120;     // no op completing for this long ends the replay
+  bool showProgress = false;     // progress lines on stderr (rank 0)
+};
+
+// Counters of one rank after the replay (all iterations).
+struct RankCounters {
+  uint64_t ops = 0;           // operations executed
+  uint64_t opBytes = 0;       // sum of their nccl-tests sizes
+  uint64_t wireSent = 0;      // payload bytes the transports sent (peerBytes)
+  uint64_t wireReceived = 0;
+  uint64_t modelSent = 0;     // what traffic_model predicts for wireSent
+  int64_t runStartNs = 0;     // this rank's clock
+  int64_t runEndNs = 0;
+};
+
+struct RankReplayResult {
+  std::vector<OpTiming> timings;  // [iteration * opsPerIteration + index]
+  RankCounters counters;
+};
+
+// `comms` holds a Communicator for every communicator this rank is a member of, by id.
+Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
+                                    std::map<uint64_t, std::unique_ptr<Communicator>>& comms,
+                                    const ReplayConfig& config);
+
+// The batches of one iteration in issue order: consecutive ops with the same non-zero group id
+// form one group; a group is split by communicator (first appearance first).
+std::vector<std::vector<uint32_t>> issueBatches(const std::vector<WorkOp>& ops);
+
+}  // namespace nshim::phynet

@@ -1,0 +1,208 @@
+// Command-line parsing of phynet: "--name value" or "--name=value", one positional input path.
+#include "phynet/replay_options.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <string_view>
+
+namespace nshim::phynet {
+namespace {
+
+std::vector<std::string> splitList(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string word = text.substr(start, comma - start);
+    for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!word.empty()) out.push_back(word);
+    start = comma + 1;
+  }
+  return out;
+}
+
+Status parseNumber(const std::string& name, const std::string& text, double low, double high, double* out) {
+  errno = 0;
+  char* end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno != 0 || !(value >= low && value <= high)) {
+    return Status(Code::kInvalidArgument,
+                  fmt::format("{}: '{}' is not a number in [{}, {}]", name, text, low, high));
+  }
+  *out = value;
+  return Status::Ok();
+}
+
+Status parseInt(const std::string& name, const std::string& text, int low, int high, int* out) {
+  double value = 0;
+  NS_RETURN_IF_ERROR(parseNumber(name, text, low, high, &value));
+  if (value != static_cast<double>(static_cast<int>(value))) {
+    return Status(Code::kInvalidArgument, fmt::format("{}: '{}' is not an integer", name, text));
+  }
+  *out = static_cast<int>(value);
+  return Status::Ok();
+}
+
+bool endsWith(const std::string& text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+std::string canonicalOpFilter(const std::string& word) {
+  std::string w;
+  for (char c : word) {
+    if (c != '_' && c != '-') w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  for (const char* name : {"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "gather",
+                           "scatter"}) {
+    if (w == name) return name;
+  }
+  if (w == "sendrecv" || w == "p2p" || w == "send" || w == "recv") return "sendrecv";
+  return "";
+}
+
+Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
+  ReplayOptions o;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0 || arg == "--") {
+      if (!o.input.empty()) {
+        return Status(Code::kInvalidArgument, fmt::format("two inputs given: '{}' and '{}'", o.input, arg));
+      }
+      o.input = arg;
+      continue;
+    }
+    std::string name = arg, value;
+    bool hasValue = false;
+    if (size_t eq = arg.find('='); eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      hasValue = true;
+    }
+    if (name == "--help" || name == "-h") { o.help = true; continue; }
+    if (name == "--verbose") { o.verbose = true; continue; }
+    static const char* const kValued[] = {"--transport", "--ifname", "--pace",   "--format", "--iterations",
+                                          "--warmup",    "--scale",  "--ops",    "--groups", "--timeout",
+                                          "--report",    "--json",   "--rate",   "--rows",   "--world-size",
+                                          "--tp",        "--ep",     "--pp"};
+    if (std::find(std::begin(kValued), std::end(kValued), name) == std::end(kValued)) {
+      return Status(Code::kInvalidArgument, fmt::format("unknown option {}", name));
+    }
+    if (!hasValue) {
+      if (i + 1 >= argc) return Status(Code::kInvalidArgument, fmt::format("{} needs a value", name));
+      value = argv[++i];
+    }
+    if (name == "--transport") {
+      if (value != "tcp" && value != "ibverbs") {
+        return Status(Code::kInvalidArgument, fmt::format("--transport: '{}' (tcp or ibverbs)", value));
+      }
+      o.transport = value;
+    } else if (name == "--ifname") {
+      o.ifname = value;
+    } else if (name == "--pace") {
+      if (value == "fast") o.pace = Pace::kFast;
+      else if (value == "recorded") o.pace = Pace::kRecorded;
+      else return Status(Code::kInvalidArgument, fmt::format("--pace: '{}' (fast or recorded)", value));
+    } else if (name == "--format") {
+      if (value == "auto") o.format = InputFormat::kAuto;
+      else if (value == "trace") o.format = InputFormat::kTrace;
+      else if (value == "simai") o.format = InputFormat::kSimAi;
+      else if (value == "aicb") o.format = InputFormat::kAicb;
+      else return Status(Code::kInvalidArgument, fmt::format("--format: '{}' (auto, trace, simai, aicb)", value));
+    } else if (name == "--iterations") {
+      NS_RETURN_IF_ERROR(parseInt(name, value, 1, 1 << 24, &o.iterations));
+    } else if (name == "--warmup") {
+      NS_RETURN_IF_ERROR(parseInt(name, value, 0, 1 << 20, &o.warmup));
+    } else if (name == "--scale") {
+      NS_RETURN_IF_ERROR(parseNumber(name, value, 1e-9, 1e6, &o.scale));
+    } else if (name == "--ops") {
+      for (const std::string& word : splitList(value)) {
+        std::string canonical = canonicalOpFilter(word);
+        if (canonical.empty()) return Status(Code::kInvalidArgument, fmt::format("--ops: unknown op '{}'", word));
+        o.ops.push_back(canonical);
+      }
+    } else if (name == "--groups") {
+      o.groups = splitList(value);
+    } else if (name == "--timeout") {
+      NS_RETURN_IF_ERROR(parseNumber(name, value, 0.1, 1e6, &o.timeoutSeconds));
+    } else if (name == "--report") {
+      o.csvPath = value;
+    } else if (name == "--json") {
+      o.jsonPath = value;
+    } else if (name == "--rate") {
+      NS_RETURN_IF_ERROR(parseNumber(name, value, 0, 1e6, &o.rateGBps));
+    } else if (name == "--rows") {
+      NS_RETURN_IF_ERROR(parseInt(name, value, 0, 1 << 30, &o.maxRows));
+    } else if (name == "--world-size") {
+      NS_RETURN_IF_ERROR(parseInt(name, value, 1, 1 << 20, &o.worldSize));
+    } else if (name == "--tp") {
+      NS_RETURN_IF_ERROR(parseInt(name, value, 1, 1 << 20, &o.tp));
+    } else if (name == "--ep") {
+      NS_RETURN_IF_ERROR(parseInt(name, value, 1, 1 << 20, &o.ep));
+    } else if (name == "--pp") {
+      NS_RETURN_IF_ERROR(parseInt(name, value, 1, 1 << 20, &o.pp));
+    }
+  }
+  if (o.input.empty() && !o.help) {
+    return Status(Code::kInvalidArgument, "no input: give a trace directory, a SimAI .txt or an AICB .csv");
+  }
+  return o;
+}
+
+InputFormat resolveFormat(const ReplayOptions& options) {
+  if (options.format != InputFormat::kAuto) return options.format;
+  struct stat st {};
+  if (::stat(options.input.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return InputFormat::kTrace;
+  if (endsWith(options.input, ".csv")) return InputFormat::kAicb;
+  if (endsWith(options.input, ".txt")) return InputFormat::kSimAi;
+  return InputFormat::kTrace;
+}
+
+const char* inputFormatName(InputFormat format) {
+  switch (format) {
+    case InputFormat::kTrace: return "ncclshim trace";
+    case InputFormat::kSimAi: return "SimAI workload";
+    case InputFormat::kAicb: return "AICB workload";
+    default: return "auto";
+  }
+}
+
+std::string replayUsage() {
+  return R"(usage: mpirun -np N phynet [options] <trace dir | SimAI workload .txt | AICB workload .csv>
+
+Replays the communication of a training job (an ncclshim trace, or a SimAI / AICB workload expanded
+over the TP/EP/DP/PP layout) as real network traffic, with NCCL's ordering: one executor per
+communicator, per-rank issue order kept, communicators concurrent. MPI is used only to launch,
+bootstrap and gather the report; data goes over the chosen transport.
+
+input
+  --format auto|trace|simai|aicb   input kind (auto: directory/.jsonl trace, .txt SimAI, .csv AICB)
+  --world-size N --tp N --ep N --pp N   layout for SimAI/AICB (default: from the file; world = MPI size)
+replay
+  --transport tcp|ibverbs   data transport (default tcp)
+  --ifname NAME             interface(s) for TCP, as NCCLSHIM_SOCKET_IFNAME (e.g. eth0, lo)
+  --pace fast|recorded      issue as fast as possible (default), or keep the recorded gaps
+  --iterations N            replay the whole workload N times (default 1)
+  --warmup N                N more iterations first, left out of the report (default 0)
+  --scale X                 multiply every message size by X
+  --ops LIST                only these ops: allreduce,allgather,reducescatter,broadcast,reduce,
+                            alltoall,gather,scatter,sendrecv
+  --groups LIST             only communicators with these labels: world,tp,dp,pp,ep,dp_ep,comm<N>
+  --timeout S               deadline of every wait; a dead peer ends the run naming it (default 120)
+report
+  --report FILE.csv         one row per operation (and per iteration)
+  --json FILE.json          operations, summary and per-rank counts as JSON
+  --rate GBPS               link rate for the efficiency column (busbw / rate), GB/s
+  --rows N                  per-operation rows printed on stdout (default 40; all go to files)
+  --verbose                 bootstrap and per-rank details on stderr
+  --help                    this text
+)";
+}
+
+}  // namespace nshim::phynet

@@ -1,0 +1,52 @@
+// The command line of phynet: what to replay, how (transport, pacing, filters, repetitions) and
+// where the report goes. Parsing never exits or prints: it returns the options or an error, and the
+// help text is a separate string, so main decides what rank 0 prints.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace nshim::phynet {
+
+enum class InputFormat { kAuto, kTrace, kSimAi, kAicb };
+enum class Pace { kFast, kRecorded };
+
+struct ReplayOptions {
+  std::string input;                   // trace directory / trace file / SimAI .txt / AICB .csv
+  InputFormat format = InputFormat::kAuto;
+  std::string transport = "tcp";       // tcp | ibverbs
+  std::string ifname;                  // NCCLSHIM_SOCKET_IFNAME for the TCP transport
+  Pace pace = Pace::kFast;
+  int iterations = 1;                  // the whole workload is replayed this many times
+  int warmup = 0;                      // extra iterations first, not reported
+  double scale = 1.0;                  // every message size is multiplied by this
+  std::vector<std::string> ops;        // op filter ("allreduce", "sendrecv", ...); empty = all
+  std::vector<std::string> groups;     // communicator label filter ("tp", "dp", ...); empty = all
+  double timeoutSeconds = 120;         // every wait of the replay (transport, MPI phases)
+  std::string csvPath;                 // --report
+  std::string jsonPath;                // --json
+  double rateGBps = 0;                 // link rate for the efficiency column; 0 = none
+  int maxRows = 40;                    // per-op rows printed on stdout (all go to the CSV/JSON)
+  int worldSize = 0, tp = 0, ep = 0, pp = 0;  // layout for SimAI / AICB inputs
+  bool help = false;
+  bool verbose = false;
+};
+
+// Parses argv (argv[0] is skipped). Values are checked (ranges, known names).
+Result<ReplayOptions> parseReplayOptions(int argc, char** argv);
+
+// The --help text.
+std::string replayUsage();
+
+// The format chosen for `options.input` when --format is auto: a directory or a .jsonl file is a
+// trace, .txt is SimAI, .csv is AICB.
+InputFormat resolveFormat(const ReplayOptions& options);
+const char* inputFormatName(InputFormat format);
+
+// Canonical op name for a filter word ("all_reduce" -> "allreduce", "p2p"/"send"/"recv" ->
+// "sendrecv"); "" when unknown.
+std::string canonicalOpFilter(const std::string& word);
+
+}  // namespace nshim::phynet

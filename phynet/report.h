@@ -1,0 +1,76 @@
+// The replay report, built on rank 0 from every rank's per-op timings and counters: one row per
+// operation and iteration (a collective's time is the longest of its members' end - start; a send
+// and its matching receive form one row), nccl-tests algbw / busbw, efficiency against a link rate,
+// the recorded time beside the replayed one, a summary by op x communicator label x size bucket,
+// and the end-to-end time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "phynet/op_runner.h"
+#include "phynet/replay.h"
+#include "phynet/workload.h"
+
+namespace nshim::phynet {
+
+struct OpRow {
+  std::string op;             // opKindName, or "sendrecv"
+  std::string label;          // communicator label
+  uint64_t commId = 0;
+  int nranks = 0;
+  int iteration = 0;          // measured iterations from 0 (warmup left out)
+  uint64_t seq = 0;           // on the communicator's rank 0 (the sender for sendrecv)
+  uint64_t count = 0;
+  DataType type = DataType::kFloat32;
+  uint64_t bytes = 0;         // nccl-tests size
+  std::string ranks;          // "3->1" (global ranks) for sendrecv, else ""
+  double startUs = 0;         // earliest member start since its rank's run start
+  double timeUs = 0;
+  double algbw = 0;           // GB/s (1e9 bytes)
+  double busbw = 0;
+  double efficiency = -1;     // % of the rate; -1 without a rate
+  double recordedUs = -1;     // -1 when unknown
+  double ratio = -1;          // replayed / recorded
+};
+
+struct SummaryRow {
+  std::string op;
+  std::string label;
+  uint64_t bucketBytes = 0;   // the size bucket: sizes in (bucket/2, bucket]
+  uint64_t count = 0;
+  uint64_t totalBytes = 0;
+  double meanTimeUs = 0;
+  double meanBusbw = 0;
+  double meanEfficiency = -1;
+  double meanRecordedUs = -1;
+};
+
+struct ReplayReport {
+  std::string description;
+  int worldSize = 0;
+  int iterations = 0;         // measured
+  int warmup = 0;
+  double rateGBps = 0;
+  double endToEndSeconds = 0; // measured iterations, longest rank
+  std::vector<OpRow> rows;    // by iteration, then start time
+  std::vector<SummaryRow> summary;
+  std::vector<RankCounters> ranks;
+};
+
+struct ReportInput {
+  const Workload* workload = nullptr;
+  std::vector<std::vector<OpTiming>> timings;  // per global rank: [iteration * ops + index]
+  std::vector<RankCounters> counters;          // per global rank
+  int iterations = 1;                          // measured
+  int warmup = 0;
+  double rateGBps = 0;
+};
+
+ReplayReport buildReport(const ReportInput& input);
+
+// The smallest power of two >= bytes (1 for 0).
+uint64_t sizeBucket(uint64_t bytes);
+
+}  // namespace nshim::phynet

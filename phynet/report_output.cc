@@ -1,0 +1,155 @@
+// Report writers. Unknown values print as "-" in the text table and as empty CSV fields / JSON null.
+#include "phynet/report_output.h"
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "trace/trace_validate.h"
+
+namespace nshim::phynet {
+namespace {
+
+struct FileCloser {
+  void operator()(FILE* f) const { if (f) std::fclose(f); }
+};
+using File = std::unique_ptr<FILE, FileCloser>;
+
+Result<File> openForWrite(const std::string& path) {
+  File file(std::fopen(path.c_str(), "w"));
+  if (!file) return NS_ERROR(Code::kSystemError, "{}: cannot create: {}", path, std::strerror(errno));
+  return file;
+}
+
+Status closeChecked(File file, const std::string& path) {
+  bool bad = std::ferror(file.get()) != 0;
+  bad |= std::fclose(file.release()) != 0;
+  if (bad) return NS_ERROR(Code::kSystemError, "{}: write failed: {}", path, std::strerror(errno));
+  return Status::Ok();
+}
+
+std::string known(double value, const char* format) {
+  return value < 0 ? "-" : fmt::format(fmt::runtime(format), value);
+}
+
+std::string csvNumber(double value) { return value < 0 ? "" : fmt::format("{:.6g}", value); }
+std::string jsonNumber(double value) { return value < 0 ? "null" : fmt::format("{:.6g}", value); }
+
+std::string jsonString(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += fmt::format("\\{}", c);
+    else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<int>(c));
+    else out += c;
+  }
+  return out + "\"";
+}
+
+std::string commText(uint64_t id) { return trace::commIdText(id); }
+
+}  // namespace
+
+std::string bucketName(uint64_t bytes) {
+  const char* units[] = {"B", "K", "M", "G", "T", "P"};
+  int unit = 0;
+  while (bytes >= 1024 && bytes % 1024 == 0 && unit < 5) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return fmt::format("{}{}", bytes, units[unit]);
+}
+
+void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxRows) {
+  fmt::print(out, "# phynet replay: {}\n", r.description);
+  fmt::print(out, "# world {} ranks, transport {}, pace {}, iterations {} (+{} warmup), scale {:g}, rate {}\n",
+             r.worldSize, h.transport, h.pace, r.iterations, r.warmup, h.scale,
+             r.rateGBps > 0 ? fmt::format("{:g} GB/s", r.rateGBps) : "-");
+  fmt::print(out, "#\n# {:<13} {:<6} {:<18} {:>5} {:>4} {:>6} {:>11} {:<9} {:>12} {:>10} {:>8} {:>8} {:>6} {:>10} "
+             "{:>6}  {}\n", "op", "group", "comm", "ranks", "iter", "seq", "count", "type", "bytes", "time(us)",
+             "algbw", "busbw", "eff(%)", "recorded", "ratio", "peers");
+  int shown = 0;
+  for (const OpRow& row : r.rows) {
+    if (shown++ >= maxRows) break;
+    fmt::print(out, "  {:<13} {:<6} {:<18} {:>5} {:>4} {:>6} {:>11} {:<9} {:>12} {:>10.1f} {:>8.3f} {:>8.3f} {:>6} "
+               "{:>10} {:>6}  {}\n", row.op, row.label, commText(row.commId), row.nranks, row.iteration, row.seq,
+               row.count, dataTypeName(row.type), row.bytes, row.timeUs, row.algbw, row.busbw,
+               known(row.efficiency, "{:.1f}"), known(row.recordedUs, "{:.1f}"), known(row.ratio, "{:.2f}"),
+               row.ranks);
+  }
+  if (r.rows.size() > static_cast<size_t>(maxRows)) {
+    fmt::print(out, "#  ... {} more operation rows (all are in --report / --json)\n", r.rows.size() - maxRows);
+  }
+  fmt::print(out, "#\n# summary by op, group and size (algbw/busbw in GB/s)\n");
+  fmt::print(out, "# {:<13} {:<6} {:>7} {:>7} {:>14} {:>14} {:>11} {:>11} {:>14}\n", "op", "group", "size<=",
+             "count", "total_bytes", "mean_time(us)", "mean_busbw", "mean_eff(%)", "recorded(us)");
+  double busbwSum = 0;
+  for (const SummaryRow& s : r.summary) {
+    fmt::print(out, "  {:<13} {:<6} {:>7} {:>7} {:>14} {:>14.1f} {:>11.3f} {:>11} {:>14}\n", s.op, s.label,
+               bucketName(s.bucketBytes), s.count, s.totalBytes, s.meanTimeUs, s.meanBusbw,
+               known(s.meanEfficiency, "{:.1f}"), known(s.meanRecordedUs, "{:.1f}"));
+  }
+  for (const OpRow& row : r.rows) busbwSum += row.busbw;
+  fmt::print(out, "#\n# Avg bus bandwidth    : {:.3f} GB/s over {} operations\n",
+             r.rows.empty() ? 0.0 : busbwSum / static_cast<double>(r.rows.size()), r.rows.size());
+  fmt::print(out, "# end-to-end time     : {:.6f} s ({} measured iteration{})\n", r.endToEndSeconds, r.iterations,
+             r.iterations == 1 ? "" : "s");
+  fmt::print(out, "# per-rank counts (all iterations; wire = transport payload bytes, model = the algorithms' "
+             "formula)\n");
+  for (size_t g = 0; g < r.ranks.size(); ++g) {
+    const RankCounters& c = r.ranks[g];
+    fmt::print(out, "# rank {}: ops {} op_bytes {} wire_sent {} wire_received {} model_sent {}\n", g, c.ops, c.opBytes,
+               c.wireSent, c.wireReceived, c.modelSent);
+  }
+  std::fflush(out);
+}
+
+Status writeCsvReport(const std::string& path, const ReplayReport& r) {
+  NS_ASSIGN_OR_RETURN(File file, openForWrite(path));
+  FILE* f = file.get();
+  fmt::print(f, "op,group,comm,nranks,iteration,seq,count,type,bytes,peers,start_us,time_us,algbw_gbps,busbw_gbps,"
+             "efficiency_pct,recorded_us,ratio\n");
+  for (const OpRow& row : r.rows) {
+    fmt::print(f, "{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.6g},{:.6g},{},{},{}\n", row.op, row.label,
+               commText(row.commId), row.nranks, row.iteration, row.seq, row.count, dataTypeName(row.type), row.bytes,
+               row.ranks, row.startUs, row.timeUs, row.algbw, row.busbw, csvNumber(row.efficiency),
+               csvNumber(row.recordedUs), csvNumber(row.ratio));
+  }
+  return closeChecked(std::move(file), path);
+}
+
+Status writeJsonReport(const std::string& path, const ReplayReport& r, const TextHeader& h) {
+  NS_ASSIGN_OR_RETURN(File file, openForWrite(path));
+  FILE* f = file.get();
+  fmt::print(f, "{{\"description\":{},\"world_size\":{},\"transport\":{},\"pace\":{},\"iterations\":{},\"warmup\":{},"
+             "\"scale\":{:g},\"rate_gbps\":{},\"end_to_end_s\":{:.9f},\n\"ranks\":[", jsonString(r.description),
+             r.worldSize, jsonString(h.transport), jsonString(h.pace), r.iterations, r.warmup, h.scale,
+             r.rateGBps > 0 ? fmt::format("{:g}", r.rateGBps) : "null", r.endToEndSeconds);
+  for (size_t g = 0; g < r.ranks.size(); ++g) {
+    const RankCounters& c = r.ranks[g];
+    fmt::print(f, "{}{{\"rank\":{},\"ops\":{},\"op_bytes\":{},\"wire_sent\":{},\"wire_received\":{},\"model_sent\":{}}}",
+               g ? "," : "", g, c.ops, c.opBytes, c.wireSent, c.wireReceived, c.modelSent);
+  }
+  fmt::print(f, "],\n\"summary\":[");
+  for (size_t i = 0; i < r.summary.size(); ++i) {
+    const SummaryRow& s = r.summary[i];
+    fmt::print(f, "{}\n{{\"op\":{},\"group\":{},\"size_bucket\":{},\"count\":{},\"total_bytes\":{},\"mean_time_us\":{:.3f},"
+               "\"mean_busbw_gbps\":{:.6g},\"mean_efficiency_pct\":{},\"mean_recorded_us\":{}}}", i ? "," : "",
+               jsonString(s.op), jsonString(s.label), s.bucketBytes, s.count, s.totalBytes, s.meanTimeUs, s.meanBusbw,
+               jsonNumber(s.meanEfficiency), jsonNumber(s.meanRecordedUs));
+  }
+  fmt::print(f, "],\n\"ops\":[");
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const OpRow& row = r.rows[i];
+    fmt::print(f, "{}\n{{\"op\":{},\"group\":{},\"comm\":{},\"nranks\":{},\"iteration\":{},\"seq\":{},\"count\":{},"
+               "\"type\":{},\"bytes\":{},\"peers\":{},\"start_us\":{:.3f},\"time_us\":{:.3f},\"algbw_gbps\":{:.6g},"
+               "\"busbw_gbps\":{:.6g},\"efficiency_pct\":{},\"recorded_us\":{},\"ratio\":{}}}", i ? "," : "",
+               jsonString(row.op), jsonString(row.label), jsonString(commText(row.commId)), row.nranks, row.iteration,
+               row.seq, row.count, jsonString(dataTypeName(row.type)), row.bytes, jsonString(row.ranks), row.startUs,
+               row.timeUs, row.algbw, row.busbw, jsonNumber(row.efficiency), jsonNumber(row.recordedUs),
+               jsonNumber(row.ratio));
+  }
+  fmt::print(f, "]}}\n");
+  return closeChecked(std::move(file), path);
+}
+
+}  // namespace nshim::phynet

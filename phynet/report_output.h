@@ -1,0 +1,28 @@
+// Writing the replay report: an nccl-tests-like text table (per-op rows, the summary, end-to-end
+// time and per-rank counters) on a stream, one CSV row per op, and a JSON document.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "common/status.h"
+#include "phynet/report.h"
+
+namespace nshim::phynet {
+
+struct TextHeader {
+  std::string transport;
+  std::string pace;
+  double scale = 1.0;
+};
+
+// Per-op rows (the first `maxRows`), the summary, the end-to-end time and the per-rank counters.
+void printReport(FILE* out, const ReplayReport& report, const TextHeader& header, int maxRows);
+
+Status writeCsvReport(const std::string& path, const ReplayReport& report);
+Status writeJsonReport(const std::string& path, const ReplayReport& report, const TextHeader& header);
+
+// "512B", "64K", "1M", "2G" (powers of two).
+std::string bucketName(uint64_t bytes);
+
+}  // namespace nshim::phynet

@@ -1,0 +1,331 @@
+// SimAI workload text reader: header keys, layer table, then expansion to per-rank ops (rules and
+// format in simai_workload.h).
+#include "phynet/simai_workload.h"
+
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include "common/log.h"
+#include "phynet/rank_layout.h"
+
+namespace nshim::phynet {
+namespace {
+
+constexpr int kColumns = 12;
+const char* const kColumnNames[kColumns] = {
+    "name", "dependency",
+    "forward compute time", "forward comm op", "forward comm bytes",
+    "input-grad compute time", "input-grad comm op", "input-grad comm bytes",
+    "weight-grad compute time", "weight-grad comm op", "weight-grad comm bytes",
+    "update time"};
+
+enum class Policy { kHybrid, kData, kMicro, kModel };
+enum PhaseIndex { kForward = 0, kInputGrad = 1, kWeightGrad = 2 };
+
+struct Header {
+  Policy policy = Policy::kHybrid;
+  std::string policyWord;
+  std::optional<int64_t> tp, ep, pp, world;
+  double ppCommBytes = 0;
+};
+
+struct Phase {
+  int64_t computeNs = 0;
+  bool comm = false;
+  OpKind kind = OpKind::kAllReduce;
+  GroupKind group = GroupKind::kTp;
+  double bytes = 0;
+};
+
+struct Layer {
+  int line = 0;
+  Phase phases[3];
+};
+
+Status inputError(const std::string& file, int line, std::string_view field, const std::string& problem) {
+  if (line <= 0) return NS_ERROR(Code::kInvalidArgument, "{}: {}: {}", file, field, problem);
+  return NS_ERROR(Code::kInvalidArgument, "{}:{}: {}: {}", file, line, field, problem);
+}
+
+std::vector<std::string_view> splitFields(std::string_view text) {
+  std::vector<std::string_view> fields;
+  size_t pos = 0;
+  while (true) {
+    pos = text.find_first_not_of(" \t", pos);
+    if (pos == std::string_view::npos) break;
+    size_t end = text.find_first_of(" \t", pos);
+    if (end == std::string_view::npos) end = text.size();
+    fields.push_back(text.substr(pos, end - pos));
+    pos = end;
+  }
+  return fields;
+}
+
+Status parseAmount(const std::string& file, int line, std::string_view field, std::string_view text, double* out) {
+  if (parseNonNegative(text, out)) return Status::Ok();
+  double ignored;
+  if (!text.empty() && text.front() == '-' && parseNonNegative(text.substr(1), &ignored)) {
+    return inputError(file, line, field, fmt::format("{} is negative", quoted(text)));
+  }
+  return inputError(file, line, field, fmt::format("{} is not a number", quoted(text)));
+}
+
+std::optional<Policy> policyFromWord(std::string_view word) {
+  if (word == "HYBRID_TRANSFORMER_FWD_IN_BCKWD" || word == "HYBRID_TRANSFORMER" || word == "HYBRID_CUSTOMIZED" ||
+      word == "HYBRID_DATA_MODEL" || word == "HYBRID_MODEL_DATA") {
+    return Policy::kHybrid;
+  }
+  if (word == "DATA") return Policy::kData;
+  if (word == "MICRO") return Policy::kMicro;
+  if (word == "MODEL" || word == "DISTRIBUTED_INFERENCE") return Policy::kModel;
+  return std::nullopt;
+}
+
+Result<Header> parseHeader(const std::string& file, std::string_view text) {
+  std::vector<std::string_view> tokens = splitFields(text);
+  if (tokens.empty()) return inputError(file, 1, "policy", "the first line is empty");
+  Header header;
+  header.policyWord = std::string(tokens[0]);
+  std::optional<Policy> policy = policyFromWord(tokens[0]);
+  if (!policy) return inputError(file, 1, "policy", fmt::format("unknown policy {}", quoted(tokens[0])));
+  header.policy = *policy;
+  for (size_t i = 1; i < tokens.size(); ++i) {
+    std::string_view key = tokens[i];
+    if (key.back() == ':') key.remove_suffix(1);
+    else if (key != "pp_comm") return inputError(file, 1, key, "expected a `key:` here");
+    if (i + 1 >= tokens.size()) return inputError(file, 1, key, "missing value");
+    std::string_view value = tokens[++i];
+    if (key == "pp_comm") {
+      NS_RETURN_IF_ERROR(parseAmount(file, 1, key, value, &header.ppCommBytes));
+      continue;
+    }
+    int64_t number = 0;
+    if (!parseInt(value, &number)) return inputError(file, 1, key, fmt::format("{} is not an integer", quoted(value)));
+    if (key == "checkpoints" || key == "checkpoint_initiates") {
+      if (number < 0) return inputError(file, 1, key, fmt::format("negative count {}", number));
+      for (int64_t k = 0; k < number; ++k) {
+        int64_t layer = 0;
+        if (i + 1 >= tokens.size() || !parseInt(tokens[i + 1], &layer)) {
+          return inputError(file, 1, key, fmt::format("expected {} layer numbers", number));
+        }
+        ++i;
+      }
+      continue;
+    }
+    if (number < 1) return inputError(file, 1, key, fmt::format("zero or negative size {}", number));
+    if (key == "model_parallel_NPU_group") header.tp = number;
+    else if (key == "ep") header.ep = number;
+    else if (key == "pp") header.pp = number;
+    else if (key == "all_gpus") header.world = number;
+    else if (key != "vpp" && key != "ga") NS_WARN("{}:1: unknown key '{}' ignored", file, key);
+  }
+  return header;
+}
+
+// The layout from the header and the options (non-zero options win).
+Result<RankLayout> buildLayout(const std::string& file, const Header& header, const WorkloadOptions& options) {
+  auto pick = [](int option, const std::optional<int64_t>& fromFile, int64_t fallback) {
+    return option != 0 ? static_cast<int64_t>(option) : fromFile.value_or(fallback);
+  };
+  // Errors about a size name the option (no line) when the size came from the options.
+  auto sizeError = [&file](int option, const char* key, const char* optionName, const std::string& problem) {
+    if (option != 0) return inputError(file, 0, fmt::format("option {}", optionName), problem);
+    return inputError(file, 1, key, problem);
+  };
+  if (options.worldSize == 0 && !header.world) {
+    return inputError(file, 1, "all_gpus", "missing key (or give the world size)");
+  }
+  const int64_t world = pick(options.worldSize, header.world, 0);
+  if (options.tp == 0 && !header.tp && header.policy == Policy::kHybrid) {
+    return inputError(file, 1, "model_parallel_NPU_group", "missing key");
+  }
+  const int64_t tp = pick(options.tp, header.tp, header.policy == Policy::kModel ? world : 1);
+  const int64_t ep = pick(options.ep, header.ep, 1);
+  const int64_t pp = pick(options.pp, header.pp, 1);
+  const int wo = options.worldSize, to = options.tp, eo = options.ep, po = options.pp;
+  if (world < 1) return sizeError(wo, "all_gpus", "worldSize", fmt::format("zero or negative world size {}", world));
+  if (tp < 1) return sizeError(to, "model_parallel_NPU_group", "tp", fmt::format("zero or negative TP {}", tp));
+  if (ep < 1) return sizeError(eo, "ep", "ep", fmt::format("zero or negative EP {}", ep));
+  if (pp < 1) return sizeError(po, "pp", "pp", fmt::format("zero or negative PP {}", pp));
+  if (tp > world) {
+    return sizeError(to, "model_parallel_NPU_group", "tp",
+                     fmt::format("TP={} is larger than the world ({} ranks)", tp, world));
+  }
+  if (pp > world) return sizeError(po, "pp", "pp", fmt::format("PP={} is larger than the world ({} ranks)", pp, world));
+  if (world % (tp * pp) != 0) {
+    return sizeError(wo, "all_gpus", "worldSize",
+                     fmt::format("{} ranks are not divisible by TP*PP = {}", world, tp * pp));
+  }
+  RankLayout layout;
+  layout.world = static_cast<int>(world);
+  layout.tp = static_cast<int>(tp);
+  layout.pp = static_cast<int>(pp);
+  layout.dp = static_cast<int>(world / (tp * pp));
+  layout.ep = static_cast<int>(ep);
+  if (ep > layout.dp) {
+    return sizeError(eo, "ep", "ep",
+                     fmt::format("EP={} is larger than DP={} (world {} / TP*PP)", ep, layout.dp, world));
+  }
+  if (layout.dp % ep != 0) return sizeError(eo, "ep", "ep", fmt::format("EP={} does not divide DP={}", ep, layout.dp));
+  if (options.worldSize != 0 && header.world && *header.world != options.worldSize) {
+    NS_WARN("{}:1: all_gpus {} replaced by the world size {}: {}", file, *header.world, options.worldSize,
+            layout.toString());
+  }
+  return layout;
+}
+
+Status parseOp(const std::string& file, int line, std::string_view field, std::string_view token,
+               PhaseIndex phase, Phase* out) {
+  if (token == "NONE") return Status::Ok();
+  std::string_view base = token;
+  GroupKind group = phase == kWeightGrad ? GroupKind::kDp : GroupKind::kTp;
+  auto stripSuffix = [&base](std::string_view suffix) {
+    if (base.size() > suffix.size() && base.substr(base.size() - suffix.size()) == suffix) {
+      base.remove_suffix(suffix.size());
+      return true;
+    }
+    return false;
+  };
+  if (stripSuffix("_DP_EP")) group = GroupKind::kDpEp;
+  else if (stripSuffix("_EP")) group = GroupKind::kEp;
+  if (base == "ALLREDUCE") out->kind = OpKind::kAllReduce;
+  else if (base == "ALLGATHER") out->kind = OpKind::kAllGather;
+  else if (base == "REDUCESCATTER") out->kind = OpKind::kReduceScatter;
+  else if (base == "ALLTOALL") out->kind = OpKind::kAllToAll;
+  else if (base == "BROADCAST") out->kind = OpKind::kBroadcast;
+  else return inputError(file, line, field, fmt::format("unknown op {}", quoted(token)));
+  out->comm = true;
+  out->group = group;
+  return Status::Ok();
+}
+
+Result<Layer> parseLayer(const std::string& file, const TextLine& line) {
+  std::vector<std::string_view> fields = splitFields(line.text);
+  if (fields.size() != kColumns) {
+    if (!line.terminated && fields.size() < kColumns) {
+      return inputError(file, line.number, kColumnNames[fields.size()],
+                        fmt::format("truncated line: {} of {} columns", fields.size(), kColumns));
+    }
+    return inputError(file, line.number, "columns",
+                      fmt::format("expected {} columns, found {}", kColumns, fields.size()));
+  }
+  Layer layer;
+  layer.line = line.number;
+  int64_t dependency = 0;
+  if (!parseInt(fields[1], &dependency)) {
+    return inputError(file, line.number, kColumnNames[1], fmt::format("{} is not an integer", quoted(fields[1])));
+  }
+  for (int p = 0; p < 3; ++p) {
+    const int column = 2 + 3 * p;
+    Phase& phase = layer.phases[p];
+    double computeNs = 0;
+    NS_RETURN_IF_ERROR(parseAmount(file, line.number, kColumnNames[column], fields[column], &computeNs));
+    phase.computeNs = std::llround(computeNs);
+    NS_RETURN_IF_ERROR(parseOp(file, line.number, kColumnNames[column + 1], fields[column + 1],
+                               static_cast<PhaseIndex>(p), &phase));
+    NS_RETURN_IF_ERROR(parseAmount(file, line.number, kColumnNames[column + 2], fields[column + 2], &phase.bytes));
+  }
+  double updateNs = 0;
+  NS_RETURN_IF_ERROR(parseAmount(file, line.number, kColumnNames[11], fields[11], &updateNs));
+  return layer;
+}
+
+struct Expander {
+  const std::string& file;
+  const Header& header;
+  const std::vector<Layer>& layers;
+  const WorkloadOptions& options;
+  WorkloadBuilder& builder;
+
+  void phase(int rank, const Layer& layer, PhaseIndex index) {
+    const Phase& p = layer.phases[index];
+    if (header.policy != Policy::kMicro) builder.addCompute(rank, p.computeNs);
+    if (!p.comm) return;
+    if ((header.policy == Policy::kData || header.policy == Policy::kMicro) && index != kWeightGrad) return;
+    if (header.policy == Policy::kModel && index == kWeightGrad) return;
+    OpRequest request;
+    request.kind = p.kind;
+    request.bytes = scaleBytes(p.bytes, options.scale);
+    if (p.kind == OpKind::kBroadcast) request.root = 0;
+    request.source = fmt::format("{}:{}", file, layer.line);
+    builder.addOp(rank, p.group, request);
+  }
+
+  void pipeline(int rank, OpKind kind, int peerStage) {
+    OpRequest request;
+    request.kind = kind;
+    request.bytes = scaleBytes(header.ppCommBytes, options.scale);
+    request.peer = peerStage;
+    request.source = fmt::format("{}:1", file);
+    builder.addOp(rank, GroupKind::kPp, request);
+  }
+
+  void iteration(int rank) {
+    const int stages = builder.layout().pp;
+    const int stage = builder.layout().ppIndex(rank);
+    const bool piped = stages > 1 && header.ppCommBytes > 0;
+    if (piped && stage > 0) pipeline(rank, OpKind::kRecv, stage - 1);
+    for (const Layer& layer : layers) phase(rank, layer, kForward);
+    if (piped && stage < stages - 1) pipeline(rank, OpKind::kSend, stage + 1);
+    if (piped && stage < stages - 1) pipeline(rank, OpKind::kRecv, stage + 1);
+    for (auto it = layers.rbegin(); it != layers.rend(); ++it) {
+      phase(rank, *it, kInputGrad);
+      phase(rank, *it, kWeightGrad);
+    }
+    if (piped && stage > 0) pipeline(rank, OpKind::kSend, stage - 1);
+  }
+};
+
+}  // namespace
+
+Result<Workload> parseSimAiWorkload(std::string_view text, const std::string& name, const WorkloadOptions& options) {
+  if (options.iterations < 1) return inputError(name, 0, "option iterations", "must be at least 1");
+  if (!(options.scale > 0) || !std::isfinite(options.scale)) {
+    return inputError(name, 0, "option scale", "must be positive");
+  }
+  std::vector<TextLine> lines = splitLines(text);
+  if (lines.empty() || isBlank(lines[0].text)) return inputError(name, 1, "policy", "empty file");
+  NS_ASSIGN_OR_RETURN(Header header, parseHeader(name, lines[0].text));
+  NS_ASSIGN_OR_RETURN(RankLayout layout, buildLayout(name, header, options));
+
+  if (lines.size() < 2 || isBlank(lines[1].text)) {
+    return inputError(name, 2, "layer count", "missing (file truncated after the header)");
+  }
+  std::vector<std::string_view> countFields = splitFields(lines[1].text);
+  int64_t declared = 0;
+  if (!parseInt(countFields[0], &declared) || declared < 0 || countFields.size() != 1) {
+    return inputError(name, 2, "layer count", fmt::format("{} is not a layer count", quoted(lines[1].text)));
+  }
+  std::vector<Layer> layers;
+  for (size_t i = 2; i < lines.size(); ++i) {
+    if (isBlank(lines[i].text)) continue;
+    NS_ASSIGN_OR_RETURN(Layer layer, parseLayer(name, lines[i]));
+    layers.push_back(std::move(layer));
+  }
+  if (layers.empty()) {
+    return inputError(name, static_cast<int>(lines.size()) + 1, "layer", "no layer lines (file truncated?)");
+  }
+  if (static_cast<int64_t>(layers.size()) != declared) {
+    NS_WARN("{}:2: declares {} layer lines but has {}; using the {} present", name, declared, layers.size(),
+            layers.size());
+  }
+  if (layout.pp > 1 && header.ppCommBytes <= 0) {
+    NS_WARN("{}:1: PP={} without pp_comm: pipeline send/recv between stages are not replayed", name, layout.pp);
+  }
+
+  WorkloadBuilder builder(layout);
+  Expander expander{name, header, layers, options, builder};
+  for (int rank = 0; rank < layout.world; ++rank) {
+    for (int it = 0; it < options.iterations; ++it) expander.iteration(rank);
+  }
+  return builder.finish(fmt::format("SimAI workload {}: {} {}, {} layers, {} iteration(s)", baseName(name),
+                                    header.policyWord, layout.toString(), layers.size(), options.iterations));
+}
+
+Result<Workload> loadSimAiWorkload(const std::string& path, const WorkloadOptions& options) {
+  NS_ASSIGN_OR_RETURN(std::string text, readTextFile(path));
+  return parseSimAiWorkload(text, path, options);
+}
+
+}  // namespace nshim::phynet

@@ -1,0 +1,241 @@
+// Trace -> Workload: communicator membership from the comm records of every file, then each file's
+// op records in recording order (the global order number n), with GroupStart/GroupEnd turned into
+// group ids and the recorded times into issue offsets, gaps and durations.
+#include "phynet/trace_workload.h"
+
+#include <algorithm>
+#include <map>
+
+#include "trace/trace_validate.h"
+
+namespace nshim::phynet {
+namespace {
+
+using trace::OpCode;
+
+struct CommBuild {
+  int nranks = 0;
+  std::vector<int> members;  // comm rank -> global rank, -1 while unknown
+  std::string source;        // where it was first seen
+};
+
+std::string where(const trace::TraceFile& file, int64_t line) { return fmt::format("{}:{}", file.path, line); }
+
+bool toOpKind(OpCode code, OpKind* out) {
+  switch (code) {
+    case OpCode::kAllReduce: *out = OpKind::kAllReduce; return true;
+    case OpCode::kBroadcast: *out = OpKind::kBroadcast; return true;
+    case OpCode::kReduce: *out = OpKind::kReduce; return true;
+    case OpCode::kAllGather: *out = OpKind::kAllGather; return true;
+    case OpCode::kReduceScatter: *out = OpKind::kReduceScatter; return true;
+    case OpCode::kAlltoAll: *out = OpKind::kAllToAll; return true;
+    case OpCode::kGather: *out = OpKind::kGather; return true;
+    case OpCode::kScatter: *out = OpKind::kScatter; return true;
+    case OpCode::kSend: *out = OpKind::kSend; return true;
+    case OpCode::kRecv: *out = OpKind::kRecv; return true;
+    default: return false;
+  }
+}
+
+bool hasRoot(OpKind k) {
+  return k == OpKind::kBroadcast || k == OpKind::kReduce || k == OpKind::kGather || k == OpKind::kScatter;
+}
+
+ReduceKind toReduceKind(const trace::OpRecord& r) {
+  if (r.flags & trace::kOpFlagPreMulSum) return ReduceKind::kPreMulSum;
+  if (r.redop >= 0 && r.redop < trace::kNumBuiltinRedOps) return static_cast<ReduceKind>(r.redop);
+  return ReduceKind::kSum;  // no reduction, or a user op the replay cannot know: sum moves the same bytes
+}
+
+// Membership of every communicator from the init/split records of all files.
+Result<std::map<uint64_t, CommBuild>> collectComms(const trace::TraceSet& set) {
+  std::map<uint64_t, CommBuild> comms;
+  for (const trace::TraceFile& file : set.files) {
+    const int global = file.globalRank();
+    for (const trace::CommEntry& entry : file.comms) {
+      const trace::CommRecord& r = entry.record;
+      if (r.event != trace::CommEvent::kInit && r.event != trace::CommEvent::kSplit) continue;
+      if (r.nranks <= 0 || r.rank < 0 || r.rank >= r.nranks) {
+        return NS_ERROR(Code::kInvalidArgument, "{}: communicator {} has rank {} of {}", where(file, entry.line),
+                        trace::commIdText(r.commId), r.rank, r.nranks);
+      }
+      CommBuild& comm = comms[r.commId];
+      if (comm.nranks == 0) {
+        comm.nranks = r.nranks;
+        comm.members.assign(r.nranks, -1);
+        comm.source = where(file, entry.line);
+      } else if (comm.nranks != r.nranks) {
+        return NS_ERROR(Code::kInvalidArgument, "{}: communicator {} has {} ranks here but {} at {}",
+                        where(file, entry.line), trace::commIdText(r.commId), r.nranks, comm.nranks, comm.source);
+      }
+      int& slot = comm.members[r.rank];
+      if (slot != -1 && slot != global) {
+        return NS_ERROR(Code::kInvalidArgument, "{}: global rank {} claims rank {} of communicator {}, "
+                        "which global rank {} holds", where(file, entry.line), global, r.rank,
+                        trace::commIdText(r.commId), slot);
+      }
+      slot = global;
+    }
+  }
+  for (const auto& [id, comm] : comms) {
+    for (int r = 0; r < comm.nranks; ++r) {
+      if (comm.members[r] == -1) {
+        return NS_ERROR(Code::kInvalidArgument, "communicator {} ({} ranks, created at {}): no trace file holds "
+                        "its rank {} (a rank's file is missing?)", trace::commIdText(id), comm.nranks,
+                        comm.source, r);
+      }
+    }
+  }
+  return comms;
+}
+
+// One file's op records -> that rank's operations.
+Status convertOps(const trace::TraceFile& file, const Workload& workload, RankWork* out, TraceLoadStats* stats) {
+  std::vector<const trace::OpEntry*> entries;
+  entries.reserve(file.ops.size());
+  for (const trace::OpEntry& e : file.ops) entries.push_back(&e);
+  std::stable_sort(entries.begin(), entries.end(), [](auto* a, auto* b) { return a->n < b->n; });
+
+  int depth = 0, groupCounter = 0, currentGroup = 0;
+  int64_t firstStart = -1, prevEnd = -1;
+  for (const trace::OpEntry* entry : entries) {
+    const trace::OpRecord& r = entry->record;
+    if (r.op == OpCode::kGroupStart) {
+      if (depth++ == 0) currentGroup = ++groupCounter;
+      continue;
+    }
+    if (r.op == OpCode::kGroupEnd) {
+      depth = std::max(depth - 1, 0);
+      continue;
+    }
+    WorkOp op;
+    op.source = where(file, entry->line);
+    if (!toOpKind(r.op, &op.kind)) {
+      return NS_ERROR(Code::kInvalidArgument, "{}: unknown op code {}", op.source, static_cast<int>(r.op));
+    }
+    if (r.flags & trace::kOpFlagError) {  // the call failed when recorded: nothing went on the wire
+      if (stats) ++stats->skippedFailedCalls;
+      continue;
+    }
+    const CommGroup* comm = workload.findComm(r.commId);
+    if (!comm) {
+      return NS_ERROR(Code::kInvalidArgument, "{}: {} on communicator {}, which no file creates", op.source,
+                      opKindName(op.kind), trace::commIdText(r.commId));
+    }
+    const int n = static_cast<int>(comm->members.size());
+    if (r.rank < 0 || r.rank >= n || comm->members[r.rank] != out->globalRank) {
+      return NS_ERROR(Code::kInvalidArgument, "{}: global rank {} issues {} as rank {} of communicator {}, "
+                      "but that rank belongs to global rank {}", op.source, out->globalRank, opKindName(op.kind),
+                      r.rank, trace::commIdText(r.commId), r.rank >= 0 && r.rank < n ? comm->members[r.rank] : -1);
+    }
+    if (!isValidDataType(r.datatype)) {
+      return NS_ERROR(Code::kInvalidArgument, "{}: datatype {} is not an NCCL type", op.source, r.datatype);
+    }
+    op.commId = r.commId;
+    op.seq = r.seq;
+    op.count = r.count;
+    op.type = static_cast<DataType>(r.datatype);
+    op.reduce = toReduceKind(r);
+    if (hasRoot(op.kind)) op.root = r.root;
+    if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) op.peer = r.peer;
+    const bool isP2p = op.kind == OpKind::kSend || op.kind == OpKind::kRecv;
+    const int rankArg = hasRoot(op.kind) ? op.root : op.peer;
+    if ((hasRoot(op.kind) || isP2p) && (rankArg < 0 || rankArg >= n)) {
+      return NS_ERROR(Code::kInvalidArgument, "{}: {} {} is {}, outside communicator {} of {} ranks", op.source,
+                      opKindName(op.kind), isP2p ? "peer" : "root", rankArg, trace::commIdText(r.commId), n);
+    }
+    op.bytes = opBytes(op.kind, op.count, op.type, n);
+    if (op.bytes != r.bytes) {
+      return NS_ERROR(Code::kInvalidArgument, "{}: bytes {} but {} of count {} {} on {} ranks is {} bytes",
+                      op.source, r.bytes, opKindName(op.kind), op.count, dataTypeName(op.type), n, op.bytes);
+    }
+    if (firstStart < 0) firstStart = r.hostStartNs;
+    op.issueNs = r.hostStartNs - firstStart;
+    bool batchStart = depth == 0 || out->ops.empty() || out->ops.back().group != currentGroup;
+    op.computeNs = batchStart && prevEnd >= 0 ? std::max<int64_t>(0, r.hostStartNs - prevEnd) : 0;
+    prevEnd = std::max(prevEnd, r.hostEndNs);
+    bool gpuTimed = (r.flags & trace::kOpFlagGpuTimed) && r.gpuEndNs >= r.gpuStartNs && r.gpuStartNs > 0;
+    op.recordedNs = gpuTimed ? r.gpuEndNs - r.gpuStartNs
+                             : (r.hostEndNs >= r.hostStartNs ? r.hostEndNs - r.hostStartNs : -1);
+    op.group = depth > 0 ? currentGroup : 0;
+    out->ops.push_back(std::move(op));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Workload> workloadFromTraceSet(const trace::TraceSet& set, TraceLoadStats* stats) {
+  if (set.files.empty()) return NS_ERROR(Code::kInvalidArgument, "the trace has no files");
+  Workload workload;
+  workload.worldSize = static_cast<int>(set.files.size());
+  std::vector<const trace::TraceFile*> byRank(workload.worldSize, nullptr);
+  for (const trace::TraceFile& file : set.files) {
+    int g = file.globalRank();
+    if (g == trace::kNoRank) {
+      return NS_ERROR(Code::kInvalidArgument, "{}: no global rank (header, footer and comm records carry none)",
+                      file.path);
+    }
+    if (g >= workload.worldSize) {
+      return NS_ERROR(Code::kInvalidArgument, "{}: global rank {}, but the trace has only {} files (ranks 0..{})",
+                      file.path, g, workload.worldSize, workload.worldSize - 1);
+    }
+    if (byRank[g]) {
+      return NS_ERROR(Code::kInvalidArgument, "{} and {} both hold global rank {}", byRank[g]->path, file.path, g);
+    }
+    byRank[g] = &file;
+    if (stats) {
+      stats->cutFiles += file.truncated ? 1 : 0;
+      stats->droppedRecords += file.dropped;
+    }
+  }
+  NS_ASSIGN_OR_RETURN(auto comms, collectComms(set));
+  for (auto& [id, build] : comms) {
+    workload.comms.push_back(CommGroup{id, std::move(build.members), ""});
+  }
+  labelCommsByShape(workload);
+  workload.ranks.resize(workload.worldSize);
+  size_t total = 0;
+  for (int g = 0; g < workload.worldSize; ++g) {
+    workload.ranks[g].globalRank = g;
+    NS_RETURN_IF_ERROR(convertOps(*byRank[g], workload, &workload.ranks[g], stats));
+    total += workload.ranks[g].ops.size();
+  }
+  workload.description = fmt::format("ncclshim trace: {} ranks, {} communicators, {} operations",
+                                     workload.worldSize, workload.comms.size(), total);
+  return workload;
+}
+
+Result<Workload> loadTraceWorkload(const std::string& path, TraceLoadStats* stats) {
+  NS_ASSIGN_OR_RETURN(trace::TraceSet set, trace::readTracePath(path));
+  NS_ASSIGN_OR_RETURN(Workload workload, workloadFromTraceSet(set, stats));
+  workload.description = fmt::format("{} ({})", workload.description, path);
+  return workload;
+}
+
+void labelCommsByShape(Workload& workload) {
+  auto strideOf = [](const CommGroup& c) -> int {  // 0 when not a constant positive stride
+    if (c.members.size() < 2) return 0;
+    int stride = c.members[1] - c.members[0];
+    for (size_t i = 2; i < c.members.size(); ++i) {
+      if (c.members[i] - c.members[i - 1] != stride) return 0;
+    }
+    return stride > 0 ? stride : 0;
+  };
+  int smallestStride = 0;
+  for (const CommGroup& c : workload.comms) {
+    int s = strideOf(c);
+    bool world = static_cast<int>(c.members.size()) == workload.worldSize;
+    if (!world && s > 1 && (smallestStride == 0 || s < smallestStride)) smallestStride = s;
+  }
+  for (size_t i = 0; i < workload.comms.size(); ++i) {
+    CommGroup& c = workload.comms[i];
+    int s = strideOf(c);
+    if (static_cast<int>(c.members.size()) == workload.worldSize && workload.worldSize > 1) c.label = "world";
+    else if (s == 1) c.label = "tp";
+    else if (s > 1) c.label = s == smallestStride ? "dp" : "pp";
+    else c.label = fmt::format("comm{}", i);
+  }
+}
+
+}  // namespace nshim::phynet

@@ -1,0 +1,32 @@
+// Builds a replay Workload from an ncclshim trace (FORMAT.md): a directory of per-rank files or
+// one file. Global ranks come from the files; a communicator's members are gathered by
+// communicator id across the files and ordered by their rank in it; each rank's operations keep
+// their recorded issue order; the calls between an outermost GroupStart and its GroupEnd share a
+// group id; recorded durations are GPU times when the op was GPU-timed, else host durations.
+// Errors name the file and line.
+#pragma once
+
+#include <string>
+
+#include "common/status.h"
+#include "phynet/workload.h"
+#include "trace/trace_reader.h"
+
+namespace nshim::phynet {
+
+struct TraceLoadStats {
+  size_t skippedFailedCalls = 0;  // calls that returned an error at record time (not replayed)
+  size_t cutFiles = 0;            // files cut by a killed process (complete lines kept)
+  size_t droppedRecords = 0;      // records the recorder lost
+};
+
+Result<Workload> loadTraceWorkload(const std::string& path, TraceLoadStats* stats = nullptr);
+Result<Workload> workloadFromTraceSet(const trace::TraceSet& set, TraceLoadStats* stats = nullptr);
+
+// Labels communicators by shape, since a trace does not name roles: all ranks -> "world",
+// consecutive global ranks -> "tp", a constant stride -> "dp" for the smallest such stride and "pp"
+// for larger ones (Megatron's order: TP contiguous, DP strided by TP, PP strided by TP*DP);
+// anything else -> "comm<index>".
+void labelCommsByShape(Workload& workload);
+
+}  // namespace nshim::phynet

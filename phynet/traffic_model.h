@@ -1,0 +1,24 @@
+// The numbers a report derives from an operation: nccl-tests' bus-bandwidth factor and the payload
+// bytes the engine's algorithms put on the wire from one rank (DESIGN §2 and §4), so that replayed
+// traffic can be checked against the transport's byte counters.
+#pragma once
+
+#include <cstdint>
+
+#include "collectives/communicator.h"
+#include "phynet/workload.h"
+
+namespace nshim::phynet {
+
+// nccl-tests: allreduce 2(n-1)/n; allgather, reducescatter, alltoall (n-1)/n; everything else 1.
+double busBandwidthFactor(OpKind kind, int nranks);
+
+// Payload bytes rank `commRank` of an `nranks` communicator sends for `op` under the engine's
+// algorithms: ring allreduce 2(n-1)/n·S (recursive doubling log2(n)·S below the small-message
+// threshold on 2^k ranks), allgather / reducescatter / alltoall (n-1) blocks, chain broadcast S on
+// every rank but the last of the chain, chain reduce S on every rank but the root, gather one block
+// from each non-root, scatter n-1 blocks from the root, send S (0 to itself). Exact when the
+// buffer divides evenly into the ring's chunks; the per-communicator totals are always exact.
+uint64_t modelSentBytes(const WorkOp& op, int commRank, int nranks, const CollectiveOptions& options);
+
+}  // namespace nshim::phynet

@@ -1,0 +1,31 @@
+// Workload helpers: names, sizes, lookups.
+#include "phynet/workload.h"
+
+namespace nshim::phynet {
+
+const char* opKindName(OpKind kind) {
+  static const char* kNames[] = {"allreduce", "allgather", "reducescatter", "broadcast", "reduce",
+                                 "alltoall",  "gather",    "scatter",       "send",      "recv"};
+  return kNames[static_cast<int>(kind)];
+}
+
+const CommGroup* Workload::findComm(uint64_t id) const {
+  for (const CommGroup& comm : comms) {
+    if (comm.id == id) return &comm;
+  }
+  return nullptr;
+}
+
+uint64_t opBytes(OpKind kind, uint64_t count, DataType type, int nranks) {
+  uint64_t bytes = count * dataTypeSize(type);
+  switch (kind) {
+    case OpKind::kAllGather:
+    case OpKind::kReduceScatter:
+    case OpKind::kAllToAll:
+    case OpKind::kGather:
+    case OpKind::kScatter: return bytes * static_cast<uint64_t>(nranks);
+    default: return bytes;
+  }
+}
+
+}  // namespace nshim::phynet

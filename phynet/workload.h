@@ -1,0 +1,60 @@
+// The replay workload: what every rank of a job does, on which communicators. phynet builds it
+// from an ncclshim trace directory, a SimAI workload text file or an AICB CSV, validates it across
+// ranks, and then executes it. Ranks are global ranks 0..worldSize-1; communicators list their
+// members in communicator-rank order.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collectives/datatype.h"
+#include "common/status.h"
+
+namespace nshim::phynet {
+
+enum class OpKind { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll, kGather, kScatter,
+                    kSend, kRecv };
+const char* opKindName(OpKind kind);  // "allreduce", "allgather", ..., "send", "recv"
+
+struct CommGroup {
+  uint64_t id = 0;
+  std::vector<int> members;  // global ranks; members[r] has rank r in this communicator
+  std::string label;         // role for reports: "tp", "dp", "ep", "dp_ep", "pp", "world", or "comm<N>"
+};
+
+struct WorkOp {
+  uint64_t commId = 0;
+  uint64_t seq = 0;          // per-communicator sequence number on this rank, from 0
+  OpKind kind = OpKind::kAllReduce;
+  uint64_t count = 0;        // NCCL count argument (per-rank block for allgather/reducescatter/alltoall)
+  DataType type = DataType::kFloat32;
+  ReduceKind reduce = ReduceKind::kSum;
+  int root = -1;             // communicator rank (broadcast/reduce/gather/scatter)
+  int peer = -1;             // communicator rank (send/recv)
+  uint64_t bytes = 0;        // nccl-tests "size" of the operation (whole buffer)
+  int64_t issueNs = -1;      // recorded issue time relative to the rank's first op; -1 unknown
+  int64_t computeNs = 0;     // compute time to spend before issuing this op when pacing
+  int64_t recordedNs = -1;   // recorded duration (GPU time if the trace has it); -1 unknown
+  int group = 0;             // ops with the same non-zero group id were issued in one ncclGroup
+  std::string source;        // "file:line" the op came from, for error messages
+};
+
+struct RankWork {
+  int globalRank = 0;
+  std::vector<WorkOp> ops;  // issue order
+};
+
+struct Workload {
+  int worldSize = 0;
+  std::vector<CommGroup> comms;
+  std::vector<RankWork> ranks;  // ranks[g].globalRank == g
+  std::string description;      // e.g. "SimAI workload x.txt: TP=2 DP=4 EP=1 PP=1, 34 layers"
+
+  const CommGroup* findComm(uint64_t id) const;
+};
+
+// Bytes of one element / the nccl-tests "size" for an op of `count` on `nranks` ranks.
+uint64_t opBytes(OpKind kind, uint64_t count, DataType type, int nranks);
+
+}  // namespace nshim::phynet

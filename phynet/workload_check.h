@@ -1,0 +1,18 @@
+// Validation of a whole workload before a byte is sent: the structure (ranks, communicator
+// membership, roots and peers inside their communicator, sizes that follow the bytes rule), then,
+// per communicator, that every member issues the same sequence of collectives (kind, count, type,
+// reduction, root, bytes), and that point-to-point traffic pairs up (the k-th send from a to b and
+// the k-th receive on b from a carry the same bytes). The first mismatch is reported naming the
+// rank, the communicator (id and label) and the sequence number.
+#pragma once
+
+#include "common/status.h"
+#include "phynet/workload.h"
+
+namespace nshim::phynet {
+
+// Ok, or kInvalidArgument with a message naming the first problem. Among collective mismatches on
+// different communicators, the one at the lowest position in its communicator's sequence wins.
+Status checkWorkload(const Workload& workload);
+
+}  // namespace nshim::phynet

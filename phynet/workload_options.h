@@ -1,0 +1,17 @@
+// Options for expanding a SimAI workload text or an AICB CSV into a replay Workload: how many
+// iterations, a byte scale, and the parallel layout when the file does not carry it (or to override
+// what it carries). Zero means "take it from the file" for every layout field.
+#pragma once
+
+namespace nshim::phynet {
+
+struct WorkloadOptions {
+  int iterations = 1;   // the whole file's operations are repeated this many times (>= 1)
+  double scale = 1.0;   // every message size is multiplied by this (> 0), then rounded
+  int worldSize = 0;    // ranks in the job; 0: SimAI all_gpus, or AICB TP*DP*PP from group sizes
+  int tp = 0;           // tensor-parallel size; 0: from the file
+  int ep = 0;           // expert-parallel size (divides DP); 0: from the file
+  int pp = 0;           // pipeline stages; 0: from the file
+};
+
+}  // namespace nshim::phynet

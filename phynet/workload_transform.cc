@@ -1,0 +1,127 @@
+// Scaling, filtering, fingerprinting and naming of workloads.
+#include "phynet/workload_transform.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "trace/trace_record.h"
+#include "trace/trace_validate.h"
+
+namespace nshim::phynet {
+namespace {
+
+bool contains(const std::vector<std::string>& list, const std::string& word) {
+  return std::find(list.begin(), list.end(), word) != list.end();
+}
+
+std::string filterNameOf(OpKind kind) {
+  return kind == OpKind::kSend || kind == OpKind::kRecv ? "sendrecv" : opKindName(kind);
+}
+
+class Hasher {
+ public:
+  template <typename T>
+  void add(const T& value) {
+    hash_ = trace::fnv1a64(&value, sizeof(value), hash_);
+  }
+  void add(const std::string& text) {
+    add(text.size());
+    hash_ = trace::fnv1a64(text.data(), text.size(), hash_);
+  }
+  uint64_t value() const { return hash_; }
+
+ private:
+  uint64_t hash_ = 0xcbf29ce484222325ull;
+};
+
+}  // namespace
+
+void scaleWorkload(Workload& workload, double scale) {
+  if (scale == 1.0) return;
+  for (RankWork& rank : workload.ranks) {
+    for (WorkOp& op : rank.ops) {
+      const CommGroup* comm = workload.findComm(op.commId);
+      int n = comm ? static_cast<int>(comm->members.size()) : 1;
+      if (op.count > 0) {
+        op.count = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(static_cast<double>(op.count) * scale)));
+      }
+      op.bytes = opBytes(op.kind, op.count, op.type, n);
+    }
+  }
+}
+
+size_t filterWorkload(Workload& workload, const std::vector<std::string>& ops, const std::vector<std::string>& groups) {
+  if (ops.empty() && groups.empty()) return 0;
+  size_t removed = 0;
+  for (RankWork& rank : workload.ranks) {
+    auto keep = [&](const WorkOp& op) {
+      if (!ops.empty() && !contains(ops, filterNameOf(op.kind))) return false;
+      if (groups.empty()) return true;
+      const CommGroup* comm = workload.findComm(op.commId);
+      return comm && contains(groups, comm->label);
+    };
+    size_t before = rank.ops.size();
+    rank.ops.erase(std::remove_if(rank.ops.begin(), rank.ops.end(), [&](const WorkOp& op) { return !keep(op); }),
+                   rank.ops.end());
+    removed += before - rank.ops.size();
+  }
+  return removed;
+}
+
+uint64_t workloadFingerprint(const Workload& workload) {
+  Hasher h;
+  h.add(workload.worldSize);
+  for (const CommGroup& comm : workload.comms) {
+    h.add(comm.id);
+    h.add(comm.label);
+    for (int m : comm.members) h.add(m);
+  }
+  for (const RankWork& rank : workload.ranks) {
+    h.add(rank.globalRank);
+    h.add(rank.ops.size());
+    for (const WorkOp& op : rank.ops) {
+      h.add(op.commId);
+      h.add(op.seq);
+      h.add(static_cast<int>(op.kind));
+      h.add(op.count);
+      h.add(static_cast<int>(op.type));
+      h.add(static_cast<int>(op.reduce));
+      h.add(op.root);
+      h.add(op.peer);
+      h.add(op.bytes);
+      h.add(op.group);
+      h.add(op.issueNs);
+      h.add(op.computeNs);
+    }
+  }
+  return h.value();
+}
+
+std::string describeOp(const WorkOp& op) {
+  std::string text = fmt::format("{} count {} {}", opKindName(op.kind), op.count, dataTypeName(op.type));
+  switch (op.kind) {
+    case OpKind::kAllReduce:
+    case OpKind::kReduceScatter: text += fmt::format(" {}", reduceKindName(op.reduce)); break;
+    case OpKind::kReduce: text += fmt::format(" {} root {}", reduceKindName(op.reduce), op.root); break;
+    case OpKind::kBroadcast:
+    case OpKind::kGather:
+    case OpKind::kScatter: text += fmt::format(" root {}", op.root); break;
+    case OpKind::kSend: text += fmt::format(" to {}", op.peer); break;
+    case OpKind::kRecv: text += fmt::format(" from {}", op.peer); break;
+    default: break;
+  }
+  return text + fmt::format(" ({} bytes)", op.bytes);
+}
+
+std::string commName(const CommGroup& comm) {
+  return fmt::format("{} ({})", trace::commIdText(comm.id), comm.label.empty() ? "?" : comm.label);
+}
+
+int commRankOf(const CommGroup& comm, int globalRank) {
+  for (size_t r = 0; r < comm.members.size(); ++r) {
+    if (comm.members[r] == globalRank) return static_cast<int>(r);
+  }
+  return -1;
+}
+
+}  // namespace nshim::phynet

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs the capture checks on the GPU machine (2 GPUs, PyTorch + NCCL, see DESIGN §3) and writes
+# logs, traces and tables under $OUT. Needs build/gpu/ carried from a build host: libncclshim.so,
+# ncclshim-trace and the megatron-core wheel (tests/gpu/prepare_carry.sh makes it).
+#   stage "capture": PyTorch collectives and Megatron-Core TP=2 / DP=2, without and with the shim
+#   stage "overhead": allreduce/allgather busbw 8 B..1 GiB without and with the shim, interleaved
+set -u
+stage=${1:-capture}
+OUT=${OUT:-/tmp/gpu-out}
+mkdir -p "$OUT"
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+PY=${PY:-/opt/torch/.venv/bin/python}
+TORCHRUN="$PY -m torch.distributed.run --standalone --nproc-per-node 2"
+SHIM=$PWD/build/gpu/libncclshim.so
+TRACE_TOOL=$PWD/build/gpu/ncclshim-trace
+shim_env() { echo "LD_PRELOAD=$SHIM NCCLSHIM_MODE=forward NCCLSHIM_DEBUG=INFO"; }
+nvidia-smi -L > "$OUT/gpus.txt" 2>&1
+
+if [ "$stage" = capture ]; then
+  $PY -m pip install -q --no-deps --no-index build/gpu/megatron_core-*.whl > "$OUT/pip.log" 2>&1 || echo "pip install failed" >> "$OUT/pip.log"
+  $TORCHRUN tests/gpu/torch_collectives.py > "$OUT/collectives_plain.log" 2>&1; echo "plain exit $?" >> "$OUT/collectives_plain.log"
+  env $(shim_env) NCCLSHIM_TRACE_DIR="$OUT/trace_collectives" $TORCHRUN tests/gpu/torch_collectives.py \
+    > "$OUT/collectives_shim.log" 2>&1; echo "shim exit $?" >> "$OUT/collectives_shim.log"
+  $TRACE_TOOL validate "$OUT/trace_collectives" > "$OUT/collectives_trace_validate.txt" 2>&1
+  for par in tp dp; do
+    flag=$([ $par = tp ] && echo "--tp 2" || echo "--tp 1")
+    for run in 1 2; do
+      $TORCHRUN tests/gpu/megatron_gpt.py $flag > "$OUT/megatron_${par}_plain$run.log" 2>&1
+    done
+    env $(shim_env) NCCLSHIM_TRACE_DIR="$OUT/trace_megatron_$par" $TORCHRUN tests/gpu/megatron_gpt.py $flag \
+      > "$OUT/megatron_${par}_shim.log" 2>&1
+    $TRACE_TOOL validate "$OUT/trace_megatron_$par" > "$OUT/megatron_${par}_trace_validate.txt" 2>&1
+  done
+  grep -h "LOSSES\|CHECKS\|exit\|Error\|error" "$OUT"/*.log | head -60
+fi
+
+if [ "$stage" = overhead ]; then
+  # Interleaved rounds; the table keeps each side's best time per size (the run-to-run spread of
+  # small ops is about 2 us here, so single runs cannot resolve sub-microsecond differences).
+  for round in 1 2 3; do
+    $TORCHRUN tests/gpu/torch_busbw.py > "$OUT/busbw_plain$round.jsonl" 2> /tmp/busbw_plain$round.err
+    env $(shim_env) NCCLSHIM_DEBUG=WARN NCCLSHIM_TRACE_DIR=/tmp/trace_busbw$round $TORCHRUN tests/gpu/torch_busbw.py \
+      > "$OUT/busbw_shim$round.jsonl" 2> /tmp/busbw_shim$round.err
+  done
+  $PY tests/gpu/busbw_table.py "$OUT" | tee "$OUT/busbw_table.md"
+fi

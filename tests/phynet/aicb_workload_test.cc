@@ -1,0 +1,256 @@
+// AICB CSV reader tests: the example (8 ranks, TP=2 DP=4 EP=2 inferred from comm_group_size) expands
+// to hand-computed per-rank ops; measured logs give recorded times and ms compute; pipeline p2p rows
+// pair up across stages; every malformed input fails naming file, line and field.
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "phynet/aicb_workload.h"
+#include "phynet/workload_check.h"
+#include "tests/catch.h"
+
+namespace nshim::phynet {
+namespace {
+
+const char* kExample = "examples/workloads/aicb_tp2_dp4_ep2.csv";
+
+std::string examplePath(const char* relative) {
+  if (std::ifstream(relative).good()) return relative;
+  std::string here = __FILE__;  // tests/phynet/x.cc, relative to the repository or absolute
+  return here.substr(0, here.rfind('/')) + "/../../" + relative;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+struct ExpectedOp {
+  OpKind kind;
+  const char* label;
+  uint64_t count;
+  uint64_t bytes;
+  int64_t computeNs;
+  int root;
+  int line;
+};
+
+// Groups of each rank by hand (rank = dp_idx * 2 + tp_idx; EP = 2 consecutive DP members).
+const std::map<std::string, std::vector<std::vector<int>>> kGroupsByRank = {
+    {"tp", {{0, 1}, {0, 1}, {2, 3}, {2, 3}, {4, 5}, {4, 5}, {6, 7}, {6, 7}}},
+    {"dp",
+     {{0, 2, 4, 6}, {1, 3, 5, 7}, {0, 2, 4, 6}, {1, 3, 5, 7}, {0, 2, 4, 6}, {1, 3, 5, 7}, {0, 2, 4, 6}, {1, 3, 5, 7}}},
+    {"ep", {{0, 2}, {1, 3}, {0, 2}, {1, 3}, {4, 6}, {5, 7}, {4, 6}, {5, 7}}},
+};
+
+// Every rank replays every row: epoch_end rows vanish, computation rows (generated file: ns) become
+// the compute gap of the next op.
+const std::vector<ExpectedOp> kExampleOps = {
+    {OpKind::kAllReduce, "dp", 2, 8, 0, -1, 3},
+    {OpKind::kAllGather, "dp", 2, 32, 0, -1, 4},
+    {OpKind::kBroadcast, "tp", 6, 24, 0, 0, 5},
+    {OpKind::kBroadcast, "tp", 10, 40, 0, 0, 7},
+    {OpKind::kAllReduce, "tp", 4194304, 16777216, 250000, -1, 9},
+    {OpKind::kAllToAll, "ep", 1048576, 8388608, 0, -1, 10},
+    {OpKind::kAllToAll, "ep", 1048576, 8388608, 0, -1, 11},
+    {OpKind::kAllReduce, "tp", 2048, 8192, 0, -1, 12},
+    {OpKind::kAllReduce, "dp", 1, 4, 0, -1, 13},
+    {OpKind::kAllToAll, "ep", 1048576, 8388608, 500000, -1, 15},
+    {OpKind::kAllToAll, "ep", 1048576, 8388608, 0, -1, 16},
+    {OpKind::kAllReduce, "tp", 4194304, 16777216, 0, -1, 17},
+    {OpKind::kReduceScatter, "dp", 4194304, 67108864, 0, -1, 18},
+    {OpKind::kAllGather, "dp", 2097152, 33554432, 0, -1, 19},
+    {OpKind::kAllReduce, "tp", 1, 4, 0, -1, 20},
+};
+
+TEST_CASE("AICB example expands to the hand-computed ops of every rank", "[phynet]") {
+  const std::string path = examplePath(kExample);
+  WorkloadOptions options;
+  options.iterations = 2;
+  auto workload = loadAicbWorkload(path, options);
+  REQUIRE(workload.ok());
+  REQUIRE(workload->worldSize == 8);
+  REQUIRE(workload->ranks.size() == 8);
+  CHECK(workload->comms.size() == 4 + 2 + 4);
+  CHECK(workload->description.find("TP=2 DP=4 EP=2 PP=1") != std::string::npos);
+  for (int rank = 0; rank < 8; ++rank) {
+    const std::vector<WorkOp>& ops = workload->ranks[rank].ops;
+    REQUIRE(ops.size() == 2 * kExampleOps.size());
+    std::map<uint64_t, uint64_t> seqByComm;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const WorkOp& op = ops[i];
+      const ExpectedOp& want = kExampleOps[i % kExampleOps.size()];
+      INFO("rank " << rank << " op " << i);
+      const CommGroup* comm = workload->findComm(op.commId);
+      REQUIRE(comm != nullptr);
+      CHECK(comm->label == want.label);
+      CHECK(comm->members == kGroupsByRank.at(want.label)[rank]);
+      CHECK(op.kind == want.kind);
+      CHECK(op.count == want.count);
+      CHECK(op.type == DataType::kFloat32);
+      CHECK(op.bytes == want.bytes);
+      CHECK(op.computeNs == want.computeNs);
+      CHECK(op.root == want.root);
+      CHECK(op.recordedNs == -1);
+      CHECK(op.seq == seqByComm[op.commId]++);
+      CHECK(op.source == path + ":" + std::to_string(want.line));
+    }
+  }
+  CHECK(checkWorkload(*workload).ok());
+}
+
+TEST_CASE("AICB options override the inferred layout", "[phynet]") {
+  WorkloadOptions options;
+  options.worldSize = 16;  // TP=2 from the rows, DP becomes 8 (the rows' 4 is a warning)
+  auto workload = parseAicbWorkload(slurp(examplePath(kExample)), "x.csv", options);
+  REQUIRE(workload.ok());
+  REQUIRE(workload->worldSize == 16);
+  const CommGroup* dp = workload->findComm(workload->ranks[9].ops[0].commId);
+  REQUIRE(dp != nullptr);
+  CHECK(dp->members == std::vector<int>{1, 3, 5, 7, 9, 11, 13, 15});
+  CHECK(workload->ranks[9].ops[0].count == 2);
+}
+
+const std::string kLog =
+    "comm_type,comm_group,msg_size,stage,dst,src,additional,_elapsed_time,algbw,busbw,count\n"
+    "CommType.all_reduce,CommGroup.tp_group,1048576,forward,None,None,,0.25,4.19,4.19,1\n"
+    "CommType.computation,None,((1, 2), (2, 3)),forward.x,None,None,,1.5,0.0,0.0,1\n"
+    "\"CommType.all_gather\",CommGroup.dp_group,\"4096\",step,None,None,,0.125,0.0,0.0,1\n"
+    "CommType.barrier,None,0,step,None,None,,0.01,None,None,1\n"
+    "CommType.epoch_end,None,0,,None,None,,12.5,0.0,0.0,1\n";
+
+TEST_CASE("AICB measured logs: recorded times in ms, computation in ms, layout from options", "[phynet]") {
+  auto unknown = parseAicbWorkload(kLog, "log.csv", WorkloadOptions{});
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.status().message().find("log.csv:2: comm_group_size: size of tp_group unknown") != std::string::npos);
+
+  WorkloadOptions options;
+  options.tp = 2;
+  options.worldSize = 4;
+  auto workload = parseAicbWorkload(kLog, "log.csv", options);
+  REQUIRE(workload.ok());
+  const std::vector<WorkOp>& ops = workload->ranks[3].ops;
+  REQUIRE(ops.size() == 3);
+  CHECK(ops[0].kind == OpKind::kAllReduce);
+  CHECK(ops[0].recordedNs == 250000);
+  CHECK(workload->findComm(ops[0].commId)->members == std::vector<int>{2, 3});
+  CHECK(ops[1].kind == OpKind::kAllGather);
+  CHECK(ops[1].computeNs == 1500000);
+  CHECK(ops[1].recordedNs == 125000);
+  CHECK(ops[1].count == 512);
+  CHECK(workload->findComm(ops[1].commId)->members == std::vector<int>{1, 3});
+  CHECK(ops[2].kind == OpKind::kAllReduce);  // barrier: 4 bytes on the world
+  CHECK((ops[2].count == 1 && ops[2].bytes == 4 && ops[2].recordedNs == 10000));
+  CHECK(workload->findComm(ops[2].commId)->members == std::vector<int>{0, 1, 2, 3});
+  CHECK(workload->findComm(ops[2].commId)->label == "world");
+  CHECK(checkWorkload(*workload).ok());
+}
+
+TEST_CASE("AICB pipeline p2p rows pair up between neighbouring stages", "[phynet]") {
+  const std::string text =
+      "comm_type,comm_group,comm_group_size,msg_size,stage,dst,src,additional,_elapsed_time,algbw,busbw,count\n"
+      "CommType.all_reduce,CommGroup.pp_group,2,8,init,None,None,,None,None,None,1\n"
+      "CommType.irecv,CommGroup.pp_group,1,65536,forward_step,None,None,recv_prev,None,None,None,1\n"
+      "CommType.all_reduce,CommGroup.tp_group,2,65536,forward,None,None,,None,None,None,1\n"
+      "CommType.isend,CommGroup.pp_group,1,65536,forward_step,None,None,send_next,None,None,None,1\n"
+      "CommType.irecv,CommGroup.pp_group,1,65536,backward_step,None,None,recv_next,None,None,None,1\n"
+      "CommType.isend,CommGroup.pp_group,1,65536,backward_step,None,None,send_prev,None,None,None,1\n";
+  auto workload = parseAicbWorkload(text, "pp.csv", WorkloadOptions{});
+  REQUIRE(workload.ok());
+  REQUIRE(workload->worldSize == 4);  // TP=2, PP=2, DP=1: stages {0,1} and {2,3}
+  const std::vector<WorkOp>& first = workload->ranks[1].ops;
+  REQUIRE(first.size() == 4);  // no previous stage: recv_prev and send_prev are skipped
+  CHECK(first[0].kind == OpKind::kAllReduce);
+  CHECK(workload->findComm(first[0].commId)->members == std::vector<int>{1, 3});
+  CHECK(workload->findComm(first[1].commId)->members == std::vector<int>{0, 1});
+  CHECK((first[2].kind == OpKind::kSend && first[2].peer == 1 && first[2].source == "pp.csv:5"));
+  CHECK((first[3].kind == OpKind::kRecv && first[3].peer == 1 && first[3].bytes == 65536));
+  const std::vector<WorkOp>& last = workload->ranks[3].ops;
+  REQUIRE(last.size() == 4);
+  CHECK((last[1].kind == OpKind::kRecv && last[1].peer == 0 && last[1].source == "pp.csv:3"));
+  CHECK((last[3].kind == OpKind::kSend && last[3].peer == 0 && last[3].source == "pp.csv:7"));
+  CHECK(checkWorkload(*workload).ok());
+}
+
+void requireError(const std::string& text, const std::string& where, const std::string& detail,
+                  WorkloadOptions options = {}) {
+  auto result = parseAicbWorkload(text, "bad.csv", options);
+  REQUIRE_FALSE(result.ok());
+  const std::string& message = result.status().message();
+  INFO(message);
+  CHECK(result.status().code() == Code::kInvalidArgument);
+  CHECK(message.find("bad.csv:" + where) != std::string::npos);
+  CHECK(message.find(detail) != std::string::npos);
+}
+
+const std::string kHeader =
+    "comm_type,comm_group,comm_group_size,msg_size,stage,dst,src,additional,_elapsed_time,algbw,busbw,count\n";
+const std::string kTpRow = "CommType.all_reduce,CommGroup.tp_group,2,4096,f,None,None,,None,None,None,1\n";
+
+TEST_CASE("AICB malformed inputs name file, line and field", "[phynet]") {
+  const std::string example = slurp(examplePath(kExample));
+  SECTION("truncated row") {
+    size_t lastLine = example.rfind('\n', example.size() - 2) + 1;  // start of line 21
+    requireError(example.substr(0, lastLine - 1 - 20), "20: row", "truncated row");
+  }
+  SECTION("wrong column count") {
+    requireError(kHeader + kTpRow + "CommType.all_reduce,CommGroup.tp_group,2,4096,f,None,None,,None,None,None\n",
+                 "3: columns", "found 11");
+    requireError(kHeader + "CommType.all_reduce,CommGroup.tp_group,2,4096,f,None,None,,None,None,None,1,7\n",
+                 "2: columns", "found 13");
+  }
+  SECTION("unknown comm_type, comm_group, direction") {
+    requireError(kHeader + "CommType.all_reduce_xx,CommGroup.tp_group,2,4096,f,None,None,,None,None,None,1\n",
+                 "2: comm_type", "all_reduce_xx");
+    requireError(kHeader + "CommType.all_reduce,CommGroup.xx_group,2,4096,f,None,None,,None,None,None,1\n",
+                 "2: comm_group", "xx_group");
+    requireError(kHeader + "CommType.all_reduce,None,2,4096,f,None,None,,None,None,None,1\n", "2: comm_group",
+                 "unknown comm_group");
+    requireError(kHeader + "CommType.isend,CommGroup.pp_group,2,4096,f,None,None,send_up,None,None,None,1\n",
+                 "2: additional", "send_up");
+  }
+  SECTION("negative or non-numeric values") {
+    requireError(kHeader + kTpRow + "CommType.all_reduce,CommGroup.tp_group,2,-4096,f,None,None,,None,None,None,1\n",
+                 "3: msg_size", "negative");
+    requireError(kHeader + "CommType.all_reduce,CommGroup.tp_group,2,12k,f,None,None,,None,None,None,1\n",
+                 "2: msg_size", "not a number");
+    requireError(kHeader + "CommType.all_reduce,CommGroup.tp_group,two,4096,f,None,None,,None,None,None,1\n",
+                 "2: comm_group_size", "not a number");
+    requireError(kHeader + "CommType.all_reduce,CommGroup.tp_group,2,4096,f,None,None,,fast,None,None,1\n",
+                 "2: _elapsed_time", "not a number");
+    requireError(kHeader + "CommType.computation,None,None,0,f,None,None,,-3,None,None,1\n", "2: _elapsed_time",
+                 "negative");
+  }
+  SECTION("groups that do not fit the world") {
+    WorkloadOptions options;
+    options.worldSize = 8;
+    requireError(kHeader + "CommType.all_reduce,CommGroup.tp_group,16,4096,f,None,None,,None,None,None,1\n",
+                 "2: comm_group_size", "TP=16 is larger than the world", options);
+    requireError(kHeader + kTpRow + "CommType.all_reduce,CommGroup.dp_group,16,4096,f,None,None,,None,None,None,1\n",
+                 "3: comm_group_size", "larger than the world", options);
+    options.worldSize = 2;
+    requireError(example, "10: comm_group_size", "EP=2 does not divide DP=1", options);
+    options = WorkloadOptions{};
+    options.tp = 3;
+    options.worldSize = 8;
+    requireError(kHeader + kTpRow, " option worldSize", "not divisible by TP*PP = 3", options);
+  }
+  SECTION("header problems, unknown sizes, roots") {
+    requireError(kTpRow, "1: header", "expected the header line");
+    requireError("", "1: header", "no header line");
+    requireError("comm_type,comm_group,comm_group_size,stage\n" + kTpRow, "1: msg_size", "missing column");
+    requireError(kHeader + "CommType.all_reduce,CommGroup.ep_group,None,4096,f,None,None,,None,None,None,1\n",
+                 "2: comm_group_size", "size of ep_group unknown");
+    requireError(kHeader + kTpRow + "CommType.broadcast,CommGroup.tp_group,2,64,f,None,5,,None,None,None,1\n",
+                 "3: src", "root 5 is outside the tp group");
+  }
+  SECTION("a missing file") {
+    auto result = loadAicbWorkload("/nonexistent/w.csv", WorkloadOptions{});
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.status().message().find("/nonexistent/w.csv") != std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace nshim::phynet

@@ -1,0 +1,261 @@
+// SimAI workload reader tests: the example file (TP=2 DP=4 EP=2) expands to hand-computed per-rank
+// ops (groups, order, counts, compute gaps); iterations, scale, TP=1 folding and the pipeline
+// send/recv; every malformed input fails naming file, line and field.
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "phynet/rank_layout.h"
+#include "phynet/simai_workload.h"
+#include "phynet/workload_check.h"
+#include "tests/catch.h"
+
+namespace nshim::phynet {
+namespace {
+
+const char* kExample = "examples/workloads/simai_tp2_dp4_ep2.txt";
+
+std::string examplePath(const char* relative) {
+  if (std::ifstream(relative).good()) return relative;
+  std::string here = __FILE__;  // tests/phynet/x.cc, relative to the repository or absolute
+  return here.substr(0, here.rfind('/')) + "/../../" + relative;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+struct ExpectedOp {
+  OpKind kind;
+  const char* label;
+  uint64_t count;
+  uint64_t bytes;
+  int64_t computeNs;
+  int line;
+};
+
+// Groups of each rank, written out by hand from the layout rule (rank = dp_idx * 2 + tp_idx).
+const std::map<std::string, std::vector<std::vector<int>>> kGroupsByRank = {
+    {"tp", {{0, 1}, {0, 1}, {2, 3}, {2, 3}, {4, 5}, {4, 5}, {6, 7}, {6, 7}}},
+    {"dp",
+     {{0, 2, 4, 6}, {1, 3, 5, 7}, {0, 2, 4, 6}, {1, 3, 5, 7}, {0, 2, 4, 6}, {1, 3, 5, 7}, {0, 2, 4, 6}, {1, 3, 5, 7}}},
+    {"ep", {{0, 2}, {1, 3}, {0, 2}, {1, 3}, {4, 6}, {5, 7}, {4, 6}, {5, 7}}},
+    {"dp_ep", {{0, 4}, {1, 5}, {2, 6}, {3, 7}, {0, 4}, {1, 5}, {2, 6}, {3, 7}}},
+};
+
+// One iteration of the example on any rank: forward L3 L4 L5 (L6, L7 NONE), then backward
+// L7 wg, L6 wg, L5 ig, L4 ig, L3 wg; NONE phases' compute moves to the next op.
+const std::vector<ExpectedOp> kExampleOps = {
+    {OpKind::kAllReduce, "tp", 2097152, 8388608, 120000, 3},
+    {OpKind::kAllReduce, "tp", 2097152, 8388608, 400000, 4},
+    {OpKind::kAllToAll, "ep", 524288, 4194304, 300000, 5},
+    {OpKind::kReduceScatter, "dp", 1048576, 16777216, 1 + 1 + 1 + 30000, 7},  // L6 fwd, L7 fwd, L7 ig
+    {OpKind::kAllGather, "dp_ep", 262144, 2097152, 1 + 20000, 6},
+    {OpKind::kAllToAll, "ep", 524288, 4194304, 310000, 5},
+    {OpKind::kAllReduce, "tp", 2097152, 8388608, 290000 + 420000, 4},          // L5 wg is NONE
+    {OpKind::kAllReduce, "dp", 4194304, 16777216, 380000 + 1000 + 50000, 3},  // L4 wg, L3 ig NONE
+};
+
+void requireOps(const Workload& workload, const std::string& file, const std::vector<ExpectedOp>& expected,
+                int iterations) {
+  REQUIRE(workload.worldSize == 8);
+  REQUIRE(workload.ranks.size() == 8);
+  for (int rank = 0; rank < 8; ++rank) {
+    const RankWork& work = workload.ranks[rank];
+    REQUIRE(work.globalRank == rank);
+    REQUIRE(work.ops.size() == expected.size() * iterations);
+    std::map<uint64_t, uint64_t> seqByComm;
+    for (size_t i = 0; i < work.ops.size(); ++i) {
+      const WorkOp& op = work.ops[i];
+      const ExpectedOp& want = expected[i % expected.size()];
+      INFO("rank " << rank << " op " << i);
+      const CommGroup* comm = workload.findComm(op.commId);
+      REQUIRE(comm != nullptr);
+      CHECK(comm->label == want.label);
+      CHECK(comm->members == kGroupsByRank.at(want.label)[rank]);
+      CHECK(op.kind == want.kind);
+      CHECK(op.count == want.count);
+      CHECK(op.type == DataType::kFloat32);
+      CHECK(op.bytes == want.bytes);
+      CHECK(op.computeNs == want.computeNs);
+      CHECK(op.recordedNs == -1);
+      CHECK(op.seq == seqByComm[op.commId]++);
+      CHECK(op.source == file + ":" + std::to_string(want.line));
+    }
+  }
+}
+
+TEST_CASE("SimAI example expands to the hand-computed ops of every rank", "[phynet]") {
+  const std::string path = examplePath(kExample);
+  auto workload = loadSimAiWorkload(path, WorkloadOptions{});
+  REQUIRE(workload.ok());
+  requireOps(*workload, path, kExampleOps, 1);
+  CHECK(workload->comms.size() == 4 + 2 + 4 + 4);  // tp, dp, ep, dp_ep groups
+  CHECK(workload->description.find("TP=2 DP=4 EP=2 PP=1") != std::string::npos);
+  CHECK(checkWorkload(*workload).ok());
+}
+
+TEST_CASE("SimAI iterations repeat the layers and scale multiplies the bytes", "[phynet]") {
+  const std::string text = slurp(examplePath(kExample));
+  WorkloadOptions options;
+  options.iterations = 2;
+  auto twice = parseSimAiWorkload(text, "x.txt", options);
+  REQUIRE(twice.ok());
+  requireOps(*twice, "x.txt", kExampleOps, 2);
+
+  options.iterations = 1;
+  options.scale = 0.25;
+  auto quarter = parseSimAiWorkload(text, "x.txt", options);
+  REQUIRE(quarter.ok());
+  const WorkOp& first = quarter->ranks[5].ops[0];
+  CHECK(first.bytes == 8388608 / 4);
+  CHECK(first.count == 8388608 / 16);
+  CHECK(quarter->ranks[5].ops[4].count == 262144 / 4);
+}
+
+TEST_CASE("SimAI ops on single-rank groups fold their compute into the next op", "[phynet]") {
+  // TP=1: forward and input-grad ALLREDUCEs have nobody to talk to; DP = 4.
+  const std::string text =
+      "HYBRID_TRANSFORMER model_parallel_NPU_group: 1 all_gpus: 4\n"
+      "7\n"  // wrong count on purpose: a warning, the two lines present are used
+      "a\t-1\t10\tALLREDUCE\t4096\t20\tALLREDUCE\t4096\t30\tALLREDUCE\t4096\t1\n"
+      "b\t-1\t40\tALLGATHER\t4096\t50\tNONE\t0\t60\tALLREDUCE\t4095\t1\n";
+  auto workload = parseSimAiWorkload(text, "fold.txt", WorkloadOptions{});
+  REQUIRE(workload.ok());
+  REQUIRE(workload->ranks.size() == 4);
+  const std::vector<WorkOp>& ops = workload->ranks[2].ops;
+  REQUIRE(ops.size() == 2);
+  CHECK(ops[0].computeNs == 10 + 40 + 50 + 60);  // both forwards, b ig, b wg
+  CHECK(ops[0].type == DataType::kUint8);         // 4095 bytes: not a float32 multiple
+  CHECK(ops[0].count == 4095);
+  CHECK(ops[0].source == "fold.txt:4");
+  CHECK(ops[1].computeNs == 20 + 30);
+  CHECK(ops[1].count == 1024);
+  CHECK(workload->findComm(ops[1].commId)->members == std::vector<int>{0, 1, 2, 3});
+}
+
+TEST_CASE("SimAI pipeline stages exchange pp_comm bytes around their layers", "[phynet]") {
+  const std::string text =
+      "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 1 ep: 1 pp: 2 vpp: 1 ga: 1 all_gpus: 4 "
+      "checkpoints: 0 checkpoint_initiates: 0 pp_comm: 1048576.0\n"
+      "1\n"
+      "l\t-1\t100\tNONE\t0\t200\tNONE\t0\t300\tALLREDUCE\t4096\t1\n";
+  auto workload = parseSimAiWorkload(text, "pp.txt", WorkloadOptions{});
+  REQUIRE(workload.ok());
+  // Stage 0 = ranks {0,1}, stage 1 = ranks {2,3}; PP groups {0,2} and {1,3}; DP groups {0,1}, {2,3}.
+  const std::vector<WorkOp>& first = workload->ranks[1].ops;
+  REQUIRE(first.size() == 3);
+  CHECK((first[0].kind == OpKind::kSend && first[0].peer == 1 && first[0].computeNs == 100));
+  CHECK((first[1].kind == OpKind::kRecv && first[1].peer == 1 && first[1].computeNs == 0));
+  CHECK((first[2].kind == OpKind::kAllReduce && first[2].computeNs == 500));
+  CHECK(first[0].bytes == 1048576);
+  CHECK(first[0].source == "pp.txt:1");
+  CHECK(workload->findComm(first[0].commId)->members == std::vector<int>{1, 3});
+  CHECK(workload->findComm(first[2].commId)->members == std::vector<int>{0, 1});
+  const std::vector<WorkOp>& last = workload->ranks[3].ops;
+  REQUIRE(last.size() == 3);
+  CHECK((last[0].kind == OpKind::kRecv && last[0].peer == 0));
+  CHECK((last[1].kind == OpKind::kAllReduce && last[1].computeNs == 600));
+  CHECK((last[2].kind == OpKind::kSend && last[2].peer == 0));
+  CHECK(checkWorkload(*workload).ok());
+}
+
+// The error of parsing `text` as "bad.txt" must name "bad.txt:<line>: <field>" and contain `detail`.
+void requireError(const std::string& text, const std::string& where, const std::string& detail,
+                  WorkloadOptions options = {}) {
+  auto result = parseSimAiWorkload(text, "bad.txt", options);
+  REQUIRE_FALSE(result.ok());
+  const std::string& message = result.status().message();
+  INFO(message);
+  CHECK(result.status().code() == Code::kInvalidArgument);
+  CHECK(message.find("bad.txt:" + where) != std::string::npos);
+  CHECK(message.find(detail) != std::string::npos);
+}
+
+const std::string kHeader =
+    "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 ep: 1 pp: 1 all_gpus: 8\n1\n";
+const std::string kGoodLayer = "l\t-1\t1\tALLREDUCE\t4096\t1\tNONE\t0\t1\tALLREDUCE\t4096\t1\n";
+
+TEST_CASE("SimAI malformed inputs name file, line and field", "[phynet]") {
+  const std::string example = slurp(examplePath(kExample));
+  REQUIRE(example.size() > 20);
+  SECTION("truncated inside the last layer line") {
+    requireError(example.substr(0, example.size() - 30), "7: ", "truncated line");
+  }
+  SECTION("truncated after the header") {
+    requireError(example.substr(0, example.find('\n') + 1), "2: layer count", "truncated");
+  }
+  SECTION("no layer lines") { requireError(kHeader, "3: layer", "no layer lines"); }
+  SECTION("empty file") { requireError("", "1: policy", "empty"); }
+  SECTION("wrong column count") {
+    requireError(kHeader + kGoodLayer + "m\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tNONE\t0\n", "4: columns", "found 11");
+    requireError(kHeader + "m\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tNONE\t0\t1\t9\n", "3: columns", "found 13");
+  }
+  SECTION("unknown op") {
+    requireError(kHeader + "l\t-1\t1\tALLREDUCE_XP\t4096\t1\tNONE\t0\t1\tNONE\t0\t1\n", "3: forward comm op",
+                 "unknown op 'ALLREDUCE_XP'");
+    requireError(kHeader + "l\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tSCATTER\t64\t1\n", "3: weight-grad comm op", "SCATTER");
+  }
+  SECTION("negative size or time") {
+    requireError(kHeader + "l\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t-4096\t1\n", "3: weight-grad comm bytes",
+                 "negative");
+    requireError(kHeader + "l\t-1\t1\tNONE\t0\t-5\tNONE\t0\t1\tNONE\t0\t1\n", "3: input-grad compute time", "negative");
+  }
+  SECTION("non-numeric values") {
+    requireError(kHeader + "l\t-1\t12ab\tNONE\t0\t1\tNONE\t0\t1\tNONE\t0\t1\n", "3: forward compute time",
+                 "not a number");
+    requireError(kHeader + "l\tx\t1\tNONE\t0\t1\tNONE\t0\t1\tNONE\t0\t1\n", "3: dependency", "not an integer");
+    requireError("MICRO all_gpus: eight\n1\n" + kGoodLayer, "1: all_gpus", "not an integer");
+    requireError("MICRO all_gpus: 8\nmany\n" + kGoodLayer, "2: layer count", "not a layer count");
+  }
+  SECTION("group larger than the world") {
+    requireError("HYBRID_TRANSFORMER model_parallel_NPU_group: 16 all_gpus: 8\n1\n" + kGoodLayer,
+                 "1: model_parallel_NPU_group", "larger than the world");
+    requireError("HYBRID_TRANSFORMER model_parallel_NPU_group: 3 all_gpus: 8\n1\n" + kGoodLayer, "1: all_gpus",
+                 "not divisible by TP*PP = 3");
+    requireError("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ep: 8 all_gpus: 8\n1\n" + kGoodLayer, "1: ep",
+                 "larger than DP=4");
+    requireError("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ep: 4 all_gpus: 12\n1\n" + kGoodLayer, "1: ep",
+                 "does not divide DP=6");
+    WorkloadOptions options;
+    options.tp = 16;
+    requireError(kHeader + kGoodLayer, " option tp", "larger than the world", options);
+  }
+  SECTION("missing keys, zero sizes, unknown policy") {
+    requireError("HYBRID_TRANSFORMER model_parallel_NPU_group: 2\n1\n" + kGoodLayer, "1: all_gpus", "missing key");
+    requireError("HYBRID_TRANSFORMER all_gpus: 8\n1\n" + kGoodLayer, "1: model_parallel_NPU_group", "missing key");
+    requireError("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ep: 0 all_gpus: 8\n1\n" + kGoodLayer, "1: ep",
+                 "zero or negative");
+    requireError("HYBRID_TRANSFORMER model_parallel_NPU_group: -2 all_gpus: 8\n1\n" + kGoodLayer,
+                 "1: model_parallel_NPU_group", "zero or negative");
+    requireError("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus:\n1\n" + kGoodLayer, "1: all_gpus",
+                 "missing value");
+    requireError("HYBRID_DLRM model_parallel_NPU_group: 2 all_gpus: 8\n1\n" + kGoodLayer, "1: policy", "HYBRID_DLRM");
+  }
+  SECTION("a missing file") {
+    auto result = loadSimAiWorkload("/nonexistent/w.txt", WorkloadOptions{});
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.status().message().find("/nonexistent/w.txt") != std::string::npos);
+  }
+}
+
+TEST_CASE("rank layout groups follow the documented rules", "[phynet]") {
+  RankLayout layout{16, 2, 4, 2, 2};  // world, tp, dp, ep, pp
+  REQUIRE(layout.problem().empty());
+  // Rank 13: stage 1, dp_idx 2, tp_idx 1.
+  CHECK(layout.groupMembers(GroupKind::kTp, 13) == std::vector<int>{12, 13});
+  CHECK(layout.groupMembers(GroupKind::kDp, 13) == std::vector<int>{9, 11, 13, 15});
+  CHECK(layout.groupMembers(GroupKind::kEp, 13) == std::vector<int>{13, 15});
+  CHECK(layout.groupMembers(GroupKind::kDpEp, 13) == std::vector<int>{9, 13});
+  CHECK(layout.groupMembers(GroupKind::kEpTp, 13) == std::vector<int>{12, 13, 14, 15});
+  CHECK(layout.groupMembers(GroupKind::kPp, 13) == std::vector<int>{5, 13});
+  CHECK(layout.groupMembers(GroupKind::kEmbedding, 13) == std::vector<int>{5, 13});
+  CHECK(commIdFor("tp", {0, 1}) != commIdFor("dp", {0, 1}));
+  CHECK(commIdFor("tp", {0, 1}) == commIdFor("tp", {0, 1}));
+  CHECK_FALSE((RankLayout{8, 2, 4, 3, 1}).problem().empty());
+}
+
+}  // namespace
+}  // namespace nshim::phynet

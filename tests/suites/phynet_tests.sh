@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# phynet's process tests (run by tests/run_all.sh after `make`): mpirun with 4 and 8 ranks over
+# Open MPI's TCP (loopback) replays a generated trace (tests/phynet/tools/make_test_trace.cc) and the
+# per-rank op counts and bytes must equal the trace's, and the transports' wire bytes the
+# algorithms' formula; a trace edited so one rank disagrees is refused before any traffic with a
+# message naming rank, communicator and seq; a rank killed mid-replay ends the others non-zero with
+# a message naming it; SimAI / AICB example workloads (examples/workloads/) replay and report.
+# Ends with "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+phynet="$BUILD/phynet"
+gen="$BUILD/phynet_make_test_trace"
+work=$(mktemp -d /tmp/phynet-tests-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+
+result() {  # result <ok:0|1> <name> [why]
+  if [ "$1" -eq 0 ]; then echo "PASS $2"; passed=$((passed + 1)); else echo "FAIL $2: ${3:-}"; failed=$((failed + 1)); fi
+}
+
+for f in "$phynet" "$gen"; do
+  [ -x "$f" ] || { echo "missing $f: run make first"; echo "0 passed, 1 failed"; exit 1; }
+done
+
+# run <np> <log> <phynet args...>: mpirun over loopback TCP, bounded; the exit status is mpirun's.
+run() {
+  local np=$1 log=$2; shift 2
+  timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" --mca pml ob1 --mca btl self,tcp \
+    --mca btl_tcp_if_include lo "$phynet" --ifname lo "$@" >"$log" 2>&1
+}
+
+# Expected per-rank "ops bytes" from a trace directory (op lines without group start/end).
+trace_counts() {  # trace_counts <dir> <iterations> -> lines "rank ops bytes"
+  local dir=$1 iters=$2 f
+  for f in "$dir"/rank*.jsonl; do
+    awk -v it="$iters" -v name="$(basename "$f" .jsonl)" '
+      /"type":"op"/ && !/"op":"group(start|end)"/ {
+        ops++; match($0, /"bytes":[0-9]+/); bytes += substr($0, RSTART + 8, RLENGTH - 8)
+      }
+      END { sub(/rank/, "", name); printf "%s %d %d\n", name, ops * it, bytes * it }' "$f"
+  done | sort -n
+}
+
+# Per-rank "rank ops op_bytes" from phynet's report, and the wire checks.
+report_counts() { sed -n 's/^# rank \([0-9]*\): ops \([0-9]*\) op_bytes \([0-9]*\) .*/\1 \2 \3/p' "$1" | sort -n; }
+wire_ok() {  # every rank's wire_sent equals model_sent, and sent bytes equal received bytes overall
+  awk '/^# rank [0-9]+:/ { if ($9 != $13) bad = 1; sent += $9; recv += $11; n++ }
+       END { exit (n == 0 || bad || sent != recv) }' "$1"
+}
+
+check_replay() {  # check_replay <name> <np> <trace dir> <iterations> [phynet args...]
+  local name=$1 np=$2 dir=$3 iters=$4; shift 4
+  local log="$work/$name.log"
+  run "$np" "$log" --report "$work/$name.csv" --json "$work/$name.json" "$@" "$dir"
+  local rc=$?
+  result "$rc" "$name/exit-0" "$(tail -5 "$log")"
+  local want got
+  want=$(trace_counts "$dir" "$iters")
+  got=$(report_counts "$log")
+  [ -n "$got" ] && [ "$want" = "$got" ]
+  result $? "$name/ops-and-bytes-per-rank-equal-trace" "want [$want] got [$got]"
+  wire_ok "$log"
+  result $? "$name/wire-bytes-equal-model" "$(grep '^# rank' "$log")"
+  local rows
+  rows=$(($(wc -l <"$work/$name.csv") - 1))
+  [ "$rows" -gt 0 ] && grep -q "^# Avg bus bandwidth" "$log" && grep -q "^# end-to-end time" "$log"
+  result $? "$name/report-csv-and-summary" "csv rows $rows"
+  if command -v python3 >/dev/null; then
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d['ops'])==$rows and len(d['ranks'])==$np" \
+      "$work/$name.json" 2>"$work/$name.jsonerr"
+    result $? "$name/json-report" "$(cat "$work/$name.jsonerr")"
+  fi
+}
+
+# ---- replays of a generated trace: 4 ranks (TP 2 x DP 2) and 8 ranks (TP 2 x DP 4)
+"$gen" "$work/t4" --ranks 4 --tp 2 >/dev/null
+"$gen" "$work/t8" --ranks 8 --tp 2 --elements 8192 >/dev/null
+check_replay np4 4 "$work/t4" 1
+check_replay np8 8 "$work/t8" 1
+check_replay np4-iterations 4 "$work/t4" 4 --iterations 3 --warmup 1 --rate 5
+rows=$(($(wc -l <"$work/np4-iterations.csv") - 1)); rows1=$(($(wc -l <"$work/np4.csv") - 1))
+[ "$rows" -eq $((3 * rows1)) ]
+result $? "np4-iterations/rows-per-measured-iteration" "$rows rows vs $rows1 per iteration"
+awk -F, 'NR > 1 && ($15 == "" || $16 == "" || $17 == "") { bad++ } END { exit bad > 0 }' "$work/np4-iterations.csv"
+result $? "np4-iterations/efficiency-recorded-ratio-columns" "$(sed -n 2p "$work/np4-iterations.csv")"
+
+run 4 "$work/filter.log" --ops allreduce --groups tp --report "$work/filter.csv" "$work/t4"
+rc=$?
+others=$(tail -n +2 "$work/filter.csv" | awk -F, '$1 != "allreduce" || $2 != "tp"' | wc -l)
+[ "$rc" -eq 0 ] && [ "$others" -eq 0 ] && [ "$(tail -n +2 "$work/filter.csv" | wc -l)" -eq 4 ]
+result $? "filters/ops-and-groups" "rc $rc, $(cat "$work/filter.csv")"
+
+run 4 "$work/pace.log" --pace recorded "$work/t4"
+rc=$?
+e2e=$(sed -n 's/^# end-to-end time *: \([0-9.]*\) s.*/\1/p' "$work/pace.log")
+[ "$rc" -eq 0 ] && awk -v t="$e2e" 'BEGIN { exit !(t >= 0.002) }'
+result $? "pace-recorded/keeps-the-recorded-gaps" "rc $rc, end-to-end $e2e s"
+
+# ---- refusals before any traffic
+mkdir -p "$work/bad"
+cp "$work/t4"/*.jsonl "$work/bad/"
+awk '!done && /"op":"allgather"/ { sub(/"count":16384/, "\"count\":8192"); sub(/"bytes":65536/, "\"bytes\":32768"); done = 1 }
+     { print }' "$work/t4/rank3.jsonl" >"$work/bad/rank3.jsonl"
+run 4 "$work/bad.log" --verbose "$work/bad"
+rc=$?
+msg=$(grep "refusing" "$work/bad.log")
+[ "$rc" -ne 0 ] && echo "$msg" | grep -q "rank 3 (rank 1 of communicator 0x[0-9a-f]* (tp)) disagrees at seq 0" &&
+  ! grep -q "connected over tcp\|^# rank" "$work/bad.log"
+result $? "refuse/collective-mismatch-names-rank-comm-seq" "rc $rc: $(tail -3 "$work/bad.log")"
+
+mkdir -p "$work/badp2p"
+cp "$work/t4"/*.jsonl "$work/badp2p/"
+awk '!done && /"op":"recv"/ { sub(/"count":16384/, "\"count\":4096"); sub(/"bytes":65536/, "\"bytes\":16384"); done = 1 }
+     { print }' "$work/t4/rank2.jsonl" >"$work/badp2p/rank2.jsonl"
+run 4 "$work/badp2p.log" "$work/badp2p"
+rc=$?
+[ "$rc" -ne 0 ] && grep "refusing" "$work/badp2p.log" | grep -q "rank 0 on communicator 0x[0-9a-f]* (dp): its send #1 to rank 2 at seq 1"
+result $? "refuse/send-recv-mismatch" "rc $rc: $(grep refusing "$work/badp2p.log")"
+
+run 2 "$work/np.log" "$work/t4"
+rc=$?
+[ "$rc" -ne 0 ] && grep -q "the workload has 4 ranks but mpirun started 2" "$work/np.log"
+result $? "refuse/wrong-rank-count" "rc $rc: $(tail -2 "$work/np.log")"
+
+run 4 "$work/verbs.log" --transport ibverbs "$work/t4"
+rc=$?
+[ "$rc" -ne 0 ] && grep -q "ibverbs.*not built yet" "$work/verbs.log"
+result $? "transport/ibverbs-not-built-yet" "rc $rc: $(tail -2 "$work/verbs.log")"
+
+# ---- a rank killed mid-replay: the others end non-zero, naming it, well within the timeout
+timeout=10
+start=$SECONDS
+run 4 "$work/kill.log" --iterations 50000 --timeout "$timeout" "$work/t4" &
+launcher=$!
+descendants() { local p; for p in $(pgrep -P "$1"); do echo "$p"; descendants "$p"; done; }
+victim=""
+for _ in $(seq 1 100); do  # the rank-2 process under our mpirun, once it is replaying
+  sleep 0.2
+  grep -q "^phynet: progress" "$work/kill.log" 2>/dev/null || continue
+  for p in $(descendants "$launcher"); do
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2 && victim=$p
+  done
+  [ -n "$victim" ] && break
+done
+killed_at=$SECONDS
+[ -n "$victim" ] && kill -9 "$victim"
+wait "$launcher"
+rc=$?
+elapsed=$((SECONDS - killed_at))
+[ -n "$victim" ] && [ "$rc" -ne 0 ] && [ "$elapsed" -le "$timeout" ] &&
+  grep "replay failed" "$work/kill.log" | grep -q "rank [0-9]* (global rank 2) lost"
+result $? "kill/peers-exit-naming-the-lost-rank" "victim ${victim:-none}, rc $rc, ${elapsed}s after kill: $(grep 'replay failed' "$work/kill.log" | head -2)"
+grep -q "^phynet: progress: rank 0: [0-9]*/[0-9]* ops" "$work/kill.log"
+result $? "kill/progress-lines-during-long-replay" "$(head -3 "$work/kill.log")"
+
+# ---- SimAI / AICB example workloads (when present): replay on up to 8 ranks and report
+for f in examples/workloads/*.txt examples/workloads/*.csv; do
+  [ -f "$f" ] || continue
+  name="example-$(basename "$f")"
+  np=8
+  gpus=$(head -1 "$f" | sed -n 's/.*all_gpus: *\([0-9]*\).*/\1/p')
+  [ -n "$gpus" ] && [ "$gpus" -le 8 ] && np=$gpus
+  run "$np" "$work/$name.log" --world-size "$np" --scale 0.01 --report "$work/$name.csv" "$f"
+  rc=$?
+  [ "$rc" -eq 0 ] && grep -q "^# Avg bus bandwidth" "$work/$name.log" && [ "$(wc -l <"$work/$name.csv")" -gt 1 ]
+  result $? "$name/replays-and-reports" "rc $rc: $(tail -3 "$work/$name.log")"
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
