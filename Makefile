@@ -41,13 +41,13 @@ setup:
 	bash scripts/setup.sh
 
 run:
-	bash scripts/setup.sh && $(MAKE) --no-print-directory all && bash scripts/run_main_job.sh
+	bash scripts/setup.sh && $(MAKE) --no-print-directory -j$$(nproc) all && bash scripts/run_main_job.sh
 
 test:
-	bash scripts/setup.sh && $(MAKE) --no-print-directory all && bash tests/run_all.sh
+	bash scripts/setup.sh && $(MAKE) --no-print-directory -j$$(nproc) all && bash tests/run_all.sh
 
 bench:
-	bash scripts/setup.sh && $(MAKE) --no-print-directory all && bash bench/run_bench.sh
+	bash scripts/setup.sh && $(MAKE) --no-print-directory -j$$(nproc) all && bash bench/run_bench.sh
 
 clean:
 	rm -rf $(BUILD)

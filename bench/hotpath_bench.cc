@@ -2,11 +2,14 @@
 // inside an open group, against whatever those symbols bind to: the fake libnccl.so.2 it is linked
 // with (tests/shim/fake_nccl.c, which does almost nothing), or libncclshim.so in front of it
 // (LD_PRELOAD, NCCLSHIM_MODE=forward). bench/run_hotpath_bench.sh runs both and prints the difference.
-//   hotpath_bench [calls (1000000)] [batch (1000)]
+//   hotpath_bench [calls (1000000)] [batch (1000)] [gap_us (0)]
 // Prints one line per case: "<case> median_ns=.. p10_ns=.. p90_ns=.. calls=..", the statistics over
-// batches of `batch` calls timed with CLOCK_MONOTONIC.
+// batches of `batch` calls timed with CLOCK_MONOTONIC. A gap (untimed sleep) between batches models
+// a job's real call rate and lets a trace writer keep up; without it, recording measures the writer's
+// sustained throughput instead of the cost a call pays.
 #include <nccl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -22,13 +25,14 @@ int64_t nowNs() {
 }
 
 template <typename Batch>
-void measure(const char* name, long calls, long batch, Batch&& runBatch) {
+void measure(const char* name, long calls, long batch, long gapUs, Batch&& runBatch) {
   for (int i = 0; i < 20; ++i) runBatch(batch);  // warm up: first-call resolution, caches
   std::vector<double> perCall;
   for (long done = 0; done < calls; done += batch) {
     int64_t start = nowNs();
     runBatch(batch);
     perCall.push_back(double(nowNs() - start) / double(batch));
+    if (gapUs > 0) usleep(static_cast<useconds_t>(gapUs));
   }
   std::sort(perCall.begin(), perCall.end());
   auto at = [&](double q) { return perCall[size_t(q * double(perCall.size() - 1))]; };
@@ -40,6 +44,7 @@ void measure(const char* name, long calls, long batch, Batch&& runBatch) {
 int main(int argc, char** argv) {
   long calls = argc > 1 ? std::atol(argv[1]) : 1000000;
   long batch = argc > 2 ? std::atol(argv[2]) : 1000;
+  long gapUs = argc > 3 ? std::atol(argv[3]) : 0;
   ncclUniqueId id;
   ncclComm_t comm = nullptr;
   if (ncclGetUniqueId(&id) != ncclSuccess || ncclCommInitRank(&comm, 1, id, 0) != ncclSuccess) {
@@ -49,10 +54,10 @@ int main(int argc, char** argv) {
   float send = 1.0f;
   float recv = 0.0f;
   bool ok = true;
-  measure("ncclAllReduce(count=1)", calls, batch, [&](long n) {
+  measure("ncclAllReduce(count=1)", calls, batch, gapUs, [&](long n) {
     for (long i = 0; i < n; ++i) ok &= ncclAllReduce(&send, &recv, 1, ncclFloat, ncclSum, comm, nullptr) == ncclSuccess;
   });
-  measure("ncclSend(in-group)", calls, batch, [&](long n) {
+  measure("ncclSend(in-group)", calls, batch, gapUs, [&](long n) {
     ncclGroupStart();
     for (long i = 0; i < n; ++i) ok &= ncclSend(&send, 1, ncclFloat, 0, comm, nullptr) == ncclSuccess;
     ncclGroupEnd();

@@ -4,9 +4,10 @@
 # NCCLSHIM_MODE=forward, recording off), and through the shim with the record hook's path on and an
 # empty body (NCCLSHIM_HOOK_DEBUG=noop: timestamps, comm lookup, sequence number). Each side runs
 # HOTPATH_REPEAT times, interleaved; the table shows the median of the runs' medians (ns per call)
-# and the ns added. Target: the forward mode adds <= 150 ns per call.
+# and the ns added; the last columns record every call to a trace (NCCLSHIM_TRACE_DIR). Target:
+# the shim, recording, adds <= 150 ns per call.
 # Usage: bench/run_hotpath_bench.sh        Environment: HOTPATH_CALLS [1000000] HOTPATH_BATCH [1000]
-#        HOTPATH_REPEAT [5] HOTPATH_CPU [1] (pinned with taskset when available; "" to not pin) BUILD [build]
+#        HOTPATH_GAP_US [2000] HOTPATH_REPEAT [5] HOTPATH_CPU [1] (pinned with taskset when available; "" to not pin) BUILD [build]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
@@ -14,6 +15,7 @@ bench="$build/hotpath_bench"
 lib=$(realpath "$build/libncclshim.so")
 calls=${HOTPATH_CALLS:-1000000}
 batch=${HOTPATH_BATCH:-1000}
+gap=${HOTPATH_GAP_US:-2000}  # between batches: 1000 calls per 2 ms = 500k calls/s, above any training job
 repeat=${HOTPATH_REPEAT:-5}
 cpu=${HOTPATH_CPU-1}
 target=150
@@ -29,7 +31,7 @@ trap 'rm -rf "$out"' EXIT
 side() {
   local name=$1
   shift
-  if ! env "$@" "${pin[@]}" "$bench" "$calls" "$batch" >"$out/run" 2>"$out/err"; then
+  if ! env "$@" "${pin[@]}" "$bench" "$calls" "$batch" "$gap" >"$out/run" 2>"$out/err"; then
     echo "hotpath_bench failed ($name): $(cat "$out/err")" >&2
     exit 1
   fi
@@ -42,9 +44,12 @@ for ((i = 0; i < repeat; ++i)); do
   grep -q "NCCLSHIM_MODE=forward: forwarding to the real NCCL" "$out/err" ||
     { echo "the shim did not forward: $(cat "$out/err")" >&2; exit 1; }
   side hook LD_PRELOAD="$lib" NCCLSHIM_MODE=forward NCCLSHIM_HOOK_DEBUG=noop
+  rm -rf "$out/trace"
+  side record LD_PRELOAD="$lib" NCCLSHIM_MODE=forward NCCLSHIM_TRACE_DIR="$out/trace"
 done
 
-echo "# hot path, ns per call (median of $repeat runs; each the median over batches of $batch of $calls calls)"
+echo "# hot path, ns per call (median of $repeat runs; each the median over batches of $batch of $calls calls,"
+echo "# ${gap} us between batches)"
 echo "# $(uname -n), $(nproc) CPUs${pin[*]:+, pinned to CPU $cpu}"
 awk -v target="$target" '
   { v[$1, $2] = v[$1, $2] " " $3; if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }
@@ -54,14 +59,16 @@ awk -v target="$target" '
     return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
   }
   END {
-    printf "%-24s %10s %10s %10s %14s %10s\n", "call", "direct", "forward", "added", "forward+hook", "added"
+    printf "%-24s %10s %10s %10s %14s %10s %16s %10s\n", "call", "direct", "forward", "added", "forward+hook",
+           "added", "forward+record", "added"
     worst = 0
     for (i = 1; i <= n; ++i) {
       c = order[i]; d = median(v["direct", c]); f = median(v["forward", c]); h = median(v["hook", c])
-      printf "%-24s %10.1f %10.1f %10.1f %14.1f %10.1f\n", c, d, f, f - d, h, h - d
-      if (f - d > worst) worst = f - d
+      r = median(v["record", c])
+      printf "%-24s %10.1f %10.1f %10.1f %14.1f %10.1f %16.1f %10.1f\n", c, d, f, f - d, h, h - d, r, r - d
+      if (r - d > worst) worst = r - d
     }
-    printf "target: forward adds <= %d ns per call (recording off): %s (worst %.1f ns)\n", target,
+    printf "target: the shim recording every call adds <= %d ns per call: %s (worst %.1f ns)\n", target,
            worst <= target ? "met" : "MISSED", worst
     exit worst <= target ? 0 : 1
   }' "$out/all"
