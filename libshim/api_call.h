@@ -9,6 +9,7 @@
 #include "common/clock.h"
 #include "libshim/api_guard.h"
 #include "libshim/comm_table.h"
+#include "libshim/gpu_timer.h"
 #include "libshim/record_hook.h"
 
 namespace nshim {
@@ -42,10 +43,14 @@ inline ncclResult_t apiCall(ApiId id, Describe&& describe, Body&& body) noexcept
   call.fn = id;
   describe(call);
   beginRecordedCall(call);
+  // Operations issued outside a group run on their stream now: time them there when asked.
+  const bool timed = isOperation(id) && call.groupDepth == 0 && gpuTimingEnabled();
+  GpuSpan span = timed ? gpuSpanBegin(call.stream) : GpuSpan{};
   ncclResult_t result = guardedCall(apiName(id), body);
   call.endNs = nowNs();
   call.result = result;
-  recordApiCall(call);
+  if (span.captured) call.gpuFlags |= kGpuCaptured;
+  if (!timed || !gpuSpanFinish(span, call.stream, call)) recordApiCall(call);
   return result;
 }
 

@@ -85,7 +85,14 @@ struct ApiCall {
                                     // ncclGroupEnd: those created inside the group whose handle appeared
                                     // only at its end (GPU-free splits)
   const CommCreated* created = nullptr;
+  // GPU timing (gpu_timer.h): CLOCK_MONOTONIC times of the operation's CUDA events.
+  int64_t gpuStartNs = 0;
+  int64_t gpuEndNs = 0;
+  uint32_t gpuFlags = 0;            // kGpuTimed, kGpuCaptured
 };
+
+inline constexpr uint32_t kGpuTimed = 1;     // gpuStartNs / gpuEndNs are valid
+inline constexpr uint32_t kGpuCaptured = 2;  // the stream was being captured into a CUDA graph
 
 namespace detail {
 extern std::atomic<int> gHookState;  // -1 not decided yet, 0 off, 1 on

@@ -1,6 +1,7 @@
 // ApiCall -> OpRecord / CommRecord translation (FORMAT.md describes every field written).
 #include "libshim/trace_bridge.h"
 
+#include "libshim/gpu_timer.h"
 #include "trace/recorder.h"
 #include "trace/trace_record.h"
 
@@ -50,6 +51,12 @@ void recordOperation(const ApiCall& call, OpCode op) {
     r.bytes = trace::traceBytes(op, call.count, call.datatype, call.nranks);
     if (call.redop >= trace::kNumBuiltinRedOps) r.flags |= trace::kOpFlagPreMulSum;
     if (call.sendbuff != nullptr && call.sendbuff == call.recvbuff) r.flags |= trace::kOpFlagInPlace;
+    if (call.gpuFlags & kGpuCaptured) r.flags |= trace::kOpFlagGraphCaptured;
+    if (call.gpuFlags & kGpuTimed) {
+      r.flags |= trace::kOpFlagGpuTimed;
+      r.gpuStartNs = call.gpuStartNs;
+      r.gpuEndNs = call.gpuEndNs;
+    }
   }
   trace::recordOp(r);
 }
@@ -80,6 +87,7 @@ void recordLifecycle(const ApiCall& call, CommEvent event) {
   r.nranks = call.nranks;
   r.rank = call.rank;
   r.timestampNs = call.endNs;
+  gpuTimerDrain();  // GPU-timed operations of this communicator are recorded before it goes
   trace::recordComm(r);
   (void)trace::flush();  // a destroyed communicator's records are on disk when the call returns
 }
