@@ -1,15 +1,38 @@
-# The `ncclshim` command (tools/): perf today; trace tools join it. It is written against nccl.h
-# and linked to libncclshim.so (found next to it through $ORIGIN); the engine archive supplies only
-# the element conversions the data checks use.
+# The `ncclshim` command (tools/): perf, and the trace tools summary, diff, convert and plot. perf is
+# written against nccl.h and linked to libncclshim.so (found next to it through $ORIGIN); the engine
+# archive supplies only the element conversions the data checks use. The trace tools (tools/inspect/)
+# read traces, workloads and reports through the trace and phynet libraries; they form
+# $(TOOLS_LIB), which the unit tests (tests/tools/) link as well. `plot` runs the Python script
+# tools/plot/ncclshim_plot.py, copied next to the binary.
+TOOLS_LIB_SRCS := $(wildcard tools/inspect/*.cc)
+TOOLS_LIB_OBJS := $(TOOLS_LIB_SRCS:%.cc=$(BUILD)/obj/%.o)
+TOOLS_LIB := $(BUILD)/libtools.a
 TOOL_SRCS := tools/ncclshim_main.cc $(wildcard tools/perf/*.cc)
 TOOL_OBJS := $(TOOL_SRCS:%.cc=$(BUILD)/obj/%.o)
 NCCLSHIM_TOOL := $(BUILD)/ncclshim
+NCCLSHIM_PLOT := $(BUILD)/ncclshim_plot.py
+TOOLS_DEP_LIBS := $(TOOLS_LIB) $(BUILD)/libphynet.a $(TRACE_LIB) $(ENGINE_LIB)
 
-all: $(NCCLSHIM_TOOL)
+.PHONY: tools
+all: $(NCCLSHIM_TOOL) $(NCCLSHIM_PLOT)
+tools: $(NCCLSHIM_TOOL) $(NCCLSHIM_PLOT)
 
 $(BUILD)/obj/tools/%.o: tools/%.cc $(NCCL_CFLAGS_FILE)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) $(NCCL_CFLAGS) -c $< -o $@
 
-$(NCCLSHIM_TOOL): $(TOOL_OBJS) $(ENGINE_LIB) $(SHIM_LIB)
-	$(CXX) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(ENGINE_LIB) -L$(BUILD) -lncclshim -Wl,-rpath,'$$ORIGIN' $(LDLIBS)
+$(TOOLS_LIB): $(TOOLS_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(NCCLSHIM_TOOL): $(TOOL_OBJS) $(TOOLS_DEP_LIBS) $(SHIM_LIB)
+	$(CXX) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(TOOLS_DEP_LIBS) -L$(BUILD) -lncclshim -Wl,-rpath,'$$ORIGIN' $(LDLIBS)
+
+$(NCCLSHIM_PLOT): tools/plot/ncclshim_plot.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+# Unit tests of the trace tools (tests/tools/*.cc) need the tools library, then phynet, trace and
+# engine again behind it.
+$(UNIT_TESTS): $(TOOLS_LIB)
+$(UNIT_TESTS): LDLIBS += $(TOOLS_DEP_LIBS)

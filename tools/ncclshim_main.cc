@@ -1,8 +1,10 @@
-// The `ncclshim` command: one entry point with subcommands (perf, ...), each with --help.
+// The `ncclshim` command: one entry point with subcommands (perf, summary, diff, convert, plot),
+// each with --help.
 #include <cstdio>
 #include <cstring>
 #include <string>
 
+#include "tools/inspect/commands.h"
 #include "tools/perf/perf_launch.h"
 
 namespace {
@@ -10,6 +12,10 @@ namespace {
 const char* kUsage = R"(usage: ncclshim <command> [options]
 commands:
   perf      nccl-tests-compatible benchmark of the NCCL API (GPU-free on libncclshim.so)
+  summary   communication distribution of a trace / SimAI / AICB workload, or of a phynet report
+  diff      compare two traces (or a trace and a phynet report) op by op; exit 0 same, 1 different
+  convert   a trace to SimAI workload text, AICB CSV, Chrome trace JSON or CSV
+  plot      PNG charts: message sizes, busbw vs size, replayed vs recorded time
 run 'ncclshim <command> --help' for the options of a command.
 )";
 
@@ -22,6 +28,10 @@ int main(int argc, char** argv) {
   }
   std::string command = argv[1];
   if (command == "perf") return nshim::perf::perfMain(argc - 2, argv + 2);
+  if (command == "summary") return nshim::tools::summaryMain(argc - 2, argv + 2);
+  if (command == "diff") return nshim::tools::diffMain(argc - 2, argv + 2);
+  if (command == "convert") return nshim::tools::convertMain(argc - 2, argv + 2);
+  if (command == "plot") return nshim::tools::plotMain(argc - 2, argv + 2);
   std::fprintf(stderr, "ncclshim: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;
 }

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# The trace tools end to end (`ncclshim summary|diff|convert|plot`, run by tests/run_all.sh after
+# `make`): summary numbers of the bundled Megatron TP=2 trace equal a hand count made here in Python
+# from the JSON lines; the Chrome trace is valid JSON (python3 -m json.tool) with one event per op
+# record; the CSV has one row per op; SimAI text converted from the trace replays in phynet (mpirun,
+# 2 ranks) with the trace's per-rank op counts; a trace SimAI cannot express is refused; diff finds
+# a planted divergence and names it, with exit status 0 / 1 / 2; a phynet report is summarised and
+# compared with its trace; plot writes PNGs (or, without matplotlib, skips with exit 3 and a
+# message). Ends with "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+tool="$BUILD/ncclshim"
+phynet="$BUILD/phynet"
+trace=examples/traces/megatron_tp2
+work=$(mktemp -d /tmp/tools-tests-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+
+result() {  # result <ok:0|1> <name> [why]
+  if [ "$1" -eq 0 ]; then echo "PASS $2"; passed=$((passed + 1)); else echo "FAIL $2: ${3:-}"; failed=$((failed + 1)); fi
+}
+[ -x "$tool" ] || { echo "missing $tool: run make first"; echo "0 passed, 1 failed"; exit 1; }
+
+# ---- every subcommand has --help
+for command in summary diff convert plot; do
+  "$tool" "$command" --help >"$work/help.txt" 2>&1 && grep -q "usage: ncclshim $command" "$work/help.txt"
+  result $? "help/$command"
+done
+
+# ---- summary equals a hand count (Python over the raw JSON lines, not our reader)
+"$tool" summary "$trace" --format json -o "$work/summary.json" 2>"$work/summary.err"
+result $? "summary/exit-0" "$(cat "$work/summary.err")"
+python3 - "$trace" "$work/summary.json" >"$work/hand.txt" 2>&1 <<'PY'
+import collections, glob, json, os, sys
+trace, summary = sys.argv[1], json.load(open(sys.argv[2]))
+ranks, buckets, comms = {}, collections.Counter(), collections.Counter()
+for path in sorted(glob.glob(os.path.join(trace, "rank*.jsonl"))):
+    rank = int(os.path.basename(path)[4:-6])
+    calls = size = wire = 0
+    for line in open(path):
+        r = json.loads(line)
+        if r["type"] != "op" or r["op"] in ("groupstart", "groupend"):
+            continue
+        n = r["nranks"]
+        calls += 1
+        size += r["bytes"]
+        wire += 2 * (n - 1) * r["bytes"] // n  # ring allreduce: the only op of this trace
+        bucket = 1
+        while bucket < r["bytes"]:
+            bucket *= 2
+        buckets[(r["op"], n, bucket)] += 1
+        comms[r["comm"]] += 1
+    ranks[rank] = (calls, size, wire)
+got_ranks = {r["rank"]: (r["calls"], r["bytes"], r["wire_bytes"]) for r in summary["ranks"]}
+got_buckets = collections.Counter()
+for row in summary["distribution"]:
+    got_buckets[(row["op"], row["nranks"], row["size_bucket"])] += row["calls"]
+got_comms = {c["comm"]: c["calls"] for c in summary["comms"]}
+totals = tuple(map(sum, zip(*ranks.values())))
+got_totals = (summary["totals"]["calls"], summary["totals"]["bytes"], summary["totals"]["wire_bytes"])
+problems = [name for name, a, b in [("ranks", ranks, got_ranks), ("buckets", buckets, got_buckets),
+                                    ("comms", dict(comms), got_comms), ("totals", totals, got_totals)] if a != b]
+print("hand:", ranks, dict(buckets), dict(comms), totals)
+print("tool:", got_ranks, dict(got_buckets), got_comms, got_totals)
+sys.exit(1 if problems else 0)
+PY
+result $? "summary/equals-hand-count" "$(cat "$work/hand.txt")"
+"$tool" summary "$trace" >"$work/summary.txt" && grep -q "^  allreduce .*world .* 2 .*128K" "$work/summary.txt" &&
+  grep -q "^# per rank" "$work/summary.txt"
+result $? "summary/text-table" "$(head -20 "$work/summary.txt")"
+"$tool" summary "$trace" --csv --table ranks >"$work/ranks.csv" && [ "$(sed -n 1p "$work/ranks.csv")" = "rank,calls,bytes,wire_bytes" ] &&
+  [ "$(wc -l <"$work/ranks.csv")" -eq 3 ]
+result $? "summary/csv-ranks" "$(cat "$work/ranks.csv")"
+"$tool" summary examples/workloads/simai_tp2_dp4_ep2.txt --format json | python3 -c '
+import json, sys; d = json.load(sys.stdin); groups = {r["group"] for r in d["distribution"]}
+sys.exit(0 if d["world_size"] == 8 and groups == {"tp", "dp", "ep", "dp_ep"} else 1)'
+result $? "summary/simai-workload-groups"
+
+# ---- convert: Chrome trace JSON valid, every op an event with its fields
+for t in "$trace" examples/traces/torch_collectives; do
+  name=$(basename "$t")
+  "$tool" convert "$t" --to chrome -o "$work/$name.json" 2>"$work/chrome.err"
+  result $? "convert/chrome-$name-exit-0" "$(cat "$work/chrome.err")"
+  python3 -m json.tool "$work/$name.json" >/dev/null 2>"$work/jsontool.err"
+  result $? "convert/chrome-$name-valid-json" "$(cat "$work/jsontool.err")"
+  python3 - "$t" "$work/$name.json" >"$work/events.txt" 2>&1 <<'PY'
+import glob, json, os, sys
+records = []
+for path in glob.glob(os.path.join(sys.argv[1], "*.jsonl")):
+    records += [json.loads(l) for l in open(path) if '"type":"op"' in l]
+events = [e for e in json.load(open(sys.argv[2]))["traceEvents"] if e["ph"] == "X"]
+want = sorted((r["comm"], r["seq"], r["op"], r["count"], r["bytes"]) for r in records)
+got = sorted((e["args"]["comm"], e["args"]["seq"], e["name"], e["args"]["count"], e["args"]["bytes"]) for e in events)
+tracks = {(e["pid"], e["tid"]) for e in events}
+print(len(records), "records,", len(events), "events,", len(tracks), "tracks")
+sys.exit(0 if want == got and all(e["dur"] >= 0 and e["ts"] >= 0 for e in events) else 1)
+PY
+  result $? "convert/chrome-$name-every-op-an-event" "$(cat "$work/events.txt")"
+done
+"$tool" convert "$trace" --to csv -o "$work/ops.csv" 2>/dev/null
+[ "$(($(wc -l <"$work/ops.csv") - 1))" -eq "$(cat "$trace"/*.jsonl | grep -c '"type":"op"')" ]
+result $? "convert/csv-one-row-per-op"
+
+# ---- convert to SimAI; phynet replays it with the trace's per-rank op counts (65 per rank: the
+# 1-rank communicators' ops move no data and are left out)
+"$tool" convert "$trace" --to simai --tp 2 -o "$work/tp2.txt" 2>"$work/simai.err"
+result $? "convert/simai-exit-0" "$(cat "$work/simai.err")"
+"$tool" diff "$trace" "$work/tp2.txt" >"$work/simai-diff.txt"
+[ $? -eq 1 ] && ! grep -Eq "field (count|bytes|dtype|op):" "$work/simai-diff.txt"
+result $? "convert/simai-differs-only-in-dropped-comms-and-redop" "$(head -20 "$work/simai-diff.txt")"
+if command -v mpirun >/dev/null && [ -x "$phynet" ]; then
+  timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 --mca pml ob1 --mca btl self,tcp \
+    --mca btl_tcp_if_include lo "$phynet" --ifname lo --rows 0 "$work/tp2.txt" >"$work/simai-replay.log" 2>&1
+  rc=$?
+  [ "$rc" -eq 0 ] && [ "$(grep -c '^# rank [01]: ops 65 op_bytes 6568960 ' "$work/simai-replay.log")" -eq 2 ]
+  result $? "convert/simai-replays-in-phynet" "$(tail -5 "$work/simai-replay.log")"
+else
+  echo "SKIP convert/simai-replays-in-phynet (no mpirun or $phynet)"
+fi
+"$tool" convert examples/traces/torch_collectives --to simai -o "$work/refused.txt" 2>"$work/refused.err"
+[ $? -eq 2 ] && grep -q "send on .*SimAI workloads cannot express this op" "$work/refused.err"
+result $? "convert/simai-refuses-send-recv" "$(cat "$work/refused.err")"
+
+# ---- diff: same, planted divergence, error
+"$tool" diff "$trace" "$trace" >"$work/same.txt"
+result $? "diff/same-exit-0" "$(cat "$work/same.txt")"
+mkdir -p "$work/planted" && cp "$trace"/*.jsonl "$work/planted/"
+sed -i '/"rank":1,"seq":17,/s/"count":32768/"count":32769/' "$work/planted/rank1.jsonl"
+comm=$(grep '"rank":1,"seq":17,' "$trace/rank1.jsonl" | sed 's/.*"comm":"\(0x[0-9a-f]*\)".*/\1/')
+"$tool" diff "$trace" "$work/planted" >"$work/planted.txt"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "^first divergence: rank 1, comm $comm (world, 2 ranks), seq 17, field count: a 32768, b 32769$" \
+  "$work/planted.txt"
+result $? "diff/planted-divergence-named" "exit $rc: $(cat "$work/planted.txt")"
+"$tool" diff "$trace" "$work/no-such-trace" >/dev/null 2>&1
+result $([ $? -eq 2 ] && echo 0 || echo 1) "diff/missing-input-exit-2"
+
+# ---- a phynet report: summary and diff against its trace
+if command -v mpirun >/dev/null && [ -x "$phynet" ]; then
+  timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 --mca pml ob1 --mca btl self,tcp \
+    --mca btl_tcp_if_include lo "$phynet" --ifname lo --rows 0 --iterations 2 --report "$work/report.csv" \
+    "$trace" >"$work/replay.log" 2>&1
+  result $? "report/phynet-replay" "$(tail -5 "$work/replay.log")"
+  "$tool" summary "$work/report.csv" --format json | python3 -c '
+import json, sys; d = json.load(sys.stdin)
+sys.exit(0 if d["kind"] == "report" and d["totals"]["ops"] == 150 and d["iterations"] == 2 else 1)'
+  result $? "report/summary"
+  "$tool" diff "$trace" "$work/report.csv" >"$work/report-diff.txt"
+  result $? "report/diff-with-trace-same" "$(cat "$work/report-diff.txt")"
+else
+  echo "SKIP report/* (no mpirun or $phynet)"
+fi
+
+# ---- plot: PNGs when matplotlib is here; a clear skip (exit 3) when it is not
+NCCLSHIM_PYTHON=false "$tool" plot "$trace" -o "$work/none.png" 2>"$work/skip.err"
+[ $? -eq 3 ] && [ ! -e "$work/none.png" ] && grep -q "skipped: no Python 3 with matplotlib" "$work/skip.err"
+result $? "plot/without-matplotlib-skips" "$(cat "$work/skip.err")"
+if python3 -c 'import matplotlib' 2>/dev/null || /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+  plots=("sizes $trace")
+  [ -f "$work/report.csv" ] && plots+=("busbw $work/report.csv" "replay $work/report.csv")
+  for p in "${plots[@]}"; do
+    set -- $p
+    "$tool" plot "$2" --kind "$1" -o "$work/$1.png" 2>"$work/plot.err" &&
+      [ "$(head -c 4 "$work/$1.png" | od -An -c | tr -d ' ')" = "211PNG" ] && [ "$(stat -c %s "$work/$1.png")" -lt 200000 ]
+    result $? "plot/$1-png" "$(cat "$work/plot.err")"
+  done
+else
+  echo "SKIP plot/*-png (no matplotlib: apt-get install python3-matplotlib)"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

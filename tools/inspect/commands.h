@@ -1,0 +1,14 @@
+// The trace tools' subcommands of `ncclshim` (tools/ncclshim_main.cc dispatches to them). Each
+// takes the arguments after its name, prints its own --help, and returns the process exit status:
+// 0 success, 2 usage or input error; `diff` returns 1 when the inputs differ, `plot` 3 when
+// plotting is not available on this machine (no Python 3 with matplotlib).
+#pragma once
+
+namespace nshim::tools {
+
+int summaryMain(int argc, char** argv);
+int diffMain(int argc, char** argv);
+int convertMain(int argc, char** argv);
+int plotMain(int argc, char** argv);
+
+}  // namespace nshim::tools

@@ -1,0 +1,147 @@
+// `ncclshim convert <input> --to simai|aicb|chrome|csv -o OUT`: a trace (or a SimAI / AICB
+// workload, for simai and aicb) written in another format.
+#include <cstdio>
+#include <string>
+
+#include "tools/inspect/commands.h"
+#include "tools/inspect/layout_infer.h"
+#include "tools/inspect/output_file.h"
+#include "tools/inspect/tool_input.h"
+#include "tools/inspect/trace_export.h"
+#include "tools/inspect/workload_writers.h"
+
+namespace nshim::tools {
+namespace {
+
+const char* kConvertUsage = R"(usage: ncclshim convert <input> --to FORMAT [-o OUT] [options]
+  Writes <input> in another format (OUT "-" or none: stdout):
+  simai    SimAI workload text. Every communicator must be a TP, DP, EP or DP_EP group of one
+           TP x DP layout and every rank must issue the same sequence of collectives (allreduce,
+           allgather, reducescatter, alltoall, broadcast from rank 0); otherwise an error names the
+           communicator or op. Ops on one-rank communicators are left out; count and datatype are
+           re-derived from bytes by phynet. `phynet OUT` replays the same per-rank ops.
+  aicb     AICB CSV, same rules; also EP_TP, PP and world groups, reduce, any broadcast root.
+  chrome   Chrome trace JSON for Perfetto: pid = global rank, tid = communicator, every op an
+           event with all its fields as args (trace input only).
+  csv      one CSV row per op record (trace input only).
+  Input: a trace (directory or .jsonl); for simai / aicb also a SimAI .txt or AICB .csv.
+options:
+  --to FORMAT      simai, aicb, chrome or csv (required)
+  -o PATH          output file (default stdout)
+  --tp N, --ep N, --pp N
+                   fix the layout sizes of simai / aicb output (default: searched), and of
+                   SimAI / AICB inputs
+  --world-size N   SimAI / AICB inputs: ranks in the job
+  --from KIND      the input's format: auto (default), trace, simai, aicb
+  -h, --help       this text
+)";
+
+struct ConvertArgs {
+  std::string input;
+  std::string to;
+  std::string output = "-";
+  InputOptions inputOptions;
+  bool help = false;
+};
+
+std::string parseArgs(int argc, char** argv, ConvertArgs* a) {
+  for (int i = 0; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (flag == "-h" || flag == "--help") {
+      a->help = true;
+      return "";
+    }
+    if (flag.empty() || flag[0] != '-') {
+      if (!a->input.empty()) return fmt::format("more than one input ('{}' and '{}')", a->input, flag);
+      a->input = flag;
+      continue;
+    }
+    if (i + 1 >= argc) return fmt::format("option {} needs a value", flag);
+    std::string value = argv[++i];
+    std::string error;
+    if (takeInputOption(flag, value, &a->inputOptions, &error)) {
+      if (!error.empty()) return error;
+    } else if (flag == "--to") {
+      if (value != "simai" && value != "aicb" && value != "chrome" && value != "csv") {
+        return fmt::format("--to: '{}' is not simai, aicb, chrome or csv", value);
+      }
+      a->to = value;
+    } else if (flag == "-o" || flag == "--output") {
+      a->output = value;
+    } else {
+      return fmt::format("unknown option {}", flag);
+    }
+  }
+  if (a->input.empty()) return "no input given";
+  if (a->to.empty()) return "--to is required";
+  return "";
+}
+
+void note(const std::string& text) { std::fprintf(stderr, "ncclshim convert: note: %s\n", text.c_str()); }
+
+Status convertTrace(const ConvertArgs& a) {
+  NS_ASSIGN_OR_RETURN(TraceView view, readTraceView(a.input));
+  for (const std::string& n : view.notes) note(n);
+  NS_ASSIGN_OR_RETURN(OutputFile out, OutputFile::open(a.output));
+  size_t written = a.to == "chrome" ? writeChromeTrace(out.get(), view) : writeOpCsv(out.get(), view);
+  NS_RETURN_IF_ERROR(out.close());
+  std::fprintf(stderr, "ncclshim convert: %zu op records of %d ranks -> %s (%s)\n", written, view.worldSize,
+               out.path().c_str(), a.to.c_str());
+  return Status::Ok();
+}
+
+Status convertWorkload(const ConvertArgs& a, InputKind kind) {
+  NS_ASSIGN_OR_RETURN(LoadedWorkload loaded, loadWorkloadInput(a.input, kind, a.inputOptions));
+  for (const std::string& n : loaded.notes) note(n);
+  LayoutTarget target = a.to == "simai" ? simAiTarget() : aicbTarget();
+  target.tp = a.inputOptions.tp;
+  target.ep = a.inputOptions.ep;
+  target.pp = a.inputOptions.pp;
+  NS_ASSIGN_OR_RETURN(InferredJob job, inferJob(loaded.workload, target));
+  for (const std::string& n : job.notes) note(n);
+  NS_ASSIGN_OR_RETURN(OutputFile out, OutputFile::open(a.output));
+  if (a.to == "simai") writeSimAi(out.get(), job);
+  else writeAicb(out.get(), job);
+  NS_RETURN_IF_ERROR(out.close());
+  std::fprintf(stderr, "ncclshim convert: %zu ops per rank, %d ranks -> %s (%s)\n", job.ops.size(),
+               job.layout.world, out.path().c_str(), a.to.c_str());
+  return Status::Ok();
+}
+
+Status run(const ConvertArgs& a) {
+  NS_ASSIGN_OR_RETURN(InputKind kind, detectInput(a.input, a.inputOptions.format));
+  if (kind == InputKind::kReport) {
+    return NS_ERROR(Code::kInvalidArgument, "{}: a phynet report cannot be converted (give the trace)", a.input);
+  }
+  if (a.to == "chrome" || a.to == "csv") {
+    if (kind != InputKind::kTrace) {
+      return NS_ERROR(Code::kInvalidArgument, "{}: --to {} needs an ncclshim trace, not a {} workload", a.input, a.to,
+                      inputKindName(kind));
+    }
+    return convertTrace(a);
+  }
+  return convertWorkload(a, kind);
+}
+
+}  // namespace
+
+int convertMain(int argc, char** argv) {
+  ConvertArgs args;
+  std::string error = parseArgs(argc, argv, &args);
+  if (args.help) {
+    std::fputs(kConvertUsage, stdout);
+    return 0;
+  }
+  if (!error.empty()) {
+    std::fprintf(stderr, "ncclshim convert: %s (see --help)\n", error.c_str());
+    return 2;
+  }
+  Status status = run(args);
+  if (!status.ok()) {
+    std::fprintf(stderr, "ncclshim convert: %s\n", status.message().c_str());
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace nshim::tools

@@ -1,0 +1,215 @@
+// `ncclshim plot <input> -o out.png [--kind sizes|busbw|replay]`: prepares the data (the size
+// distribution of a trace / workload, or a checked phynet report CSV) and runs the Python plotter
+// (tools/plot/ncclshim_plot.py) with the first Python 3 that has matplotlib. Without one it writes
+// nothing, says so, and exits 3, so that machines without matplotlib (the GPU machine) only skip
+// plotting.
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "tools/inspect/commands.h"
+#include "tools/inspect/distribution.h"
+#include "tools/inspect/distribution_output.h"
+#include "tools/inspect/output_file.h"
+#include "tools/inspect/report_reader.h"
+#include "tools/inspect/tool_input.h"
+
+namespace nshim::tools {
+namespace {
+
+const char* kPlotUsage = R"(usage: ncclshim plot <input> -o OUT.png [--kind KIND] [options]
+  PNG charts (Python 3 + matplotlib; Debian: apt-get install python3-matplotlib):
+  sizes    message-size histogram by op and group: calls and bytes per power-of-two size bucket
+           (input: a trace, SimAI .txt or AICB .csv; the default for them)
+  busbw    bus bandwidth vs message size per op and group (input: a phynet report CSV; the
+           default for it)
+  replay   replayed vs recorded time per op (input: a phynet report CSV of a trace replay)
+options:
+  -o PATH          the PNG to write (required)
+  --kind KIND      sizes, busbw or replay
+  --title TEXT     chart title
+  -h, --help       this text
+environment: NCCLSHIM_PYTHON (the Python to use), NCCLSHIM_PLOT_SCRIPT (the plotter script).
+exit status: 0 written, 2 error, 3 no Python 3 with matplotlib here (nothing written).
+)";
+
+constexpr int kNoPlotter = 3;
+
+struct PlotArgs {
+  std::string input;
+  std::string output;
+  std::string kind;
+  std::string title;
+  InputOptions inputOptions;
+  bool help = false;
+};
+
+std::string parseArgs(int argc, char** argv, PlotArgs* a) {
+  for (int i = 0; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (flag == "-h" || flag == "--help") {
+      a->help = true;
+      return "";
+    }
+    if (flag.empty() || flag[0] != '-') {
+      if (!a->input.empty()) return fmt::format("more than one input ('{}' and '{}')", a->input, flag);
+      a->input = flag;
+      continue;
+    }
+    if (i + 1 >= argc) return fmt::format("option {} needs a value", flag);
+    std::string value = argv[++i];
+    std::string error;
+    if (takeInputOption(flag, value, &a->inputOptions, &error)) {
+      if (!error.empty()) return error;
+    } else if (flag == "--kind") {
+      if (value != "sizes" && value != "busbw" && value != "replay") {
+        return fmt::format("--kind: '{}' is not sizes, busbw or replay", value);
+      }
+      a->kind = value;
+    } else if (flag == "-o" || flag == "--output") {
+      a->output = value;
+    } else if (flag == "--title") {
+      a->title = value;
+    } else {
+      return fmt::format("unknown option {}", flag);
+    }
+  }
+  if (a->input.empty()) return "no input given";
+  if (a->output.empty()) return "-o OUT.png is required";
+  return "";
+}
+
+// Runs argv; returns its exit status (127 when it could not be started). stderr to /dev/null if quiet.
+int runProgram(const std::vector<std::string>& args, bool quiet) {
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) return 127;
+  if (pid == 0) {
+    if (quiet) {
+      int null = open("/dev/null", O_WRONLY);
+      if (null >= 0) dup2(null, STDERR_FILENO);
+    }
+    execvp(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return 127;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string executableDir() {
+  char path[4096];
+  ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  if (n <= 0) return ".";
+  std::string exe(path, static_cast<size_t>(n));
+  size_t slash = exe.rfind('/');
+  return slash == std::string::npos ? "." : exe.substr(0, slash);
+}
+
+std::string findScript() {
+  if (const char* env = std::getenv("NCCLSHIM_PLOT_SCRIPT")) return env;
+  const std::string dir = executableDir();
+  for (const std::string& candidate : {dir + "/ncclshim_plot.py", dir + "/../tools/plot/ncclshim_plot.py"}) {
+    if (access(candidate.c_str(), R_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+// The first Python that imports matplotlib: $NCCLSHIM_PYTHON, else python3 on PATH, else /usr/bin/python3.
+std::string findPython() {
+  std::vector<std::string> candidates;
+  if (const char* env = std::getenv("NCCLSHIM_PYTHON")) candidates.push_back(env);
+  else candidates = {"python3", "/usr/bin/python3"};
+  for (const std::string& python : candidates) {
+    if (runProgram({python, "-c", "import matplotlib"}, true) == 0) return python;
+  }
+  return "";
+}
+
+// Writes the size distribution of a trace / workload to a temporary CSV; returns its path.
+Result<std::string> sizesCsv(const PlotArgs& a, InputKind kind) {
+  NS_ASSIGN_OR_RETURN(LoadedWorkload loaded, loadWorkloadInput(a.input, kind, a.inputOptions));
+  char name[] = "/tmp/ncclshim-plot-XXXXXX.csv";
+  int fd = mkstemps(name, 4);
+  if (fd < 0) return NS_ERROR(Code::kSystemError, "cannot create a temporary file in /tmp");
+  close(fd);
+  NS_ASSIGN_OR_RETURN(OutputFile out, OutputFile::open(name));
+  printWorkloadCsv(out.get(), distributionOf(loaded.workload), SummaryTable::kDistribution);
+  NS_RETURN_IF_ERROR(out.close());
+  return std::string(name);
+}
+
+Result<int> run(PlotArgs a) {
+  NS_ASSIGN_OR_RETURN(InputKind kind, detectInput(a.input, a.inputOptions.format));
+  if (a.kind.empty()) a.kind = kind == InputKind::kReport ? "busbw" : "sizes";
+  if ((a.kind == "sizes") == (kind == InputKind::kReport)) {
+    return NS_ERROR(Code::kInvalidArgument, "--kind {} needs {}, and {} is a {}", a.kind,
+                    a.kind == "sizes" ? "a trace or workload" : "a phynet report CSV", a.input, inputKindName(kind));
+  }
+  const std::string script = findScript();
+  if (script.empty()) {
+    return NS_ERROR(Code::kInvalidArgument, "ncclshim_plot.py not found next to the binary nor in ../tools/plot "
+                    "(set NCCLSHIM_PLOT_SCRIPT)");
+  }
+  std::string data = a.input, temporary;
+  if (kind == InputKind::kReport) {
+    NS_ASSIGN_OR_RETURN(ReplayReportCsv report, readReportCsv(a.input));  // checked before plotting
+    if (report.rows.empty()) return NS_ERROR(Code::kInvalidArgument, "{}: the report has no rows", a.input);
+    bool recorded = false;
+    for (const ReportRow& r : report.rows) recorded = recorded || r.recordedUs >= 0;
+    if (a.kind == "replay" && !recorded) {
+      return NS_ERROR(Code::kInvalidArgument, "{}: no row has a recorded time (replay a trace to get them)", a.input);
+    }
+  } else {
+    NS_ASSIGN_OR_RETURN(temporary, sizesCsv(a, kind));
+    data = temporary;
+  }
+  const std::string python = findPython();
+  int rc = kNoPlotter;
+  if (python.empty()) {
+    std::fprintf(stderr, "ncclshim plot: skipped: no Python 3 with matplotlib here (Debian: apt-get install "
+                 "python3-matplotlib, or set NCCLSHIM_PYTHON); no PNG written\n");
+  } else {
+    std::vector<std::string> argv = {python, script, a.kind, data, "-o", a.output};
+    if (!a.title.empty()) argv.insert(argv.end(), {"--title", a.title});
+    rc = runProgram(argv, false);
+    if (rc == 0) std::fprintf(stderr, "ncclshim plot: wrote %s (%s)\n", a.output.c_str(), a.kind.c_str());
+    else if (rc != kNoPlotter) rc = 2;
+  }
+  if (!temporary.empty()) unlink(temporary.c_str());
+  return rc;
+}
+
+}  // namespace
+
+int plotMain(int argc, char** argv) {
+  PlotArgs args;
+  std::string error = parseArgs(argc, argv, &args);
+  if (args.help) {
+    std::printf("%s%s", kPlotUsage, inputOptionsHelp());
+    return 0;
+  }
+  if (!error.empty()) {
+    std::fprintf(stderr, "ncclshim plot: %s (see --help)\n", error.c_str());
+    return 2;
+  }
+  Result<int> rc = run(args);
+  if (!rc.ok()) {
+    std::fprintf(stderr, "ncclshim plot: %s\n", rc.status().message().c_str());
+    return 2;
+  }
+  return *rc;
+}
+
+}  // namespace nshim::tools

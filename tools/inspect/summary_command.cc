@@ -1,0 +1,122 @@
+// `ncclshim summary`: the communication distribution of a trace or workload, or the time and bus
+// bandwidth distribution of a phynet report, as a text table, CSV or JSON.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "tools/inspect/commands.h"
+#include "tools/inspect/distribution.h"
+#include "tools/inspect/distribution_output.h"
+#include "tools/inspect/output_file.h"
+#include "tools/inspect/report_reader.h"
+#include "tools/inspect/tool_input.h"
+
+namespace nshim::tools {
+namespace {
+
+const char* kSummaryUsage = R"(usage: ncclshim summary <input> [options]
+  The communication distribution of <input>: an ncclshim trace (directory or .jsonl file), a SimAI
+  workload .txt, an AICB .csv, or a phynet report .csv (--report FILE of phynet).
+  Trace / workload: calls and bytes by op x group x message-size bucket (powers of two), per
+  communicator and per rank, with the payload bytes each rank sends under ring algorithms.
+  Report: replayed time, algbw and busbw by op x group x message-size bucket.
+options:
+  --format text|csv|json       output format (default text); --csv and --json are shorthands
+  --table dist|comms|ranks     the table CSV carries for a trace / workload (default dist)
+  -o PATH                      write to PATH instead of stdout
+  -h, --help                   this text
+)";
+
+struct SummaryArgs {
+  std::string input;
+  std::string output = "-";
+  std::string format = "text";
+  SummaryTable table = SummaryTable::kDistribution;
+  InputOptions inputOptions;
+  bool help = false;
+};
+
+std::string parseArgs(int argc, char** argv, SummaryArgs* a) {
+  for (int i = 0; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (flag == "-h" || flag == "--help") {
+      a->help = true;
+      return "";
+    }
+    if (flag == "--csv" || flag == "--json") {
+      a->format = flag.substr(2);
+      continue;
+    }
+    if (flag.empty() || flag[0] != '-') {
+      if (!a->input.empty()) return fmt::format("more than one input ('{}' and '{}')", a->input, flag);
+      a->input = flag;
+      continue;
+    }
+    if (i + 1 >= argc) return fmt::format("option {} needs a value", flag);
+    std::string value = argv[++i];
+    std::string error;
+    if (takeInputOption(flag, value, &a->inputOptions, &error)) {
+      if (!error.empty()) return error;
+    } else if (flag == "--format") {
+      if (value != "text" && value != "csv" && value != "json") {
+        return fmt::format("{}: '{}' is not text, csv or json", flag, value);
+      }
+      a->format = value;
+    } else if (flag == "--table") {
+      if (value == "dist" || value == "distribution") a->table = SummaryTable::kDistribution;
+      else if (value == "comms") a->table = SummaryTable::kComms;
+      else if (value == "ranks") a->table = SummaryTable::kRanks;
+      else return fmt::format("--table: '{}' is not dist, comms or ranks", value);
+    } else if (flag == "-o" || flag == "--output") {
+      a->output = value;
+    } else {
+      return fmt::format("unknown option {}", flag);
+    }
+  }
+  if (a->input.empty()) return "no input given";
+  return "";
+}
+
+Status run(const SummaryArgs& a) {
+  NS_ASSIGN_OR_RETURN(InputKind kind, detectInput(a.input, a.inputOptions.format));
+  if (kind == InputKind::kReport) {
+    NS_ASSIGN_OR_RETURN(ReplayReportCsv report, readReportCsv(a.input));
+    ReportDistribution d = distributionOfReport(report);
+    NS_ASSIGN_OR_RETURN(OutputFile out, OutputFile::open(a.output));
+    if (a.format == "csv") printReportCsv(out.get(), d);
+    else if (a.format == "json") printReportJson(out.get(), a.input, d);
+    else printReportText(out.get(), a.input, d);
+    return out.close();
+  }
+  NS_ASSIGN_OR_RETURN(LoadedWorkload loaded, loadWorkloadInput(a.input, kind, a.inputOptions));
+  for (const std::string& note : loaded.notes) std::fprintf(stderr, "ncclshim summary: note: %s\n", note.c_str());
+  WorkloadDistribution d = distributionOf(loaded.workload);
+  NS_ASSIGN_OR_RETURN(OutputFile out, OutputFile::open(a.output));
+  if (a.format == "csv") printWorkloadCsv(out.get(), d, a.table);
+  else if (a.format == "json") printWorkloadJson(out.get(), a.input, inputKindName(kind), d);
+  else printWorkloadText(out.get(), a.input, d);
+  return out.close();
+}
+
+}  // namespace
+
+int summaryMain(int argc, char** argv) {
+  SummaryArgs args;
+  std::string error = parseArgs(argc, argv, &args);
+  if (args.help) {
+    std::printf("%s%s", kSummaryUsage, inputOptionsHelp());
+    return 0;
+  }
+  if (!error.empty()) {
+    std::fprintf(stderr, "ncclshim summary: %s (see --help)\n", error.c_str());
+    return 2;
+  }
+  Status status = run(args);
+  if (!status.ok()) {
+    std::fprintf(stderr, "ncclshim summary: %s\n", status.message().c_str());
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace nshim::tools

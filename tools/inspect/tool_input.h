@@ -1,0 +1,48 @@
+// What the trace tools read, and how: an ncclshim trace (a directory of per-rank .jsonl files or one
+// file), a SimAI workload text, an AICB CSV, or phynet's per-op report CSV. The kind is taken from
+// --from or guessed (directory or .jsonl: trace; .txt: SimAI; .csv: a report when its header is
+// phynet's, else AICB). Traces and workloads load through phynet's own loaders, so every tool sees
+// exactly the per-rank operations (and communicator labels) that phynet would replay.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "phynet/workload.h"
+
+namespace nshim::tools {
+
+enum class InputKind { kTrace, kSimAi, kAicb, kReport };
+const char* inputKindName(InputKind kind);  // "trace", "simai", "aicb", "report"
+
+struct InputOptions {
+  std::string format = "auto";  // auto | trace | simai | aicb | report
+  int worldSize = 0;            // SimAI / AICB layout overrides (0: from the file), as phynet's options
+  int tp = 0;
+  int ep = 0;
+  int pp = 0;
+};
+
+// The input options every command accepts, for --help texts.
+const char* inputOptionsHelp();
+
+// If `flag` is an input option, stores `value` and returns true (a bad value sets *error).
+bool takeInputOption(std::string_view flag, std::string_view value, InputOptions* options, std::string* error);
+
+Result<InputKind> detectInput(const std::string& path, const std::string& format);
+
+struct LoadedWorkload {
+  phynet::Workload workload;
+  InputKind kind = InputKind::kTrace;
+  std::vector<std::string> notes;  // cut files, dropped records, calls that failed when recorded
+};
+
+// A trace, SimAI or AICB input as phynet's Workload (an error for a report).
+Result<LoadedWorkload> loadWorkloadInput(const std::string& path, InputKind kind, const InputOptions& options);
+
+// A non-negative decimal integer option value; false when it is not one.
+bool parseCount(std::string_view text, int64_t* out);
+
+}  // namespace nshim::tools
