@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "transport/tcp_transport.h"
+#include "transport/transport_factory.h"
 
 namespace nshim {
 namespace {
@@ -17,9 +17,9 @@ uint64_t mix(uint64_t value) {  // splitmix64 finaliser
 
 }  // namespace
 
-Result<std::unique_ptr<Communicator>> connectTcpCommunicator(const UniqueId& id, int rank, int nranks) {
-  NS_ASSIGN_OR_RETURN(std::unique_ptr<Transport> transport,
-                      connectTcpTransport(id, rank, nranks, TcpOptions::fromEnvironment()));
+Result<std::unique_ptr<Communicator>> connectCommunicator(const UniqueId& id, int rank, int nranks) {
+  NS_ASSIGN_OR_RETURN(TransportKind kind, transportKindFromEnvironment());
+  NS_ASSIGN_OR_RETURN(std::unique_ptr<Transport> transport, connectTransport(kind, id, rank, nranks));
   return makeCommunicator(std::move(transport));
 }
 

@@ -15,7 +15,7 @@ namespace nshim {
 
 // Connects rank `rank` of `nranks` through the bootstrap root named by `id` (blocks until every rank
 // has connected or the connection deadline passes).
-Result<std::unique_ptr<Communicator>> connectTcpCommunicator(const UniqueId& id, int rank, int nranks);
+Result<std::unique_ptr<Communicator>> connectCommunicator(const UniqueId& id, int rank, int nranks);
 // Wraps a transport (in-process) into an engine communicator with the environment's options.
 std::unique_ptr<Communicator> makeCommunicator(std::unique_ptr<Transport> transport);
 

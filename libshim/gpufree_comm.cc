@@ -45,7 +45,7 @@ void noteLogRank(int rank) {
 // Non-blocking communicators complete every call before returning, so they never report
 // ncclInProgress; the flag is only remembered.
 Status connectTask(ShimComm& comm, const UniqueId& id) {
-  Result<std::unique_ptr<Communicator>> engine = connectTcpCommunicator(id, comm.rank(), comm.nranks());
+  Result<std::unique_ptr<Communicator>> engine = connectCommunicator(id, comm.rank(), comm.nranks());
   if (!engine.ok()) {
     comm.failSetup(engine.status());
     return engine.status();

@@ -49,7 +49,7 @@ Result<std::unique_ptr<Communicator>> joinRendezvous(CommFabric fabric, const Re
     NS_ASSIGN_OR_RETURN(std::unique_ptr<Transport> transport, claimInProcessTransport(key, rank));
     return makeCommunicator(std::move(transport));
   }
-  return connectTcpCommunicator(rendezvous.id, rank, size);
+  return connectCommunicator(rendezvous.id, rank, size);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "common/log.h"
@@ -226,9 +227,13 @@ Result<RankLayout> inferLayout(const std::string& file, const std::array<SizeSee
     return inputError(file, at(kind).line, "comm_group_size", problem);
   };
   // A size from the options, else from the rows, else 1 when no row uses the group.
+  // A group larger than the largest world is refused before any product of sizes is formed.
   auto pick = [&](GroupKind kind, int option, const char* name, int64_t* out) -> Status {
     if (option != 0) {
       *out = option;
+    } else if (at(kind).size > options.maxWorldSize) {
+      return sizeError(kind, 0, "", fmt::format("{}_group of {} ranks is more than phynet replays (at most {})",
+                                                groupKindLabel(kind), at(kind).size, options.maxWorldSize));
     } else if (at(kind).size > 0) {
       *out = std::llround(at(kind).size);
     } else if (at(kind).firstUse > 0) {
@@ -250,8 +255,20 @@ Result<RankLayout> inferLayout(const std::string& file, const std::array<SizeSee
     NS_RETURN_IF_ERROR(pick(GroupKind::kEp, options.ep, "EP", &ep));
   }
   if (ep < 1) return sizeError(GroupKind::kEp, options.ep, "ep", fmt::format("zero or negative EP {}", ep));
+  for (auto [kind, value, option, name] : {std::tuple{GroupKind::kTp, tp, options.tp, "tp"},
+                                           std::tuple{GroupKind::kPp, pp, options.pp, "pp"},
+                                           std::tuple{GroupKind::kEp, ep, options.ep, "ep"}}) {
+    if (value > options.maxWorldSize) {
+      return sizeError(kind, option, name, fmt::format("{} ranks are more than phynet replays (at most {})", value,
+                                                       options.maxWorldSize));
+    }
+  }
   int64_t world = options.worldSize;
   if (world < 0) return inputError(file, 0, "option worldSize", fmt::format("negative world size {}", world));
+  if (world > options.maxWorldSize) {
+    return inputError(file, 0, "option worldSize",
+                      fmt::format("{} ranks are more than phynet replays (at most {})", world, options.maxWorldSize));
+  }
   if (world > 0) {
     if (tp > world) {
       return sizeError(GroupKind::kTp, options.tp, "tp",
@@ -268,11 +285,22 @@ Result<RankLayout> inferLayout(const std::string& file, const std::array<SizeSee
     dp = world / (tp * pp);
   } else {
     if (at(GroupKind::kDp).size == 0 && at(GroupKind::kDpEp).size > 0) {
-      dp = std::llround(at(GroupKind::kDpEp).size) * ep;  // ep_dp_group holds DP / EP ranks
+      int64_t dpEp = 1;
+      NS_RETURN_IF_ERROR(pick(GroupKind::kDpEp, 0, "DP", &dpEp));
+      dp = dpEp * ep;  // ep_dp_group holds DP / EP ranks
     } else {
       NS_RETURN_IF_ERROR(pick(GroupKind::kDp, 0, "DP (or the world)", &dp));
     }
+    if (dp > options.maxWorldSize) {
+      return sizeError(GroupKind::kDp, 0, "", fmt::format("DP={} ranks are more than phynet replays (at most {})", dp,
+                                                          options.maxWorldSize));
+    }
     world = tp * dp * pp;
+    if (world > options.maxWorldSize) {
+      return inputError(file, at(GroupKind::kTp).line, "comm_group_size",
+                        fmt::format("TP*DP*PP = {} ranks are more than phynet replays (at most {})", world,
+                                    options.maxWorldSize));
+    }
   }
   if (ep > dp || dp % ep != 0) {
     return sizeError(GroupKind::kEp, options.ep, "ep", fmt::format("EP={} does not divide DP={}", ep, dp));

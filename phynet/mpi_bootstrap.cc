@@ -36,9 +36,9 @@ std::vector<const CommGroup*> usedCommunicators(const Workload& workload) {
 BootstrapOutcome bootstrapCommunicators(const Workload& workload, MpiSession& mpi, const TransportChoice& choice) {
   BootstrapOutcome outcome;
   const int self = mpi.rank();
-  if (choice.name == "ibverbs") {  // the same answer on every rank: no agreement needed
-    outcome.status = Status(Code::kInvalidUsage,
-                            "--transport ibverbs: the ibverbs (RoCEv2) transport is not built yet; use --transport tcp");
+  Result<TransportKind> kind = transportKindFromName(choice.name);
+  if (!kind.ok()) {  // the same answer on every rank: no agreement needed
+    outcome.status = Status(Code::kInvalidUsage, fmt::format("--transport: {}", kind.status().message()));
     outcome.localFailure = self == 0;
     return outcome;
   }
@@ -66,7 +66,7 @@ BootstrapOutcome bootstrapCommunicators(const Workload& workload, MpiSession& mp
       continue;
     }
     const int64_t start = nowNs();
-    Result<std::unique_ptr<Transport>> transport = connectTcpTransport(message.id, commRank, n, choice.tcp);
+    Result<std::unique_ptr<Transport>> transport = connectTransport(kind.value(), message.id, commRank, n, choice.tcp, choice.ibverbs);
     if (!transport.ok()) {
       failure = Status(transport.status().code(),
                        fmt::format("communicator {}: rank {} (rank {} of {}) could not connect: {}", commName(*comm),

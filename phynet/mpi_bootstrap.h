@@ -14,13 +14,14 @@
 #include "common/status.h"
 #include "phynet/mpi_session.h"
 #include "phynet/workload.h"
-#include "transport/tcp_transport.h"
+#include "transport/transport_factory.h"
 
 namespace nshim::phynet {
 
 struct TransportChoice {
   std::string name = "tcp";   // tcp | ibverbs
   TcpOptions tcp;
+  IbverbsOptions ibverbs;
   CollectiveOptions collectives;
   bool verbose = false;
 };

@@ -145,6 +145,8 @@ int run(int argc, char** argv) {
   choice.name = options.transport;
   choice.tcp = TcpOptions::fromEnvironment();
   choice.tcp.timeoutSeconds = timeout;
+  choice.ibverbs = IbverbsOptions::fromEnvironment();
+  choice.ibverbs.timeoutSeconds = timeout;
   choice.collectives = CollectiveOptions::fromEnvironment();
   choice.collectives.timeoutSeconds = timeout;
   choice.verbose = options.verbose;

@@ -148,6 +148,10 @@ Result<RankLayout> buildLayout(const std::string& file, const Header& header, co
   if (tp < 1) return sizeError(to, "model_parallel_NPU_group", "tp", fmt::format("zero or negative TP {}", tp));
   if (ep < 1) return sizeError(eo, "ep", "ep", fmt::format("zero or negative EP {}", ep));
   if (pp < 1) return sizeError(po, "pp", "pp", fmt::format("zero or negative PP {}", pp));
+  if (world > options.maxWorldSize) {
+    return sizeError(wo, "all_gpus", "worldSize",
+                     fmt::format("{} ranks are more than phynet replays (at most {})", world, options.maxWorldSize));
+  }
   if (tp > world) {
     return sizeError(to, "model_parallel_NPU_group", "tp",
                      fmt::format("TP={} is larger than the world ({} ranks)", tp, world));

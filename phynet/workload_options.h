@@ -12,6 +12,10 @@ struct WorkloadOptions {
   int tp = 0;           // tensor-parallel size; 0: from the file
   int ep = 0;           // expert-parallel size (divides DP); 0: from the file
   int pp = 0;           // pipeline stages; 0: from the file
+  // The largest world a file (or the options) may describe: the bootstrap connects at most 65536
+  // ranks, and a larger size is a typo or a hostile file (it would overflow the layout's products
+  // and expand into that many ranks' worth of ops). Every group size is checked against it first.
+  int maxWorldSize = 1 << 16;
 };
 
 }  // namespace nshim::phynet

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Throughput of the ibverbs transport against perftest's ib_write_bw on the same RDMA device, in one
+# soft-RoCE VM run (scripts/soft_roce_vm.sh) unless an RDMA device is already there (--inside).
+# Measures: ib_write_bw -d <dev> -x <gid> writing BENCH_BYTES as BENCH_MSG writes; ncclshim's
+# point-to-point stream of BENCH_BYTES as BENCH_MSG messages between two processes; a two-rank
+# allreduce of BENCH_ALLREDUCE bytes (busbw). Prints a table and the ratios to ib_write_bw
+# (target >= 0.9). Under QEMU TCG rxe moves ~0.3 Gb/s, so the defaults are small.
+#
+# Usage: bench/verbs_bench.sh [--inside]
+# Environment: BENCH_DEVICE [rxe0] BENCH_GID [1] BENCH_MSG [1M] BENCH_BYTES [48M]
+#   BENCH_ALLREDUCE [8M] BENCH_ITERS [3] BENCH_ROUNDS [3]; NCCLSHIM_IB_* apply to ncclshim.
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+BUILD=${BUILD:-build}
+
+if [ "${1:-}" != "--inside" ]; then
+  [ -x "$BUILD/unit_tests" ] || { echo "build first: make all" >&2; exit 2; }
+  exec bash scripts/soft_roce_vm.sh bash bench/verbs_bench.sh --inside
+fi
+
+DEVICE=${BENCH_DEVICE:-rxe0}
+GID=${BENCH_GID:-1}
+MSG=${BENCH_MSG:-1M}
+BYTES=${BENCH_BYTES:-48M}
+ALLREDUCE=${BENCH_ALLREDUCE:-8M}
+ITERS=${BENCH_ITERS:-3}
+ROUNDS=${BENCH_ROUNDS:-3}
+to_bytes() {  # 1M -> 1048576
+  local v=$1
+  case "$v" in
+    *K) echo $(( ${v%K} << 10 )) ;; *M) echo $(( ${v%M} << 20 )) ;; *G) echo $(( ${v%G} << 30 )) ;; *) echo "$v" ;;
+  esac
+}
+msg_bytes=$(to_bytes "$MSG")
+out=$(mktemp -d)
+
+# One round: ib_write_bw (two processes, same device, the same bytes as BENCH_MSG writes), then
+# ncclshim (stream + allreduce). Rounds interleave; the table shows the median of each (soft-RoCE
+# under emulation swings by tens of percent from run to run, ib_write_bw -b most) and the best.
+perftest_round() {  # [-b]: both directions at once (perftest reports the sum)
+  local iters=$(( $(to_bytes "$BYTES") / msg_bytes ))
+  [ "$iters" -ge 5 ] || iters=5
+  port=$((port + 1))  # a fresh port each run: a stuck server must not break the next one
+  timeout 120 ib_write_bw -d "$DEVICE" -x "$GID" -s "$msg_bytes" -n "$iters" -p "$port" --report_gbits "$@" \
+    >"$out/server.txt" 2>&1 &
+  local server=$!
+  sleep 1.5
+  timeout 120 ib_write_bw -d "$DEVICE" -x "$GID" -s "$msg_bytes" -n "$iters" -p "$port" --report_gbits "$@" \
+    127.0.0.1 >"$out/client.txt" 2>&1
+  wait "$server"
+  local bw
+  bw=$(awk -v s="$msg_bytes" '$1 == s && NF >= 4 { print $4 }' "$out/client.txt" | tail -1)
+  if [ -z "$bw" ]; then
+    echo "ib_write_bw produced no result:" >&2; cat "$out/client.txt" "$out/server.txt" >&2
+  fi
+  echo "${bw:-0}"
+}
+shim_round() {
+  NCCLSHIM_BENCH_BYTES=$BYTES NCCLSHIM_BENCH_MSG=$MSG NCCLSHIM_BENCH_ALLREDUCE=$ALLREDUCE NCCLSHIM_BENCH_ITERS=$ITERS \
+    "$BUILD/unit_tests" "[verbsbench]" >"$out/shim.txt" 2>&1
+  local rc=$?
+  if [ "$rc" -ne 0 ] || ! grep -q "verbs-bench p2p" "$out/shim.txt"; then
+    echo "the ncclshim benchmark failed (exit $rc):" >&2; cat "$out/shim.txt" >&2
+    return 1
+  fi
+  grep -h "verbs-bench" "$out/shim.txt" | tee -a "$out/all.txt" >&2
+}
+# Failed runs (0, e.g. an ib_write_bw that timed out) are left out.
+best() { awk '$1 > 0' | sort -g | tail -1; }
+median() { awk '$1 > 0' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print ""; else if (NR % 2) print v[(NR + 1) / 2];
+                                              else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+port=18600
+shim_rc=0
+for round in $(seq 1 "$ROUNDS"); do
+  bw=$(perftest_round)
+  bidi=$(perftest_round -b)
+  echo "round $round: ib_write_bw ${bw} Gb/s, ib_write_bw -b ${bidi} Gb/s (both directions)" >&2
+  echo "$bw" >>"$out/perftest.txt"
+  awk -v b="$bidi" 'BEGIN { printf "%.4f\n", b / 2 }' >>"$out/perftest_bidi.txt"
+  shim_round || shim_rc=1
+done
+values() { sed -n "s/.*verbs-bench $1 .*$2=\\([0-9.]*\\).*/\\1/p" "$out/all.txt" 2>/dev/null; }
+perftest=$(median <"$out/perftest.txt")
+perftest_bidi=$(median <"$out/perftest_bidi.txt")
+p2p=$(values p2p gbps | median)
+bidir=$(values bidir gbps | median)
+busbw=$(values allreduce busbw_gbps | median)
+bests="best: ib_write_bw $(best <"$out/perftest.txt"), -b $(best <"$out/perftest_bidi.txt"), send/recv $(values p2p gbps | best), both ways $(values bidir gbps | best), allreduce $(values allreduce busbw_gbps | best)"
+ratio() { awk -v a="${1:-0}" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+echo
+echo "## ibverbs transport vs ib_write_bw on $DEVICE (GID index $GID), $(uname -r), $(nproc) CPUs"
+row() { printf "| %-50s | %8s | %13s | %11s |\n" "$@"; }
+row "measurement (median Gb/s per direction)" "Gb/s" "vs same-shape" "vs one-way"
+row "--------------------------------------------------" "--------" "-------------" "-----------"
+row "ib_write_bw -d $DEVICE -x $GID, $MSG writes, one way" "$perftest" "1.00" "1.00"
+row "ib_write_bw -b, both ways at once" "$perftest_bidi" "1.00" "$(ratio "$perftest_bidi" "$perftest")"
+row "ncclshim send/recv, $MSG messages, one way" "${p2p:-fail}" "$(ratio "$p2p" "$perftest")" "$(ratio "$p2p" "$perftest")"
+row "ncclshim send/recv, both ways at once" "${bidir:-fail}" "$(ratio "$bidir" "$perftest_bidi")" "$(ratio "$bidir" "$perftest")"
+row "ncclshim allreduce busbw, 2 ranks, $ALLREDUCE" "${busbw:-fail}" "$(ratio "$busbw" "$perftest_bidi")" "$(ratio "$busbw" "$perftest")"
+echo "A two-rank allreduce sends both ways at once: its same-shape reference is ib_write_bw -b (one soft-RoCE"
+echo "device on shared CPUs, so both directions together move about what one direction does alone)."
+echo "Medians of $ROUNDS interleaved rounds ($bests); target ratio >= 0.9."
+rm -rf "$out"
+[ "$shim_rc" -eq 0 ]

@@ -1,0 +1,124 @@
+// A by-hand throughput check of the ibverbs transport (hidden; bench/verbs_bench.sh runs it in the
+// soft-RoCE VM next to ib_write_bw):   ./build/unit_tests "[verbsbench]"
+// Two processes: rank 0 streams NCCLSHIM_BENCH_BYTES [32M] to rank 1 as NCCLSHIM_BENCH_MSG [1M]
+// messages (a window of 8 in flight), then both stream half that to each other at once, then both
+// run NCCLSHIM_BENCH_ITERS [3] allreduces of NCCLSHIM_BENCH_ALLREDUCE [8M] bytes of float32. Rank 0
+// prints one line per measurement (bandwidths per direction):
+//   verbs-bench p2p bytes=N seconds=S gbps=G
+//   verbs-bench bidir bytes=N seconds=S gbps=G
+//   verbs-bench allreduce bytes=N seconds=S algbw_gbps=G busbw_gbps=G
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "collectives/collectives.h"
+#include "common/clock.h"
+#include "common/env.h"
+#include "tests/test_util.h"
+#include "tests/verbs/verbs_test_util.h"
+
+namespace nshim {
+namespace {
+
+// Streams `total` bytes as `message`-byte messages, kWindow outstanding: rank 0 to rank 1, or both
+// ways at once (`both`). Prints the bandwidth per direction.
+std::string stream(Transport& t, size_t total, size_t message, bool both) {
+  constexpr int kWindow = 8;
+  std::vector<char> out(message * kWindow, 's'), in(message * kWindow);
+  size_t count = std::max<size_t>(1, total / message);
+  Deadline deadline = Deadline::after(600);
+  int peer = 1 - t.rank();
+  bool sends = both || t.rank() == 0, receives = both || t.rank() == 1;
+  // A 1-byte handshake so that both sides start together.
+  char byte = 0;
+  Request hello;
+  Status status = t.rank() == 0 ? t.postRecv(peer, 1, &byte, 1, &hello) : t.postSend(peer, 1, &byte, 1, &hello);
+  if (status.ok()) status = waitOne(t, &hello, deadline);
+  if (!status.ok()) return status.toString();
+  // A sliding window like perftest's: post until kWindow messages are outstanding in each
+  // direction, then wait for the oldest and post the next.
+  int64_t start = nowNs();
+  std::vector<Request> sendReqs(kWindow), recvReqs(kWindow);
+  size_t posted = 0, done = 0;
+  while (done < count) {
+    while (posted < count && posted - done < kWindow) {
+      size_t slot = posted % kWindow;
+      if (receives) {
+        status = t.postRecv(peer, 2, in.data() + slot * message, message, &recvReqs[slot]);
+        if (!status.ok()) return status.toString();
+      }
+      if (sends) {
+        status = t.postSend(peer, 2, out.data() + slot * message, message, &sendReqs[slot]);
+        if (!status.ok()) return status.toString();
+      }
+      ++posted;
+    }
+    size_t slot = done % kWindow;
+    std::vector<Request*> oldest;
+    if (receives) oldest.push_back(&recvReqs[slot]);
+    if (sends) oldest.push_back(&sendReqs[slot]);
+    status = t.waitAll(oldest, deadline);
+    if (!status.ok()) return status.toString();
+    ++done;
+  }
+  // The receiver's acknowledgement ends the clock: everything has landed.
+  status = t.rank() == 1 ? t.postSend(peer, 3, &byte, 1, &hello) : t.postRecv(peer, 3, &byte, 1, &hello);
+  if (status.ok()) status = waitOne(t, &hello, deadline);
+  if (!status.ok()) return status.toString();
+  double seconds = (nowNs() - start) * 1e-9;
+  if (t.rank() == 0) {
+    std::printf("verbs-bench %s bytes=%zu seconds=%.3f gbps=%.4f\n", both ? "bidir" : "p2p", count * message, seconds,
+                count * message * 8e-9 / seconds);
+    std::fflush(stdout);
+  }
+  return "";
+}
+
+std::string allreduceBench(Communicator& comm, size_t bytes, int iterations) {
+  size_t count = bytes / sizeof(float);
+  std::vector<float> in(count, 1.0f), out(count);
+  ReduceOp op;
+  Status status = allReduce(comm, in.data(), out.data(), count, DataType::kFloat32, op);  // warm-up
+  if (!status.ok()) return status.toString();
+  int64_t start = nowNs();
+  for (int i = 0; i < iterations; ++i) {
+    status = allReduce(comm, in.data(), out.data(), count, DataType::kFloat32, op);
+    if (!status.ok()) return status.toString();
+  }
+  double seconds = (nowNs() - start) * 1e-9 / iterations;
+  if (out[count / 2] != static_cast<float>(comm.nranks())) return "allreduce result is wrong";
+  if (comm.rank() == 0) {
+    double algbw = bytes * 8e-9 / seconds;
+    int n = comm.nranks();
+    std::printf("verbs-bench allreduce bytes=%zu seconds=%.3f algbw_gbps=%.4f busbw_gbps=%.4f\n", bytes, seconds,
+                algbw, algbw * 2 * (n - 1) / n);
+    std::fflush(stdout);
+  }
+  return "";
+}
+
+TEST_CASE("ibverbs transport throughput (by hand)", "[.][verbsbench]") {
+  NSHIM_REQUIRE_RDMA();
+  auto id = createUniqueId();
+  REQUIRE(id.ok());
+  UniqueId uid = *id;
+  size_t total = static_cast<size_t>(envBytes("NCCLSHIM_BENCH_BYTES", 32 << 20));
+  size_t message = static_cast<size_t>(envBytes("NCCLSHIM_BENCH_MSG", 1 << 20));
+  size_t allreduceBytes = static_cast<size_t>(envBytes("NCCLSHIM_BENCH_ALLREDUCE", 8 << 20));
+  int iterations = static_cast<int>(envInt("NCCLSHIM_BENCH_ITERS", 3));
+  auto codes = testing::runRanksInProcesses(2, [&](int rank) -> std::string {
+    IbverbsOptions options = IbverbsOptions::fromEnvironment();
+    options.timeoutSeconds = 60;
+    auto transport = connectIbverbsTransport(uid, rank, 2, options);
+    if (!transport.ok()) return transport.status().toString();
+    Communicator comm(std::move(transport).value(), CollectiveOptions::fromEnvironment());
+    std::string error = stream(comm.transport(), total, message, false);
+    if (error.empty()) error = stream(comm.transport(), total / 2, message, true);
+    if (error.empty() && allreduceBytes > 0) error = allreduceBench(comm, allreduceBytes, iterations);
+    return error;
+  }, 900);
+  CHECK(codes == std::vector<int>{0, 0});
+}
+
+}  // namespace
+}  // namespace nshim

@@ -1,0 +1,247 @@
+// Tests of the ibverbs transport with ranks as forked processes on one RDMA device (soft-RoCE rxe0
+// in the VM): exact delivery of many message sizes over one and two QPs per peer and over tiny rings
+// (many fragments, credits wrapping), byte counters, tag/length mismatches, a killed rank, abort
+// from another thread. Every test skips when no RDMA device exists.
+#include <signal.h>
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/clock.h"
+#include "tests/test_util.h"
+#include "tests/transport/tcp_test_util.h"
+#include "tests/verbs/verbs_test_util.h"
+
+namespace nshim {
+namespace {
+
+using tcptest::pattern;
+using tcptest::verify;
+using testing::runRanksInProcesses;
+using verbstest::contains;
+using verbstest::testOptions;
+
+const size_t kSizes[] = {0, 1, 7, 4096, (256 << 10) + 3};
+constexpr int kNumSizes = 5;
+
+// Two rounds in which every rank sends every size to every other rank (sends before or after
+// receives), then checks every byte and the per-peer counters.
+std::string exchangeJob(const UniqueId& id, int rank, int nranks, const IbverbsOptions& options) {
+  auto connected = connectIbverbsTransport(id, rank, nranks, options);
+  if (!connected.ok()) return connected.status().toString();
+  Transport& t = **connected;
+  if (std::string(t.name()) != "ibverbs") return "wrong transport name";
+  std::vector<uint64_t> sent(nranks, 0), received(nranks, 0);
+  Deadline deadline = Deadline::after(60);
+  int msg = 0;
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::vector<uint8_t>> sendBufs, recvBufs;
+    std::vector<int> recvFrom, recvMsg;
+    std::vector<std::unique_ptr<Request>> reqs;
+    std::vector<Request*> list;
+    for (int k = 0; k < kNumSizes; ++k, ++msg) {
+      for (int step = 1; step < nranks; ++step) {
+        int to = (rank + step) % nranks, from = (rank - step + nranks) % nranks;
+        size_t bytes = kSizes[(k + round) % kNumSizes];
+        sendBufs.push_back(pattern(bytes, rank, to, msg));
+        recvBufs.emplace_back(bytes, 0xEE);
+        recvFrom.push_back(from);
+        recvMsg.push_back(msg);
+        reqs.push_back(std::make_unique<Request>());
+        reqs.push_back(std::make_unique<Request>());
+        uint64_t tag = (uint64_t(round) << 20) | uint64_t(k);
+        Request* s = reqs[reqs.size() - 2].get();
+        Request* r = reqs.back().get();
+        Status a = round % 2 ? t.postSend(to, tag, sendBufs.back().data(), bytes, s) : Status::Ok();
+        Status b = t.postRecv(from, tag, recvBufs.back().data(), bytes, r);
+        Status c = round % 2 ? Status::Ok() : t.postSend(to, tag, sendBufs.back().data(), bytes, s);
+        for (const Status* st : {&a, &b, &c}) {
+          if (!st->ok()) return st->toString();
+        }
+        list.push_back(s);
+        list.push_back(r);
+        sent[to] += bytes;
+        received[from] += bytes;
+      }
+    }
+    Status status = t.waitAll(list, deadline);
+    if (!status.ok()) return status.toString();
+    for (size_t i = 0; i < recvBufs.size(); ++i) {
+      std::string bad = verify(recvBufs[i], recvFrom[i], rank, recvMsg[i]);
+      if (!bad.empty()) return bad;
+    }
+  }
+  for (int peer = 0; peer < nranks; ++peer) {
+    PeerBytes bytes = t.peerBytes(peer);
+    if (bytes.sent != sent[peer] || bytes.received != received[peer]) {
+      return fmt::format("byte counters for peer {}: sent {} received {}, expected {} and {}", peer, bytes.sent,
+                         bytes.received, sent[peer], received[peer]);
+    }
+  }
+  return "";
+}
+
+void runExchange(int nranks, const IbverbsOptions& options) {
+  auto id = createUniqueId();
+  REQUIRE(id.ok());
+  UniqueId uid = *id;
+  auto codes = runRanksInProcesses(nranks, [&](int rank) { return exchangeJob(uid, rank, nranks, options); }, 120);
+  INFO("nranks " << nranks << ", " << options.qpsPerPeer << " QP(s) per peer, " << options.slots << " slots of "
+                 << options.slotBytes << " bytes (rank errors are on stderr above)");
+  CHECK(codes == std::vector<int>(nranks, 0));
+}
+
+TEST_CASE("ibverbs: a one-rank transport works and refuses itself as a peer", "[ibverbs]") {
+  NSHIM_REQUIRE_RDMA();
+  auto id = createUniqueId();
+  REQUIRE(id.ok());
+  auto transport = connectIbverbsTransport(*id, 0, 1, testOptions());
+  REQUIRE(transport.ok());
+  CHECK((*transport)->waitAll({}, Deadline::after(1)).ok());
+  Request req;
+  char byte = 0;
+  CHECK_FALSE((*transport)->postSend(0, 0, &byte, 1, &req).ok());
+}
+
+TEST_CASE("ibverbs: ranks exchange messages of many sizes with every byte checked", "[ibverbs]") {
+  NSHIM_REQUIRE_RDMA();
+  runExchange(2, testOptions(1));
+  runExchange(3, testOptions(2));
+}
+
+TEST_CASE("ibverbs: tiny rings wrap their credits many times", "[ibverbs]") {
+  NSHIM_REQUIRE_RDMA();
+  IbverbsOptions options = testOptions(2, 2, 1000);  // 1000-byte fragments, 2 in flight per QP
+  options.signalEvery = 3;
+  runExchange(2, options);
+}
+
+void mismatchJob(uint64_t recvTag, size_t recvBytes, const std::vector<std::string>& expected) {
+  auto created = createUniqueId();
+  REQUIRE(created.ok());
+  UniqueId id = *created;
+  auto codes = runRanksInProcesses(2, [&](int rank) -> std::string {
+    auto connected = connectIbverbsTransport(id, rank, 2, testOptions());
+    if (!connected.ok()) return connected.status().toString();
+    Transport& t = **connected;
+    std::vector<char> buf(100, 'x');
+    Request req;
+    if (rank == 0) {
+      Status status = t.postSend(1, 0x10, buf.data(), 100, &req);
+      if (status.ok()) status = waitOne(t, &req, Deadline::after(10));
+      if (!status.ok()) return "send failed: " + status.toString();
+      int64_t start = nowNs();  // rank 1 aborts on the mismatch: our next receive fails fast, naming it
+      status = t.postRecv(1, 0x11, buf.data(), 1, &req);
+      if (status.ok()) status = waitOne(t, &req, Deadline::after(10));
+      if (status.ok() || !contains(status.message(), "rank 1") || nowNs() - start > 5e9) {
+        return "expected a fast loss of rank 1, got: " + status.toString();
+      }
+      return "";
+    }
+    Status status = t.postRecv(0, recvTag, buf.data(), recvBytes, &req);
+    if (status.ok()) status = waitOne(t, &req, Deadline::after(10));
+    if (status.ok()) return "mismatch not detected";
+    for (const std::string& part : expected) {
+      if (!contains(status.message(), part)) return "error lacks '" + part + "': " + status.message();
+    }
+    return "";
+  }, 60);
+  CHECK(codes == std::vector<int>{0, 0});
+}
+
+TEST_CASE("ibverbs: tag and length mismatches fail with both ranks and both values", "[ibverbs]") {
+  NSHIM_REQUIRE_RDMA();
+  mismatchJob(0x11, 100, {"rank 1", "rank 0", "tag 0x10", "tag 0x11"});
+  mismatchJob(0x10, 64, {"rank 1", "rank 0", "100 bytes", "64 bytes"});
+}
+
+TEST_CASE("ibverbs: a rank killed mid-transfer is named by the survivors", "[ibverbs]") {
+  NSHIM_REQUIRE_RDMA();
+  auto created = createUniqueId();
+  REQUIRE(created.ok());
+  UniqueId id = *created;
+  constexpr size_t kBig = 4 << 20;  // more than the rings hold: transfers are in flight when it dies
+  auto codes = runRanksInProcesses(3, [&](int rank) -> std::string {
+    auto connected = connectIbverbsTransport(id, rank, 3, testOptions());
+    if (!connected.ok()) return connected.status().toString();
+    Transport& t = **connected;
+    std::vector<std::vector<char>> out(3, std::vector<char>(kBig, 'a')), in(3, std::vector<char>(kBig));
+    for (int iteration = 0; iteration < 20; ++iteration) {
+      Request reqs[4];
+      std::vector<Request*> list;
+      int n = 0;
+      for (int peer = 0; peer < 3; ++peer) {
+        if (peer == rank) continue;
+        size_t bytes = (rank == 2 || peer == 2) ? kBig : 4096;  // rank 2 is the hub of the big transfers
+        (void)t.postRecv(peer, iteration, in[peer].data(), bytes, &reqs[n]);
+        list.push_back(&reqs[n++]);
+        (void)t.postSend(peer, iteration, out[peer].data(), bytes, &reqs[n]);
+        list.push_back(&reqs[n++]);
+      }
+      if (rank == 2 && iteration == 1) {
+        for (int i = 0; i < 50; ++i) (void)t.progress();
+        raise(SIGKILL);
+      }
+      int64_t start = nowNs();
+      Status status = t.waitAll(list, Deadline::after(20));
+      if (status.ok()) continue;
+      double waited = (nowNs() - start) * 1e-9;
+      if (!contains(status.message(), "connection to rank 2 lost") || waited > 10) {
+        return fmt::format("after {:.1f} s: {}", waited, status.toString());
+      }
+      usleep(500000);  // let the other survivor see rank 2 go before we go too
+      return "";
+    }
+    return "no failure seen";
+  }, 90);
+  CHECK(codes == std::vector<int>{0, 0, 128 + SIGKILL});
+}
+
+// Ranks as threads of this process.
+TEST_CASE("ibverbs: abort from another thread wakes the waiter and the peer notices", "[ibverbs]") {
+  NSHIM_REQUIRE_RDMA();
+  auto created = createUniqueId();
+  REQUIRE(created.ok());
+  UniqueId id = *created;
+  auto results = testing::runRanksInThreads(2, [&](int rank) -> std::string {
+    auto connected = connectIbverbsTransport(id, rank, 2, testOptions());
+    if (!connected.ok()) return connected.status().toString();
+    Transport& t = **connected;
+    std::vector<uint8_t> out = pattern((256 << 10) + 3, rank, 1 - rank, 0), in(out.size());
+    Request reqs[2];
+    Request* both[2] = {&reqs[0], &reqs[1]};
+    (void)t.postRecv(1 - rank, 4, in.data(), in.size(), &reqs[0]);
+    (void)t.postSend(1 - rank, 4, out.data(), out.size(), &reqs[1]);
+    Status exchanged = t.waitAll(both, Deadline::after(30));
+    if (!exchanged.ok()) return exchanged.toString();
+    if (std::string bad = verify(in, 1 - rank, rank, 0); !bad.empty()) return bad;
+    char byte = 0;
+    Request req;
+    Status posted = t.postRecv(1 - rank, 5, &byte, 1, &req);  // never matched
+    if (!posted.ok()) return posted.toString();
+    std::thread aborter;
+    if (rank == 0) {
+      aborter = std::thread([&] {
+        usleep(300000);
+        t.abort("watchdog fired");
+      });
+    }
+    int64_t start = nowNs();
+    Status status = waitOne(t, &req, Deadline::after(20));
+    double waited = (nowNs() - start) * 1e-9;
+    if (aborter.joinable()) aborter.join();
+    const char* expected = rank == 0 ? "watchdog fired" : "connection to rank 0 lost";
+    if (status.ok() || !contains(status.message(), expected) || waited > 5) {
+      return fmt::format("after {:.1f} s: {}", waited, status.toString());
+    }
+    Status again = t.postSend(1 - rank, 6, &byte, 1, &req);  // later posts fail at once
+    return again.ok() && req.done() && !req.status().ok() ? "" : "post after failure did not fail";
+  });
+  CHECK(results == std::vector<std::string>{"", ""});
+}
+
+}  // namespace
+}  // namespace nshim

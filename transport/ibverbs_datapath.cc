@@ -1,0 +1,261 @@
+// The ibverbs transport's data path. A progress pass polls the CQ in batches (data arrivals, credits,
+// signaled send completions; every status checked and reported with ibv_wc_status_str naming the
+// peer), then services each active connection in an order that keeps the receive queue ahead of
+// what may arrive: repost consumed receive WQEs, copy arrived fragments into posted receives, copy
+// pending sends into free slots (as far as credits and the send queue allow), return freed slots as
+// a credit, and post everything built for the QP as one list.
+#include <endian.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/log.h"
+#include "transport/ibverbs_transport_impl.h"
+
+namespace nshim::ib {
+namespace {
+
+constexpr int kPollBatch = 32;
+constexpr int kPollRounds = 8;  // at most 256 completions per pass, then service what they enabled
+
+void addRelaxed(std::atomic<uint64_t>& counter, uint64_t value) {
+  counter.store(counter.load(std::memory_order_relaxed) + value, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+bool IbverbsTransport::progressLocked() {
+  if (aborted_) return false;
+  bool moved = pollCqLocked();
+  for (size_t i = 0; i < active_.size() && !aborted_; ++i) serviceLocked(*active_[i]);
+  size_t kept = 0;
+  for (Connection* c : active_) {
+    bool busy = !c->sends.empty() || !c->recvs.empty() || c->fragsConsumed != c->creditsReported ||
+                c->recvsToRepost > 0 || c->listed > 0;
+    if (busy && !aborted_) {
+      active_[kept++] = c;
+    } else {
+      c->active = false;
+    }
+  }
+  active_.resize(kept);
+  return moved;
+}
+
+bool IbverbsTransport::pollCqLocked() {
+  int total = 0;
+  for (int round = 0; round < kPollRounds && !aborted_; ++round) {
+    int n = ibv_poll_cq(res_->cq.get(), kPollBatch, wcs_.data());
+    if (n < 0) {
+      abortLocked(NS_ERROR(Code::kSystemError, "rank {}: ibv_poll_cq failed on {} ({})", rank_,
+                           res_->device.name, n));
+      return false;
+    }
+    for (int i = 0; i < n; ++i) handleCompletion(wcs_[i]);
+    total += n;
+    if (n < kPollBatch) break;
+  }
+  std::atomic_thread_fence(std::memory_order_acquire);  // ring contents after their completions
+  return total > 0;
+}
+
+void IbverbsTransport::handleCompletion(const ibv_wc& wc) {
+  size_t id = static_cast<size_t>(wc.wr_id >> kWrIdShift);
+  if (id >= res_->connections.size()) {
+    abortLocked(NS_ERROR(Code::kInternal, "rank {}: completion with unknown wr_id {:#x}", rank_, wc.wr_id));
+    return;
+  }
+  Connection& c = res_->connections[id];
+  bool isRecv = (wc.wr_id & kWrIdRecv) != 0;
+  if (wc.status != IBV_WC_SUCCESS) {
+    if (aborted_ || peers_[c.peer].lost) return;  // the flush of a connection that already failed
+    failPeerLocked(c.peer, fmt::format("{} on QP {} of {} (QP number {:#x}) completed with error: {} (status {}, "
+                                       "vendor error {:#x})", isRecv ? "a receive" : "an RDMA write/send", c.index,
+                                       qpsPerPeer_, c.qpn, api_.wcStatusStr(wc.status), static_cast<int>(wc.status),
+                                       wc.vendor_err));
+    return;
+  }
+  if (!isRecv) {  // a signaled write or credit send: it and every request before it are done
+    uint64_t seq = wc.wr_id & kWrIdSeqMask;
+    c.wrRetired = std::max(c.wrRetired, seq + 1);
+    return;
+  }
+  ++c.recvsToRepost;
+  uint32_t imm = be32toh(wc.imm_data);
+  if (!(wc.wc_flags & IBV_WC_WITH_IMM)) {
+    failPeerLocked(c.peer, "a message without immediate data arrived (not an ncclshim peer?)");
+    return;
+  }
+  if (imm & kCreditFlag) {
+    c.creditsSeen += ((imm & kSeqMask) - (c.creditsSeen & kSeqMask)) & kSeqMask;
+  } else {
+    if (imm != (c.fragsArrived & kSeqMask)) {
+      failPeerLocked(c.peer, fmt::format("fragment {} arrived on QP {} where fragment {} was due", imm, c.index,
+                                         c.fragsArrived & kSeqMask));
+      return;
+    }
+    ++c.fragsArrived;
+  }
+  activate(c);
+}
+
+void IbverbsTransport::activate(Connection& c) {
+  if (!c.active) {
+    c.active = true;
+    active_.push_back(&c);
+  }
+}
+
+void IbverbsTransport::serviceLocked(Connection& c) {
+  if (peers_[c.peer].lost) return;
+  repostRecvs(c);
+  if (!c.recvs.empty() && c.fragsConsumed < c.fragsArrived) driveRecvs(c);
+  if (!c.sends.empty()) driveSends(c);
+  if (c.fragsConsumed != c.creditsReported && !sendQueueFull(c)) addCredit(c);
+  flush(c);
+}
+
+void IbverbsTransport::repostRecvs(Connection& c) {
+  uint32_t count = std::min<uint32_t>(c.recvsToRepost, static_cast<uint32_t>(c.recvWrs.size()));
+  if (count == 0 || aborted_) return;
+  ibv_recv_wr* last = &c.recvWrs[count - 1];
+  ibv_recv_wr* saved = last->next;
+  last->next = nullptr;
+  ibv_recv_wr* bad = nullptr;
+  int rc = ibv_post_recv(c.qp.get(), c.recvWrs.data(), &bad);
+  last->next = saved;
+  if (rc != 0) return failPeerLocked(c.peer, fmt::format("ibv_post_recv failed: {}", std::strerror(rc)));
+  c.recvsToRepost -= count;
+}
+
+bool IbverbsTransport::fragmentMatches(Connection& c, PendingOp& op, const FragmentHeader& h) {
+  Request* req = op.req;
+  Status error;
+  if (h.magic != kFragmentMagic || h.bytes > shape_.payloadBytes()) {
+    error = NS_ERROR(Code::kRemoteError, "rank {} received a corrupt fragment header from rank {} on QP {} (magic "
+                     "{:#010x}, {} bytes)", rank_, c.peer, c.index, h.magic, h.bytes);
+  } else if (!op.started && (h.tag != req->tag || h.total != req->bytes)) {
+    error = NS_ERROR(Code::kRemoteError,
+                     "rank {} received a message from rank {} with tag {:#x} and {} bytes, but the matching receive "
+                     "posted by rank {} expects tag {:#x} and {} bytes: the ranks disagree about the operation "
+                     "sequence", rank_, c.peer, h.tag, h.total, rank_, req->tag, req->bytes);
+  } else if (h.tag != req->tag || h.total != req->bytes || h.offset != op.offset || h.bytes > h.total - op.offset) {
+    error = NS_ERROR(Code::kRemoteError, "rank {} received an out-of-order fragment from rank {} on QP {} (offset {} "
+                     "of {}, expected offset {})", rank_, c.peer, c.index, h.offset, h.total, op.offset);
+  } else {
+    return true;
+  }
+  NS_WARN("{}", error.message());
+  c.recvs.pop();
+  fail(req, error);
+  abortLocked(error);
+  return false;
+}
+
+void IbverbsTransport::driveRecvs(Connection& c) {
+  while (!c.recvs.empty() && c.fragsConsumed < c.fragsArrived) {
+    const char* slot = c.rxRing + (c.fragsConsumed % shape_.slots) * shape_.slotStride;
+    FragmentHeader h = FragmentHeader::load(slot);
+    PendingOp& op = c.recvs.front();
+    if (!fragmentMatches(c, op, h)) return;
+    if (h.bytes > 0) std::memcpy(op.buf + op.offset, slot + kFragmentHeaderBytes, h.bytes);
+    op.offset += h.bytes;
+    op.started = true;
+    ++c.fragsConsumed;
+    addRelaxed(peers_[c.peer].received, h.bytes);
+    if (op.offset == h.total) {
+      Request* req = op.req;
+      c.recvs.pop();
+      req->complete(Status());
+    }
+  }
+}
+
+bool IbverbsTransport::sendQueueFull(const Connection& c) const {
+  return c.wrPosted + c.listed - c.wrRetired >= shape_.sendDepth || c.listed >= c.wrs.size();
+}
+
+void IbverbsTransport::driveSends(Connection& c) {
+  const size_t payload = shape_.payloadBytes();
+  while (!c.sends.empty() && c.fragsPosted - c.creditsSeen < shape_.slots && !sendQueueFull(c)) {
+    PendingOp& op = c.sends.front();
+    const size_t total = op.req->bytes;
+    const size_t bytes = std::min(payload, total - op.offset);
+    const uint64_t slotIndex = c.fragsPosted % shape_.slots;
+    char* slot = c.txRing + slotIndex * shape_.slotStride;
+    FragmentHeader header;
+    header.bytes = static_cast<uint32_t>(bytes);
+    header.tag = op.req->tag;
+    header.total = total;
+    header.offset = op.offset;
+    header.store(slot);
+    if (bytes > 0) std::memcpy(slot + kFragmentHeaderBytes, op.buf + op.offset, bytes);
+    addWrite(c, slot, static_cast<uint32_t>(kFragmentHeaderBytes + bytes), c.remoteRing + slotIndex * shape_.slotStride,
+             static_cast<uint32_t>(c.fragsPosted & kSeqMask));
+    ++c.fragsPosted;
+    op.offset += bytes;
+    op.started = true;
+    addRelaxed(peers_[c.peer].sent, bytes);
+    if (op.offset == total) {  // the data is in registered memory: the caller's buffer is free
+      Request* req = op.req;
+      c.sends.pop();
+      req->complete(Status());
+    }
+  }
+}
+
+void IbverbsTransport::addWrite(Connection& c, char* local, uint32_t bytes, uint64_t remote, uint32_t imm) {
+  size_t i = c.listed++;
+  c.sges[i] = ibv_sge{reinterpret_cast<uintptr_t>(local), bytes, res_->mr->lkey};
+  ibv_send_wr& wr = c.wrs[i];
+  wr = ibv_send_wr{};
+  wr.wr_id = makeWrId(c.id, c.wrPosted + i, false);
+  wr.sg_list = &c.sges[i];
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+  wr.imm_data = htobe32(imm);
+  wr.wr.rdma.remote_addr = remote;
+  wr.wr.rdma.rkey = c.remoteKey;
+  if (bytes <= c.maxInline) wr.send_flags = IBV_SEND_INLINE;
+}
+
+void IbverbsTransport::addCredit(Connection& c) {
+  size_t i = c.listed++;
+  ibv_send_wr& wr = c.wrs[i];
+  wr = ibv_send_wr{};
+  wr.wr_id = makeWrId(c.id, c.wrPosted + i, false);
+  wr.num_sge = 0;  // a zero-byte send: only the immediate matters
+  wr.opcode = IBV_WR_SEND_WITH_IMM;
+  wr.imm_data = htobe32(kCreditFlag | static_cast<uint32_t>(c.fragsConsumed & kSeqMask));
+  c.creditsReported = c.fragsConsumed;
+}
+
+void IbverbsTransport::flush(Connection& c) {
+  if (c.listed == 0) return;
+  size_t lastData = c.listed;  // the last data write of the list, if any
+  for (size_t i = 0; i < c.listed; ++i) {
+    if (c.wrs[i].opcode == IBV_WR_RDMA_WRITE_WITH_IMM) lastData = i;
+  }
+  for (size_t i = 0; i < c.listed; ++i) {
+    ibv_send_wr& wr = c.wrs[i];
+    uint64_t seq = c.wrPosted + i;
+    // One in signalEvery, and the last write of a burst so that teardown can wait for the data.
+    bool endOfBurst = i == lastData && c.sends.empty();
+    if ((seq + 1) % shape_.signalEvery == 0 || endOfBurst) {
+      wr.send_flags |= IBV_SEND_SIGNALED;
+      if (i <= lastData && lastData < c.listed) c.drainTarget = seq + 1;  // retires data (credits don't count)
+    }
+    wr.next = i + 1 == c.listed ? nullptr : &c.wrs[i + 1];
+  }
+  ibv_send_wr* bad = nullptr;
+  int rc = ibv_post_send(c.qp.get(), c.wrs.data(), &bad);
+  size_t count = c.listed;
+  c.listed = 0;
+  if (rc != 0) {
+    return failPeerLocked(c.peer, fmt::format("ibv_post_send of {} work requests on QP {} failed: {}", count, c.index,
+                                              std::strerror(rc)));
+  }
+  c.wrPosted += count;
+}
+
+}  // namespace nshim::ib

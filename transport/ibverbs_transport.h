@@ -1,0 +1,68 @@
+// The ibverbs (RoCE v2 / InfiniBand) transport: `qpsPerPeer` reliable-connected QPs between every
+// pair of ranks, set up through the TCP bootstrap (one socket per peer carries the QP endpoints and
+// then serves as a liveness signal: its end of stream means the peer is gone). Message k from rank A
+// to rank B travels on QP k % qpsPerPeer as fragments of up to `slotBytes` (default 1 MiB, so a
+// collective slice is one fragment): each is copied into a registered send slot and RDMA-written
+// WITH IMMEDIATE into the matching slot of B's registered receive ring for that QP, after a 32-byte
+// header {magic, fragment bytes, tag, message bytes, offset} that B checks against its posted
+// receive. A send completes once its last fragment is staged (the caller's buffer is free again).
+// B copies a fragment out once the receive is posted and returns the slot as a credit (a zero-byte
+// SEND WITH IMMEDIATE carrying its count of freed slots); A has `slots` fragments in flight per QP
+// at most. Work requests go out as post lists, signaled one in `signalEvery` and at the end of each
+// burst of data (teardown waits for those, so no data is lost when a rank exits right after its
+// last send); fragments that fit the QP's inline size are sent inline. Progress is driven by the
+// waiting thread: poll the CQ for NCCLSHIM_SPIN_US, then sleep on the completion channel and the
+// bootstrap sockets of the peers it waits for. Only ibverbs_*.{h,cc} and verbs_loader.* see
+// <infiniband/verbs.h>; libibverbs is dlopen'ed when a transport is first created, so nothing
+// links against it.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+#include "transport/transport.h"
+#include "transport/unique_id.h"
+
+namespace nshim {
+
+struct IbverbsOptions {
+  std::string hca;               // NCCLSHIM_IB_HCA: device[:port] list like NCCL_IB_HCA; "" = by address
+  int gidIndex = -1;             // NCCLSHIM_IB_GID_INDEX: -1 = scan for RoCE v2, IPv4-mapped
+  int trafficClass = 0;          // NCCLSHIM_IB_TC
+  int serviceLevel = 0;          // NCCLSHIM_IB_SL
+  int qpsPerPeer = 1;            // NCCLSHIM_IB_QPS_PER_PEER: QPs per connection (messages round-robin)
+  int slots = 4;                 // NCCLSHIM_IB_SLOTS: receive ring slots (credits) per QP
+  size_t slotBytes = 1 << 20;    // NCCLSHIM_IB_SLOT_BYTES: payload bytes per slot (fragment size)
+  int signalEvery = 8;           // NCCLSHIM_IB_SIGNAL_EVERY: one signaled work request in N
+  int ibTimeout = 14;            // NCCLSHIM_IB_TIMEOUT: local ACK timeout exponent
+  int retryCount = 7;            // NCCLSHIM_IB_RETRY_CNT
+  double timeoutSeconds = 300;   // NCCLSHIM_TIMEOUT: bootstrap and connection waits
+  int spinMicroseconds = 100;    // NCCLSHIM_SPIN_US: CQ busy-poll before sleeping on the channel
+
+  static IbverbsOptions fromEnvironment();
+};
+
+// Bootstraps rank `rank` of `nranks` through the root named by `id`, opens the RDMA device and
+// connects the QPs. Every rank must use the same qpsPerPeer, slots and slotBytes (checked).
+Result<std::unique_ptr<Transport>> connectIbverbsTransport(const UniqueId& id, int rank, int nranks,
+                                                           const IbverbsOptions& options);
+
+// The device, port and GID this process would use under `options` (the same choice as
+// connectIbverbsTransport, with `localAddress` as the rank's IP, "" for none), and the port's rate
+// (speed x width, for efficiency reports; 0 when the device does not say, as soft-RoCE).
+struct IbverbsPortInfo {
+  std::string device;
+  int port = 0;
+  int gidIndex = -1;
+  std::string gid;
+  int mtu = 0;
+  double rateGbps = 0;
+};
+Result<IbverbsPortInfo> queryIbverbsPort(const IbverbsOptions& options, const std::string& localAddress = "");
+
+// Names of the RDMA devices present ("" when none or libibverbs cannot be loaded): for tests and
+// tools that skip or choose a transport.
+std::string listIbverbsDevices();
+
+}  // namespace nshim

@@ -1,0 +1,89 @@
+// The ibverbs transport class, shared by its two implementation files: ibverbs_transport.cc
+// (posting, waiting, sleeping on the completion channel, peer liveness, abort and teardown) and
+// ibverbs_datapath.cc (completion handling, fragments in and out of the rings, credits, post lists).
+// All connection state is guarded by one mutex; waiters drop it while they sleep in poll().
+#pragma once
+
+#include <poll.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "transport/ibverbs_connection.h"
+
+namespace nshim::ib {
+
+class IbverbsTransport final : public Transport {
+ public:
+  IbverbsTransport(std::unique_ptr<IbResources> resources, int rank, int nranks, int qpsPerPeer,
+                   const RingShape& shape, int spinMicroseconds);
+  ~IbverbsTransport() override;
+
+  int rank() const override { return rank_; }
+  int nranks() const override { return nranks_; }
+  const char* name() const override { return "ibverbs"; }
+
+  Status postSend(int peer, uint64_t tag, const void* buf, size_t bytes, Request* req) override;
+  Status postRecv(int peer, uint64_t tag, void* buf, size_t bytes, Request* req) override;
+  Status waitAll(std::span<Request* const> requests, Deadline deadline) override;
+  Status progress() override;
+  PeerBytes peerBytes(int peer) const override;
+  void abort(const std::string& reason) override;
+
+ private:
+  Connection& connection(int peer, uint64_t seq) {
+    return res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + seq % qpsPerPeer_];
+  }
+  Status post(int peer, uint64_t tag, char* buf, size_t bytes, Request* req, bool isSend);
+  void fail(Request* req, const Status& status);
+  void failQueue(OpRing<PendingOp>& queue, const Status& why);
+
+  // ibverbs_datapath.cc
+  bool progressLocked();                 // true when anything moved
+  bool pollCqLocked();
+  void handleCompletion(const ibv_wc& wc);
+  void serviceLocked(Connection& c);     // reposts, receives, sends, credit, then one post list
+  void repostRecvs(Connection& c);
+  void driveRecvs(Connection& c);
+  void driveSends(Connection& c);
+  bool sendQueueFull(const Connection& c) const;
+  void addWrite(Connection& c, char* local, uint32_t bytes, uint64_t remote, uint32_t imm);
+  void addCredit(Connection& c);
+  void flush(Connection& c);
+  void activate(Connection& c);
+  bool fragmentMatches(Connection& c, PendingOp& op, const FragmentHeader& h);
+
+  // ibverbs_transport.cc
+  void failPeerLocked(int peer, const std::string& detail);
+  void abortLocked(const Status& why);
+  bool sleepOnChannel(Deadline deadline);
+  void checkPeersLocked(bool force);
+  void collectPeerPollFds(std::vector<pollfd>* fds, std::vector<int>* peers);
+  void handlePeerEvents(const pollfd* fds, const std::vector<int>& peers);
+  void drainChannelLocked();
+  void drainBeforeTeardown(Deadline deadline);
+
+  std::unique_ptr<IbResources> res_;
+  const VerbsApi& api_;
+  const int rank_;
+  const int nranks_;
+  const int qpsPerPeer_;
+  const RingShape shape_;
+  const int64_t spinNs_;
+  std::mutex mutex_;
+  std::vector<PeerState> peers_;
+  std::vector<Connection*> active_;
+  std::vector<pollfd> pollFds_;
+  std::vector<int> pollPeers_;
+  std::vector<ibv_wc> wcs_;
+  std::atomic<uint64_t> failures_{0};
+  unsigned unackedEvents_ = 0;
+  int64_t lastPeerCheckNs_ = 0;
+  bool aborted_ = false;
+  Status abortStatus_;
+};
+
+}  // namespace nshim::ib

@@ -1,0 +1,32 @@
+// Transport selection by name (transport_factory.h).
+#include "transport/transport_factory.h"
+
+#include "common/env.h"
+
+namespace nshim {
+
+Result<TransportKind> transportKindFromName(const std::string& name) {
+  if (name == "tcp" || name == "TCP" || name == "socket") return TransportKind::kTcp;
+  if (name == "ibverbs" || name == "IB" || name == "ib" || name == "roce") return TransportKind::kIbverbs;
+  return NS_ERROR(Code::kInvalidArgument, "unknown transport '{}' (use tcp or ibverbs)", name);
+}
+
+Result<TransportKind> transportKindFromEnvironment() {
+  Result<TransportKind> kind = transportKindFromName(envString("NCCLSHIM_TRANSPORT", "tcp"));
+  if (!kind.ok()) return NS_ERROR(Code::kInvalidArgument, "NCCLSHIM_TRANSPORT: {}", kind.status().message());
+  return kind;
+}
+
+const char* transportKindName(TransportKind kind) { return kind == TransportKind::kIbverbs ? "ibverbs" : "tcp"; }
+
+Result<std::unique_ptr<Transport>> connectTransport(TransportKind kind, const UniqueId& id, int rank, int nranks,
+                                                    const TcpOptions& tcp, const IbverbsOptions& ibverbs) {
+  if (kind == TransportKind::kIbverbs) return connectIbverbsTransport(id, rank, nranks, ibverbs);
+  return connectTcpTransport(id, rank, nranks, tcp);
+}
+
+Result<std::unique_ptr<Transport>> connectTransport(TransportKind kind, const UniqueId& id, int rank, int nranks) {
+  return connectTransport(kind, id, rank, nranks, TcpOptions::fromEnvironment(), IbverbsOptions::fromEnvironment());
+}
+
+}  // namespace nshim

@@ -1,0 +1,30 @@
+// One place that turns a transport name into a connected transport, for the shim
+// (NCCLSHIM_TRANSPORT) and phynet (--transport): "tcp" (the default, any host) or "ibverbs"
+// (RoCEv2 over an RDMA NIC; libibverbs is loaded only then).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+#include "transport/ibverbs_transport.h"
+#include "transport/tcp_transport.h"
+#include "transport/transport.h"
+#include "transport/unique_id.h"
+
+namespace nshim {
+
+enum class TransportKind { kTcp, kIbverbs };
+
+Result<TransportKind> transportKindFromName(const std::string& name);
+// NCCLSHIM_TRANSPORT (tcp|ibverbs), default tcp.
+Result<TransportKind> transportKindFromEnvironment();
+const char* transportKindName(TransportKind kind);
+
+// Bootstraps and connects rank `rank` of `nranks` with the given options of that transport.
+Result<std::unique_ptr<Transport>> connectTransport(TransportKind kind, const UniqueId& id, int rank, int nranks,
+                                                    const TcpOptions& tcp, const IbverbsOptions& ibverbs);
+// The same with both transports' options taken from the environment.
+Result<std::unique_ptr<Transport>> connectTransport(TransportKind kind, const UniqueId& id, int rank, int nranks);
+
+}  // namespace nshim
