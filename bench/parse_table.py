@@ -52,9 +52,12 @@ def _wrong(text):
 
 
 def _parse_group(tokens):
-    """time algbw busbw #wrong -> (time, algbw, busbw, wrong)."""
+    """time algbw busbw #wrong -> (time, algbw, busbw, wrong); all N/A (an op without an in-place
+    form, e.g. alltoall) -> four Nones."""
     if len(tokens) != 4:
         raise ValueError("a result group has 4 columns")
+    if all(token.upper() == "N/A" for token in tokens):
+        return None, None, None, None
     return _float(tokens[0]), _float(tokens[1]), _float(tokens[2]), _wrong(tokens[3])
 
 

@@ -17,7 +17,7 @@ namespace nshim {
 // NCCLSHIM_ALGO (auto|ring) and NCCLSHIM_RD_THRESHOLD.
 struct CollectiveOptions {
   size_t sliceBytes = 1 << 20;  // one message on the wire
-  size_t chunkBytes = 2 << 20;  // pipelining unit of broadcast/reduce chains
+  size_t chunkBytes = 512 << 10;  // pipelining unit of broadcast/reduce chains (NCCL Simple step)
   int maxInflight = 8;          // messages in flight per peer
   double timeoutSeconds = 300;  // every wait of one operation
   // Allreduces up to this size on a power-of-two number of ranks use recursive doubling (log2 n
