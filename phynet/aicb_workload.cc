@@ -35,6 +35,9 @@ struct Columns {
   size_t count = 0;
 };
 
+// Roots beyond this cannot be converted to int; smaller ones are checked against their group later.
+constexpr double kMaxRoot = 2147483647.0;
+
 struct TypeName { const char* name; RowKind what; OpKind op; };
 constexpr RowKind kColl = RowKind::kCollective;
 constexpr TypeName kTypes[] = {
@@ -206,6 +209,9 @@ Result<Row> parseRow(const std::string& file, const TextLine& line, const Column
     std::optional<double> root;
     NS_RETURN_IF_ERROR(parseOptional(file, line.number, row.rootField,
                                      column(row.op == OpKind::kBroadcast ? cols.src : cols.dst), &root));
+    if (root && *root > kMaxRoot) {
+      return inputError(file, line.number, row.rootField, fmt::format("root {} is not a rank of a group", *root));
+    }
     row.root = root ? static_cast<int>(*root) : 0;
   }
   return row;
@@ -394,14 +400,14 @@ Result<Workload> parseAicbWorkload(std::string_view text, const std::string& nam
       for (const Row& row : rows) {
         if (row.what == RowKind::kEpochEnd) continue;
         if (row.what == RowKind::kCompute) {
-          if (row.elapsed) builder.addCompute(rank, std::llround(*row.elapsed * (isLog ? 1e6 : 1.0)));
+          if (row.elapsed) builder.addCompute(rank, roundNs(*row.elapsed * (isLog ? 1e6 : 1.0)));
           continue;
         }
         OpRequest request;
         request.kind = row.op;
         request.bytes = row.what == RowKind::kBarrier ? 4 : scaleBytes(row.bytes, options.scale);
         request.root = row.root;
-        request.recordedNs = row.elapsed ? std::llround(*row.elapsed * 1e6) : -1;
+        request.recordedNs = row.elapsed ? roundNs(*row.elapsed * 1e6) : -1;
         request.source = fmt::format("{}:{}", name, row.line);
         if (row.what == RowKind::kP2p) {
           request.peer = stage + row.step;

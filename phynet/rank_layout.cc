@@ -115,6 +115,12 @@ uint64_t scaleBytes(double bytes, double scale) {
   return scaled <= 0 ? 0 : static_cast<uint64_t>(scaled);
 }
 
+int64_t roundNs(double ns) {
+  if (!(ns > 0)) return 0;
+  if (ns >= 9.2e18) return INT64_MAX;
+  return std::llround(ns);
+}
+
 WorkloadBuilder::WorkloadBuilder(const RankLayout& layout) : layout_(layout) {
   for (int k = 0; k < kNumGroupKinds; ++k) {
     commOfRank_[k].assign(layout_.world, -1);

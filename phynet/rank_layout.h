@@ -77,6 +77,9 @@ struct OpSize {
 };
 OpSize sizeOp(OpKind kind, uint64_t bytes, int nranks);
 uint64_t scaleBytes(double bytes, double scale);  // rounded to the nearest byte
+// A time from a file (already in ns) rounded to whole ns and clamped to [0, INT64_MAX]: files are
+// not trusted, and std::llround of a value beyond int64 is unspecified.
+int64_t roundNs(double ns);
 
 // What a file line asks of one rank; the builder adds communicator, sequence, size and compute gap.
 struct OpRequest {
@@ -94,7 +97,10 @@ class WorkloadBuilder {
 
   const RankLayout& layout() const { return layout_; }
   // Compute time `rank` spends before its next op.
-  void addCompute(int rank, int64_t ns) { pendingNs_[rank] += ns; }
+  // Saturates at INT64_MAX (ns >= 0, from roundNs).
+  void addCompute(int rank, int64_t ns) {
+    pendingNs_[rank] = ns > INT64_MAX - pendingNs_[rank] ? INT64_MAX : pendingNs_[rank] + ns;
+  }
   // Appends the op to `rank` on its group of `kind`. Ops on a single-member group or of zero bytes
   // move no data and are dropped, as are ops of a group the rank is not in (embedding, middle
   // stages): their compute time stays pending for the rank's next op.

@@ -225,7 +225,7 @@ Result<Layer> parseLayer(const std::string& file, const TextLine& line) {
     Phase& phase = layer.phases[p];
     double computeNs = 0;
     NS_RETURN_IF_ERROR(parseAmount(file, line.number, kColumnNames[column], fields[column], &computeNs));
-    phase.computeNs = std::llround(computeNs);
+    phase.computeNs = roundNs(computeNs);
     NS_RETURN_IF_ERROR(parseOp(file, line.number, kColumnNames[column + 1], fields[column + 1],
                                static_cast<PhaseIndex>(p), &phase));
     NS_RETURN_IF_ERROR(parseAmount(file, line.number, kColumnNames[column + 2], fields[column + 2], &phase.bytes));

@@ -51,27 +51,20 @@ Result<std::vector<SocketAddress>> exchangeWithRoot(const UniqueIdInfo& info, in
   NS_RETURN_IF_ERROR(status);
   RootReplyHeader header;
   if (!decode(headerBytes, &header)) return NS_ERROR(Code::kRemoteError, "{} sent a malformed reply", root);
+  Result<size_t> payloadBytes = checkRootReply(header, static_cast<uint32_t>(nranks));
+  if (!payloadBytes.ok()) {
+    return NS_ERROR(Code::kRemoteError, "{} sent {} to rank {} of {}", root, payloadBytes.status().message(), rank,
+                    nranks);
+  }
+  std::vector<uint8_t> payload(*payloadBytes);
+  NS_RETURN_IF_ERROR(readAll(fd.get(), payload.data(), payload.size(), replyDeadline, root));
   if (header.kind == kRootError) {
-    if (header.length > kMaxErrorText) return NS_ERROR(Code::kRemoteError, "{} sent an oversized error", root);
-    std::string text(header.length, '\0');
-    NS_RETURN_IF_ERROR(readAll(fd.get(), text.data(), text.size(), replyDeadline, root));
     Code code = header.code == static_cast<uint16_t>(Code::kTimeout) ? Code::kTimeout : Code::kRemoteError;
-    return NS_ERROR(code, "bootstrap of rank {} failed: {}", rank, text);
+    return NS_ERROR(code, "bootstrap of rank {} failed: {}", rank, std::string(payload.begin(), payload.end()));
   }
-  if (header.kind != kRootTable || header.nranks != static_cast<uint32_t>(nranks) ||
-      header.length != header.nranks * SocketAddress::kWireBytes) {
-    return NS_ERROR(Code::kRemoteError, "{} sent a malformed table (kind {}, {} ranks, {} bytes) to rank {} of {}",
-                    root, header.kind, header.nranks, header.length, rank, nranks);
-  }
-  std::vector<uint8_t> table(header.length);
-  NS_RETURN_IF_ERROR(readAll(fd.get(), table.data(), table.size(), replyDeadline, root));
-  std::vector<SocketAddress> addresses;
-  addresses.reserve(nranks);
-  for (int peer = 0; peer < nranks; ++peer) {
-    auto address = SocketAddress::fromWire(table.data() + static_cast<size_t>(peer) * SocketAddress::kWireBytes);
-    if (!address.ok()) return NS_ERROR(Code::kRemoteError, "{} sent a bad address for rank {}", root, peer);
-    addresses.push_back(*address);
-  }
+  Result<std::vector<SocketAddress>> addresses =
+      decodeRootTable(payload.data(), payload.size(), static_cast<uint32_t>(nranks));
+  if (!addresses.ok()) return NS_ERROR(Code::kRemoteError, "{} sent {}", root, addresses.status().message());
   return addresses;
 }
 

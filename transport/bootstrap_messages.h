@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "transport/socket.h"
 #include "transport/unique_id.h"
@@ -117,6 +118,13 @@ inline bool decode(const uint8_t* in, RootReplyHeader* m) {
   m->length = r.u32();
   return r.ok() && magic == kMagic;
 }
+
+// The rest of the root's reply, parsed without sockets (bootstrap_messages.cc). checkRootReply
+// checks a decoded header against the job before anything more is read: an error text of at most
+// kMaxErrorText bytes, or a table of exactly `nranks` addresses; it returns the payload bytes that
+// follow, or what is wrong with the header. decodeRootTable turns a table payload into addresses.
+Result<size_t> checkRootReply(const RootReplyHeader& header, uint32_t nranks);
+Result<std::vector<SocketAddress>> decodeRootTable(const uint8_t* payload, size_t bytes, uint32_t nranks);
 
 inline void encode(const PeerHello& m, uint8_t* out) {
   WireWriter w(out, kPeerHelloBytes);

@@ -269,8 +269,12 @@ class TcpTransport final : public Transport {
     Peer& state = peers_[peer];
     if (state.lost) return;
     state.lost = true;
+    std::vector<int> others = otherEndedPeersLocked(peer);
     state.lostStatus = NS_ERROR(Code::kRemoteError, "rank {}: connection to rank {} lost (peer exited or was "
-                                "killed): {}", rank_, peer, detail);
+                                "killed): {}{}", rank_, peer, detail,
+                                others.empty() ? "" : fmt::format("; the connections to {} {} have ended too",
+                                                                  others.size() == 1 ? "rank" : "ranks",
+                                                                  formatRankList(others)));
     NS_WARN("{}", state.lostStatus.message());
     for (int index = 0; index < perPeer_; ++index) {
       Channel& ch = channel(peer, index);
@@ -278,6 +282,26 @@ class TcpTransport final : public Transport {
       failQueue(ch.recvs, state.lostStatus);
       ::shutdown(ch.fd, SHUT_RDWR);
     }
+  }
+
+  // The peers other than `peer` whose connections have ended as well (end of stream or a reset
+  // already waiting; data still unread hides one). A killed process closes all of its sockets at
+  // once, while the ranks that fail because of it close theirs a moment later: a rank whose ring
+  // neighbour gave up first thus still names the rank that was lost.
+  std::vector<int> otherEndedPeersLocked(int peer) {
+    std::vector<int> ended;
+    if (aborted_) return ended;
+    for (int other = 0; other < nranks_; ++other) {
+      if (other == rank_ || other == peer) continue;
+      bool gone = peers_[other].lost;
+      for (int index = 0; index < perPeer_ && !gone; ++index) {
+        char byte;
+        ssize_t n = ::recv(channel(other, index).fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+        gone = n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+      }
+      if (gone) ended.push_back(other);
+    }
+    return ended;
   }
 
   void abortLocked(const Status& why) {

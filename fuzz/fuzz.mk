@@ -1,0 +1,36 @@
+# The libFuzzer targets (fuzz/*_fuzz.cc), built with clang into $(FUZZ_BUILD): `make -f fuzz/fuzz.mk`
+# from the repository root (tests/suites/fuzz_tests.sh does, then runs each target for a bounded
+# time). The parsers under test and what they call are compiled from their sources with coverage,
+# ASan and UBSan into one archive; each target links only what it uses from it. Not part of `make
+# all`: it needs clang (14 is what scripts/setup.sh's machines have) and is slow to build.
+FUZZ_CXX ?= clang++-14
+FUZZ_BUILD ?= build/fuzz
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Wno-unused-parameter -DFMT_HEADER_ONLY -I. -MMD -MP $(FUZZ_SAN)
+
+FUZZ_TARGETS := trace_reader simai_workload aicb_workload bootstrap unique_id
+FUZZ_LIB_SRCS := $(wildcard common/*.cc) collectives/datatype.cc collectives/float_convert.cc \
+  transport/socket.cc transport/unique_id.cc transport/bootstrap.cc transport/bootstrap_root.cc \
+  transport/bootstrap_messages.cc transport/hello_acceptor.cc \
+  trace/trace_reader.cc trace/json_line.cc trace/trace_format.cc trace/trace_validate.cc \
+  phynet/simai_workload.cc phynet/aicb_workload.cc phynet/rank_layout.cc phynet/workload.cc \
+  phynet/workload_check.cc phynet/workload_transform.cc phynet/trace_workload.cc
+FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.cc=$(FUZZ_BUILD)/obj/%.o)
+FUZZ_LIB := $(FUZZ_BUILD)/libfuzzed.a
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%_fuzz)
+
+.PHONY: fuzzers
+fuzzers: $(FUZZ_BINS)
+
+# Library objects get coverage without libFuzzer's main; the targets link it.
+$(FUZZ_BUILD)/obj/%.o: %.cc
+	@mkdir -p $(dir $@)
+	$(FUZZ_CXX) $(FUZZ_CXXFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_BUILD)/%_fuzz: $(FUZZ_BUILD)/obj/fuzz/%_fuzz.o $(FUZZ_LIB)
+	$(FUZZ_CXX) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -pthread -ldl
+
+-include $(shell find $(FUZZ_BUILD)/obj -name '*.d' 2>/dev/null)
