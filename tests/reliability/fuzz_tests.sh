@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The parsers under libFuzzer (run by tests/run_all.sh): builds the targets of fuzz/ with clang
-# (fuzz/fuzz.mk: -fsanitize=fuzzer,address,undefined into build/fuzz) and runs each for a bounded
+# (fuzz/fuzz.mk: -fsanitize=fuzzer,address,undefined into $BUILD/fuzz) and runs each for a bounded
 # time from its committed seed corpus (fuzz/corpus/<target>/; new inputs go to a scratch copy):
 #   trace_reader    parseTrace, then validation and phynet's trace -> workload conversion
 #   simai_workload  parseSimAiWorkload (+ phynet's cross-rank check)
@@ -8,7 +8,7 @@
 #   bootstrap       the bootstrap wire messages (hellos, acknowledgement, root reply and table)
 #   unique_id       decodeUniqueId
 # Any crash, sanitizer report, leak, timeout (-timeout) or memory blow-up (-rss_limit_mb) fails the
-# target; the input that did it is kept in $FUZZ_ARTIFACTS (default build/fuzz/artifacts) and
+# target; the input that did it is kept in $FUZZ_ARTIFACTS (default $BUILD/fuzz/artifacts) and
 # printed in base64. Prints the executions of each target. FUZZ_SECONDS (default 30) is the time
 # per target. Ends with "N passed, N failed".
 set -uo pipefail
@@ -29,7 +29,7 @@ result() {  # result <ok:0|1> <name> [why]
 
 cxx=${FUZZ_CXX:-clang++-14}
 if ! command -v "$cxx" >/dev/null; then
-  result 1 "build/fuzzers" "$cxx not found (scripts/setup.sh installs clang-14)"
+  result 1 "build/fuzzers" "$cxx not found (install clang-14)"
   echo "$passed passed, $failed failed"
   exit 1
 fi
@@ -45,8 +45,8 @@ for t in $targets; do
   corpus="$work/corpus-$t"
   mkdir -p "$corpus"
   log="$work/$t.log"
-  # -jobs/-workers stay at 1: the suites share 2 cores. Leak detection is on (libFuzzer's -detect_leaks=1
-  # default under ASan); the first seed that fails is a regression of a fixed bug.
+  # One job per target: the suites share 2 cores. Leaks are checked (libFuzzer's -detect_leaks=1
+  # under ASan); a committed seed that fails is a regression of a fixed bug.
   ASAN_OPTIONS="halt_on_error=1:detect_leaks=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
     timeout $((seconds + 60)) "$FUZZ_BUILD/${t}_fuzz" -max_total_time="$seconds" -rss_limit_mb=1024 -timeout=5 \
     -print_final_stats=1 -artifact_prefix="$artifacts/$t-" "$corpus" "fuzz/corpus/$t" >"$log" 2>&1

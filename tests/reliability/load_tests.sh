@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load test (run by tests/run_all.sh after `make`; about 1.5 minutes on 2 cores): 64 ranks, oversubscribed
+# Load test (run by tests/run_all.sh after `make`; about a minute on 2 cores): 64 ranks, oversubscribed
 # on this host, over the TCP transport on loopback.
 #   phynet/*  `mpirun -np 64 --oversubscribe phynet` replays a generated trace of a TP=8 x DP=8 job
 #             (tests/phynet/tools/make_test_trace.cc, --repeat 10: 160 ops per rank, 10,240 ops on
@@ -11,8 +11,8 @@
 #   perf/*    `ncclshim perf -np 64` (the NCCL API on libncclshim.so, 64 forked ranks over TCP) runs
 #             all_reduce, all_gather, reduce_scatter, alltoall, broadcast and sendrecv from 8 B to
 #             256 KiB with -c 1: every element of every result is checked against its exact value.
-# Peak RSS of every phynet rank (/usr/bin/time, else Python's getrusage, around each) is printed and must stay under
-# LOAD_RSS_MB (default 256). Ends with "N passed, N failed".
+# Peak RSS of every phynet rank (/usr/bin/time, else Python's getrusage, around each) is printed and
+# must stay under LOAD_RSS_MB (default 256). Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -34,15 +34,15 @@ result() {  # result <ok:0|1> <name> [why]
 for f in "$phynet" "$gen" "$perf"; do
   [ -x "$f" ] || { echo "missing $f: run make first"; echo "0 passed, 1 failed"; exit 1; }
 done
-# measure <rss file> <command...>: runs the command, writing its peak RSS in KiB to the file (GNU
-# time when installed, else Python's getrusage).
+# The command each rank runs under sh -c: writes its peak RSS in KiB to $0/rank.<rank> (GNU time
+# when installed, else Python's getrusage).
 if [ -x /usr/bin/time ]; then
   measure='exec /usr/bin/time -f "%M" -o "$0/rank.$OMPI_COMM_WORLD_RANK" "$@"'
 else
   measure='exec python3 -c "import resource, subprocess, sys; rc = subprocess.call(sys.argv[2:]); open(sys.argv[1], \"w\").write(\"%d\\n\" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(rc)" "$0/rank.$OMPI_COMM_WORLD_RANK" "$@"'
 fi
 
-# rss_summary <files...>: "min/median/max MB" of the "%M" (KiB) first fields.
+# rss_summary <files...>: "min/median/max MB" of the first fields (KiB).
 rss_summary() {
   cat "$@" | awk '{print $1}' | sort -n |
     awk '{ v[NR] = $1 } END { if (NR) printf "%.1f/%.1f/%.1f MB", v[1] / 1024, v[int((NR + 1) / 2)] / 1024, v[NR] / 1024 }'

@@ -19,7 +19,8 @@
 #     process tests pass 99 on purpose and expect ncclInvalidArgument), and the shim reads them as
 #     C++ enums before it validates them, which that check reports as loads of invalid values;
 #   - ncclshim-trace validate / dump of the example traces, whole and cut mid-line.
-# A sanitizer report fails the step that produced it (exit status and "ERROR: AddressSanitizer",
+# A unit-test case failing because a forked rank got stuck is rerun once (see "libasan fork
+# deadlock" below). A sanitizer report fails the step that produced it (exit status and "ERROR: AddressSanitizer",
 # "runtime error:", "LeakSanitizer" in its log). Ends with "N passed, N failed" (unit-test cases
 # and shim checks counted one by one).
 set -uo pipefail
@@ -71,20 +72,51 @@ fi
 # One Catch2 spec, quoted names ANDed ('*': a comma would split the spec in two, ORed).
 skip='~"a rank killed mid-transfer is named by the survivors"'
 [ "${SANITIZER_FULL:-0}" = 1 ] || skip="~\"*type and op over in-process ranks\" $skip"
-filter=("$skip")
 start=$SECONDS
-"$ASAN_BUILD/unit_tests" "${filter[@]}" >"$work/unit.log" 2>&1
+"$ASAN_BUILD/unit_tests" "$skip" -r xml -o "$work/unit.xml" >"$work/unit.log" 2>&1
 rc=$?
-line=$(grep -E "^All tests passed|^test cases:" "$work/unit.log" | tail -1)
-if [[ $line =~ All\ tests\ passed.*in\ ([0-9]+)\ test\ case ]]; then
-  passed=$((passed + BASH_REMATCH[1]))
-elif [[ $line =~ test\ cases:\ +([0-9]+)\ \|\ +([0-9]+)\ passed\ \|\ +([0-9]+)\ failed ]]; then
-  passed=$((passed + BASH_REMATCH[2])); failed=$((failed + BASH_REMATCH[3]))
+# "passed failed" test-case counts, then the names of the failed cases, from a Catch2 XML report.
+xml_results() {
+  python3 - "$1" <<'PY'
+import sys, xml.etree.ElementTree as ET
+try:
+    root = ET.parse(sys.argv[1]).getroot()
+except Exception:
+    print("0 1"); sys.exit()
+cases = root.findall("OverallResultsCases")
+print(cases[-1].get("successes"), cases[-1].get("failures")) if cases else print("0 1")
+for tc in root.iter("TestCase"):
+    result = tc.find("OverallResult")
+    if result is not None and result.get("success") != "true":
+        print(tc.get("name"))
+PY
+}
+mapfile -t results < <(xml_results "$work/unit.xml")
+read -r ok bad <<<"${results[0]}"
+failed_cases=("${results[@]:1}")
+# A forked rank can deadlock inside ASan's allocator: GCC 12's libasan does not lock it across
+# fork(), and the TCP tests fork ranks while a bootstrap root thread of the parent allocates (gdb:
+# the child waits in SizeClassAllocator64::GetFromAllocator forever; the test harness kills it,
+# "still running after N s", and its peers time out). Glibc's malloc, used outside ASan, is
+# fork-safe. Such a failure is rerun once, only the failed cases, and must then pass clean.
+if [ "$rc" -ne 0 ] && grep -q "still running after .* s, killed" "$work/unit.log" && [ "${#failed_cases[@]}" -gt 0 ]; then
+  echo "note: rerunning ${failed_cases[*]}: a rank was stuck (libasan fork deadlock?): $(grep -m2 'still running after' "$work/unit.log" | tr '\n' ' ')"
+  retry_ok=0
+  for name in "${failed_cases[@]}"; do
+    spec=$name
+    [[ $name == *,* ]] && spec="*${name##*,}"  # a comma would split the spec
+    "$ASAN_BUILD/unit_tests" "$spec" >>"$work/retry.log" 2>&1 || retry_ok=1
+  done
+  if [ "$retry_ok" -eq 0 ] && sanitizer_clean "$work/retry.log"; then
+    ok=$((ok + bad)); bad=0; rc=0
+    cp "$work/retry.log" "$work/unit.log"
+  fi
 fi
+passed=$((passed + ${ok:-0})); failed=$((failed + ${bad:-1}))
 [ "$rc" -eq 0 ] && sanitizer_clean "$work/unit.log"
-result $? "unit-tests/clean-under-asan-ubsan ($((SECONDS - start)) s: $line)" \
-  "exit $rc; $(grep -m1 -A30 -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$work/unit.log" ||
-                grep -B12 -A8 -E 'FAILED:|REQUIRE|CHECK' "$work/unit.log" | head -60 || tail -30 "$work/unit.log")"
+result $? "unit-tests/clean-under-asan-ubsan ($((SECONDS - start)) s: ${ok:-0} test cases passed, ${bad:-?} failed)" \
+  "exit $rc; failed: ${failed_cases[*]}
+$(grep -m1 -A30 -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$work/unit.log" || grep -B3 -A10 'FAILED\|still running' "$work/unit.log" | head -40)"
 
 # ---- the shim's process tests, libncclshim.so (ASan) preloaded behind the ASan runtime
 asan_rt=$(gcc -print-file-name=libasan.so)
@@ -93,8 +125,7 @@ program="$ASAN_BUILD/tests/nccl_api_test_program"
 for n in 2 3 4; do
   log="$work/shim$n.log"
   start=$SECONDS
-  NCCLSHIM_MODE=gpufree LD_PRELOAD="$asan_rt $lib" \
-    timeout 600 "$program" "$n" >"$log" 2>&1
+  NCCLSHIM_MODE=gpufree LD_PRELOAD="$asan_rt $lib" timeout 600 "$program" "$n" >"$log" 2>&1
   rc=$?
   p=$(grep -c '^PASS' "$log")
   f=$(grep -c '^FAIL' "$log")
