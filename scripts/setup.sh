@@ -33,6 +33,22 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
   }
 fi
+# The reliability suites' tools (tests/suites/fuzz_tests.sh: clang-14 with libFuzzer; load_tests.sh:
+# GNU time for peak RSS). Optional: where they cannot be installed (the GPU machine), those suites
+# say what is missing.
+optional=(clang-14 libclang-rt-14-dev time)
+optional_missing=()
+for p in "${optional[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || optional_missing+=("$p")
+done
+if [ ${#optional_missing[@]} -gt 0 ]; then
+  echo "setup: installing ${optional_missing[*]}"
+  sudo=$([ "$(id -u)" -eq 0 ] || echo sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y -qq "${optional_missing[@]}" >/dev/null 2>&1 ||
+    { $sudo apt-get update -qq >/dev/null 2>&1; $sudo apt-get install -y -qq "${optional_missing[@]}" >/dev/null 2>&1; } ||
+    echo "setup: could not install ${optional_missing[*]}: the fuzz and load suites will say so" >&2
+fi
 # nccl.h comes from the nvidia-nccl wheel (never committed); this finds or fetches it.
 [ -s build/nccl_cflags.txt ] || bash scripts/fetch_nccl_headers.sh build
 python3 -c 'import matplotlib' 2>/dev/null || dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q "install ok installed" || DEBIAN_FRONTEND=noninteractive $([ "$(id -u)" -eq 0 ] || echo sudo) apt-get install -y -qq python3-matplotlib >/dev/null 2>&1 || echo "setup: no matplotlib (python3-matplotlib not installable here): 'ncclshim plot' will skip plots" >&2

@@ -45,6 +45,8 @@ run_suite() {
   "$@" >"$log" 2>&1
   rc=$?
   tail -n 3 "$log" | sed 's/^/   /'
+  # What failed, in the CI log itself (the full log stays in $log_dir).
+  [ "$rc" -eq 0 ] || grep -m 20 -E "^FAIL|FAILED|error:" "$log" | cut -c1-400 | sed 's/^/   ! /'
   echo "   ($((SECONDS - start)) s, exit $rc, full log $log)"
   "count_$kind" "$log" "$rc"
   [ "$rc" -eq 0 ] || failed_suites+=("$name")

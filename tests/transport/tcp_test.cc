@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "collectives/abort_on_error.h"
 #include "common/clock.h"
 #include "tests/catch.h"
 #include "tests/test_util.h"
@@ -38,6 +39,7 @@ std::string exchangeJob(const UniqueId& id, int rank, int nranks, int socketsPer
     std::vector<int> recvFrom, recvMsg;
     std::vector<std::unique_ptr<Request>> reqs;
     std::vector<Request*> list;
+    AbortOnError guard(t);  // an early return must not leave requests queued on dead buffers
     for (int k = 0; k < kNumSizes; ++k, ++msg) {
       for (int step = 1; step < nranks; ++step) {
         int to = (rank + step) % nranks, from = (rank - step + nranks) % nranks;
@@ -63,7 +65,7 @@ std::string exchangeJob(const UniqueId& id, int rank, int nranks, int socketsPer
         received[from] += bytes;
       }
     }
-    Status status = t.waitAll(list, deadline);
+    Status status = guard.completed(t.waitAll(list, deadline));
     if (!status.ok()) return status.toString();
     for (size_t i = 0; i < recvBufs.size(); ++i) {
       std::string bad = verify(recvBufs[i], recvFrom[i], rank, recvMsg[i]);
@@ -184,6 +186,7 @@ TEST_CASE("a rank killed mid-transfer is named by the survivors", "[tcp]") {
     for (int iteration = 0; iteration < 50; ++iteration) {
       Request reqs[4];
       std::vector<Request*> list;
+      AbortOnError guard(t);  // leaving with requests in flight aborts before they are freed
       int n = 0;
       for (int peer = 0; peer < 3; ++peer) {
         if (peer == rank) continue;
@@ -198,7 +201,7 @@ TEST_CASE("a rank killed mid-transfer is named by the survivors", "[tcp]") {
         raise(SIGKILL);
       }
       int64_t start = nowNs();
-      Status status = t.waitAll(list, Deadline::after(20));
+      Status status = guard.completed(t.waitAll(list, Deadline::after(20)));
       if (status.ok()) continue;
       double waited = (nowNs() - start) * 1e-9;
       if (!contains(status.message(), "connection to rank 2 lost") || waited > 5) {

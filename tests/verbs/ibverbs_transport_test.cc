@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "collectives/abort_on_error.h"
 #include "common/clock.h"
 #include "tests/test_util.h"
 #include "tests/transport/tcp_test_util.h"
@@ -42,6 +43,7 @@ std::string exchangeJob(const UniqueId& id, int rank, int nranks, const IbverbsO
     std::vector<int> recvFrom, recvMsg;
     std::vector<std::unique_ptr<Request>> reqs;
     std::vector<Request*> list;
+    AbortOnError guard(t);  // an early return must not leave requests queued on dead buffers
     for (int k = 0; k < kNumSizes; ++k, ++msg) {
       for (int step = 1; step < nranks; ++step) {
         int to = (rank + step) % nranks, from = (rank - step + nranks) % nranks;
@@ -67,7 +69,7 @@ std::string exchangeJob(const UniqueId& id, int rank, int nranks, const IbverbsO
         received[from] += bytes;
       }
     }
-    Status status = t.waitAll(list, deadline);
+    Status status = guard.completed(t.waitAll(list, deadline));
     if (!status.ok()) return status.toString();
     for (size_t i = 0; i < recvBufs.size(); ++i) {
       std::string bad = verify(recvBufs[i], recvFrom[i], rank, recvMsg[i]);
