@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Compares `ncclshim perf` with the Open MPI peer from run_bench.sh's raw tables and checks the targets.
+"""Compares `ncclshim perf` with its peers from run_bench.sh's raw tables and checks the targets.
 
-Reads <results>/{ncclshim,mpi}_<op>_np<N>.txt (nccl-tests format), prints per op x ranks a table of
-size, busbw of both, ratio, and time of both, then the targets:
-  * busbw at 1 MiB and at 64 MiB: ncclshim >= MPI       (every op and rank count)
-  * 1 KiB allreduce latency:      ncclshim <= MPI       (every rank count)
+Reads <results>/{ncclshim,mpi,gloo}_<op>_np<N>.txt (nccl-tests format), prints per op x ranks a table
+of size, busbw of each side, the ratios, and the times, then the targets:
+  * busbw at 1 MiB and at 64 MiB: ncclshim >= MPI        (every op and rank count)
+  * busbw at 1 MiB and at 64 MiB: ncclshim >= 1.5 x Gloo (where Gloo was measured)
+  * 1 KiB allreduce latency:      ncclshim <= MPI        (every rank count)
 The nearest size present on both sides is used (within a factor of 2). Out-of-place columns are
 compared. Ratios come from the times (for equal sizes, busbw ratio = MPI time / ncclshim time), which
 keeps precision the 2-decimal busbw column loses at small sizes. Repeated runs (<base>.rep<R>.txt)
@@ -22,13 +23,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from parse_table import parse_file  # noqa: E402
 
 DEFAULT_OPS = ["all_reduce", "all_gather", "reduce_scatter", "broadcast", "alltoall"]
-SIDES = ("ncclshim", "mpi")
+SIDES = ("ncclshim", "mpi", "gloo")
+GLOO_FACTOR = 1.5
 KIB, MIB = 1024, 1024 * 1024
 BUSBW_TARGETS = (("busbw @ 1 MiB", MIB), ("busbw @ 64 MiB", 64 * MIB))
 LATENCY_TARGET = ("latency @ 1 KiB", KIB)
 _IDLE_LINE = re.compile(r"^#\s*run_bench: cpu idle before run:\s*(\d+)%")
 MIN_IDLE_PERCENT = 80
-_RESULT_NAME = re.compile(r"^(ncclshim|mpi)_(\w+?)_np(\d+)\.txt$")
+_RESULT_NAME = re.compile(r"^(ncclshim|mpi|gloo)_(\w+?)_np(\d+)\.txt$")
 
 
 def human_size(n):
@@ -97,7 +99,7 @@ def nearest_common(a, b, target):
 
 
 def time_ratio(a_row, b_row):
-    """MPI time / ncclshim time: > 1 means ncclshim is faster (higher busbw)."""
+    """peer time / ncclshim time: > 1 means ncclshim is faster (higher busbw)."""
     ta, tb = a_row["oop_time_us"], b_row["oop_time_us"]
     return tb / ta if ta and tb else None
 
@@ -113,27 +115,24 @@ def render(headers, rows, markdown):
     return "\n".join(lines)
 
 
-def comparison_rows(shim, mpi):
+def comparison_rows(shim, mpi, gloo):
     rows = []
-    for size in sorted(set(shim.rows) | set(mpi.rows)):
-        s, m = shim.rows.get(size), mpi.rows.get(size)
-        ratio = time_ratio(s, m) if s and m else None
-        note = []
-        if shim.wrong(size):
-            note.append("ncclshim WRONG")
-        if mpi.wrong(size):
-            note.append("MPI wrong")
+    for size in sorted(set(shim.rows) | set(mpi.rows) | set(gloo.rows)):
+        s, m, g = shim.rows.get(size), mpi.rows.get(size), gloo.rows.get(size)
+        note = [f"{name} wrong" for name, run in zip(("ncclshim", "MPI", "Gloo"), (shim, mpi, gloo)) if run.wrong(size)]
         rows.append([str(size), fmt(s and s["oop_busbw"], ".2f"), fmt(m and m["oop_busbw"], ".2f"),
-                     fmt(ratio, ".2f"), fmt(s and s["oop_time_us"], ".2f"), fmt(m and m["oop_time_us"], ".2f"),
-                     ", ".join(note)])
+                     fmt(time_ratio(s, m) if s and m else None, ".2f"), fmt(g and g["oop_busbw"], ".2f"),
+                     fmt(time_ratio(s, g) if s and g else None, ".2f"), fmt(s and s["oop_time_us"], ".2f"),
+                     fmt(m and m["oop_time_us"], ".2f"), fmt(g and g["oop_time_us"], ".2f"), ", ".join(note)])
     return rows
 
 
-def evaluate_target(name, target, op, np, shim, mpi, latency):
-    """One line of the targets table: op, ranks, target, size, ncclshim, MPI, ratio, verdict."""
+def evaluate_target(name, target, op, np, shim, mpi, latency, need=1.0, peer_name="mpi"):
+    """One line of the targets table: op, ranks, target, size, ncclshim, peer, ratio, verdict.
+    The busbw ratio must reach `need` (1.0 against MPI, 1.5 against Gloo)."""
     base = [op, str(np), name]
     if shim.problem == "missing" or mpi.problem == "missing" or not shim.rows or not mpi.rows:
-        why = "; ".join(f"{side} {run.problem}" for side, run in zip(SIDES, (shim, mpi)) if not run.rows)
+        why = "; ".join(f"{side} {run.problem}" for side, run in (("ncclshim", shim), (peer_name, mpi)) if not run.rows)
         return base + ["-", "-", "-", "-", f"MISSING ({why})"]
     size = nearest_common(shim, mpi, target)
     if size is None:
@@ -146,7 +145,7 @@ def evaluate_target(name, target, op, np, shim, mpi, latency):
         ok = ratio is not None and ratio <= 1.0
     else:
         shown = [fmt(s["oop_busbw"], ".2f") + " GB/s", fmt(m["oop_busbw"], ".2f") + " GB/s"]
-        ok = ratio is not None and ratio >= 1.0
+        ok = ratio is not None and ratio >= need
     verdict = "PASS" if ok else "FAIL"
     if shim.wrong(size):
         verdict = "FAIL (wrong results)"
@@ -181,35 +180,44 @@ def main(argv=None):
         print(f"compare: no results under {args.results} (run bench/run_bench.sh first)")
         return 1 if args.strict else 0
 
-    headers = ["size (B)", "ncclshim busbw", "MPI busbw", "ratio", "ncclshim time (us)", "MPI time (us)", "note"]
-    text, md = [], ["# ncclshim vs Open MPI (loopback TCP)", "",
-                    "busbw in GB/s, out-of-place; ratio = ncclshim/MPI busbw (> 1: ncclshim faster);",
+    headers = ["size (B)", "ncclshim busbw", "MPI busbw", "vs MPI", "Gloo busbw", "vs Gloo", "ncclshim time (us)",
+               "MPI time (us)", "Gloo time (us)", "note"]
+    text, md = [], ["# ncclshim vs Open MPI and Gloo (loopback TCP)", "",
+                    "busbw in GB/s, out-of-place; vs X = ncclshim/X busbw (> 1: ncclshim faster);",
                     f"with repeated runs, the {args.stat} per size.", ""]
     targets, problems = [], []
     for op in ops:
         for np in ranks:
             shim = Run(os.path.join(args.results, f"ncclshim_{op}_np{np}.txt"), args.stat)
             mpi = Run(os.path.join(args.results, f"mpi_{op}_np{np}.txt"), args.stat)
+            gloo = Run(os.path.join(args.results, f"gloo_{op}_np{np}.txt"), args.stat)
             title = f"{op}, {np} ranks"
-            for side, run in zip(SIDES, (shim, mpi)):
+            for side, run in zip(SIDES, (shim, mpi, gloo)):
+                if run.problem == "missing" and side == "gloo":
+                    continue  # Gloo is optional: its targets say MISSING
                 if run.problem:
                     problems.append(f"{title}: {side} {run.problem} ({run.path})")
                 if run.busy:
                     problems.append(f"{title}: {side} started on a busy machine in {len(run.busy)} run(s) "
                                     f"(cpu idle {min(run.busy)}% < {MIN_IDLE_PERCENT}%): numbers are skewed")
-            if max(shim.repeats, mpi.repeats) > 1:
-                title += f" ({args.stat} of {shim.repeats} ncclshim / {mpi.repeats} MPI runs)"
-            rows = comparison_rows(shim, mpi)
+            if max(shim.repeats, mpi.repeats, gloo.repeats) > 1:
+                title += f" ({args.stat} of {shim.repeats} ncclshim / {mpi.repeats} MPI / {gloo.repeats} Gloo runs)"
+            rows = comparison_rows(shim, mpi, gloo)
             text += [f"== {title} ==", render(headers, rows, False) if rows else "(no data)", ""]
             md += [f"## {title}", "", render(headers, rows, True) if rows else "(no data)", ""]
             for name, size in BUSBW_TARGETS:
-                targets.append(evaluate_target(name, size, op, np, shim, mpi, latency=False))
+                targets.append(evaluate_target(name + " vs MPI", size, op, np, shim, mpi, latency=False))
+            for name, size in BUSBW_TARGETS:
+                targets.append(evaluate_target(f"{name} >= {GLOO_FACTOR} x Gloo", size, op, np, shim, gloo,
+                                               latency=False, need=GLOO_FACTOR, peer_name="gloo"))
             if op == "all_reduce":
-                targets.append(evaluate_target(*LATENCY_TARGET, op, np, shim, mpi, latency=True))
+                targets.append(evaluate_target(LATENCY_TARGET[0] + " vs MPI", LATENCY_TARGET[1], op, np, shim, mpi,
+                                               latency=True))
 
-    target_headers = ["op", "ranks", "target", "size", "ncclshim", "MPI", "ratio", "verdict"]
+    target_headers = ["op", "ranks", "target", "size", "ncclshim", "peer", "ratio", "verdict"]
     passed = sum(t[-1] == "PASS" for t in targets)
-    tally = f"{passed}/{len(targets)} targets pass (busbw ratio >= 1; latency ratio = ncclshim/MPI time <= 1)"
+    tally = (f"{passed}/{len(targets)} targets pass (busbw ratio >= 1 vs MPI, >= {GLOO_FACTOR} vs Gloo; "
+             "latency ratio = ncclshim/MPI time <= 1)")
     text += ["== targets ==", render(target_headers, targets, False), tally]
     md += ["## Targets", "", render(target_headers, targets, True), "", tally]
     if problems:

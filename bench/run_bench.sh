@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Benchmarks `ncclshim perf` against Open MPI over loopback TCP (nccl-tests tables) and compares the two.
+# Benchmarks `ncclshim perf` against Open MPI and Gloo over loopback TCP (nccl-tests tables) and compares.
 #
 # Usage: bench/run_bench.sh            (from anywhere; results in build/bench/results, summary in
 #                                       build/bench/summary.md)
 # Environment (defaults in brackets):
 #   BENCH_MIN [1K] BENCH_MAX [256M] BENCH_FACTOR [4] BENCH_WARMUP [5] BENCH_ITERS [20]
 #   BENCH_RANKS ["2 4"]  BENCH_OPS ["all_reduce all_gather reduce_scatter broadcast alltoall"]
-#   BENCH_SIDES ["ncclshim mpi"]  which sides to run (the other side's old results are kept)
+#   BENCH_SIDES ["ncclshim mpi gloo"]  which sides to run (the other sides' old results are kept)
+#   GLOO_PYTHON [/opt/gloo-venv/bin/python, else python3]  a Python with torch for the Gloo side
+#               (bench/install_gloo.sh makes /opt/gloo-venv); without one the Gloo side is skipped
 #   BENCH_TIMEOUT [900]  seconds per run before it is killed
 #   BENCH_REPEAT [1]  runs per side and case, interleaved; compare.py reduces them per size
 #   BENCH_STAT [median]  median | best (the fastest run: interference only adds time, so on a
@@ -29,7 +31,7 @@ BENCH_WARMUP=${BENCH_WARMUP:-5}
 BENCH_ITERS=${BENCH_ITERS:-20}
 BENCH_RANKS=${BENCH_RANKS:-2 4}
 BENCH_OPS=${BENCH_OPS:-all_reduce all_gather reduce_scatter broadcast alltoall}
-BENCH_SIDES=${BENCH_SIDES:-ncclshim mpi}
+BENCH_SIDES=${BENCH_SIDES:-ncclshim mpi gloo}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-900}
 BENCH_REPEAT=${BENCH_REPEAT:-1}
 BENCH_STAT=${BENCH_STAT:-median}
@@ -53,6 +55,17 @@ if wants mpi; then
     fi
   else
     log "mpicc/mpirun not found: the MPI side is skipped"
+  fi
+fi
+
+# 1b. The Gloo peer (PyTorch's Gloo backend on CPU tensors), when a Python with torch exists.
+run_gloo=0
+if wants gloo; then
+  GLOO_PYTHON=${GLOO_PYTHON:-$([ -x /opt/gloo-venv/bin/python ] && echo /opt/gloo-venv/bin/python || echo python3)}
+  if "$GLOO_PYTHON" -c 'import torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null; then
+    run_gloo=1
+  else
+    log "no torch with Gloo in $GLOO_PYTHON: the Gloo side is skipped (bench/install_gloo.sh installs one)"
   fi
 fi
 
@@ -107,19 +120,22 @@ run_one() {
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$side" "$op" "$np" "$rep" "$rc" "$secs" "$idle" "$*" \
     >>"$RESULTS/runs.tsv"
   case $side in mpi) mpi_secs=$(awk -v a="$mpi_secs" -v b="$secs" 'BEGIN { print a + b }') ;;
+              gloo) gloo_secs=$(awk -v a="$gloo_secs" -v b="$secs" 'BEGIN { print a + b }') ;;
                 *) shim_secs=$(awk -v a="$shim_secs" -v b="$secs" 'BEGIN { print a + b }') ;; esac
 }
 
-mpi_secs=0 shim_secs=0
+mpi_secs=0 shim_secs=0 gloo_secs=0
 for np in $BENCH_RANKS; do
   for op in $BENCH_OPS; do
     for ((rep = 1; rep <= BENCH_REPEAT; rep++)); do
       [[ $run_shim -eq 1 ]] && run_one ncclshim "$op" "$np" "$rep" "${shim_cmd[@]}" "$op" -np "$np" "${size_args[@]}"
       [[ $run_mpi -eq 1 ]] && run_one mpi "$op" "$np" "$rep" bench/mpi_perf.sh "$op" -np "$np" "${size_args[@]}"
+      [[ $run_gloo -eq 1 ]] && run_one gloo "$op" "$np" "$rep" "$GLOO_PYTHON" bench/gloo_perf.py "$op" -np "$np" \
+        "${size_args[@]}"
     done
   done
 done
-log "time spent: ncclshim ${shim_secs}s, MPI ${mpi_secs}s"
+log "time spent: ncclshim ${shim_secs}s, MPI ${mpi_secs}s, Gloo ${gloo_secs}s"
 
 # 3. The comparison (it reports missing runs itself).
 python3 bench/compare.py --results "$RESULTS" --ranks "$BENCH_RANKS" --ops "$BENCH_OPS" \

@@ -2,6 +2,7 @@
 // PreMulSum pre-scaling of inputs and the Avg post-division.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -27,6 +28,19 @@ int ringWindow(const Communicator& comm);
 inline size_t sliceElements(const Communicator& comm, DataType type) {
   size_t elements = comm.options().sliceBytes / dataTypeSize(type);
   return elements > 0 ? elements : 1;
+}
+
+// Element count of one slice of a ring that moves blocks of `blockElems` per rank: the configured
+// slice, but a mid-size block goes as up to kParallelSlices messages (never under kMinSliceBytes)
+// that travel together over the peer's connections, as NCCL spreads such a block over its
+// channels. Only the number of messages changes, never the bytes.
+inline size_t ringSliceElements(const Communicator& comm, DataType type, size_t blockElems) {
+  constexpr size_t kParallelSlices = 4;
+  constexpr size_t kMinSliceBytes = 64 << 10;
+  const size_t configured = sliceElements(comm, type);
+  const size_t smallest = std::max<size_t>(1, kMinSliceBytes / dataTypeSize(type));
+  const size_t spread = (blockElems + kParallelSlices - 1) / kParallelSlices;
+  return std::min(configured, std::max(smallest, spread));
 }
 
 // For PreMulSum: returns a copy of `send` scaled by the op's scalar (held in `storage`);

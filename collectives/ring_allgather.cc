@@ -12,7 +12,7 @@ class RingAllGatherPass final : public RingPass {
  public:
   RingAllGatherPass(Communicator& comm, char* output, size_t perRank, DataType type)
       : n_(comm.nranks()), rank_(comm.rank()), output_(output), perRank_(perRank),
-        elemSize_(dataTypeSize(type)), sliceElems_(sliceElements(comm, type)),
+        elemSize_(dataTypeSize(type)), sliceElems_(ringSliceElements(comm, type, perRank)),
         blocks_(static_cast<int>((perRank + sliceElems_ - 1) / sliceElems_)) {}
 
   int numBlocks() const override { return blocks_; }

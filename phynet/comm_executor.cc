@@ -29,6 +29,7 @@ Status FailureSlot::first() const {
 CommExecutor::CommExecutor(const CommGroup& group, Communicator& comm, ExecutorShared shared, const BufferNeed& need)
     : group_(group), comm_(comm), shared_(shared) {
   arena_.reserve(need);
+  if (shared.verify) check_.emplace(comm.rank(), comm.nranks());
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -80,7 +81,7 @@ void CommExecutor::execute(const Batch& batch) {
   for (uint32_t i : batch.ops) list.push_back(&ops[i]);
   std::vector<OpTiming> timing(list.size());
   size_t failedOp = 0;
-  Status status = runBatch(comm_, arena_, list, timing, &failedOp);
+  Status status = runBatch(comm_, arena_, list, timing, &failedOp, check_ ? &*check_ : nullptr);
   if (!status.ok()) {
     shared_.failure->set(Status(status.code(), explainFailure(status, group_, *list[failedOp], batch.iteration)));
     shared_.progress->notify();

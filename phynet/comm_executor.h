@@ -11,6 +11,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -63,6 +64,7 @@ struct ExecutorShared {
   std::atomic<uint64_t>* opsDone = nullptr;
   FailureSlot* failure = nullptr;
   ProgressSignal* progress = nullptr;            // notified after every batch and on failure
+  bool verify = false;                           // --verify: patterned data, every received byte checked
 };
 
 class CommExecutor {
@@ -75,6 +77,8 @@ class CommExecutor {
   void submit(Batch batch);
   void close();  // no more batches: the thread ends once the queue is empty
   void join();
+  // --verify: bytes of results checked so far (read after join()).
+  uint64_t bytesChecked() const { return check_ ? check_->bytesChecked() : 0; }
 
  private:
   void loop();
@@ -84,6 +88,7 @@ class CommExecutor {
   Communicator& comm_;
   ExecutorShared shared_;
   CommArena arena_;
+  std::optional<DataCheck> check_;  // with --verify
   std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<Batch> queue_;

@@ -46,12 +46,12 @@ Status runCollective(Communicator& comm, CommArena& arena, const WorkOp& op) {
 
 }  // namespace
 
-BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks) {
+BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks, bool distinctSends) {
   BufferNeed need;
-  size_t p2pRecv = 0;
+  size_t p2pRecv = 0, p2pSend = 0;
   for (const WorkOp* op : ops) {
     if (op->kind == OpKind::kSend) {
-      need.sendBytes = std::max<size_t>(need.sendBytes, op->bytes);
+      p2pSend = distinctSends ? p2pSend + op->bytes : std::max<size_t>(p2pSend, op->bytes);
     } else if (op->kind == OpKind::kRecv) {
       p2pRecv += op->bytes;
     } else {
@@ -60,6 +60,7 @@ BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks) {
       need.recvBytes = std::max(need.recvBytes, c.recvBytes);
     }
   }
+  need.sendBytes = std::max(need.sendBytes, p2pSend);
   need.recvBytes = std::max(need.recvBytes, p2pRecv);
   return need;
 }
@@ -71,19 +72,27 @@ void CommArena::reserve(const BufferNeed& need) {
 }
 
 Status runBatch(Communicator& comm, CommArena& arena, std::span<const WorkOp* const> ops, std::span<OpTiming> timing,
-                size_t* failedOp) {
-  arena.reserve(batchBufferNeed(ops, comm.nranks()));
+                size_t* failedOp, DataCheck* check) {
+  arena.reserve(batchBufferNeed(ops, comm.nranks(), check != nullptr));
   std::vector<P2POp> p2p;
   std::vector<size_t> p2pIndex;
-  size_t recvOffset = 0;
+  std::vector<uint64_t> receiveIndex;  // --verify: the pair's message index of each receive
+  size_t recvOffset = 0, sendOffset = 0;
+  auto bytesAt = [](char* base, size_t offset) { return reinterpret_cast<uint8_t*>(base + offset); };
   for (size_t i = 0; i < ops.size(); ++i) {
     const WorkOp& op = *ops[i];
     if (!isPointToPoint(op)) continue;
     if (op.kind == OpKind::kSend) {
-      p2p.push_back({P2POp::Kind::kSend, op.peer, arena.send(), op.bytes});
+      p2p.push_back({P2POp::Kind::kSend, op.peer, arena.send() + sendOffset, op.bytes});
+      if (check) {
+        check->fillSend(op.peer, bytesAt(arena.send(), sendOffset), op.bytes);
+        sendOffset += op.bytes;
+      }
+      receiveIndex.push_back(0);
     } else {
       p2p.push_back({P2POp::Kind::kRecv, op.peer, arena.recv() + recvOffset, op.bytes});
       recvOffset += op.bytes;
+      receiveIndex.push_back(check ? check->nextReceive(op.peer) : 0);
     }
     p2pIndex.push_back(i);
   }
@@ -93,8 +102,20 @@ Status runBatch(Communicator& comm, CommArena& arena, std::span<const WorkOp* co
     Status status = runPointToPoint(comm, p2p);
     int64_t end = nowNs();
     for (size_t i : p2pIndex) timing[i] = {start, end};
-    if (!status.ok()) *failedOp = p2pIndex.front();
-    return status;
+    if (!status.ok()) {
+      *failedOp = p2pIndex.front();
+      return status;
+    }
+    for (size_t k = 0; k < p2p.size() && check; ++k) {
+      if (p2p[k].kind != P2POp::Kind::kRecv) continue;
+      status = check->checkReceive(p2p[k].peer, receiveIndex[k], static_cast<const uint8_t*>(p2p[k].buffer),
+                                   p2p[k].bytes);
+      if (!status.ok()) {
+        *failedOp = p2pIndex[k];
+        return status;
+      }
+    }
+    return Status::Ok();
   };
   // NCCL issues a group's work together; here the point-to-point part goes first when the group
   // starts with it (the same rule on every rank, so the ranks agree on the order).
@@ -102,9 +123,12 @@ Status runBatch(Communicator& comm, CommArena& arena, std::span<const WorkOp* co
   if (p2pFirst) NS_RETURN_IF_ERROR(runP2p());
   for (size_t i = 0; i < ops.size(); ++i) {
     if (isPointToPoint(*ops[i])) continue;
+    const WorkOp op = check ? checkedForm(*ops[i]) : *ops[i];
+    if (check) check->fillCollective(op, bytesAt(arena.send(), 0));
     timing[i].startNs = nowNs();
-    Status status = runCollective(comm, arena, *ops[i]);
+    Status status = runCollective(comm, arena, op);
     timing[i].endNs = nowNs();
+    if (status.ok() && check) status = check->checkCollective(op, bytesAt(arena.recv(), 0));
     if (!status.ok()) {
       *failedOp = i;
       return status;

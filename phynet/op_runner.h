@@ -10,6 +10,7 @@
 
 #include "collectives/communicator.h"
 #include "common/status.h"
+#include "phynet/data_check.h"
 #include "phynet/workload.h"
 
 namespace nshim::phynet {
@@ -25,8 +26,9 @@ struct BufferNeed {
 };
 
 // Bytes the batch needs: collectives reuse the whole arena one after the other; the sends of a
-// batch share one source region, its receives get distinct regions.
-BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks);
+// batch share one source region (each its own with `distinctSends`, for --verify), its receives
+// get distinct regions.
+BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks, bool distinctSends = false);
 
 // Host memory of one communicator on one rank (zero-filled, so reductions stay finite).
 class CommArena {
@@ -42,8 +44,10 @@ class CommArena {
 };
 
 // Runs a batch; timing[i] receives ops[i]'s start and end (the sends and receives of a batch share
-// theirs). `failedOp` is set to the index of the op that failed.
+// theirs). `failedOp` is set to the index of the op that failed. With a DataCheck (--verify), the
+// ops run in their checkedForm on patterned buffers and every received byte is checked (outside
+// the timed region).
 Status runBatch(Communicator& comm, CommArena& arena, std::span<const WorkOp* const> ops, std::span<OpTiming> timing,
-                size_t* failedOp);
+                size_t* failedOp, DataCheck* check = nullptr);
 
 }  // namespace nshim::phynet

@@ -25,7 +25,7 @@ namespace nshim::phynet {
 namespace {
 
 constexpr size_t kVerdictBytes = 8192;
-constexpr int kCounterFields = 7;
+constexpr int kCounterFields = 8;
 constexpr useconds_t kLingerBeforeExitUs = 500'000;
 
 void say(int rank, const std::string& text) {
@@ -57,7 +57,8 @@ std::vector<int64_t> packResult(const RankReplayResult& result) {
   const RankCounters& c = result.counters;
   std::vector<int64_t> out{static_cast<int64_t>(c.ops),      static_cast<int64_t>(c.opBytes),
                            static_cast<int64_t>(c.wireSent), static_cast<int64_t>(c.wireReceived),
-                           static_cast<int64_t>(c.modelSent), c.runStartNs, c.runEndNs};
+                           static_cast<int64_t>(c.modelSent), c.runStartNs, c.runEndNs,
+                           static_cast<int64_t>(c.bytesVerified)};
   for (const OpTiming& t : result.timings) {
     out.push_back(t.startNs);
     out.push_back(t.endNs);
@@ -73,6 +74,7 @@ void unpackResult(const std::vector<int64_t>& in, RankCounters* c, std::vector<O
   c->modelSent = static_cast<uint64_t>(in[4]);
   c->runStartNs = in[5];
   c->runEndNs = in[6];
+  c->bytesVerified = static_cast<uint64_t>(in[7]);
   for (size_t i = kCounterFields; i + 1 < in.size(); i += 2) timings->push_back({in[i], in[i + 1]});
 }
 
@@ -164,6 +166,7 @@ int run(int argc, char** argv) {
   config.iterations = options.iterations + options.warmup;
   config.stallSeconds = timeout + 10;
   config.showProgress = self == 0;
+  config.verify = options.verify;
   Result<RankReplayResult> replayed = replayRank(workload, self, boot.comms, config);
   if (!replayed.ok()) {
     say(self, fmt::format("replay failed: {}", replayed.status().message()));
@@ -192,7 +195,8 @@ int run(int argc, char** argv) {
     in.counters.resize(mpi.size());
     for (int r = 0; r < mpi.size(); ++r) unpackResult(gathered[r], &in.counters[r], &in.timings[r]);
     ReplayReport report = buildReport(in);
-    TextHeader header{options.transport, options.pace == Pace::kFast ? "fast" : "recorded", options.scale};
+    TextHeader header{options.transport, options.pace == Pace::kFast ? "fast" : "recorded", options.scale,
+                      options.verify};
     printReport(stdout, report, header, options.maxRows);
     for (const auto& [path, status] :
          {std::pair{options.csvPath, options.csvPath.empty() ? Status::Ok() : writeCsvReport(options.csvPath, report)},

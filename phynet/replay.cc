@@ -112,7 +112,7 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
     if (!comms.count(id)) return NS_ERROR(Code::kInternal, "rank {}: no communicator {:#x}", globalRank, id);
     std::vector<const WorkOp*> list;
     for (uint32_t k : batch) list.push_back(&ops[k]);
-    BufferNeed need = batchBufferNeed(list, comms[id]->nranks());
+    BufferNeed need = batchBufferNeed(list, comms[id]->nranks(), config.verify);
     BufferNeed& max = needs[id];
     max.sendBytes = std::max(max.sendBytes, need.sendBytes);
     max.recvBytes = std::max(max.recvBytes, need.recvBytes);
@@ -124,7 +124,7 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
   FailureSlot failure;
   ProgressSignal progress;
   std::atomic<uint64_t> done{0}, submitted{0};
-  ExecutorShared shared{&ops, &result.timings, &done, &failure, &progress};
+  ExecutorShared shared{&ops, &result.timings, &done, &failure, &progress, config.verify};
   std::map<uint64_t, std::unique_ptr<CommExecutor>> executors;
   for (const auto& [id, need] : needs) {
     executors[id] = std::make_unique<CommExecutor>(*workload.findComm(id), *comms[id], shared, need);
@@ -166,6 +166,7 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
   result.counters.runEndNs = result.counters.runStartNs;
   for (const OpTiming& t : result.timings) result.counters.runEndNs = std::max(result.counters.runEndNs, t.endNs);
   addCounters(ops, workload, globalRank, config.iterations, comms, &result.counters);
+  for (auto& [id, executor] : executors) result.counters.bytesVerified += executor->bytesChecked();
   return result;
 }
 

@@ -22,6 +22,7 @@ struct ReplayConfig {
   int iterations = 1;            // total, warmup included
   double stallSeconds = 120;     // no op completing for this long ends the replay
   bool showProgress = false;     // progress lines on stderr (rank 0)
+  bool verify = false;           // --verify (phynet/data_check.h)
 };
 
 // Counters of one rank after the replay (all iterations).
@@ -31,6 +32,7 @@ struct RankCounters {
   uint64_t wireSent = 0;      // payload bytes the transports sent (peerBytes)
   uint64_t wireReceived = 0;
   uint64_t modelSent = 0;     // what traffic_model predicts for wireSent
+  uint64_t bytesVerified = 0; // --verify: result bytes checked against their expected values
   int64_t runStartNs = 0;     // this rank's clock
   int64_t runEndNs = 0;
 };

@@ -87,6 +87,7 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
     }
     if (name == "--help" || name == "-h") { o.help = true; continue; }
     if (name == "--verbose") { o.verbose = true; continue; }
+    if (name == "--verify") { o.verify = true; continue; }
     static const char* const kValued[] = {"--transport", "--ifname", "--pace",   "--format", "--iterations",
                                           "--warmup",    "--scale",  "--ops",    "--groups", "--timeout",
                                           "--report",    "--json",   "--rate",   "--rows",   "--world-size",
@@ -195,6 +196,8 @@ replay
                             alltoall,gather,scatter,sendrecv
   --groups LIST             only communicators with these labels: world,tp,dp,pp,ep,dp_ep,comm<N>
   --timeout S               deadline of every wait; a dead peer ends the run naming it (default 120)
+  --verify                  move a known pattern and check every received byte (same sizes; elements
+                            as uint8, reductions as wrapping sums); a wrong byte ends the run naming it
 report
   --report FILE.csv         one row per operation (and per iteration)
   --json FILE.json          operations, summary and per-rank counts as JSON

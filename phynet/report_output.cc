@@ -95,10 +95,17 @@ void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxR
              r.iterations == 1 ? "" : "s");
   fmt::print(out, "# per-rank counts (all iterations; wire = transport payload bytes, model = the algorithms' "
              "formula)\n");
+  uint64_t verified = 0;
   for (size_t g = 0; g < r.ranks.size(); ++g) {
     const RankCounters& c = r.ranks[g];
-    fmt::print(out, "# rank {}: ops {} op_bytes {} wire_sent {} wire_received {} model_sent {}\n", g, c.ops, c.opBytes,
-               c.wireSent, c.wireReceived, c.modelSent);
+    fmt::print(out, "# rank {}: ops {} op_bytes {} wire_sent {} wire_received {} model_sent {}{}\n", g, c.ops, c.opBytes,
+               c.wireSent, c.wireReceived, c.modelSent,
+               h.verified ? fmt::format(" verified_bytes {}", c.bytesVerified) : std::string());
+    verified += c.bytesVerified;
+  }
+  if (h.verified) {
+    fmt::print(out, "# data check          : every result byte verified ({} bytes over all ranks, 0 wrong)\n",
+               verified);
   }
   std::fflush(out);
 }
@@ -126,8 +133,9 @@ Status writeJsonReport(const std::string& path, const ReplayReport& r, const Tex
              r.rateGBps > 0 ? fmt::format("{:g}", r.rateGBps) : "null", r.endToEndSeconds);
   for (size_t g = 0; g < r.ranks.size(); ++g) {
     const RankCounters& c = r.ranks[g];
-    fmt::print(f, "{}{{\"rank\":{},\"ops\":{},\"op_bytes\":{},\"wire_sent\":{},\"wire_received\":{},\"model_sent\":{}}}",
-               g ? "," : "", g, c.ops, c.opBytes, c.wireSent, c.wireReceived, c.modelSent);
+    fmt::print(f, "{}{{\"rank\":{},\"ops\":{},\"op_bytes\":{},\"wire_sent\":{},\"wire_received\":{},\"model_sent\":{}{}}}",
+               g ? "," : "", g, c.ops, c.opBytes, c.wireSent, c.wireReceived, c.modelSent,
+               h.verified ? fmt::format(",\"verified_bytes\":{}", c.bytesVerified) : std::string());
   }
   fmt::print(f, "],\n\"summary\":[");
   for (size_t i = 0; i < r.summary.size(); ++i) {

@@ -14,6 +14,7 @@ struct TextHeader {
   std::string transport;
   std::string pace;
   double scale = 1.0;
+  bool verified = false;  // --verify ran: every result byte was checked
 };
 
 // Per-op rows (the first `maxRows`), the summary, the end-to-end time and the per-rank counters.

@@ -4,10 +4,10 @@
 #   phynet/*  `mpirun -np 64 --oversubscribe phynet` replays a generated trace of a TP=8 x DP=8 job
 #             (tests/phynet/tools/make_test_trace.cc, --repeat 10: 160 ops per rank, 10,240 ops on
 #             17 communicators, every op kind, small messages) LOAD_ITERATIONS times (default 50,
-#             plus one warmup). It must complete, every rank's op count and op bytes must equal the
-#             trace's times the iterations, and every rank's wire bytes the algorithms' model, with
-#             the bytes sent equal to the bytes received overall. phynet moves zero-filled buffers
-#             and does not check their contents, so the data check is the next one.
+#             plus one warmup) with --verify: every op moves a known pattern and every rank checks
+#             every byte delivered to it (phynet/data_check.h). It must complete, every rank's op
+#             count and op bytes must equal the trace's times the iterations, and every rank's wire
+#             bytes the algorithms' model, with the bytes sent equal to the bytes received overall.
 #   perf/*    `ncclshim perf -np 64` (the NCCL API on libncclshim.so, 64 forked ranks over TCP) runs
 #             all_reduce, all_gather, reduce_scatter, alltoall, broadcast and sendrecv from 8 B to
 #             256 KiB with -c 1: every element of every result is checked against its exact value.
@@ -55,7 +55,7 @@ mkdir -p "$work/rss"
 start=$SECONDS
 timeout 600 mpirun --allow-run-as-root --oversubscribe -np $np --mca pml ob1 --mca btl self,tcp \
   --mca btl_tcp_if_include lo sh -c "$measure" \
-  "$work/rss" "$phynet" --ifname lo --timeout 120 --iterations "$iterations" --warmup 1 --report "$work/load.csv" \
+  "$work/rss" "$phynet" --ifname lo --timeout 120 --iterations "$iterations" --warmup 1 --verify --report "$work/load.csv" \
   "$work/trace" >"$work/phynet.log" 2>&1
 rc=$?
 took=$((SECONDS - start))
@@ -75,6 +75,13 @@ result $? "phynet/every-rank-ops-and-bytes-equal-the-trace" "$(diff <(echo "$wan
 awk '/^# rank [0-9]+:/ { if ($9 != $13) bad = 1; sent += $9; recv += $11; n++ }
      END { exit (n != '$np' || bad || sent != recv) }' "$work/phynet.log"
 result $? "phynet/wire-bytes-equal-the-model-sent-equals-received" "$(grep -m3 '^# rank' "$work/phynet.log")"
+# --verify: every rank checked the bytes delivered to it (a wrong byte would have failed the run),
+# and the total printed is the ranks' sum.
+awk '/^# rank [0-9]+:/ { if ($14 != "verified_bytes" || $15 <= 0) bad = 1; total += $15; n++ }
+     /^# data check/ { match($0, /\(([0-9]+) bytes/); said = substr($0, RSTART + 1, RLENGTH - 7) }
+     END { exit (n != '$np' || bad || said != total) }' "$work/phynet.log"
+result $? "phynet/every-rank-verified-every-received-byte ($(grep -o '([0-9]* bytes over all ranks' "$work/phynet.log" | tr -d '('))" \
+  "$(grep -m3 -E '^# (rank|data check)' "$work/phynet.log")"
 files=("$work"/rss/rank.*)
 [ "${#files[@]}" -eq $np ] && [ "$(rss_max_mb "${files[@]}")" -lt "$rss_limit_mb" ]
 result $? "phynet/peak-rss-per-rank-min/median/max $(rss_summary "${files[@]}") (${#files[@]} ranks, limit $rss_limit_mb MB)" \

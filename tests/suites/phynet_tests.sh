@@ -4,7 +4,8 @@
 # per-rank op counts and bytes must equal the trace's, and the transports' wire bytes the
 # algorithms' formula; a trace edited so one rank disagrees is refused before any traffic with a
 # message naming rank, communicator and seq; a rank killed mid-replay ends the others non-zero with
-# a message naming it; SimAI / AICB example workloads (examples/workloads/) replay and report.
+# a message naming it; SimAI / AICB example workloads (examples/workloads/) replay and report, with
+# --verify checking every result byte.
 # Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -162,10 +163,12 @@ for f in examples/workloads/*.txt examples/workloads/*.csv; do
   np=8
   gpus=$(head -1 "$f" | sed -n 's/.*all_gpus: *\([0-9]*\).*/\1/p')
   [ -n "$gpus" ] && [ "$gpus" -le 8 ] && np=$gpus
-  run "$np" "$work/$name.log" --world-size "$np" --scale 0.01 --report "$work/$name.csv" "$f"
+  run "$np" "$work/$name.log" --world-size "$np" --scale 0.01 --verify --report "$work/$name.csv" "$f"
   rc=$?
   [ "$rc" -eq 0 ] && grep -q "^# Avg bus bandwidth" "$work/$name.log" && [ "$(wc -l <"$work/$name.csv")" -gt 1 ]
   result $? "$name/replays-and-reports" "rc $rc: $(tail -3 "$work/$name.log")"
+  grep -qE "^# data check +: every result byte verified \([1-9][0-9]* bytes" "$work/$name.log"
+  result $? "$name/verify-checks-every-result-byte" "$(grep -m1 '^# data check' "$work/$name.log")"
 done
 
 echo "$passed passed, $failed failed"

@@ -147,9 +147,13 @@ int intArg(const char* text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s <out dir> [--ranks N] [--tp T] [--repeat K] [--elements E]\n", argv[0]);
-    return 2;
+  const bool help = argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h");
+  if (argc < 2 || help || argv[1][0] == '-' || argc % 2 != 0) {
+    std::fprintf(help ? stdout : stderr,
+                 "usage: %s <out dir> [--ranks N] [--tp T] [--repeat K] [--elements E]\n"
+                 "Writes an ncclshim trace (rank<g>.jsonl per rank) of a TP x DP job using every op kind, for the\n"
+                 "phynet tests. Defaults: 4 ranks, tp 2, 1 repeat, 16384 elements.\n", argv[0]);
+    return help ? 0 : 2;
   }
   const std::string dir = argv[1];
   int world = 4, tp = 2, repeat = 1, elements = 16384;
