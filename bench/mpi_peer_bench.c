@@ -12,7 +12,9 @@
  * Data are integer-valued floats, so every result is checked exactly. Out-of-place: the output of the
  * last timed iteration is checked (the input never changes). In-place: the timed loop overwrites its
  * own input, so, as nccl-tests does, the input is set again and one more (untimed) call is checked.
- * MPI_Bcast has no MPI_IN_PLACE: its in-place columns repeat the out-of-place ones.
+ * MPI_Bcast has a single buffer: its in-place column is MPI_Bcast itself, and its out-of-place column
+ * is what an MPI program must do for NCCL's out-of-place semantics (the root's recvbuff receives a
+ * copy of its sendbuff): a memcpy at the root, then MPI_Bcast of recvbuff.
  */
 #include <mpi.h>
 #include <errno.h>
@@ -34,7 +36,7 @@ typedef struct {
 
 static const CollInfo kColls[kNumColls] = {
     {"all_reduce", "sum", -1, 1},     {"all_gather", "none", -1, 1}, {"reduce_scatter", "sum", -1, 1},
-    {"broadcast", "none", 0, 0},      {"alltoall", "none", -1, 1},
+    {"broadcast", "none", 0, 1},      {"alltoall", "none", -1, 1},
 };
 
 typedef struct {
@@ -167,8 +169,11 @@ static void fillInput(CollKind kind, int inPlace, const Counts* c, float* sendbu
 }
 
 /* Broadcast's root writes its data into the one buffer MPI_Bcast uses. */
-static void fillBroadcast(const Counts* c, float* recvbuf) {
-  for (size_t i = 0; i < c->recvCount; i++) recvbuf[i] = (gRank == 0) ? inputValue(0, i) : NAN;
+static void fillBroadcast(int inPlace, const Counts* c, float* sendbuf, float* recvbuf) {
+  for (size_t i = 0; i < c->recvCount; i++) {
+    recvbuf[i] = (gRank == 0 && inPlace) ? inputValue(0, i) : NAN;
+    if (!inPlace) sendbuf[i] = (gRank == 0) ? inputValue(0, i) : NAN;
+  }
 }
 
 /* Counts wrong elements of the result in recvbuf (exact comparison). */
@@ -209,7 +214,10 @@ static void runColl(CollKind kind, int inPlace, const Counts* c, float* sendbuf,
     case kReduceScatter:
       rc = MPI_Reduce_scatter_block(in, recvbuf, pc, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
       break;
-    case kBroadcast: rc = MPI_Bcast(recvbuf, pc, MPI_FLOAT, 0, MPI_COMM_WORLD); break;
+    case kBroadcast:
+      if (!inPlace && gRank == 0) memcpy(recvbuf, sendbuf, (size_t)pc * sizeof(float));
+      rc = MPI_Bcast(recvbuf, pc, MPI_FLOAT, 0, MPI_COMM_WORLD);
+      break;
     case kAllToAll: rc = MPI_Alltoall(in, pc, MPI_FLOAT, recvbuf, pc, MPI_FLOAT, MPI_COMM_WORLD); break;
     default: break;
   }
@@ -224,7 +232,7 @@ typedef struct {
 /* Warmup, one timed batch, then the check. Returns rank-0-visible, max-over-ranks numbers. */
 static Result measure(const Options* opt, int inPlace, const Counts* c, float* sendbuf, float* recvbuf) {
   CollKind kind = opt->kind;
-  if (kind == kBroadcast) fillBroadcast(c, recvbuf); else fillInput(kind, inPlace, c, sendbuf, recvbuf);
+  if (kind == kBroadcast) fillBroadcast(inPlace, c, sendbuf, recvbuf); else fillInput(kind, inPlace, c, sendbuf, recvbuf);
   for (int i = 0; i < opt->warmup; i++) runColl(kind, inPlace, c, sendbuf, recvbuf);
 
   MPI_Barrier(MPI_COMM_WORLD);

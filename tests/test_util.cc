@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <thread>
 
@@ -26,10 +27,21 @@ std::vector<std::string> runRanksInThreads(int nranks, const std::function<std::
 std::vector<int> runRanksInProcesses(int nranks, const std::function<std::string(int)>& fn,
                                      double timeoutSeconds) {
   std::fflush(nullptr);
+  // Every child waits for the end of this pipe (the parent closes it once all are forked) before it
+  // starts: no rank talks to a bootstrap root thread of this process while it is still forking, so
+  // that thread is idle at every fork() and cannot hold an allocator lock that a child inherits
+  // (GCC 12's libasan does not guard its allocator across fork: such a child would hang).
+  int start[2];
+  if (pipe(start) != 0) return std::vector<int>(nranks, -1);
   std::vector<pid_t> pids(nranks, -1);
   for (int rank = 0; rank < nranks; ++rank) {
     pid_t pid = fork();
     if (pid == 0) {
+      close(start[1]);
+      char byte;
+      while (read(start[0], &byte, 1) < 0 && errno == EINTR) {
+      }
+      close(start[0]);
       std::string error = fn(rank);
       if (!error.empty()) std::fprintf(stderr, "rank %d: %s\n", rank, error.c_str());
       std::fflush(nullptr);
@@ -37,6 +49,8 @@ std::vector<int> runRanksInProcesses(int nranks, const std::function<std::string
     }
     pids[rank] = pid;
   }
+  close(start[0]);
+  close(start[1]);  // go
   std::vector<int> codes(nranks, -1);
   int remaining = nranks;
   Deadline deadline = Deadline::after(timeoutSeconds);

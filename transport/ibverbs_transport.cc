@@ -38,6 +38,9 @@ IbverbsTransport::IbverbsTransport(std::unique_ptr<IbResources> resources, int r
 
 IbverbsTransport::~IbverbsTransport() {
   std::lock_guard<std::mutex> lock(mutex_);
+  // Requests still queued are forgotten, not completed: nobody can wait on them any more and their
+  // memory may already be gone. The peers still learn of the end (QPs to error, sockets shut down).
+  forgetRequests_ = true;
   bool pending = false;
   for (Connection* c : active_) pending = pending || !c->sends.empty() || !c->recvs.empty();
   if (pending) {
@@ -59,7 +62,7 @@ Status IbverbsTransport::postRecv(int peer, uint64_t tag, void* buf, size_t byte
 }
 
 void IbverbsTransport::fail(Request* req, const Status& status) {
-  req->complete(status);
+  if (!forgetRequests_) req->complete(status);
   failures_.fetch_add(1, std::memory_order_release);
 }
 

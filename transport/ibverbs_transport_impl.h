@@ -83,6 +83,7 @@ class IbverbsTransport final : public Transport {
   unsigned unackedEvents_ = 0;
   int64_t lastPeerCheckNs_ = 0;
   bool aborted_ = false;
+  bool forgetRequests_ = false;  // set by the destructor: pending requests are dropped, not completed
   Status abortStatus_;
 };
 

@@ -54,6 +54,9 @@ class TcpTransport final : public Transport {
 
   ~TcpTransport() override {
     std::lock_guard<std::mutex> lock(mutex_);
+    // Requests still queued are forgotten, not completed: nobody can wait on them any more and
+    // their memory may already be gone. The peers still learn of the end (sockets shut down).
+    forgetRequests_ = true;
     if (!active_.empty()) {
       abortLocked(NS_ERROR(Code::kRemoteError, "rank {}: TCP transport destroyed with requests pending", rank_));
     }
@@ -124,7 +127,7 @@ class TcpTransport final : public Transport {
   Channel& channel(int peer, int index) { return channels_[static_cast<size_t>(peer) * perPeer_ + index]; }
 
   void fail(Request* req, const Status& status) {
-    req->complete(status);
+    if (!forgetRequests_) req->complete(status);
     failures_.fetch_add(1, std::memory_order_release);
   }
 
@@ -366,6 +369,7 @@ class TcpTransport final : public Transport {
   std::vector<Channel*> pollChannels_;
   std::atomic<uint64_t> failures_{0};
   bool aborted_ = false;
+  bool forgetRequests_ = false;  // set by the destructor: pending requests are dropped, not completed
   Status abortStatus_;
 };
 

@@ -81,6 +81,7 @@ std::string exchangeJob(const UniqueId& id, int rank, int nranks, int socketsPer
         std::vector<std::vector<uint8_t>> bufs;
         std::vector<Request> reqs(12);
         std::vector<Request*> list;
+        AbortOnError guard(t);
         for (int i = 0; i < 12; ++i) {
           size_t bytes = kSizes[i % kNumSizes];
           bufs.push_back(rank == src ? pattern(bytes, src, dst, 1000 + i) : std::vector<uint8_t>(bytes, 0));
@@ -90,7 +91,7 @@ std::string exchangeJob(const UniqueId& id, int rank, int nranks, int socketsPer
           list.push_back(&reqs[i]);
           (rank == src ? sent[dst] : received[src]) += bytes;
         }
-        Status status = t.waitAll(list, deadline);
+        Status status = guard.completed(t.waitAll(list, deadline));
         if (!status.ok()) return status.toString();
         for (int i = 0; rank == dst && i < 12; ++i) {
           std::string bad = verify(bufs[i], src, dst, 1000 + i);
