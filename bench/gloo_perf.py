@@ -8,8 +8,10 @@ Starts N local processes (torch.multiprocessing), one Gloo process group over 12
 an nccl-tests table as `ncclshim perf` and bench/mpi_peer_bench.c do: sizes are nccl-tests' (whole
 buffer; per-rank block = size / N for all_gather, reduce_scatter and alltoall), float32, sum; the
 time of a size is the slowest rank's mean over the iterations; busbw = algbw x the nccl-tests factor.
-Out-of-place only (the in-place columns are N/A). With -c 1 (default) every element of every result
-is checked against its exact value (inputs are small integers) and counted in #wrong.
+Out-of-place only (the in-place columns are N/A): all_reduce and broadcast, whose Gloo calls work
+in place, first copy the input into the output (broadcast: at the root), as an out-of-place call
+must. With -c 1 (default) every element of every result is checked against its exact value (inputs
+are small integers) and counted in #wrong.
 Needs a Python with torch (run_bench.sh uses $GLOO_PYTHON, default /opt/gloo-venv/bin/python).
 """
 import argparse
@@ -86,10 +88,12 @@ def make_op(torch, dist, op, size, rank, n):
         send, recv = pattern(block * n, rank + 1), torch.empty(block * n)
         run = lambda: dist.all_to_all_single(recv, send)
         expected = lambda: torch.cat([pattern(block * n, r + 1)[rank * block:(rank + 1) * block] for r in range(n)])
-    else:  # broadcast from rank 0
-        send = pattern(count, 1)
-        recv = send.clone() if rank == 0 else torch.empty(count)
-        run = lambda: dist.broadcast(recv, src=0)
+    else:  # broadcast from rank 0, out of place as nccl-tests times it: the root fills recv from send
+        send, recv = pattern(count, 1), torch.empty(count)
+        def run():
+            if rank == 0:
+                recv.copy_(send)
+            dist.broadcast(recv, src=0)
         expected = lambda: pattern(count, 1)
     return run, lambda: int((recv != expected()).sum().item()), count
 

@@ -8,7 +8,7 @@
 #
 # Usage: bench/verbs_bench.sh [--inside]
 # Environment: BENCH_DEVICE [rxe0] BENCH_GID [1] BENCH_MSG [1M] BENCH_BYTES [48M]
-#   BENCH_ALLREDUCE [8M] BENCH_ITERS [3] BENCH_ROUNDS [3]; NCCLSHIM_IB_* apply to ncclshim.
+#   BENCH_ALLREDUCE [8M] BENCH_ITERS [3] BENCH_ROUNDS [5]; NCCLSHIM_IB_* apply to ncclshim.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -25,7 +25,7 @@ MSG=${BENCH_MSG:-1M}
 BYTES=${BENCH_BYTES:-48M}
 ALLREDUCE=${BENCH_ALLREDUCE:-8M}
 ITERS=${BENCH_ITERS:-3}
-ROUNDS=${BENCH_ROUNDS:-3}
+ROUNDS=${BENCH_ROUNDS:-5}
 to_bytes() {  # 1M -> 1048576
   local v=$1
   case "$v" in

@@ -1,7 +1,9 @@
 // Batched point-to-point: every operation of a batch is posted before any is waited for, so a
 // batch containing matching sends and receives cannot deadlock. Transfers larger than a slice are
 // cut into slice-sized messages (both ends cut the same way) so that they spread over the
-// transport's channels. Sends to self are matched with receives from self by copying.
+// transport's channels. Sends to self are matched with receives from self by copying, overlapped
+// with the network transfers.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -13,6 +15,24 @@
 #include "collectives/point_to_point.h"
 
 namespace nshim {
+namespace {
+
+Status copyToSelf(Transport& transport, void* dst, const void* src, size_t bytes, size_t slice) {
+  char* to = static_cast<char*>(dst);
+  const char* from = static_cast<const char*>(src);
+  if (bytes == 0 || to == from) return Status::Ok();
+  if (to < from + bytes && from < to + bytes) {  // overlapping: one memmove
+    std::memmove(to, from, bytes);
+    return Status::Ok();
+  }
+  for (size_t offset = 0; offset < bytes; offset += slice) {
+    std::memcpy(to + offset, from + offset, std::min(slice, bytes - offset));
+    NS_RETURN_IF_ERROR(transport.progress());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 Status runTaggedPointToPoint(Communicator& comm, std::span<const P2POp> ops, uint64_t tag) {
   const int self = comm.rank();
@@ -42,9 +62,6 @@ Status runTaggedPointToPoint(Communicator& comm, std::span<const P2POp> ops, uin
       return NS_ERROR(Code::kInvalidArgument, "rank {} sends {} bytes to itself but receives {}", self,
                       selfSends[i]->bytes, selfRecvs[i]->bytes);
     }
-    if (selfSends[i]->bytes > 0 && selfRecvs[i]->buffer != selfSends[i]->buffer) {
-      std::memmove(selfRecvs[i]->buffer, selfSends[i]->buffer, selfSends[i]->bytes);
-    }
   }
 
   Transport& transport = comm.transport();
@@ -67,6 +84,11 @@ Status runTaggedPointToPoint(Communicator& comm, std::span<const P2POp> ops, uin
       pending.push_back(req);
       offset += bytes;
     } while (offset < op.bytes);
+  }
+  // The copies to self run while the network transfers are in flight: slice by slice, with the
+  // transport's progress between slices.
+  for (size_t i = 0; i < selfSends.size(); ++i) {
+    NS_RETURN_IF_ERROR(copyToSelf(transport, selfRecvs[i]->buffer, selfSends[i]->buffer, selfSends[i]->bytes, slice));
   }
   return guard.completed(transport.waitAll(pending, comm.operationDeadline()));
 }

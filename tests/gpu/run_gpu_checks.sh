@@ -35,31 +35,27 @@ if [ "$stage" = capture ]; then
   grep -h "LOSSES\|CHECKS\|exit\|Error\|error" "$OUT"/*.log | head -60
 fi
 
-if [ "$stage" = overhead ]; then
-  # Interleaved rounds; the table keeps each side's best time per size (the run-to-run spread of
-  # small ops is about 2 us here, so single runs cannot resolve sub-microsecond differences).
-  # Three sides: plain, the shim forwarding without recording ("fwd"), and the shim recording
-  # ("shim"), so that an added cost can be placed.
-  for round in 1 2 3 4; do
+# busbw_rounds <rounds> <trace prefix>: interleaved rounds of torch_busbw.py on three sides: plain,
+# the shim forwarding without recording ("fwd"), the shim recording ("shim"), so that an added cost
+# can be placed; then the table (each side's best time per size over the rounds).
+busbw_rounds() {
+  for round in $(seq 1 "$1"); do
     $TORCHRUN tests/gpu/torch_busbw.py > "$OUT/busbw_plain$round.jsonl" 2> /tmp/busbw_plain$round.err
     env $(shim_env) NCCLSHIM_DEBUG=WARN $TORCHRUN tests/gpu/torch_busbw.py \
       > "$OUT/busbw_fwd$round.jsonl" 2> /tmp/busbw_fwd$round.err
-    env $(shim_env) NCCLSHIM_DEBUG=WARN NCCLSHIM_TRACE_DIR=/tmp/trace_busbw$round $TORCHRUN tests/gpu/torch_busbw.py \
+    env $(shim_env) NCCLSHIM_DEBUG=WARN NCCLSHIM_TRACE_DIR="$2$round" $TORCHRUN tests/gpu/torch_busbw.py \
       > "$OUT/busbw_shim$round.jsonl" 2> /tmp/busbw_shim$round.err
   done
   $PY tests/gpu/busbw_table.py "$OUT" | tee "$OUT/busbw_table.md"
+}
+
+if [ "$stage" = overhead ]; then
+  busbw_rounds 4 /tmp/trace_busbw
 fi
 
 if [ "$stage" = overhead-small ]; then
   # Small sizes only (8 B..256 KiB), more rounds, processes pinned to their GPU's local CPUs: the
   # added time per call, with each side's best over ROUNDS x 5 windows of 1000 calls.
   export BUSBW_MAX_BYTES=$((256 << 10)) BUSBW_PIN=1
-  for round in $(seq 1 "${ROUNDS:-6}"); do
-    $TORCHRUN tests/gpu/torch_busbw.py > "$OUT/busbw_plain$round.jsonl" 2> /tmp/busbw_plain$round.err
-    env $(shim_env) NCCLSHIM_DEBUG=WARN $TORCHRUN tests/gpu/torch_busbw.py \
-      > "$OUT/busbw_fwd$round.jsonl" 2> /tmp/busbw_fwd$round.err
-    env $(shim_env) NCCLSHIM_DEBUG=WARN NCCLSHIM_TRACE_DIR=/tmp/trace_small$round $TORCHRUN tests/gpu/torch_busbw.py \
-      > "$OUT/busbw_shim$round.jsonl" 2> /tmp/busbw_shim$round.err
-  done
-  $PY tests/gpu/busbw_table.py "$OUT" | tee "$OUT/busbw_table.md"
+  busbw_rounds "${ROUNDS:-6}" /tmp/trace_small
 fi

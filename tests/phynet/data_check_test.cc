@@ -3,7 +3,6 @@
 // earlier op, is caught and named; a verified replay of every op kind over in-process ranks checks
 // exactly the bytes each op delivers to this rank.
 #include <map>
-#include <memory>
 #include <vector>
 
 #include "phynet/data_check.h"
@@ -11,8 +10,7 @@
 #include "phynet/workload_check.h"
 #include "phynet/workload_transform.h"
 #include "tests/catch.h"
-#include "tests/test_util.h"
-#include "transport/inproc_transport.h"
+#include "tests/phynet/inproc_replay.h"
 
 namespace nshim::phynet {
 namespace {
@@ -155,28 +153,14 @@ TEST_CASE("a verified replay of every op kind over in-process ranks checks every
     for (WorkOp& op : w.ranks[g].ops) op.seq = seq[op.commId]++;
   }
   REQUIRE(checkWorkload(w).ok());
-  std::vector<std::map<uint64_t, std::unique_ptr<Communicator>>> comms(4);
-  CollectiveOptions options;
-  options.timeoutSeconds = 30;
-  for (const CommGroup& c : w.comms) {
-    auto transports = createInProcessTransports(static_cast<int>(c.members.size()));
-    for (size_t r = 0; r < c.members.size(); ++r) {
-      comms[c.members[r]][c.id] = std::make_unique<Communicator>(std::move(transports[r]), options);
-    }
-  }
   const int iterations = 3;
-  std::vector<RankReplayResult> results(4);
-  auto errors = testing::runRanksInThreads(4, [&](int rank) -> std::string {
-    ReplayConfig config;
-    config.iterations = iterations;
-    config.stallSeconds = 30;
-    config.verify = true;
-    auto result = replayRank(w, rank, comms[rank], config);
-    if (!result.ok()) return result.status().message();
-    results[rank] = std::move(result).value();
-    return "";
-  });
-  for (const std::string& e : errors) CHECK(e == "");
+  ReplayConfig config;
+  config.iterations = iterations;
+  config.stallSeconds = 30;
+  config.verify = true;
+  testing::InProcessReplay replay = testing::replayInThreads(w, config);
+  for (const std::string& e : replay.errors) CHECK(e == "");
+  std::vector<RankReplayResult>& results = replay.results;
   for (int g = 0; g < 4; ++g) {
     uint64_t expected = 0;
     for (const WorkOp& op : w.ranks[g].ops) {

@@ -11,8 +11,7 @@
 #include "phynet/traffic_model.h"
 #include "phynet/workload_check.h"
 #include "tests/catch.h"
-#include "tests/test_util.h"
-#include "transport/inproc_transport.h"
+#include "tests/phynet/inproc_replay.h"
 
 namespace nshim::phynet {
 namespace {
@@ -72,28 +71,13 @@ TEST_CASE("issue batches follow groups, split by communicator", "[phynet]") {
 TEST_CASE("ranks as threads replay every op kind and the wire bytes equal the model", "[phynet]") {
   Workload w = sampleWorkload();
   REQUIRE(checkWorkload(w).ok());
-  // One in-process transport set per communicator.
-  std::vector<std::map<uint64_t, std::unique_ptr<Communicator>>> comms(4);
-  CollectiveOptions options;
-  options.timeoutSeconds = 30;
-  for (const CommGroup& c : w.comms) {
-    auto transports = createInProcessTransports(static_cast<int>(c.members.size()));
-    for (size_t r = 0; r < c.members.size(); ++r) {
-      comms[c.members[r]][c.id] = std::make_unique<Communicator>(std::move(transports[r]), options);
-    }
-  }
   const int iterations = 3;
-  std::vector<RankReplayResult> results(4);
-  auto errors = testing::runRanksInThreads(4, [&](int rank) -> std::string {
-    ReplayConfig config;
-    config.iterations = iterations;
-    config.stallSeconds = 30;
-    auto result = replayRank(w, rank, comms[rank], config);
-    if (!result.ok()) return result.status().message();
-    results[rank] = std::move(result).value();
-    return "";
-  });
-  for (const std::string& e : errors) CHECK(e == "");
+  ReplayConfig config;
+  config.iterations = iterations;
+  config.stallSeconds = 30;
+  testing::InProcessReplay replay = testing::replayInThreads(w, config);
+  std::vector<RankReplayResult>& results = replay.results;
+  for (const std::string& e : replay.errors) CHECK(e == "");
 
   ReportInput in;
   in.workload = &w;

@@ -1,0 +1,34 @@
+// Test helper: one in-process transport set per communicator, one thread per rank.
+#include "tests/phynet/inproc_replay.h"
+
+#include <map>
+#include <memory>
+
+#include "tests/test_util.h"
+#include "transport/inproc_transport.h"
+
+namespace nshim::phynet::testing {
+
+InProcessReplay replayInThreads(const Workload& workload, const ReplayConfig& config) {
+  const int world = workload.worldSize;
+  std::vector<std::map<uint64_t, std::unique_ptr<Communicator>>> comms(world);
+  CollectiveOptions options;
+  options.timeoutSeconds = 30;
+  for (const CommGroup& c : workload.comms) {
+    auto transports = createInProcessTransports(static_cast<int>(c.members.size()));
+    for (size_t r = 0; r < c.members.size(); ++r) {
+      comms[c.members[r]][c.id] = std::make_unique<Communicator>(std::move(transports[r]), options);
+    }
+  }
+  InProcessReplay out;
+  out.results.resize(world);
+  out.errors = nshim::testing::runRanksInThreads(world, [&](int rank) -> std::string {
+    auto result = replayRank(workload, rank, comms[rank], config);
+    if (!result.ok()) return result.status().message();
+    out.results[rank] = std::move(result).value();
+    return "";
+  });
+  return out;
+}
+
+}  // namespace nshim::phynet::testing

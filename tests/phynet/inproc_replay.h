@@ -1,0 +1,21 @@
+// Test helper: replays a workload with its ranks as threads of this process, each communicator on
+// the in-process transport (no MPI, no sockets).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "phynet/replay.h"
+#include "phynet/workload.h"
+
+namespace nshim::phynet::testing {
+
+struct InProcessReplay {
+  std::vector<RankReplayResult> results;  // per global rank (empty where it failed)
+  std::vector<std::string> errors;        // per global rank, "" = success
+};
+
+// Every rank of `workload` runs replayRank(config) on its own thread; every wait times out after 30 s.
+InProcessReplay replayInThreads(const Workload& workload, const ReplayConfig& config);
+
+}  // namespace nshim::phynet::testing
