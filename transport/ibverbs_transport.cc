@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <fmt/ranges.h>
+
 #include "common/log.h"
 #include "transport/ibverbs_transport_impl.h"
 
@@ -151,17 +153,43 @@ void IbverbsTransport::abort(const std::string& reason) {
   if (!aborted_) abortLocked(NS_ERROR(Code::kRemoteError, "rank {} aborted its ibverbs transport: {}", rank_, reason));
 }
 
+// Peers other than `except`, not yet known lost, whose bootstrap socket has ended or failed now:
+// when one peer goes, a job-wide failure (a killed rank whose neighbours aborted in turn) often has
+// a root cause elsewhere, and the error should name it.
+std::vector<int> IbverbsTransport::peersGoneLocked(int except) {
+  std::vector<pollfd> fds;
+  std::vector<int> peers;
+  for (int p = 0; p < nranks_; ++p) {
+    if (p == rank_ || p == except || peers_[p].lost || !res_->peerSockets[p].valid()) continue;
+    fds.push_back(pollfd{res_->peerSockets[p].get(), POLLIN | POLLRDHUP, 0});
+    peers.push_back(p);
+  }
+  std::vector<int> gone;
+  if (fds.empty() || ::poll(fds.data(), fds.size(), 0) <= 0) return gone;
+  for (size_t i = 0; i < fds.size(); ++i) {
+    if (fds[i].revents == 0) continue;
+    char byte;
+    ssize_t n = ::recv(fds[i].fd, &byte, 1, MSG_DONTWAIT | MSG_PEEK);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) gone.push_back(peers[i]);
+  }
+  return gone;
+}
+
 void IbverbsTransport::failPeerLocked(int peer, const std::string& detail) {
   PeerState& state = peers_[peer];
   if (state.lost) return;
+  const std::vector<int> alsoGone = peersGoneLocked(peer);
   // Fragments that arrived before the loss still complete receives (like bytes before a socket's end).
   for (int index = 0; index < qpsPerPeer_ && !aborted_; ++index) {
     Connection& c = res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index];
     if (!c.recvs.empty()) driveRecvs(c);
   }
   state.lost = true;
-  state.lostStatus = NS_ERROR(Code::kRemoteError, "rank {}: connection to rank {} lost (peer exited or was killed): {}",
-                              rank_, peer, detail);
+  state.lostStatus = NS_ERROR(Code::kRemoteError, "rank {}: connection to rank {} lost (peer exited or was killed): {}{}",
+                              rank_, peer, detail,
+                              alsoGone.empty() ? std::string()
+                                               : fmt::format("; rank{} {} gone as well", alsoGone.size() > 1 ? "s" : "",
+                                                             fmt::join(alsoGone, ", ")));
   bool pending = false;
   for (int index = 0; index < qpsPerPeer_; ++index) {
     const Connection& c = res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index];
@@ -176,6 +204,7 @@ void IbverbsTransport::failPeerLocked(int peer, const std::string& detail) {
     if (c.qp) moveQpToError(api_, c.qp.get());
   }
   if (res_->peerSockets[peer].valid()) ::shutdown(res_->peerSockets[peer].get(), SHUT_RDWR);
+  for (int other : alsoGone) failPeerLocked(other, "its bootstrap connection reached end of stream");
 }
 
 void IbverbsTransport::abortLocked(const Status& why) {

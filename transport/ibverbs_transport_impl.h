@@ -59,6 +59,7 @@ class IbverbsTransport final : public Transport {
   // ibverbs_transport.cc
   void failPeerLocked(int peer, const std::string& detail);
   void abortLocked(const Status& why);
+  std::vector<int> peersGoneLocked(int except);
   bool sleepOnChannel(Deadline deadline);
   void checkPeersLocked(bool force);
   void collectPeerPollFds(std::vector<pollfd>* fds, std::vector<int>* peers);

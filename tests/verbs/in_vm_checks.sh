@@ -3,7 +3,9 @@
 #   1. the [ibverbs] Catch2 tests (transport, collectives over verbs with every byte checked, errors);
 #   2. the shim's NCCL-API test program, GPU-free, with NCCLSHIM_TRANSPORT=ibverbs (2 ranks);
 #   3. phynet replaying the bundled Megatron trace over --transport ibverbs (mpirun, 2 ranks): the
-#      per-rank op counts and bytes must equal the trace's and the wire bytes the model's.
+#      per-rank op counts and bytes must equal the trace's and the wire bytes the model's;
+#   4. SIGKILL of a rank of `ncclshim perf -np 3` over ibverbs mid-all_reduce: the others fail
+#      within the timeout naming it.
 # Ends with 'N passed, N failed' (Catch2 test cases + shim checks + phynet checks).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -54,6 +56,41 @@ for rank in 0 1; do
   ok=$?
   [ $ok -eq 0 ] && [ "${BASH_REMATCH[1]}" -eq "$expected_ops" ] && [ "${BASH_REMATCH[3]}" -eq "${BASH_REMATCH[5]}" ]
   result $? "phynet-ibverbs/rank$rank-ops-and-wire-bytes" "row '$row', trace has $expected_ops ops"
+done
+
+echo "== 4. SIGKILL of a rank mid-collective over ibverbs (ncclshim perf, NCCL API, 3 ranks)"
+# As tests/suites/fault_tests.sh does over TCP: once the three forked ranks are busy in their
+# all_reduce loop, rank 1 is killed; the job must fail within the timeout and ranks 0 and 2 must exit
+# non-zero naming rank 1.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+kill_timeout=30
+NCCLSHIM_TRANSPORT=ibverbs NCCLSHIM_TIMEOUT=$kill_timeout "$BUILD/ncclshim" perf all_reduce -np 3 -b 256K -e 256K \
+  -w 2 -n 1000000 -c 1 >"$log" 2>&1 &
+launcher=$!
+ranks=()
+for _ in $(seq 1 600); do  # up to 60 s for three ranks past the verbs set-up (TCG is slow)
+  sleep 0.1
+  mapfile -t ranks < <(pgrep -P "$launcher" | sort -n)
+  [ "${#ranks[@]}" -eq 3 ] || continue
+  busy=0
+  for p in "${ranks[@]}"; do [ "$(cpu_ticks "$p")" -ge 100 ] && busy=$((busy + 1)); done
+  [ "$busy" -eq 3 ] && break
+done
+victim=${ranks[1]:-}
+killed_at=$SECONDS
+[ -n "$victim" ] && kill -9 "$victim"
+wait "$launcher"
+rc=$?
+elapsed=$((SECONDS - killed_at))
+tail -n 6 "$log"
+[ -n "$victim" ] && [ "$rc" -ne 0 ] && [ "$elapsed" -le "$kill_timeout" ] &&
+  grep -q "ncclshim perf: rank 1 was killed by signal 9" "$log"
+result $? "kill-over-ibverbs/rank-1-sigkilled-mid-collective-job-fails-within-${kill_timeout}s (${elapsed}s)" \
+  "victim ${victim:-none}, rc $rc after ${elapsed}s: $(tail -n 4 "$log")"
+for r in 0 2; do
+  grep -q "ncclshim perf: rank $r exited with code [1-9]" "$log" &&
+    grep "^ncclshim perf: rank $r: " "$log" | grep -q "rank 1\b\|ranks \(.*,\)\?1\(,\|\b\)"
+  result $? "kill-over-ibverbs/rank-$r-exits-non-zero-naming-rank-1" "$(grep "rank $r" "$log" | tail -n 3)"
 done
 rm -f "$log"
 echo "$passed passed, $failed failed"
