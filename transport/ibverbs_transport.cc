@@ -10,9 +10,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include <fmt/ranges.h>
-
 #include "common/log.h"
+#include "transport/bootstrap.h"
 #include "transport/ibverbs_transport_impl.h"
 
 namespace nshim::ib {
@@ -188,8 +187,9 @@ void IbverbsTransport::failPeerLocked(int peer, const std::string& detail) {
   state.lostStatus = NS_ERROR(Code::kRemoteError, "rank {}: connection to rank {} lost (peer exited or was killed): {}{}",
                               rank_, peer, detail,
                               alsoGone.empty() ? std::string()
-                                               : fmt::format("; rank{} {} gone as well", alsoGone.size() > 1 ? "s" : "",
-                                                             fmt::join(alsoGone, ", ")));
+                                               : fmt::format("; the connections to {} {} have ended too",
+                                                             alsoGone.size() == 1 ? "rank" : "ranks",
+                                                             formatRankList(alsoGone)));
   bool pending = false;
   for (int index = 0; index < qpsPerPeer_; ++index) {
     const Connection& c = res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index];

@@ -34,12 +34,9 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-passed=0
-failed=0
 
-result() {  # result <ok:0|1> <name> [why]
-  if [ "$1" -eq 0 ]; then echo "PASS $2"; passed=$((passed + 1)); else echo "FAIL $2: ${3:-}"; failed=$((failed + 1)); fi
-}
+source tests/lib/checks.sh  # result(), passed, failed
+source tests/lib/processes.sh  # wait_for_busy_ranks
 
 for f in "$perf" "$trace_tool" "$BUILD/libncclshim.so" "$BUILD/tests/stub/libnccl.so.2" "$BUILD/nccl_cflags.txt"; do
   [ -e "$f" ] || { echo "missing $f: run make first"; echo "0 passed, 1 failed"; exit 1; }
@@ -57,21 +54,12 @@ fi
 [ -x "$program" ]
 result $? "build/capture-program" "$(head -5 "$work/program-build.log")"
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
 # ---- kill: SIGKILL rank 1 of a 4-rank perf in the middle of its all_reduce loop
 timeout_s=20
 NCCLSHIM_TIMEOUT=$timeout_s "$perf" perf all_reduce -np 4 -b 1M -e 1M -w 2 -n 1000000 -c 1 >"$work/kill.log" 2>&1 &
 launcher=$!
-ranks=()
-for _ in $(seq 1 150); do  # the four forked ranks (pid order is fork order: rank 0 first)
-  sleep 0.1
-  mapfile -t ranks < <(pgrep -P "$launcher" | sort -n)
-  [ "${#ranks[@]}" -eq 4 ] || continue
-  busy=0  # all four past bootstrap and spinning in collectives: 0.5 s of CPU each
-  for p in "${ranks[@]}"; do [ "$(cpu_ticks "$p")" -ge 50 ] && busy=$((busy + 1)); done
-  [ "$busy" -eq 4 ] && break
-done
+wait_for_busy_ranks "$launcher" 4 50 15  # all four spinning in collectives: 0.5 s of CPU each
 victim=${ranks[1]:-}
 killed_at=$SECONDS
 [ -n "$victim" ] && kill -9 "$victim"

@@ -16,14 +16,10 @@ linked="$build/tests/libforward_linked.so"
 unlinked="$build/tests/libforward_unlinked.so"
 fake=$(realpath "$build/tests/fake/libnccl.so.2")
 api_program="$build/tests/nccl_api_test_program"
-passed=0
-failed=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-result() {  # result <ok:0|1> <name> [why]
-  if [ "$1" -eq 0 ]; then echo "PASS $2"; passed=$((passed + 1)); else echo "FAIL $2: ${3:-}"; failed=$((failed + 1)); fi
-}
+source tests/lib/checks.sh  # result(), passed, failed
 
 for f in "$lib" "$program" "$loader" "$linked" "$unlinked" "$fake" "$build/tests/fake_old/libnccl.so.2"; do
   [ -e "$f" ] || { echo "missing $f: run make first"; echo "0 passed, 1 failed"; exit 1; }

@@ -20,12 +20,8 @@ artifacts=${FUZZ_ARTIFACTS:-$FUZZ_BUILD/artifacts}
 targets="trace_reader simai_workload aicb_workload bootstrap unique_id"
 work=$(mktemp -d /tmp/fuzz-tests-XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
 
-result() {  # result <ok:0|1> <name> [why]
-  if [ "$1" -eq 0 ]; then echo "PASS $2"; passed=$((passed + 1)); else echo "FAIL $2: ${3:-}"; failed=$((failed + 1)); fi
-}
+source tests/lib/checks.sh  # result(), passed, failed
 
 cxx=${FUZZ_CXX:-clang++-14}
 if ! command -v "$cxx" >/dev/null; then

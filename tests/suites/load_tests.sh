@@ -24,12 +24,8 @@ iterations=${LOAD_ITERATIONS:-50}
 rss_limit_mb=${LOAD_RSS_MB:-256}
 work=$(mktemp -d /tmp/load-tests-XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
 
-result() {  # result <ok:0|1> <name> [why]
-  if [ "$1" -eq 0 ]; then echo "PASS $2"; passed=$((passed + 1)); else echo "FAIL $2: ${3:-}"; failed=$((failed + 1)); fi
-}
+source tests/lib/checks.sh  # result(), passed, failed
 
 for f in "$phynet" "$gen" "$perf"; do
   [ -x "$f" ] || { echo "missing $f: run make first"; echo "0 passed, 1 failed"; exit 1; }

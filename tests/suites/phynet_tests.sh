@@ -14,12 +14,8 @@ phynet="$BUILD/phynet"
 gen="$BUILD/phynet_make_test_trace"
 work=$(mktemp -d /tmp/phynet-tests-XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
 
-result() {  # result <ok:0|1> <name> [why]
-  if [ "$1" -eq 0 ]; then echo "PASS $2"; passed=$((passed + 1)); else echo "FAIL $2: ${3:-}"; failed=$((failed + 1)); fi
-}
+source tests/lib/checks.sh  # result(), passed, failed
 
 for f in "$phynet" "$gen"; do
   [ -x "$f" ] || { echo "missing $f: run make first"; echo "0 passed, 1 failed"; exit 1; }

@@ -27,12 +27,8 @@ ASAN_BUILD=${ASAN_BUILD:-$BUILD/asan}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 work=$(mktemp -d /tmp/sanitizer-tests-XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
 
-result() {  # result <ok:0|1> <name> [why]
-  if [ "$1" -eq 0 ]; then echo "PASS $2"; passed=$((passed + 1)); else echo "FAIL $2: ${3:-}"; failed=$((failed + 1)); fi
-}
+source tests/lib/checks.sh  # result(), passed, failed
 finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
 sanitizer_clean() { ! grep -qE "ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|SUMMARY: UndefinedBehavior" "$1"; }
 

@@ -15,12 +15,8 @@ phynet="$BUILD/phynet"
 trace=examples/traces/megatron_tp2
 work=$(mktemp -d /tmp/tools-tests-XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
 
-result() {  # result <ok:0|1> <name> [why]
-  if [ "$1" -eq 0 ]; then echo "PASS $2"; passed=$((passed + 1)); else echo "FAIL $2: ${3:-}"; failed=$((failed + 1)); fi
-}
+source tests/lib/checks.sh  # result(), passed, failed
 [ -x "$tool" ] || { echo "missing $tool: run make first"; echo "0 passed, 1 failed"; exit 1; }
 
 # ---- every subcommand has --help

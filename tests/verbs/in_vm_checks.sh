@@ -10,11 +10,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
-passed=0
-failed=0
-result() {  # result <ok:0|1> <name> [why]
-  if [ "$1" -eq 0 ]; then echo "PASS $2"; passed=$((passed + 1)); else echo "FAIL $2: ${3:-}"; failed=$((failed + 1)); fi
-}
+source tests/lib/checks.sh  # result(), passed, failed
+source tests/lib/processes.sh  # wait_for_busy_ranks
 export NCCLSHIM_IB_HCA=${NCCLSHIM_IB_HCA:-rxe0}
 export NCCLSHIM_TIMEOUT=${NCCLSHIM_TIMEOUT:-60}
 
@@ -62,20 +59,11 @@ echo "== 4. SIGKILL of a rank mid-collective over ibverbs (ncclshim perf, NCCL A
 # As tests/suites/fault_tests.sh does over TCP: once the three forked ranks are busy in their
 # all_reduce loop, rank 1 is killed; the job must fail within the timeout and ranks 0 and 2 must exit
 # non-zero naming rank 1.
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 kill_timeout=30
 NCCLSHIM_TRANSPORT=ibverbs NCCLSHIM_TIMEOUT=$kill_timeout "$BUILD/ncclshim" perf all_reduce -np 3 -b 256K -e 256K \
   -w 2 -n 1000000 -c 1 >"$log" 2>&1 &
 launcher=$!
-ranks=()
-for _ in $(seq 1 600); do  # up to 60 s for three ranks past the verbs set-up (TCG is slow)
-  sleep 0.1
-  mapfile -t ranks < <(pgrep -P "$launcher" | sort -n)
-  [ "${#ranks[@]}" -eq 3 ] || continue
-  busy=0
-  for p in "${ranks[@]}"; do [ "$(cpu_ticks "$p")" -ge 100 ] && busy=$((busy + 1)); done
-  [ "$busy" -eq 3 ] && break
-done
+wait_for_busy_ranks "$launcher" 3 100 60  # up to 60 s: the verbs set-up is slow under TCG
 victim=${ranks[1]:-}
 killed_at=$SECONDS
 [ -n "$victim" ] && kill -9 "$victim"
