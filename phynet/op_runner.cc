@@ -123,12 +123,17 @@ Status runBatch(Communicator& comm, CommArena& arena, std::span<const WorkOp* co
   if (p2pFirst) NS_RETURN_IF_ERROR(runP2p());
   for (size_t i = 0; i < ops.size(); ++i) {
     if (isPointToPoint(*ops[i])) continue;
-    const WorkOp op = check ? checkedForm(*ops[i]) : *ops[i];
-    if (check) check->fillCollective(op, bytesAt(arena.send(), 0));
+    const WorkOp* op = ops[i];
+    WorkOp checked;  // --verify: the op as it runs then
+    if (check) {
+      checked = checkedForm(*op);
+      op = &checked;
+      check->fillCollective(*op, bytesAt(arena.send(), 0));
+    }
     timing[i].startNs = nowNs();
-    Status status = runCollective(comm, arena, op);
+    Status status = runCollective(comm, arena, *op);
     timing[i].endNs = nowNs();
-    if (status.ok() && check) status = check->checkCollective(op, bytesAt(arena.recv(), 0));
+    if (status.ok() && check) status = check->checkCollective(*op, bytesAt(arena.recv(), 0));
     if (!status.ok()) {
       *failedOp = i;
       return status;
