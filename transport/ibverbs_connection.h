@@ -16,6 +16,7 @@
 #include "transport/ibverbs_qp.h"
 #include "transport/ibverbs_resources.h"
 #include "transport/op_ring.h"
+#include "transport/peer_link.h"
 #include "transport/socket.h"
 #include "transport/transport.h"
 
@@ -110,14 +111,6 @@ struct Connection {
   bool active = false;  // in the transport's active list
 };
 
-struct PeerState {
-  uint64_t sendSeq = 0;
-  uint64_t recvSeq = 0;
-  std::atomic<uint64_t> sent{0};
-  std::atomic<uint64_t> received{0};
-  bool lost = false;
-  Status lostStatus;
-};
 
 // Geometry and tuning shared by every connection of one transport.
 struct RingShape {

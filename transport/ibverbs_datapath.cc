@@ -18,10 +18,6 @@ namespace {
 constexpr int kPollBatch = 32;
 constexpr int kPollRounds = 8;  // at most 256 completions per pass, then service what they enabled
 
-void addRelaxed(std::atomic<uint64_t>& counter, uint64_t value) {
-  counter.store(counter.load(std::memory_order_relaxed) + value, std::memory_order_relaxed);
-}
-
 }  // namespace
 
 bool IbverbsTransport::progressLocked() {

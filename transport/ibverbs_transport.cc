@@ -76,17 +76,9 @@ void IbverbsTransport::failQueue(OpRing<PendingOp>& queue, const Status& why) {
 }
 
 Status IbverbsTransport::post(int peer, uint64_t tag, char* buf, size_t bytes, Request* req, bool isSend) {
-  if (peer < 0 || peer >= nranks_ || peer == rank_) {
-    return NS_ERROR(Code::kInvalidArgument, "peer {} out of range for rank {} of {}", peer, rank_, nranks_);
-  }
-  if (buf == nullptr && bytes > 0) return NS_ERROR(Code::kInvalidArgument, "null buffer for {} bytes", bytes);
-  req->reset();
-  req->peer = peer;
-  req->tag = tag;
-  req->bytes = bytes;
-  req->isSend = isSend;
+  NS_RETURN_IF_ERROR(startRequest(req, rank_, nranks_, peer, tag, buf, bytes, isSend));
   std::lock_guard<std::mutex> lock(mutex_);
-  PeerState& state = peers_[peer];
+  PeerLink& state = peers_[peer];
   if (aborted_ || state.lost) {
     fail(req, aborted_ ? abortStatus_ : state.lostStatus);
     return Status::Ok();
@@ -175,7 +167,7 @@ std::vector<int> IbverbsTransport::peersGoneLocked(int except) {
 }
 
 void IbverbsTransport::failPeerLocked(int peer, const std::string& detail) {
-  PeerState& state = peers_[peer];
+  PeerLink& state = peers_[peer];
   if (state.lost) return;
   const std::vector<int> alsoGone = peersGoneLocked(peer);
   // Fragments that arrived before the loss still complete receives (like bytes before a socket's end).

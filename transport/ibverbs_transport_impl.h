@@ -75,7 +75,7 @@ class IbverbsTransport final : public Transport {
   const RingShape shape_;
   const int64_t spinNs_;
   std::mutex mutex_;
-  std::vector<PeerState> peers_;
+  std::vector<PeerLink> peers_;
   std::vector<Connection*> active_;
   std::vector<pollfd> pollFds_;
   std::vector<int> pollPeers_;

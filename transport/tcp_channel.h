@@ -1,5 +1,5 @@
 // Per-connection state of the TCP transport: the 24-byte message header, the pending operations
-// of each direction, and per-peer sequence numbers, byte counters and failure state.
+// of each direction (per-peer state: transport/peer_link.h).
 #pragma once
 
 #include <endian.h>
@@ -10,6 +10,7 @@
 
 #include "common/status.h"
 #include "transport/op_ring.h"
+#include "transport/peer_link.h"
 #include "transport/transport.h"
 
 namespace nshim::tcp {
@@ -43,20 +44,6 @@ struct Channel {
   uint8_t rxHeader[kHeaderBytes] = {};
   bool listed = false;  // in the active list
 };
-
-struct Peer {
-  uint64_t sendSeq = 0;
-  uint64_t recvSeq = 0;
-  std::atomic<uint64_t> sent{0};
-  std::atomic<uint64_t> received{0};
-  bool lost = false;
-  Status lostStatus;
-};
-
-// Single writer (under the transport mutex): a plain load/store keeps the hot path lock-free.
-inline void addRelaxed(std::atomic<uint64_t>& counter, uint64_t value) {
-  counter.store(counter.load(std::memory_order_relaxed) + value, std::memory_order_relaxed);
-}
 
 // Decodes a received header; false when the magic is wrong.
 inline bool decodeHeader(const uint8_t* in, uint32_t* magic, uint64_t* tag, uint64_t* length) {

@@ -132,17 +132,9 @@ class TcpTransport final : public Transport {
   }
 
   Status post(int peer, uint64_t tag, char* buf, size_t bytes, Request* req, bool isSend) {
-    if (peer < 0 || peer >= nranks_ || peer == rank_) {
-      return NS_ERROR(Code::kInvalidArgument, "peer {} out of range for rank {} of {}", peer, rank_, nranks_);
-    }
-    if (buf == nullptr && bytes > 0) return NS_ERROR(Code::kInvalidArgument, "null buffer for {} bytes", bytes);
-    req->reset();
-    req->peer = peer;
-    req->tag = tag;
-    req->bytes = bytes;
-    req->isSend = isSend;
+    NS_RETURN_IF_ERROR(startRequest(req, rank_, nranks_, peer, tag, buf, bytes, isSend));
     std::lock_guard<std::mutex> lock(mutex_);
-    Peer& state = peers_[peer];
+    PeerLink& state = peers_[peer];
     if (aborted_ || state.lost) {
       fail(req, aborted_ ? abortStatus_ : state.lostStatus);
       return Status::Ok();
@@ -269,7 +261,7 @@ class TcpTransport final : public Transport {
   }
 
   void failPeerLocked(int peer, const std::string& detail) {
-    Peer& state = peers_[peer];
+    PeerLink& state = peers_[peer];
     if (state.lost) return;
     state.lost = true;
     std::vector<int> others = otherEndedPeersLocked(peer);
@@ -362,7 +354,7 @@ class TcpTransport final : public Transport {
   const int64_t spinNs_;
   const bool yield_;
   std::mutex mutex_;  // queues and channel state; waiters drop it while sleeping in poll()
-  std::vector<Peer> peers_;
+  std::vector<PeerLink> peers_;
   std::vector<Channel> channels_;  // [peer * perPeer_ + index]; never resized (pointers are kept)
   std::vector<Channel*> active_;
   std::vector<pollfd> pollFds_;
