@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "tools/inspect/command_line.h"
 #include "tools/inspect/commands.h"
 #include "tools/inspect/layout_infer.h"
 #include "tools/inspect/output_file.h"
@@ -45,23 +46,10 @@ struct ConvertArgs {
 };
 
 std::string parseArgs(int argc, char** argv, ConvertArgs* a) {
-  for (int i = 0; i < argc; ++i) {
-    std::string flag = argv[i];
-    if (flag == "-h" || flag == "--help") {
-      a->help = true;
-      return "";
-    }
-    if (flag.empty() || flag[0] != '-') {
-      if (!a->input.empty()) return fmt::format("more than one input ('{}' and '{}')", a->input, flag);
-      a->input = flag;
-      continue;
-    }
-    if (i + 1 >= argc) return fmt::format("option {} needs a value", flag);
-    std::string value = argv[++i];
-    std::string error;
-    if (takeInputOption(flag, value, &a->inputOptions, &error)) {
-      if (!error.empty()) return error;
-    } else if (flag == "--to") {
+  CommandLineHandlers handlers;
+  handlers.takeInput = [a](const std::string& argument) { return takeSingleInput(argument, &a->input); };
+  handlers.takeOption = [a](const std::string& flag, const std::string& value) -> std::optional<std::string> {
+    if (flag == "--to") {
       if (value != "simai" && value != "aicb" && value != "chrome" && value != "csv") {
         return fmt::format("--to: '{}' is not simai, aicb, chrome or csv", value);
       }
@@ -69,9 +57,12 @@ std::string parseArgs(int argc, char** argv, ConvertArgs* a) {
     } else if (flag == "-o" || flag == "--output") {
       a->output = value;
     } else {
-      return fmt::format("unknown option {}", flag);
+      return std::nullopt;
     }
-  }
+    return "";
+  };
+  std::string error = walkCommandLine(argc, argv, &a->inputOptions, &a->help, handlers);
+  if (!error.empty() || a->help) return error;
   if (a->input.empty()) return "no input given";
   if (a->to.empty()) return "--to is required";
   return "";

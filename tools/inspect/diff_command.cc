@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "tools/inspect/command_line.h"
 #include "tools/inspect/commands.h"
 #include "tools/inspect/diff_view.h"
 #include "tools/inspect/tool_input.h"
@@ -38,35 +39,27 @@ struct DiffArgs {
 };
 
 std::string parseArgs(int argc, char** argv, DiffArgs* a) {
-  for (int i = 0; i < argc; ++i) {
-    std::string flag = argv[i];
-    if (flag == "-h" || flag == "--help") {
-      a->help = true;
-      return "";
-    }
-    if (flag == "-q" || flag == "--quiet") {
-      a->quiet = true;
-      continue;
-    }
-    if (flag.empty() || flag[0] != '-') {
-      if (a->given == 2) return fmt::format("more than two inputs ('{}')", flag);
-      a->inputs[a->given++] = flag;
-      continue;
-    }
-    if (i + 1 >= argc) return fmt::format("option {} needs a value", flag);
-    std::string value = argv[++i];
-    std::string error;
+  CommandLineHandlers handlers;
+  handlers.takeSwitch = [a](const std::string& flag) {
+    if (flag != "-q" && flag != "--quiet") return false;
+    a->quiet = true;
+    return true;
+  };
+  handlers.takeInput = [a](const std::string& argument) -> std::string {
+    if (a->given == 2) return fmt::format("more than two inputs ('{}')", argument);
+    a->inputs[a->given++] = argument;
+    return "";
+  };
+  handlers.takeOption = [a](const std::string& flag, const std::string& value) -> std::optional<std::string> {
     int64_t number = 0;
-    if (takeInputOption(flag, value, &a->inputOptions, &error)) {
-      if (!error.empty()) return error;
-    } else if (flag == "--max" || flag == "--iteration") {
-      if (!parseCount(value, &number)) return fmt::format("{}: '{}' is not a count", flag, value);
-      if (flag == "--max") a->maxListed = static_cast<size_t>(std::max<int64_t>(number, 1));
-      else a->iteration = static_cast<int>(number);
-    } else {
-      return fmt::format("unknown option {}", flag);
-    }
-  }
+    if (flag != "--max" && flag != "--iteration") return std::nullopt;
+    if (!parseCount(value, &number)) return fmt::format("{}: '{}' is not a count", flag, value);
+    if (flag == "--max") a->maxListed = static_cast<size_t>(std::max<int64_t>(number, 1));
+    else a->iteration = static_cast<int>(number);
+    return "";
+  };
+  std::string error = walkCommandLine(argc, argv, &a->inputOptions, &a->help, handlers);
+  if (!error.empty() || a->help) return error;
   if (a->given != 2) return "two inputs are needed";
   return "";
 }

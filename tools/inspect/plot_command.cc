@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/inspect/command_line.h"
 #include "tools/inspect/commands.h"
 #include "tools/inspect/distribution.h"
 #include "tools/inspect/distribution_output.h"
@@ -51,23 +52,10 @@ struct PlotArgs {
 };
 
 std::string parseArgs(int argc, char** argv, PlotArgs* a) {
-  for (int i = 0; i < argc; ++i) {
-    std::string flag = argv[i];
-    if (flag == "-h" || flag == "--help") {
-      a->help = true;
-      return "";
-    }
-    if (flag.empty() || flag[0] != '-') {
-      if (!a->input.empty()) return fmt::format("more than one input ('{}' and '{}')", a->input, flag);
-      a->input = flag;
-      continue;
-    }
-    if (i + 1 >= argc) return fmt::format("option {} needs a value", flag);
-    std::string value = argv[++i];
-    std::string error;
-    if (takeInputOption(flag, value, &a->inputOptions, &error)) {
-      if (!error.empty()) return error;
-    } else if (flag == "--kind") {
+  CommandLineHandlers handlers;
+  handlers.takeInput = [a](const std::string& argument) { return takeSingleInput(argument, &a->input); };
+  handlers.takeOption = [a](const std::string& flag, const std::string& value) -> std::optional<std::string> {
+    if (flag == "--kind") {
       if (value != "sizes" && value != "busbw" && value != "replay") {
         return fmt::format("--kind: '{}' is not sizes, busbw or replay", value);
       }
@@ -77,9 +65,12 @@ std::string parseArgs(int argc, char** argv, PlotArgs* a) {
     } else if (flag == "--title") {
       a->title = value;
     } else {
-      return fmt::format("unknown option {}", flag);
+      return std::nullopt;
     }
-  }
+    return "";
+  };
+  std::string error = walkCommandLine(argc, argv, &a->inputOptions, &a->help, handlers);
+  if (!error.empty() || a->help) return error;
   if (a->input.empty()) return "no input given";
   if (a->output.empty()) return "-o OUT.png is required";
   return "";

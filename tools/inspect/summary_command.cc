@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "tools/inspect/command_line.h"
 #include "tools/inspect/commands.h"
 #include "tools/inspect/distribution.h"
 #include "tools/inspect/distribution_output.h"
@@ -37,27 +38,15 @@ struct SummaryArgs {
 };
 
 std::string parseArgs(int argc, char** argv, SummaryArgs* a) {
-  for (int i = 0; i < argc; ++i) {
-    std::string flag = argv[i];
-    if (flag == "-h" || flag == "--help") {
-      a->help = true;
-      return "";
-    }
-    if (flag == "--csv" || flag == "--json") {
-      a->format = flag.substr(2);
-      continue;
-    }
-    if (flag.empty() || flag[0] != '-') {
-      if (!a->input.empty()) return fmt::format("more than one input ('{}' and '{}')", a->input, flag);
-      a->input = flag;
-      continue;
-    }
-    if (i + 1 >= argc) return fmt::format("option {} needs a value", flag);
-    std::string value = argv[++i];
-    std::string error;
-    if (takeInputOption(flag, value, &a->inputOptions, &error)) {
-      if (!error.empty()) return error;
-    } else if (flag == "--format") {
+  CommandLineHandlers handlers;
+  handlers.takeSwitch = [a](const std::string& flag) {
+    if (flag != "--csv" && flag != "--json") return false;
+    a->format = flag.substr(2);
+    return true;
+  };
+  handlers.takeInput = [a](const std::string& argument) { return takeSingleInput(argument, &a->input); };
+  handlers.takeOption = [a](const std::string& flag, const std::string& value) -> std::optional<std::string> {
+    if (flag == "--format") {
       if (value != "text" && value != "csv" && value != "json") {
         return fmt::format("{}: '{}' is not text, csv or json", flag, value);
       }
@@ -70,9 +59,12 @@ std::string parseArgs(int argc, char** argv, SummaryArgs* a) {
     } else if (flag == "-o" || flag == "--output") {
       a->output = value;
     } else {
-      return fmt::format("unknown option {}", flag);
+      return std::nullopt;
     }
-  }
+    return "";
+  };
+  std::string error = walkCommandLine(argc, argv, &a->inputOptions, &a->help, handlers);
+  if (!error.empty() || a->help) return error;
   if (a->input.empty()) return "no input given";
   return "";
 }
