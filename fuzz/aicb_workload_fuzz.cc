@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "fuzz/fuzz_util.h"
+#include "fuzz/workload_shape_check.h"
 #include "phynet/aicb_workload.h"
 #include "phynet/workload_check.h"
 
@@ -27,10 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.maxWorldSize = kMaxWorld;
   Result<phynet::Workload> workload = phynet::parseAicbWorkload(text, "fuzz.csv", options);
   if (!workload.ok()) return 0;
-  FUZZ_CHECK(workload->worldSize >= 1 && workload->ranks.size() == static_cast<size_t>(workload->worldSize));
-  for (const phynet::RankWork& rank : workload->ranks) {
-    for (const phynet::WorkOp& op : rank.ops) FUZZ_CHECK(workload->findComm(op.commId) != nullptr);
-  }
+  fuzz::checkWorkloadShape(*workload);
   (void)phynet::checkWorkload(*workload);
   return 0;
 }

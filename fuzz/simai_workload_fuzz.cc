@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "fuzz/fuzz_util.h"
+#include "fuzz/workload_shape_check.h"
 #include "phynet/simai_workload.h"
 #include "phynet/workload_check.h"
 
@@ -25,10 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.maxWorldSize = kMaxWorld;
   Result<phynet::Workload> workload = phynet::parseSimAiWorkload(text, "fuzz.txt", options);
   if (!workload.ok()) return 0;
-  FUZZ_CHECK(workload->worldSize >= 1 && workload->ranks.size() == static_cast<size_t>(workload->worldSize));
-  for (const phynet::RankWork& rank : workload->ranks) {
-    for (const phynet::WorkOp& op : rank.ops) FUZZ_CHECK(workload->findComm(op.commId) != nullptr);
-  }
+  fuzz::checkWorkloadShape(*workload);
   FUZZ_CHECK(phynet::checkWorkload(*workload).ok());
   return 0;
 }

@@ -1,0 +1,19 @@
+// Shared by the SimAI and AICB fuzz targets: what every accepted workload must hold, whatever the
+// input (one RankWork per rank of its world, every op on a communicator the workload lists).
+#pragma once
+
+#include <cstddef>
+
+#include "fuzz/fuzz_util.h"
+#include "phynet/workload.h"
+
+namespace nshim::fuzz {
+
+inline void checkWorkloadShape(const phynet::Workload& workload) {
+  FUZZ_CHECK(workload.worldSize >= 1 && workload.ranks.size() == static_cast<size_t>(workload.worldSize));
+  for (const phynet::RankWork& rank : workload.ranks) {
+    for (const phynet::WorkOp& op : rank.ops) FUZZ_CHECK(workload.findComm(op.commId) != nullptr);
+  }
+}
+
+}  // namespace nshim::fuzz
