@@ -94,8 +94,7 @@ Status IbverbsTransport::post(int peer, uint64_t tag, char* buf, size_t bytes, R
 Status IbverbsTransport::waitAll(std::span<Request* const> requests, Deadline deadline) {
   const int64_t started = nowNs();
   int64_t spinUntil = started + spinNs_;
-  size_t first = 0;
-  uint64_t seenFailures = UINT64_MAX;
+  WaitScan scan(requests);
   while (true) {
     bool moved;
     {
@@ -103,18 +102,7 @@ Status IbverbsTransport::waitAll(std::span<Request* const> requests, Deadline de
       moved = progressLocked();
       checkPeersLocked(false);
     }
-    uint64_t failures = failures_.load(std::memory_order_acquire);
-    if (failures != seenFailures) {  // some request failed: is it one of ours?
-      seenFailures = failures;
-      for (size_t i = first; i < requests.size(); ++i) {
-        if (requests[i]->done() && !requests[i]->status().ok()) return requests[i]->status();
-      }
-    }
-    while (first < requests.size() && requests[first]->done()) {
-      if (!requests[first]->status().ok()) return requests[first]->status();
-      ++first;
-    }
-    if (first == requests.size()) return Status::Ok();
+    if (std::optional<Status> settled = scan.settle(failures_.load(std::memory_order_acquire))) return *settled;
     if (deadline.expired()) return timeoutError(rank_, requests, (nowNs() - started) * 1e-9);
     int64_t now = nowNs();
     if (moved) spinUntil = now + spinNs_;

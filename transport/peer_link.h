@@ -1,10 +1,12 @@
-// What the network transports (TCP, ibverbs) share per peer: sequence numbers that map the k-th
+// What the network transports (TCP, ibverbs) share: per peer, the sequence numbers that map the k-th
 // send/receive to a connection, byte counters, failure state, and the checks and request set-up
-// every post starts with.
+// every post starts with; the request bookkeeping of their waitAll loops.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
+#include <span>
 
 #include "common/status.h"
 #include "transport/transport.h"
@@ -40,5 +42,33 @@ inline Status startRequest(Request* req, int self, int nranks, int peer, uint64_
   req->isSend = isSend;
   return Status::Ok();
 }
+
+// The request bookkeeping of a waitAll loop, shared by the network transports. After each progress
+// pass, settle() returns the error of a failed request (looked for whenever the transport's failure
+// count has moved) or Ok once every request is done; nullopt while some are still pending.
+class WaitScan {
+ public:
+  explicit WaitScan(std::span<Request* const> requests) : requests_(requests) {}
+
+  std::optional<Status> settle(uint64_t failures) {
+    if (failures != seenFailures_) {  // some request failed: is it one of ours?
+      seenFailures_ = failures;
+      for (size_t i = first_; i < requests_.size(); ++i) {
+        if (requests_[i]->done() && !requests_[i]->status().ok()) return requests_[i]->status();
+      }
+    }
+    while (first_ < requests_.size() && requests_[first_]->done()) {
+      if (!requests_[first_]->status().ok()) return requests_[first_]->status();
+      ++first_;
+    }
+    if (first_ == requests_.size()) return Status::Ok();
+    return std::nullopt;
+  }
+
+ private:
+  std::span<Request* const> requests_;
+  size_t first_ = 0;  // the requests before it are done
+  uint64_t seenFailures_ = UINT64_MAX;
+};
 
 }  // namespace nshim

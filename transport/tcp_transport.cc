@@ -76,25 +76,13 @@ class TcpTransport final : public Transport {
   Status waitAll(std::span<Request* const> requests, Deadline deadline) override {
     const int64_t started = nowNs();
     int64_t spinUntil = started + spinNs_;
-    size_t first = 0;
-    uint64_t seenFailures = UINT64_MAX;
+    WaitScan scan(requests);
     while (true) {
       {
         std::lock_guard<std::mutex> lock(mutex_);
         progressLocked();
       }
-      uint64_t failures = failures_.load(std::memory_order_acquire);
-      if (failures != seenFailures) {  // some request failed: is it one of ours?
-        seenFailures = failures;
-        for (size_t i = first; i < requests.size(); ++i) {
-          if (requests[i]->done() && !requests[i]->status().ok()) return requests[i]->status();
-        }
-      }
-      while (first < requests.size() && requests[first]->done()) {
-        if (!requests[first]->status().ok()) return requests[first]->status();
-        ++first;
-      }
-      if (first == requests.size()) return Status::Ok();
+      if (std::optional<Status> settled = scan.settle(failures_.load(std::memory_order_acquire))) return *settled;
       if (deadline.expired()) return timeoutError(rank_, requests, (nowNs() - started) * 1e-9);
       if (nowNs() < spinUntil) {
         // A peer woken by our send may have been placed on our CPU: let it run instead of
