@@ -1,7 +1,10 @@
 // Pipelined chain broadcast: ranks form a chain starting at the root (root, root+1, ...). The
 // buffer is cut into chunks; each rank forwards chunk k to its successor as soon as it has arrived,
 // keeping up to maxInflight chunks in flight. Wire bytes: every rank but the last sends the buffer.
+// Out of place, the root sends from its input and copies each chunk to its output right after
+// posting that chunk's send, so the copy overlaps the transfer (as NCCL's copy-and-send step does).
 #include <algorithm>
+#include <cstring>
 #include <memory>
 
 #include "collectives/abort_on_error.h"
@@ -17,9 +20,11 @@ Status broadcast(Communicator& comm, const void* send, void* recv, size_t count,
   NS_RETURN_IF_ERROR(validateCollective(comm, "broadcast", send, recv, count, type, nullptr, root, {isRoot, true}));
   uint64_t seq = comm.nextCollectiveSeq();
   if (count == 0) return Status::Ok();
-  if (isRoot) copyElements(recv, send, count, type);
   const int n = comm.nranks();
-  if (n == 1) return Status::Ok();
+  if (n == 1) {
+    if (isRoot) copyElements(recv, send, count, type);
+    return Status::Ok();
+  }
 
   Transport& transport = comm.transport();
   const int position = ringMod(comm.rank() - root, n);
@@ -34,6 +39,12 @@ Status broadcast(Communicator& comm, const void* send, void* recv, size_t count,
   auto chunkSpan = [&](int k) {
     size_t begin = static_cast<size_t>(k) * chunk;
     return std::span<char>(data + begin, std::min(chunk, bytes - begin));
+  };
+  // What goes on the wire: the root's input (copied to its output chunk by chunk), else the output.
+  const char* source = isRoot ? static_cast<const char*>(send) : data;
+  auto sourceSpan = [&](int k) {
+    std::span<char> target = chunkSpan(k);
+    return std::span<const char>(source + (target.data() - data), target.size());
   };
   auto tagOf = [&](int k) { return makeTag(seq, OpCode::kBroadcast, static_cast<uint64_t>(k)); };
   auto recvs = std::make_unique<Request[]>(window);
@@ -58,7 +69,8 @@ Status broadcast(Communicator& comm, const void* send, void* recv, size_t count,
     }
     if (!forwards) continue;
     if (k >= window) NS_RETURN_IF_ERROR(waitOne(transport, &slot, deadline));
-    NS_RETURN_IF_ERROR(transport.postSend(next, tagOf(k), chunkSpan(k).data(), chunkSpan(k).size(), &slot));
+    NS_RETURN_IF_ERROR(transport.postSend(next, tagOf(k), sourceSpan(k).data(), sourceSpan(k).size(), &slot));
+    if (isRoot && source != data) std::memcpy(chunkSpan(k).data(), sourceSpan(k).data(), chunkSpan(k).size());
   }
   if (forwards) {
     for (int k = std::max(0, chunks - window); k < chunks; ++k) {
