@@ -1,7 +1,8 @@
 // Setting up the ibverbs transport of one rank: load libibverbs, bootstrap (one TCP socket per
-// peer), open the device, then PD, ring memory and its MR, completion channel, CQ and QPs (with
-// their receive queues filled), exchange QP endpoints with every peer over its socket, move the QPs
-// to RTS, and meet every peer once more so that nobody writes to a QP that is not ready yet.
+// peer), open the device, then PD, ring memory and its MR, completion channel, CQ and QPs (two per
+// link, outbound and inbound, with their receive queues filled), exchange QP endpoints with every
+// peer over its socket, connect our outbound QP to the peer's inbound one and the other way round,
+// move the QPs to RTS, and meet every peer once more so that nobody writes to a QP that is not ready.
 #include <fcntl.h>
 #include <sys/socket.h>
 
@@ -20,8 +21,9 @@ namespace {
 
 using namespace ib;
 
-constexpr uint32_t kSetupMagic = 0x4E535150;  // "NSQP"
-constexpr size_t kSetupHeaderBytes = 16;      // magic, qps per peer, slots, slot bytes (u32 each)
+constexpr uint32_t kSetupMagic = 0x4E535132;  // "NSQ2": two QPs per link
+constexpr size_t kSetupHeaderBytes = 16;
+constexpr uint32_t kSoftRoceVendorId = 0xFFFFFF;  // what rdma_rxe reports as its vendor_id      // magic, qps per peer, slots, slot bytes (u32 each)
 
 Status validate(const IbverbsOptions& o) {
   if (o.qpsPerPeer < 1 || o.qpsPerPeer > 64) {
@@ -48,6 +50,26 @@ RingShape shapeFor(const IbverbsOptions& o) {
   return shape;
 }
 
+// One QP of connection `c` with its work request lists and its receive queue filled.
+Status createLane(IbResources& r, Connection& c, bool inbound, const RingShape& shape) {
+  QpLane& lane = c.lane(inbound);
+  NS_ASSIGN_OR_RETURN(lane.qp, createRcQp(*r.api, r.pd.get(), r.cq.get(), r.device,
+                                          QpShape{shape.sendDepth, shape.recvDepth, 128}, &lane.maxInline));
+  lane.qpn = lane.qp->qp_num;
+  lane.wrs.resize(shape.sendDepth);
+  lane.sges.resize(shape.sendDepth);
+  lane.recvWrs.resize(shape.recvDepth);
+  for (size_t i = 0; i < lane.recvWrs.size(); ++i) {
+    lane.recvWrs[i] = ibv_recv_wr{};
+    lane.recvWrs[i].wr_id = makeWrId(c.id, inbound, 0, true);
+    lane.recvWrs[i].next = i + 1 < lane.recvWrs.size() ? &lane.recvWrs[i + 1] : nullptr;
+  }
+  ibv_recv_wr* bad = nullptr;
+  int rc = ibv_post_recv(lane.qp.get(), lane.recvWrs.data(), &bad);
+  if (rc != 0) return NS_ERROR(Code::kSystemError, "ibv_post_recv on {} failed: {}", r.device.name, std::strerror(rc));
+  return Status::Ok();
+}
+
 // PD, ring memory + MR, channel, CQ, and the QPs to every peer with their receives posted.
 Status createResources(IbResources& r, int rank, int nranks, int qps, const RingShape& shape) {
   const VerbsApi& api = *r.api;
@@ -71,7 +93,7 @@ Status createResources(IbResources& r, int rank, int nranks, int qps, const Ring
   if (flags < 0 || ::fcntl(r.channel->fd, F_SETFL, flags | O_NONBLOCK) < 0) {
     return NS_ERROR(Code::kSystemError, "cannot make the completion channel non-blocking: {}", std::strerror(errno));
   }
-  size_t wanted = std::max<size_t>(links * (shape.sendDepth + shape.recvDepth), 16);
+  size_t wanted = std::max<size_t>(2 * links * (shape.sendDepth + shape.recvDepth), 16);
   int cqe = static_cast<int>(std::min<size_t>(wanted, static_cast<size_t>(std::max(r.device.deviceAttr.max_cqe, 16))));
   if (static_cast<size_t>(cqe) < wanted) {
     NS_WARN("ibverbs: {} allows {} CQ entries, fewer than the {} that {} connections may need", dev, cqe, wanted, links);
@@ -88,45 +110,41 @@ Status createResources(IbResources& r, int rank, int nranks, int qps, const Ring
       c.peer = peer;
       c.index = index;
       if (peer == rank) continue;
-      NS_ASSIGN_OR_RETURN(c.qp, createRcQp(api, r.pd.get(), r.cq.get(), r.device,
-                                           QpShape{shape.sendDepth, shape.recvDepth, 128}, &c.maxInline));
-      c.qpn = c.qp->qp_num;
       c.txRing = r.memory.data() + (2 * link) * ringBytes;
       c.rxRing = r.memory.data() + (2 * link + 1) * ringBytes;
       ++link;
-      c.wrs.resize(shape.sendDepth);
-      c.sges.resize(shape.sendDepth);
-      c.recvWrs.resize(shape.recvDepth);
-      for (size_t i = 0; i < c.recvWrs.size(); ++i) {
-        c.recvWrs[i] = ibv_recv_wr{};
-        c.recvWrs[i].wr_id = makeWrId(c.id, 0, true);
-        c.recvWrs[i].next = i + 1 < c.recvWrs.size() ? &c.recvWrs[i + 1] : nullptr;
-      }
-      ibv_recv_wr* bad = nullptr;
-      int rc = ibv_post_recv(c.qp.get(), c.recvWrs.data(), &bad);
-      if (rc != 0) return NS_ERROR(Code::kSystemError, "ibv_post_recv on {} failed: {}", dev, std::strerror(rc));
+      NS_RETURN_IF_ERROR(createLane(r, c, false, shape));
+      NS_RETURN_IF_ERROR(createLane(r, c, true, shape));
     }
   }
   return Status::Ok();
 }
 
 std::vector<uint8_t> encodeSetup(const IbResources& r, int peer, int qps, const RingShape& shape, uint32_t psnSeed) {
-  std::vector<uint8_t> out(kSetupHeaderBytes + qps * QpEndpoint::kWireBytes);
+  std::vector<uint8_t> out(kSetupHeaderBytes + 2 * qps * QpEndpoint::kWireBytes);
   uint32_t header[4] = {htole32(kSetupMagic), htole32(qps), htole32(shape.slots), htole32(shape.fragmentBytes)};
   std::memcpy(out.data(), header, sizeof(header));
   for (int index = 0; index < qps; ++index) {
     const Connection& c = r.connections[static_cast<size_t>(peer) * qps + index];
-    QpEndpoint e;
-    e.qpn = c.qpn;
-    e.psn = (psnSeed + c.qpn * 7919u) & 0xffffff;
-    e.lid = r.device.lid;
-    e.mtu = static_cast<uint8_t>(r.device.activeMtu);
-    std::memcpy(e.gid, r.device.gid.raw, 16);
-    e.ringAddress = reinterpret_cast<uintptr_t>(c.rxRing);
-    e.ringKey = r.mr->rkey;
-    e.encode(out.data() + kSetupHeaderBytes + index * QpEndpoint::kWireBytes);
+    for (int inbound = 0; inbound < 2; ++inbound) {
+      const QpLane& lane = inbound ? c.inbound : c.outbound;
+      QpEndpoint e;
+      e.qpn = lane.qpn;
+      e.psn = (psnSeed + lane.qpn * 7919u) & 0xffffff;
+      e.lid = r.device.lid;
+      e.mtu = static_cast<uint8_t>(r.device.activeMtu);
+      std::memcpy(e.gid, r.device.gid.raw, 16);
+      e.ringAddress = reinterpret_cast<uintptr_t>(c.rxRing);  // where the peer's outbound QP writes
+      e.ringKey = r.mr->rkey;
+      e.encode(out.data() + kSetupHeaderBytes + (2 * index + inbound) * QpEndpoint::kWireBytes);
+    }
   }
   return out;
+}
+
+// Where endpoint `inbound` of link `index` lies in a setup message.
+size_t endpointOffset(int index, bool inbound) {
+  return kSetupHeaderBytes + (2 * static_cast<size_t>(index) + (inbound ? 1 : 0)) * QpEndpoint::kWireBytes;
 }
 
 // Sends our endpoints to every peer, reads theirs, and connects every QP.
@@ -161,17 +179,22 @@ Status exchangeAndConnect(IbResources& r, int rank, int nranks, int qps, const R
                       "NCCLSHIM_IB_QPS_PER_PEER, NCCLSHIM_IB_SLOTS and NCCLSHIM_IB_SLOT_BYTES alike on every rank",
                       peer, header[1], header[2], header[3], rank, qps, shape.slots, shape.fragmentBytes);
     }
-    theirs.resize(kSetupHeaderBytes + qps * QpEndpoint::kWireBytes);
+    theirs.resize(endpointOffset(qps, false));
     NS_RETURN_IF_ERROR(readAll(r.peerSockets[peer].get(), theirs.data() + kSetupHeaderBytes,
                                theirs.size() - kSetupHeaderBytes, deadline, what));
     for (int index = 0; index < qps; ++index) {
       Connection& c = r.connections[static_cast<size_t>(peer) * qps + index];
-      QpEndpoint local = QpEndpoint::decode(mine[peer].data() + kSetupHeaderBytes + index * QpEndpoint::kWireBytes);
-      QpEndpoint remote = QpEndpoint::decode(theirs.data() + kSetupHeaderBytes + index * QpEndpoint::kWireBytes);
-      c.remoteRing = remote.ringAddress;
-      c.remoteKey = remote.ringKey;
-      NS_RETURN_IF_ERROR(connectRcQp(*r.api, c.qp.get(), r.device, local, remote, path,
-                                     fmt::format("rank {}", peer)));
+      // Our outbound QP talks to the peer's inbound one, and the other way round.
+      for (int inbound = 0; inbound < 2; ++inbound) {
+        QpEndpoint local = QpEndpoint::decode(mine[peer].data() + endpointOffset(index, inbound));
+        QpEndpoint remote = QpEndpoint::decode(theirs.data() + endpointOffset(index, !inbound));
+        if (!inbound) {
+          c.remoteRing = remote.ringAddress;
+          c.remoteKey = remote.ringKey;
+        }
+        NS_RETURN_IF_ERROR(connectRcQp(*r.api, c.lane(inbound).qp.get(), r.device, local, remote, path,
+                                       fmt::format("rank {}", peer)));
+      }
     }
   }
   // Everyone's QPs are at RTS before anyone writes.
@@ -207,6 +230,7 @@ IbverbsOptions IbverbsOptions::fromEnvironment() {
   o.timeoutSeconds = envDouble("NCCLSHIM_TIMEOUT", 300);
   if (!(o.timeoutSeconds > 0)) o.timeoutSeconds = 300;
   o.spinMicroseconds = static_cast<int>(std::clamp<int64_t>(envInt("NCCLSHIM_SPIN_US", 100), 0, 1000000));
+  o.postThread = static_cast<int>(std::clamp<int64_t>(envInt("NCCLSHIM_IB_POST_THREAD", -1), -1, 1));
   return o;
 }
 
@@ -263,11 +287,14 @@ Result<std::unique_ptr<Transport>> connectIbverbsTransport(const UniqueId& id, i
   const RingShape shape = shapeFor(options);
   NS_RETURN_IF_ERROR(createResources(*res, rank, nranks, options.qpsPerPeer, shape));
   NS_RETURN_IF_ERROR(exchangeAndConnect(*res, rank, nranks, options.qpsPerPeer, shape, options));
-  uint32_t inlineBytes = nranks > 1 ? res->connections[static_cast<size_t>(anyPeer) * options.qpsPerPeer].maxInline : 0;
-  NS_INFO("rank {} of {}: ibverbs transport on {} port {} (GID index {}), {} QP(s) per peer, {} slots of {} B, "
-          "inline up to {} B", rank, nranks, res->device.name, res->device.port, res->device.gidIndex,
-          options.qpsPerPeer, shape.slots, shape.fragmentBytes, inlineBytes);
-  return makeIbverbsTransport(std::move(res), rank, nranks, options.qpsPerPeer, shape, options.spinMicroseconds);
+  const bool postThread = options.postThread < 0 ? res->device.deviceAttr.vendor_id == kSoftRoceVendorId
+                                                 : options.postThread == 1;
+  uint32_t inlineBytes = nranks > 1 ? res->connections[static_cast<size_t>(anyPeer) * options.qpsPerPeer].outbound.maxInline : 0;
+  NS_INFO("rank {} of {}: ibverbs transport on {} port {} (GID index {}), {} link(s) per peer (2 QPs each), {} slots of {} B, "
+          "inline up to {} B, writes posted {}", rank, nranks, res->device.name, res->device.port, res->device.gidIndex,
+          options.qpsPerPeer, shape.slots, shape.fragmentBytes, inlineBytes, postThread ? "by a thread" : "inline");
+  return makeIbverbsTransport(std::move(res), rank, nranks, options.qpsPerPeer, shape, options.spinMicroseconds,
+                              postThread);
 }
 
 }  // namespace nshim

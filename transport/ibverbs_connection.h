@@ -59,13 +59,15 @@ struct FragmentHeader {
 inline constexpr uint32_t kCreditFlag = 0x80000000u;
 inline constexpr uint32_t kSeqMask = 0x7fffffffu;
 
-// wr_id: the connection's index in the top 16 bits, a receive flag, then the sequence number of a
-// send work request (receives carry 0).
+// wr_id: the connection's index in the top 16 bits, a receive flag, a lane flag (the inbound QP),
+// then the sequence number of a send work request (receives carry 0).
 inline constexpr int kWrIdShift = 48;
 inline constexpr uint64_t kWrIdRecv = uint64_t(1) << 47;
-inline constexpr uint64_t kWrIdSeqMask = kWrIdRecv - 1;
-inline uint64_t makeWrId(size_t connection, uint64_t seq, bool isRecv) {
-  return (uint64_t(connection) << kWrIdShift) | (isRecv ? kWrIdRecv : 0) | (seq & kWrIdSeqMask);
+inline constexpr uint64_t kWrIdInbound = uint64_t(1) << 46;
+inline constexpr uint64_t kWrIdSeqMask = kWrIdInbound - 1;
+inline uint64_t makeWrId(size_t connection, bool inbound, uint64_t seq, bool isRecv) {
+  return (uint64_t(connection) << kWrIdShift) | (isRecv ? kWrIdRecv : 0) | (inbound ? kWrIdInbound : 0) |
+         (seq & kWrIdSeqMask);
 }
 
 struct PendingOp {
@@ -75,14 +77,33 @@ struct PendingOp {
   bool started = false;  // a fragment has moved (zero-byte messages have exactly one)
 };
 
-// One RC QP to a peer and both directions of traffic on it.
-struct Connection {
-  size_t id = 0;  // index in the transport's connection list (the wr_id prefix)
-  int peer = -1;
-  int index = 0;  // QP index within the peer
+// One RC QP of a connection and its queue accounting; work requests built in a pass are posted
+// together as one list.
+struct QpLane {
   QpPtr qp;
   uint32_t qpn = 0;
   uint32_t maxInline = 0;
+  uint32_t recvsToRepost = 0;  // receive WQEs consumed, to post again
+  uint64_t wrPosted = 0;   // posted to the QP (sequence of the next one)
+  uint64_t wrRetired = 0;  // known complete (a signaled completion retires all before it)
+  uint64_t drainTarget = 0;  // retire up to here before teardown (last signaled data request + 1)
+  std::vector<ibv_send_wr> wrs;
+  std::vector<ibv_sge> sges;
+  std::vector<ibv_recv_wr> recvWrs;  // a prebuilt chain of zero-SGE receives, posted as a list
+  size_t listed = 0;  // work requests in the pending list
+};
+
+// One link to a peer, as two RC QPs: `outbound` carries our data writes (the peer's credits for
+// them come back on its receive queue) and `inbound` brings the peer's data writes (our credits go
+// back on its send queue). A credit therefore never queues behind data going the same way, which
+// with one QP for both directions held each credit back by the whole window of reverse traffic
+// (NCCL keeps send and receive connections apart for the same reason).
+struct Connection {
+  size_t id = 0;  // index in the transport's connection list (the wr_id prefix)
+  int peer = -1;
+  int index = 0;  // link index within the peer
+  QpLane outbound;
+  QpLane inbound;
   char* txRing = nullptr;  // local staging slots (registered)
   char* rxRing = nullptr;  // where the peer writes (registered, remote-writable)
   uint64_t remoteRing = 0;
@@ -98,17 +119,10 @@ struct Connection {
   uint64_t fragsArrived = 0;
   uint64_t fragsConsumed = 0;
   uint64_t creditsReported = 0;
-  uint32_t recvsToRepost = 0;
 
-  // Send queue accounting; work requests built in a pass are posted together as one list.
-  uint64_t wrPosted = 0;   // posted to the QP (sequence of the next one)
-  uint64_t wrRetired = 0;  // known complete (a signaled completion retires all before it)
-  uint64_t drainTarget = 0;  // retire up to here before teardown (last signaled data request + 1)
-  std::vector<ibv_send_wr> wrs;
-  std::vector<ibv_sge> sges;
-  std::vector<ibv_recv_wr> recvWrs;  // a prebuilt chain of zero-SGE receives, posted as a list
-  size_t listed = 0;  // work requests in the pending list
   bool active = false;  // in the transport's active list
+  bool hasQps() const { return outbound.qp != nullptr; }
+  QpLane& lane(bool isInbound) { return isInbound ? inbound : outbound; }
 };
 
 
@@ -139,6 +153,7 @@ struct IbResources {
 
 // The transport over connected resources (ibverbs_transport.cc).
 std::unique_ptr<Transport> makeIbverbsTransport(std::unique_ptr<IbResources> resources, int rank, int nranks,
-                                                int qpsPerPeer, const RingShape& shape, int spinMicroseconds);
+                                                int qpsPerPeer, const RingShape& shape, int spinMicroseconds,
+                                                bool postThread);
 
 }  // namespace nshim::ib

@@ -1,9 +1,9 @@
 // The ibverbs transport's data path. A progress pass polls the CQ in batches (data arrivals, credits,
 // signaled send completions; every status checked and reported with ibv_wc_status_str naming the
-// peer), then services each active connection in an order that keeps the receive queue ahead of
+// peer), then services each active connection in an order that keeps the receive queues ahead of
 // what may arrive: repost consumed receive WQEs, copy arrived fragments into posted receives, copy
 // pending sends into free slots (as far as credits and the send queue allow), return freed slots as
-// a credit, and post everything built for the QP as one list.
+// a credit on the inbound QP, and post everything built for each QP as one list.
 #include <endian.h>
 
 #include <algorithm>
@@ -22,12 +22,14 @@ constexpr int kPollRounds = 8;  // at most 256 completions per pass, then servic
 
 bool IbverbsTransport::progressLocked() {
   if (aborted_) return false;
+  if (poster_) collectPostFailuresLocked();
   bool moved = pollCqLocked();
   for (size_t i = 0; i < active_.size() && !aborted_; ++i) serviceLocked(*active_[i]);
   size_t kept = 0;
   for (Connection* c : active_) {
     bool busy = !c->sends.empty() || !c->recvs.empty() || c->fragsConsumed != c->creditsReported ||
-                c->recvsToRepost > 0 || c->listed > 0;
+                c->outbound.recvsToRepost > 0 || c->inbound.recvsToRepost > 0 || c->outbound.listed > 0 ||
+                c->inbound.listed > 0;
     if (busy && !aborted_) {
       active_[kept++] = c;
     } else {
@@ -63,23 +65,31 @@ void IbverbsTransport::handleCompletion(const ibv_wc& wc) {
   }
   Connection& c = res_->connections[id];
   bool isRecv = (wc.wr_id & kWrIdRecv) != 0;
+  bool isInbound = (wc.wr_id & kWrIdInbound) != 0;
+  QpLane& lane = c.lane(isInbound);
   if (wc.status != IBV_WC_SUCCESS) {
     if (aborted_ || peers_[c.peer].lost) return;  // the flush of a connection that already failed
-    failPeerLocked(c.peer, fmt::format("{} on QP {} of {} (QP number {:#x}) completed with error: {} (status {}, "
-                                       "vendor error {:#x})", isRecv ? "a receive" : "an RDMA write/send", c.index,
-                                       qpsPerPeer_, c.qpn, api_.wcStatusStr(wc.status), static_cast<int>(wc.status),
-                                       wc.vendor_err));
+    failPeerLocked(c.peer, fmt::format("{} on the {} QP of link {} of {} (QP number {:#x}) completed with error: {} "
+                                       "(status {}, vendor error {:#x})", isRecv ? "a receive" : "an RDMA write/send",
+                                       isInbound ? "inbound" : "outbound", c.index, qpsPerPeer_, lane.qpn,
+                                       api_.wcStatusStr(wc.status), static_cast<int>(wc.status), wc.vendor_err));
     return;
   }
   if (!isRecv) {  // a signaled write or credit send: it and every request before it are done
     uint64_t seq = wc.wr_id & kWrIdSeqMask;
-    c.wrRetired = std::max(c.wrRetired, seq + 1);
+    lane.wrRetired = std::max(lane.wrRetired, seq + 1);
     return;
   }
-  ++c.recvsToRepost;
+  ++lane.recvsToRepost;
   uint32_t imm = be32toh(wc.imm_data);
   if (!(wc.wc_flags & IBV_WC_WITH_IMM)) {
     failPeerLocked(c.peer, "a message without immediate data arrived (not an ncclshim peer?)");
+    return;
+  }
+  if (((imm & kCreditFlag) != 0) == isInbound) {
+    failPeerLocked(c.peer, fmt::format("a {} arrived on the {} QP of link {}, which carries only {}",
+                                       isInbound ? "credit" : "data fragment", isInbound ? "inbound" : "outbound",
+                                       c.index, isInbound ? "data" : "credits"));
     return;
   }
   if (imm & kCreditFlag) {
@@ -95,6 +105,14 @@ void IbverbsTransport::handleCompletion(const ibv_wc& wc) {
   activate(c);
 }
 
+void IbverbsTransport::collectPostFailuresLocked() {
+  for (const WritePoster::Failure& f : poster_->takeFailures()) {
+    const Connection& c = res_->connections[f.connection];
+    failPeerLocked(c.peer, fmt::format("ibv_post_send of {} work requests on the outbound QP of link {} failed: {}",
+                                       f.count, c.index, std::strerror(f.error)));
+  }
+}
+
 void IbverbsTransport::activate(Connection& c) {
   if (!c.active) {
     c.active = true;
@@ -104,24 +122,26 @@ void IbverbsTransport::activate(Connection& c) {
 
 void IbverbsTransport::serviceLocked(Connection& c) {
   if (peers_[c.peer].lost) return;
-  repostRecvs(c);
+  repostRecvs(c, c.outbound);
+  repostRecvs(c, c.inbound);
   if (!c.recvs.empty() && c.fragsConsumed < c.fragsArrived) driveRecvs(c);
   if (!c.sends.empty()) driveSends(c);
-  if (c.fragsConsumed != c.creditsReported && !sendQueueFull(c)) addCredit(c);
-  flush(c);
+  if (c.fragsConsumed != c.creditsReported && !sendQueueFull(c.inbound)) addCredit(c);
+  flush(c, c.outbound);
+  flush(c, c.inbound);
 }
 
-void IbverbsTransport::repostRecvs(Connection& c) {
-  uint32_t count = std::min<uint32_t>(c.recvsToRepost, static_cast<uint32_t>(c.recvWrs.size()));
+void IbverbsTransport::repostRecvs(Connection& c, QpLane& lane) {
+  uint32_t count = std::min<uint32_t>(lane.recvsToRepost, static_cast<uint32_t>(lane.recvWrs.size()));
   if (count == 0 || aborted_) return;
-  ibv_recv_wr* last = &c.recvWrs[count - 1];
+  ibv_recv_wr* last = &lane.recvWrs[count - 1];
   ibv_recv_wr* saved = last->next;
   last->next = nullptr;
   ibv_recv_wr* bad = nullptr;
-  int rc = ibv_post_recv(c.qp.get(), c.recvWrs.data(), &bad);
+  int rc = ibv_post_recv(lane.qp.get(), lane.recvWrs.data(), &bad);
   last->next = saved;
   if (rc != 0) return failPeerLocked(c.peer, fmt::format("ibv_post_recv failed: {}", std::strerror(rc)));
-  c.recvsToRepost -= count;
+  lane.recvsToRepost -= count;
 }
 
 bool IbverbsTransport::fragmentMatches(Connection& c, PendingOp& op, const FragmentHeader& h) {
@@ -167,13 +187,13 @@ void IbverbsTransport::driveRecvs(Connection& c) {
   }
 }
 
-bool IbverbsTransport::sendQueueFull(const Connection& c) const {
-  return c.wrPosted + c.listed - c.wrRetired >= shape_.sendDepth || c.listed >= c.wrs.size();
+bool IbverbsTransport::sendQueueFull(const QpLane& lane) const {
+  return lane.wrPosted + lane.listed - lane.wrRetired >= shape_.sendDepth || lane.listed >= lane.wrs.size();
 }
 
 void IbverbsTransport::driveSends(Connection& c) {
   const size_t payload = shape_.payloadBytes();
-  while (!c.sends.empty() && c.fragsPosted - c.creditsSeen < shape_.slots && !sendQueueFull(c)) {
+  while (!c.sends.empty() && c.fragsPosted - c.creditsSeen < shape_.slots && !sendQueueFull(c.outbound)) {
     PendingOp& op = c.sends.front();
     const size_t total = op.req->bytes;
     const size_t bytes = std::min(payload, total - op.offset);
@@ -201,57 +221,65 @@ void IbverbsTransport::driveSends(Connection& c) {
 }
 
 void IbverbsTransport::addWrite(Connection& c, char* local, uint32_t bytes, uint64_t remote, uint32_t imm) {
-  size_t i = c.listed++;
-  c.sges[i] = ibv_sge{reinterpret_cast<uintptr_t>(local), bytes, res_->mr->lkey};
-  ibv_send_wr& wr = c.wrs[i];
+  QpLane& lane = c.outbound;
+  size_t i = lane.listed++;
+  lane.sges[i] = ibv_sge{reinterpret_cast<uintptr_t>(local), bytes, res_->mr->lkey};
+  ibv_send_wr& wr = lane.wrs[i];
   wr = ibv_send_wr{};
-  wr.wr_id = makeWrId(c.id, c.wrPosted + i, false);
-  wr.sg_list = &c.sges[i];
+  wr.wr_id = makeWrId(c.id, false, lane.wrPosted + i, false);
+  wr.sg_list = &lane.sges[i];
   wr.num_sge = 1;
   wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
   wr.imm_data = htobe32(imm);
   wr.wr.rdma.remote_addr = remote;
   wr.wr.rdma.rkey = c.remoteKey;
-  if (bytes <= c.maxInline) wr.send_flags = IBV_SEND_INLINE;
+  if (bytes <= lane.maxInline) wr.send_flags = IBV_SEND_INLINE;
 }
 
 void IbverbsTransport::addCredit(Connection& c) {
-  size_t i = c.listed++;
-  ibv_send_wr& wr = c.wrs[i];
+  QpLane& lane = c.inbound;
+  size_t i = lane.listed++;
+  ibv_send_wr& wr = lane.wrs[i];
   wr = ibv_send_wr{};
-  wr.wr_id = makeWrId(c.id, c.wrPosted + i, false);
+  wr.wr_id = makeWrId(c.id, true, lane.wrPosted + i, false);
   wr.num_sge = 0;  // a zero-byte send: only the immediate matters
   wr.opcode = IBV_WR_SEND_WITH_IMM;
   wr.imm_data = htobe32(kCreditFlag | static_cast<uint32_t>(c.fragsConsumed & kSeqMask));
   c.creditsReported = c.fragsConsumed;
 }
 
-void IbverbsTransport::flush(Connection& c) {
-  if (c.listed == 0) return;
-  size_t lastData = c.listed;  // the last data write of the list, if any
-  for (size_t i = 0; i < c.listed; ++i) {
-    if (c.wrs[i].opcode == IBV_WR_RDMA_WRITE_WITH_IMM) lastData = i;
+void IbverbsTransport::flush(Connection& c, QpLane& lane) {
+  if (lane.listed == 0) return;
+  size_t lastData = lane.listed;  // the last data write of the list, if any
+  for (size_t i = 0; i < lane.listed; ++i) {
+    if (lane.wrs[i].opcode == IBV_WR_RDMA_WRITE_WITH_IMM) lastData = i;
   }
-  for (size_t i = 0; i < c.listed; ++i) {
-    ibv_send_wr& wr = c.wrs[i];
-    uint64_t seq = c.wrPosted + i;
+  for (size_t i = 0; i < lane.listed; ++i) {
+    ibv_send_wr& wr = lane.wrs[i];
+    uint64_t seq = lane.wrPosted + i;
     // One in signalEvery, and the last write of a burst so that teardown can wait for the data.
     bool endOfBurst = i == lastData && c.sends.empty();
     if ((seq + 1) % shape_.signalEvery == 0 || endOfBurst) {
       wr.send_flags |= IBV_SEND_SIGNALED;
-      if (i <= lastData && lastData < c.listed) c.drainTarget = seq + 1;  // retires data (credits don't count)
+      if (i <= lastData && lastData < lane.listed) lane.drainTarget = seq + 1;  // retires data (credits don't count)
     }
-    wr.next = i + 1 == c.listed ? nullptr : &c.wrs[i + 1];
+    wr.next = i + 1 == lane.listed ? nullptr : &lane.wrs[i + 1];
+  }
+  size_t count = lane.listed;
+  lane.listed = 0;
+  if (poster_ && &lane == &c.outbound) {
+    poster_->enqueue(lane.qp.get(), c.id, {lane.wrs.data(), count}, {lane.sges.data(), count});
+    lane.wrPosted += count;
+    return;
   }
   ibv_send_wr* bad = nullptr;
-  int rc = ibv_post_send(c.qp.get(), c.wrs.data(), &bad);
-  size_t count = c.listed;
-  c.listed = 0;
+  int rc = ibv_post_send(lane.qp.get(), lane.wrs.data(), &bad);
   if (rc != 0) {
-    return failPeerLocked(c.peer, fmt::format("ibv_post_send of {} work requests on QP {} failed: {}", count, c.index,
+    return failPeerLocked(c.peer, fmt::format("ibv_post_send of {} work requests on the {} QP of link {} failed: {}", count,
+                                              &lane == &c.inbound ? "inbound" : "outbound", c.index,
                                               std::strerror(rc)));
   }
-  c.wrPosted += count;
+  lane.wrPosted += count;
 }
 
 }  // namespace nshim::ib

@@ -24,7 +24,7 @@ constexpr double kDrainSeconds = 10;
 }  // namespace
 
 IbverbsTransport::IbverbsTransport(std::unique_ptr<IbResources> resources, int rank, int nranks, int qpsPerPeer,
-                                   const RingShape& shape, int spinMicroseconds)
+                                   const RingShape& shape, int spinMicroseconds, bool postThread)
     : res_(std::move(resources)),
       api_(*res_->api),
       rank_(rank),
@@ -33,7 +33,8 @@ IbverbsTransport::IbverbsTransport(std::unique_ptr<IbResources> resources, int r
       shape_(shape),
       spinNs_(static_cast<int64_t>(std::max(spinMicroseconds, 0)) * 1000),
       peers_(nranks),
-      wcs_(32) {
+      wcs_(32),
+      poster_(postThread ? std::make_unique<WritePoster>() : nullptr) {
   active_.reserve(res_->connections.size());
 }
 
@@ -180,8 +181,10 @@ void IbverbsTransport::failPeerLocked(int peer, const std::string& detail) {
     Connection& c = res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index];
     failQueue(c.sends, state.lostStatus);
     failQueue(c.recvs, state.lostStatus);
-    c.listed = 0;
-    if (c.qp) moveQpToError(api_, c.qp.get());
+    for (QpLane* lane : {&c.outbound, &c.inbound}) {
+      lane->listed = 0;
+      if (lane->qp) moveQpToError(api_, lane->qp.get());
+    }
   }
   if (res_->peerSockets[peer].valid()) ::shutdown(res_->peerSockets[peer].get(), SHUT_RDWR);
   for (int other : alsoGone) failPeerLocked(other, "its bootstrap connection reached end of stream");
@@ -190,11 +193,14 @@ void IbverbsTransport::failPeerLocked(int peer, const std::string& detail) {
 void IbverbsTransport::abortLocked(const Status& why) {
   aborted_ = true;
   abortStatus_ = why;
+  if (poster_) poster_->dropQueued();
   for (Connection& c : res_->connections) {
     failQueue(c.sends, why);
     failQueue(c.recvs, why);
-    c.listed = 0;
-    if (c.qp) moveQpToError(api_, c.qp.get());
+    for (QpLane* lane : {&c.outbound, &c.inbound}) {
+      lane->listed = 0;
+      if (lane->qp) moveQpToError(api_, lane->qp.get());
+    }
   }
   for (Fd& fd : res_->peerSockets) {
     if (fd.valid()) ::shutdown(fd.get(), SHUT_RDWR);  // peers see the end of stream at once
@@ -288,7 +294,7 @@ void IbverbsTransport::drainBeforeTeardown(Deadline deadline) {
     fds.clear();
     peers.clear();
     for (const Connection& c : res_->connections) {
-      if (!c.qp || peers_[c.peer].lost || c.wrRetired >= c.drainTarget) continue;
+      if (!c.hasQps() || peers_[c.peer].lost || c.outbound.wrRetired >= c.outbound.drainTarget) continue;
       if (std::find(peers.begin(), peers.end(), c.peer) == peers.end()) {
         peers.push_back(c.peer);
         fds.push_back(pollfd{res_->peerSockets[c.peer].get(), POLLIN | POLLRDHUP, 0});
@@ -312,8 +318,10 @@ void IbverbsTransport::drainBeforeTeardown(Deadline deadline) {
 }
 
 std::unique_ptr<Transport> makeIbverbsTransport(std::unique_ptr<IbResources> resources, int rank, int nranks,
-                                                int qpsPerPeer, const RingShape& shape, int spinMicroseconds) {
-  return std::make_unique<IbverbsTransport>(std::move(resources), rank, nranks, qpsPerPeer, shape, spinMicroseconds);
+                                                int qpsPerPeer, const RingShape& shape, int spinMicroseconds,
+                                                bool postThread) {
+  return std::make_unique<IbverbsTransport>(std::move(resources), rank, nranks, qpsPerPeer, shape, spinMicroseconds,
+                                            postThread);
 }
 
 }  // namespace nshim::ib

@@ -1,20 +1,23 @@
-// The ibverbs (RoCE v2 / InfiniBand) transport: `qpsPerPeer` reliable-connected QPs between every
-// pair of ranks, set up through the TCP bootstrap (one socket per peer carries the QP endpoints and
-// then serves as a liveness signal: its end of stream means the peer is gone). Message k from rank A
-// to rank B travels on QP k % qpsPerPeer as fragments of up to `slotBytes` (default 1 MiB, so a
+// The ibverbs (RoCE v2 / InfiniBand) transport: `qpsPerPeer` links between every pair of ranks,
+// each two reliable-connected QPs (A's outbound QP to B's inbound one carries A's data and B's
+// credits for it, and the other pair the reverse, so a credit never waits behind data going its
+// way), set up through the TCP bootstrap (one socket per peer carries the QP endpoints and then
+// serves as a liveness signal: its end of stream means the peer is gone). Message k from rank A to
+// rank B travels on link k % qpsPerPeer as fragments of up to `slotBytes` (default 1 MiB, so a
 // collective slice is one fragment): each is copied into a registered send slot and RDMA-written
-// WITH IMMEDIATE into the matching slot of B's registered receive ring for that QP, after a 32-byte
-// header {magic, fragment bytes, tag, message bytes, offset} that B checks against its posted
-// receive. A send completes once its last fragment is staged (the caller's buffer is free again).
-// B copies a fragment out once the receive is posted and returns the slot as a credit (a zero-byte
-// SEND WITH IMMEDIATE carrying its count of freed slots); A has `slots` fragments in flight per QP
-// at most. Work requests go out as post lists, signaled one in `signalEvery` and at the end of each
-// burst of data (teardown waits for those, so no data is lost when a rank exits right after its
-// last send); fragments that fit the QP's inline size are sent inline. Progress is driven by the
-// waiting thread: poll the CQ for NCCLSHIM_SPIN_US, then sleep on the completion channel and the
-// bootstrap sockets of the peers it waits for. Only ibverbs_*.{h,cc} and verbs_loader.* see
-// <infiniband/verbs.h>; libibverbs is dlopen'ed when a transport is first created, so nothing
-// links against it.
+// WITH IMMEDIATE into the matching slot of B's registered receive ring for that link, after a
+// 32-byte header {magic, fragment bytes, tag, message bytes, offset} that B checks against its
+// posted receive. A send completes once its last fragment is staged (the caller's buffer is free
+// again). B copies a fragment out once the receive is posted and returns the slot as a credit (a
+// zero-byte SEND WITH IMMEDIATE carrying its count of freed slots); A has `slots` fragments in
+// flight per link at most. Work requests go out as post lists, signaled one in `signalEvery` and at
+// the end of each burst of data (teardown waits for those, so no data is lost when a rank exits
+// right after its last send); fragments that fit the QP's inline size are sent inline. Progress is
+// driven by the waiting thread: poll the CQ for NCCLSHIM_SPIN_US, then sleep on the completion
+// channel and the bootstrap sockets of the peers it waits for. On soft-RoCE the data writes are
+// posted from a thread of their own (ibverbs_poster.h says why). Only ibverbs_*.{h,cc} and
+// verbs_loader.* see <infiniband/verbs.h>; libibverbs is dlopen'ed when a transport is first
+// created, so nothing links against it.
 #pragma once
 
 #include <memory>
@@ -31,14 +34,16 @@ struct IbverbsOptions {
   int gidIndex = -1;             // NCCLSHIM_IB_GID_INDEX: -1 = scan for RoCE v2, IPv4-mapped
   int trafficClass = 0;          // NCCLSHIM_IB_TC
   int serviceLevel = 0;          // NCCLSHIM_IB_SL
-  int qpsPerPeer = 1;            // NCCLSHIM_IB_QPS_PER_PEER: QPs per connection (messages round-robin)
-  int slots = 4;                 // NCCLSHIM_IB_SLOTS: receive ring slots (credits) per QP
+  int qpsPerPeer = 1;            // NCCLSHIM_IB_QPS_PER_PEER: links per peer, 2 QPs each (messages round-robin)
+  int slots = 4;                 // NCCLSHIM_IB_SLOTS: receive ring slots (credits) per link
   size_t slotBytes = 1 << 20;    // NCCLSHIM_IB_SLOT_BYTES: payload bytes per slot (fragment size)
   int signalEvery = 8;           // NCCLSHIM_IB_SIGNAL_EVERY: one signaled work request in N
   int ibTimeout = 14;            // NCCLSHIM_IB_TIMEOUT: local ACK timeout exponent
   int retryCount = 7;            // NCCLSHIM_IB_RETRY_CNT
   double timeoutSeconds = 300;   // NCCLSHIM_TIMEOUT: bootstrap and connection waits
   int spinMicroseconds = 100;    // NCCLSHIM_SPIN_US: CQ busy-poll before sleeping on the channel
+  int postThread = -1;           // NCCLSHIM_IB_POST_THREAD: 1 post data writes from a thread, 0 inline,
+                                 // -1 (auto) a thread on soft-RoCE, whose ibv_post_send blocks
 
   static IbverbsOptions fromEnvironment();
 };

@@ -13,13 +13,14 @@
 #include <vector>
 
 #include "transport/ibverbs_connection.h"
+#include "transport/ibverbs_poster.h"
 
 namespace nshim::ib {
 
 class IbverbsTransport final : public Transport {
  public:
   IbverbsTransport(std::unique_ptr<IbResources> resources, int rank, int nranks, int qpsPerPeer,
-                   const RingShape& shape, int spinMicroseconds);
+                   const RingShape& shape, int spinMicroseconds, bool postThread);
   ~IbverbsTransport() override;
 
   int rank() const override { return rank_; }
@@ -45,14 +46,14 @@ class IbverbsTransport final : public Transport {
   bool progressLocked();                 // true when anything moved
   bool pollCqLocked();
   void handleCompletion(const ibv_wc& wc);
-  void serviceLocked(Connection& c);     // reposts, receives, sends, credit, then one post list
-  void repostRecvs(Connection& c);
+  void serviceLocked(Connection& c);     // reposts, receives, sends, credit, then a post list per QP
+  void repostRecvs(Connection& c, QpLane& lane);
   void driveRecvs(Connection& c);
   void driveSends(Connection& c);
-  bool sendQueueFull(const Connection& c) const;
+  bool sendQueueFull(const QpLane& lane) const;
   void addWrite(Connection& c, char* local, uint32_t bytes, uint64_t remote, uint32_t imm);
   void addCredit(Connection& c);
-  void flush(Connection& c);
+  void flush(Connection& c, QpLane& lane);
   void activate(Connection& c);
   bool fragmentMatches(Connection& c, PendingOp& op, const FragmentHeader& h);
 
@@ -66,6 +67,7 @@ class IbverbsTransport final : public Transport {
   void handlePeerEvents(const pollfd* fds, const std::vector<int>& peers);
   void drainChannelLocked();
   void drainBeforeTeardown(Deadline deadline);
+  void collectPostFailuresLocked();
 
   std::unique_ptr<IbResources> res_;
   const VerbsApi& api_;
@@ -86,6 +88,9 @@ class IbverbsTransport final : public Transport {
   bool aborted_ = false;
   bool forgetRequests_ = false;  // set by the destructor: pending requests are dropped, not completed
   Status abortStatus_;
+  // Posts the outbound QPs' writes when the device runs its requester in the poster's context
+  // (soft-RoCE); null means post inline. Declared after res_: its thread ends before the QPs go.
+  std::unique_ptr<WritePoster> poster_;
 };
 
 }  // namespace nshim::ib

@@ -91,8 +91,9 @@ void runExchange(int nranks, const IbverbsOptions& options) {
   REQUIRE(id.ok());
   UniqueId uid = *id;
   auto codes = runRanksInProcesses(nranks, [&](int rank) { return exchangeJob(uid, rank, nranks, options); }, 120);
-  INFO("nranks " << nranks << ", " << options.qpsPerPeer << " QP(s) per peer, " << options.slots << " slots of "
-                 << options.slotBytes << " bytes (rank errors are on stderr above)");
+  INFO("nranks " << nranks << ", " << options.qpsPerPeer << " link(s) per peer, " << options.slots << " slots of "
+                 << options.slotBytes << " bytes, post thread " << options.postThread
+                 << " (rank errors are on stderr above)");
   CHECK(codes == std::vector<int>(nranks, 0));
 }
 
@@ -108,17 +109,26 @@ TEST_CASE("ibverbs: a one-rank transport works and refuses itself as a peer", "[
   CHECK_FALSE((*transport)->postSend(0, 0, &byte, 1, &req).ok());
 }
 
+// Both ways of posting the data writes: from the poster thread (soft-RoCE's default) and inline
+// (what hardware NICs get).
 TEST_CASE("ibverbs: ranks exchange messages of many sizes with every byte checked", "[ibverbs]") {
   NSHIM_REQUIRE_RDMA();
-  runExchange(2, testOptions(1));
-  runExchange(3, testOptions(2));
+  for (int postThread : {1, 0}) {
+    IbverbsOptions one = testOptions(1), two = testOptions(2);
+    one.postThread = two.postThread = postThread;
+    runExchange(2, one);
+    runExchange(3, two);
+  }
 }
 
 TEST_CASE("ibverbs: tiny rings wrap their credits many times", "[ibverbs]") {
   NSHIM_REQUIRE_RDMA();
-  IbverbsOptions options = testOptions(2, 2, 1000);  // 1000-byte fragments, 2 in flight per QP
-  options.signalEvery = 3;
-  runExchange(2, options);
+  for (int postThread : {1, 0}) {
+    IbverbsOptions options = testOptions(2, 2, 1000);  // 1000-byte fragments, 2 in flight per QP
+    options.signalEvery = 3;
+    options.postThread = postThread;
+    runExchange(2, options);
+  }
 }
 
 void mismatchJob(uint64_t recvTag, size_t recvBytes, const std::vector<std::string>& expected) {
