@@ -18,7 +18,9 @@
 #include <bit>
 #include <type_traits>
 
-#if defined(__x86_64__) && !defined(NSHIM_NO_TARGET_CLONES)
+// ThreadSanitizer instruments the ifunc resolvers that target_clones adds, and they run before
+// its runtime is up (a crash at load): TSan builds take the portable kernels.
+#if defined(__x86_64__) && !defined(NSHIM_NO_TARGET_CLONES) && !defined(__SANITIZE_THREAD__)
 #include <cpuid.h>
 #include <immintrin.h>
 #define NSHIM_X86_DISPATCH 1
