@@ -1,9 +1,13 @@
 // The ibverbs transport's write-posting thread: a FIFO of work request lists, posted one by one.
 #include "transport/ibverbs_poster.h"
 
+#include <pthread.h>
+
 namespace nshim::ib {
 
-WritePoster::WritePoster() : thread_([this] { run(); }) {}
+WritePoster::WritePoster() : thread_([this] { run(); }) {
+  pthread_setname_np(thread_.native_handle(), "ncclshim-ibpost");  // 15 characters at most
+}
 
 WritePoster::~WritePoster() {
   {
