@@ -22,8 +22,8 @@ namespace {
 using namespace ib;
 
 constexpr uint32_t kSetupMagic = 0x4E535132;  // "NSQ2": two QPs per link
-constexpr size_t kSetupHeaderBytes = 16;
-constexpr uint32_t kSoftRoceVendorId = 0xFFFFFF;  // what rdma_rxe reports as its vendor_id      // magic, qps per peer, slots, slot bytes (u32 each)
+constexpr size_t kSetupHeaderBytes = 16;      // magic, links per peer, slots, slot bytes (u32 each)
+constexpr uint32_t kSoftRoceVendorId = 0xFFFFFF;  // what rdma_rxe reports as its vendor_id
 
 Status validate(const IbverbsOptions& o) {
   if (o.qpsPerPeer < 1 || o.qpsPerPeer > 64) {
@@ -179,7 +179,7 @@ Status exchangeAndConnect(IbResources& r, int rank, int nranks, int qps, const R
                       "NCCLSHIM_IB_QPS_PER_PEER, NCCLSHIM_IB_SLOTS and NCCLSHIM_IB_SLOT_BYTES alike on every rank",
                       peer, header[1], header[2], header[3], rank, qps, shape.slots, shape.fragmentBytes);
     }
-    theirs.resize(endpointOffset(qps, false));
+    theirs.resize(endpointOffset(qps, false));  // the header and every link's two endpoints
     NS_RETURN_IF_ERROR(readAll(r.peerSockets[peer].get(), theirs.data() + kSetupHeaderBytes,
                                theirs.size() - kSetupHeaderBytes, deadline, what));
     for (int index = 0; index < qps; ++index) {
@@ -289,10 +289,12 @@ Result<std::unique_ptr<Transport>> connectIbverbsTransport(const UniqueId& id, i
   NS_RETURN_IF_ERROR(exchangeAndConnect(*res, rank, nranks, options.qpsPerPeer, shape, options));
   const bool postThread = options.postThread < 0 ? res->device.deviceAttr.vendor_id == kSoftRoceVendorId
                                                  : options.postThread == 1;
-  uint32_t inlineBytes = nranks > 1 ? res->connections[static_cast<size_t>(anyPeer) * options.qpsPerPeer].outbound.maxInline : 0;
-  NS_INFO("rank {} of {}: ibverbs transport on {} port {} (GID index {}), {} link(s) per peer (2 QPs each), {} slots of {} B, "
-          "inline up to {} B, writes posted {}", rank, nranks, res->device.name, res->device.port, res->device.gidIndex,
-          options.qpsPerPeer, shape.slots, shape.fragmentBytes, inlineBytes, postThread ? "by a thread" : "inline");
+  const Connection& sample = res->connections[static_cast<size_t>(anyPeer) * options.qpsPerPeer];
+  uint32_t inlineBytes = nranks > 1 ? sample.outbound.maxInline : 0;
+  NS_INFO("rank {} of {}: ibverbs transport on {} port {} (GID index {}), {} link(s) per peer (2 QPs each), {} slots "
+          "of {} B, inline up to {} B, writes posted {}", rank, nranks, res->device.name, res->device.port,
+          res->device.gidIndex, options.qpsPerPeer, shape.slots, shape.fragmentBytes, inlineBytes,
+          postThread ? "by a thread" : "inline");
   return makeIbverbsTransport(std::move(res), rank, nranks, options.qpsPerPeer, shape, options.spinMicroseconds,
                               postThread);
 }

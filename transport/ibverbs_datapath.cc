@@ -275,8 +275,8 @@ void IbverbsTransport::flush(Connection& c, QpLane& lane) {
   ibv_send_wr* bad = nullptr;
   int rc = ibv_post_send(lane.qp.get(), lane.wrs.data(), &bad);
   if (rc != 0) {
-    return failPeerLocked(c.peer, fmt::format("ibv_post_send of {} work requests on the {} QP of link {} failed: {}", count,
-                                              &lane == &c.inbound ? "inbound" : "outbound", c.index,
+    return failPeerLocked(c.peer, fmt::format("ibv_post_send of {} work requests on the {} QP of link {} failed: {}",
+                                              count, &lane == &c.inbound ? "inbound" : "outbound", c.index,
                                               std::strerror(rc)));
   }
   lane.wrPosted += count;

@@ -93,7 +93,9 @@ std::string allreduceBench(Communicator& comm, size_t bytes, int iterations, Dat
   }
   double seconds = (nowNs() - start) * 1e-9 / iterations;
   for (size_t i = 0; i < count; ++i) {
-    if (out[i] != static_cast<T>(comm.nranks())) return fmt::format("{} allreduce result is wrong at element {}", typeName, i);
+    if (out[i] != static_cast<T>(comm.nranks())) {
+      return fmt::format("{} allreduce result is wrong at element {}", typeName, i);
+    }
   }
   if (comm.rank() == 0) {
     double algbw = bytes * 8e-9 / seconds;

@@ -124,7 +124,7 @@ TEST_CASE("ibverbs: ranks exchange messages of many sizes with every byte checke
 TEST_CASE("ibverbs: tiny rings wrap their credits many times", "[ibverbs]") {
   NSHIM_REQUIRE_RDMA();
   for (int postThread : {1, 0}) {
-    IbverbsOptions options = testOptions(2, 2, 1000);  // 1000-byte fragments, 2 in flight per QP
+    IbverbsOptions options = testOptions(2, 2, 1000);  // 1000-byte fragments, 2 in flight per link
     options.signalEvery = 3;
     options.postThread = postThread;
     runExchange(2, options);
