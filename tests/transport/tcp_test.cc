@@ -6,13 +6,13 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "collectives/abort_on_error.h"
 #include "common/clock.h"
 #include "tests/catch.h"
 #include "tests/test_util.h"
+#include "tests/transport/shared_transport_checks.h"
 #include "tests/transport/tcp_test_util.h"
 #include "transport/tcp_transport.h"
 #include "transport/unique_id.h"
@@ -31,47 +31,11 @@ std::string exchangeJob(const UniqueId& id, int rank, int nranks, int socketsPer
   auto connected = connectTcpTransport(id, rank, nranks, testOptions(20, socketsPerPeer));
   if (!connected.ok()) return connected.status().toString();
   Transport& t = **connected;
-  std::vector<uint64_t> sent(nranks, 0), received(nranks, 0);
+  ExpectedBytes expected(nranks);
   Deadline deadline = Deadline::after(30);
   int msg = 0;
-  for (int round = 0; round < 3; ++round) {
-    std::vector<std::vector<uint8_t>> sendBufs, recvBufs;
-    std::vector<int> recvFrom, recvMsg;
-    std::vector<std::unique_ptr<Request>> reqs;
-    std::vector<Request*> list;
-    AbortOnError guard(t);  // an early return must not leave requests queued on dead buffers
-    for (int k = 0; k < kNumSizes; ++k, ++msg) {
-      for (int step = 1; step < nranks; ++step) {
-        int to = (rank + step) % nranks, from = (rank - step + nranks) % nranks;
-        size_t bytes = kSizes[(k + round) % kNumSizes];
-        sendBufs.push_back(pattern(bytes, rank, to, msg));
-        recvBufs.emplace_back(bytes, 0xEE);
-        recvFrom.push_back(from);
-        recvMsg.push_back(msg);
-        reqs.push_back(std::make_unique<Request>());
-        reqs.push_back(std::make_unique<Request>());
-        uint64_t tag = (uint64_t(round) << 20) | uint64_t(k);
-        Request* s = reqs[reqs.size() - 2].get();
-        Request* r = reqs.back().get();
-        Status a = round % 2 ? t.postSend(to, tag, sendBufs.back().data(), bytes, s) : Status::Ok();
-        Status b = t.postRecv(from, tag, recvBufs.back().data(), bytes, r);
-        Status c = round % 2 ? Status::Ok() : t.postSend(to, tag, sendBufs.back().data(), bytes, s);
-        for (const Status* st : {&a, &b, &c}) {
-          if (!st->ok()) return st->toString();
-        }
-        list.push_back(s);
-        list.push_back(r);
-        sent[to] += bytes;
-        received[from] += bytes;
-      }
-    }
-    Status status = guard.completed(t.waitAll(list, deadline));
-    if (!status.ok()) return status.toString();
-    for (size_t i = 0; i < recvBufs.size(); ++i) {
-      std::string bad = verify(recvBufs[i], recvFrom[i], rank, recvMsg[i]);
-      if (!bad.empty()) return bad;
-    }
-  }
+  std::string error = exchangeRounds(t, kSizes, 3, deadline, expected, &msg);
+  if (!error.empty()) return error;
   // Bursts: for every pair, the lower rank sends 12 messages, then the higher one answers with 12.
   for (int a = 0; a < nranks; ++a) {
     for (int b = a + 1; b < nranks; ++b) {
@@ -89,7 +53,7 @@ std::string exchangeJob(const UniqueId& id, int rank, int nranks, int socketsPer
                                   : t.postRecv(src, 77, bufs.back().data(), bytes, &reqs[i]);
           if (!st.ok()) return st.toString();
           list.push_back(&reqs[i]);
-          (rank == src ? sent[dst] : received[src]) += bytes;
+          (rank == src ? expected.sent[dst] : expected.received[src]) += bytes;
         }
         Status status = guard.completed(t.waitAll(list, deadline));
         if (!status.ok()) return status.toString();
@@ -100,14 +64,7 @@ std::string exchangeJob(const UniqueId& id, int rank, int nranks, int socketsPer
       }
     }
   }
-  for (int peer = 0; peer < nranks; ++peer) {
-    PeerBytes bytes = t.peerBytes(peer);
-    if (bytes.sent != sent[peer] || bytes.received != received[peer]) {
-      return fmt::format("byte counters for peer {}: sent {} received {}, expected {} and {}", peer, bytes.sent,
-                         bytes.received, sent[peer], received[peer]);
-    }
-  }
-  return "";
+  return checkByteCounters(t, expected);
 }
 
 TEST_CASE("a one-rank TCP transport works", "[tcp]") {
@@ -222,36 +179,7 @@ TEST_CASE("abort from another thread wakes the waiter and the peer notices", "[t
   auto results = testing::runRanksInThreads(2, [&](int rank) -> std::string {
     auto connected = connectTcpTransport(id, rank, 2, testOptions());
     if (!connected.ok()) return connected.status().toString();
-    Transport& t = **connected;
-    std::vector<uint8_t> out = pattern((1 << 20) + 3, rank, 1 - rank, 0), in(out.size());
-    Request reqs[2];
-    Request* both[2] = {&reqs[0], &reqs[1]};
-    (void)t.postRecv(1 - rank, 4, in.data(), in.size(), &reqs[0]);
-    (void)t.postSend(1 - rank, 4, out.data(), out.size(), &reqs[1]);
-    Status exchanged = t.waitAll(both, Deadline::after(20));
-    if (!exchanged.ok()) return exchanged.toString();
-    if (std::string bad = verify(in, 1 - rank, rank, 0); !bad.empty()) return bad;
-    char byte = 0;
-    Request req;
-    Status posted = t.postRecv(1 - rank, 5, &byte, 1, &req);  // never matched
-    if (!posted.ok()) return posted.toString();
-    std::thread aborter;
-    if (rank == 0) {
-      aborter = std::thread([&] {
-        usleep(300000);
-        t.abort("watchdog fired");
-      });
-    }
-    int64_t start = nowNs();
-    Status status = waitOne(t, &req, Deadline::after(20));
-    double waited = (nowNs() - start) * 1e-9;
-    if (aborter.joinable()) aborter.join();
-    const char* expected = rank == 0 ? "watchdog fired" : "connection to rank 0 lost";
-    if (status.ok() || !contains(status.message(), expected) || waited > 5) {
-      return fmt::format("after {:.1f} s: {}", waited, status.toString());
-    }
-    Status again = t.postSend(1 - rank, 6, &byte, 1, &req);  // later posts fail at once
-    return again.ok() && req.done() && !req.status().ok() ? "" : "post after failure did not fail";
+    return abortFromAnotherThread(**connected, (1 << 20) + 3);
   });
   CHECK(results == std::vector<std::string>{"", ""});
 }

@@ -1,0 +1,121 @@
+// Checks that the TCP and ibverbs transport tests share: exchange rounds in which every rank sends
+// each size to every other rank (sends posted before their receives on odd rounds, after them on
+// even ones) and checks every byte; the per-peer byte counters; and abort() from another thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <unistd.h>
+
+#include "collectives/abort_on_error.h"
+#include "common/clock.h"
+#include "tests/transport/tcp_test_util.h"
+#include "transport/transport.h"
+
+namespace nshim::tcptest {
+
+// What the transport's counters must say once every exchange has completed.
+struct ExpectedBytes {
+  explicit ExpectedBytes(int nranks) : sent(nranks, 0), received(nranks, 0) {}
+  std::vector<uint64_t> sent, received;
+};
+
+// `rounds` rounds over `sizes`; message numbers (for the patterns) continue from *msg. "" on success.
+inline std::string exchangeRounds(Transport& t, std::span<const size_t> sizes, int rounds, Deadline deadline,
+                                  ExpectedBytes& expected, int* msg) {
+  const int rank = t.rank(), nranks = t.nranks(), numSizes = static_cast<int>(sizes.size());
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<std::vector<uint8_t>> sendBufs, recvBufs;
+    std::vector<int> recvFrom, recvMsg;
+    std::vector<std::unique_ptr<Request>> reqs;
+    std::vector<Request*> list;
+    AbortOnError guard(t);  // an early return must not leave requests queued on dead buffers
+    for (int k = 0; k < numSizes; ++k, ++*msg) {
+      for (int step = 1; step < nranks; ++step) {
+        int to = (rank + step) % nranks, from = (rank - step + nranks) % nranks;
+        size_t bytes = sizes[(k + round) % numSizes];
+        sendBufs.push_back(pattern(bytes, rank, to, *msg));
+        recvBufs.emplace_back(bytes, 0xEE);
+        recvFrom.push_back(from);
+        recvMsg.push_back(*msg);
+        reqs.push_back(std::make_unique<Request>());
+        reqs.push_back(std::make_unique<Request>());
+        uint64_t tag = (uint64_t(round) << 20) | uint64_t(k);
+        Request* s = reqs[reqs.size() - 2].get();
+        Request* r = reqs.back().get();
+        Status a = round % 2 ? t.postSend(to, tag, sendBufs.back().data(), bytes, s) : Status::Ok();
+        Status b = t.postRecv(from, tag, recvBufs.back().data(), bytes, r);
+        Status c = round % 2 ? Status::Ok() : t.postSend(to, tag, sendBufs.back().data(), bytes, s);
+        for (const Status* st : {&a, &b, &c}) {
+          if (!st->ok()) return st->toString();
+        }
+        list.push_back(s);
+        list.push_back(r);
+        expected.sent[to] += bytes;
+        expected.received[from] += bytes;
+      }
+    }
+    Status status = guard.completed(t.waitAll(list, deadline));
+    if (!status.ok()) return status.toString();
+    for (size_t i = 0; i < recvBufs.size(); ++i) {
+      std::string bad = verify(recvBufs[i], recvFrom[i], rank, recvMsg[i]);
+      if (!bad.empty()) return bad;
+    }
+  }
+  return "";
+}
+
+// "" when every peer's byte counters equal `expected`.
+inline std::string checkByteCounters(const Transport& t, const ExpectedBytes& expected) {
+  for (int peer = 0; peer < t.nranks(); ++peer) {
+    PeerBytes bytes = t.peerBytes(peer);
+    if (bytes.sent != expected.sent[peer] || bytes.received != expected.received[peer]) {
+      return fmt::format("byte counters for peer {}: sent {} received {}, expected {} and {}", peer, bytes.sent,
+                         bytes.received, expected.sent[peer], expected.received[peer]);
+    }
+  }
+  return "";
+}
+
+// One of two ranks (run as threads): exchange `bytes` both ways, then wait on a receive that never
+// matches while rank 0 aborts from a second thread after 0.3 s. Rank 0 must see its own reason,
+// rank 1 the loss of rank 0, both within 5 s, and later posts must fail at once.
+inline std::string abortFromAnotherThread(Transport& t, size_t bytes) {
+  const int rank = t.rank();
+  std::vector<uint8_t> out = pattern(bytes, rank, 1 - rank, 0), in(out.size());
+  Request reqs[2];
+  Request* both[2] = {&reqs[0], &reqs[1]};
+  (void)t.postRecv(1 - rank, 4, in.data(), in.size(), &reqs[0]);
+  (void)t.postSend(1 - rank, 4, out.data(), out.size(), &reqs[1]);
+  Status exchanged = t.waitAll(both, Deadline::after(30));
+  if (!exchanged.ok()) return exchanged.toString();
+  if (std::string bad = verify(in, 1 - rank, rank, 0); !bad.empty()) return bad;
+  char byte = 0;
+  Request req;
+  Status posted = t.postRecv(1 - rank, 5, &byte, 1, &req);  // never matched
+  if (!posted.ok()) return posted.toString();
+  std::thread aborter;
+  if (rank == 0) {
+    aborter = std::thread([&] {
+      usleep(300000);
+      t.abort("watchdog fired");
+    });
+  }
+  int64_t start = nowNs();
+  Status status = waitOne(t, &req, Deadline::after(20));
+  double waited = (nowNs() - start) * 1e-9;
+  if (aborter.joinable()) aborter.join();
+  const char* expected = rank == 0 ? "watchdog fired" : "connection to rank 0 lost";
+  if (status.ok() || status.message().find(expected) == std::string::npos || waited > 5) {
+    return fmt::format("after {:.1f} s: {}", waited, status.toString());
+  }
+  Status again = t.postSend(1 - rank, 6, &byte, 1, &req);  // later posts fail at once
+  return again.ok() && req.done() && !req.status().ok() ? "" : "post after failure did not fail";
+}
+
+}  // namespace nshim::tcptest
