@@ -1,6 +1,7 @@
 // Checks that the TCP and ibverbs transport tests share: exchange rounds in which every rank sends
 // each size to every other rank (sends posted before their receives on odd rounds, after them on
-// even ones) and checks every byte; the per-peer byte counters; and abort() from another thread.
+// even ones) and checks every byte; the per-peer byte counters; a rank killed mid-transfer; and
+// abort() from another thread.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include "collectives/abort_on_error.h"
@@ -80,6 +82,43 @@ inline std::string checkByteCounters(const Transport& t, const ExpectedBytes& ex
     }
   }
   return "";
+}
+
+// One of three ranks (forked processes). Every iteration each rank exchanges with both others;
+// rank 2 is the hub of transfers of `big` bytes (more than the transport buffers, so that they are
+// in flight) and SIGKILLs itself in iteration `killAt`. Ranks 0 and 1 must fail within
+// `maxWaitSeconds` with an error naming rank 2. The job's exit codes are {0, 0, 128 + SIGKILL}.
+inline std::string killedHubJob(Transport& t, size_t big, int iterations, int killAt, double maxWaitSeconds) {
+  const int rank = t.rank();
+  std::vector<std::vector<char>> out(3, std::vector<char>(big, 'a')), in(3, std::vector<char>(big));
+  for (int iteration = 0; iteration < iterations; ++iteration) {
+    Request reqs[4];
+    std::vector<Request*> list;
+    AbortOnError guard(t);  // leaving with requests in flight aborts before they are freed
+    int n = 0;
+    for (int peer = 0; peer < 3; ++peer) {
+      if (peer == rank) continue;
+      size_t bytes = (rank == 2 || peer == 2) ? big : 4096;
+      (void)t.postRecv(peer, iteration, in[peer].data(), bytes, &reqs[n]);
+      list.push_back(&reqs[n++]);
+      (void)t.postSend(peer, iteration, out[peer].data(), bytes, &reqs[n]);
+      list.push_back(&reqs[n++]);
+    }
+    if (rank == 2 && iteration == killAt) {
+      for (int i = 0; i < 50; ++i) (void)t.progress();
+      raise(SIGKILL);
+    }
+    int64_t start = nowNs();
+    Status status = guard.completed(t.waitAll(list, Deadline::after(20)));
+    if (status.ok()) continue;
+    double waited = (nowNs() - start) * 1e-9;
+    if (status.message().find("connection to rank 2 lost") == std::string::npos || waited > maxWaitSeconds) {
+      return fmt::format("after {:.1f} s: {}", waited, status.toString());
+    }
+    usleep(500000);  // let the other survivor see rank 2 go before we go too
+    return "";
+  }
+  return "no failure seen";
 }
 
 // One of two ranks (run as threads): exchange `bytes` both ways, then wait on a receive that never

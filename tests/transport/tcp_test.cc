@@ -1,7 +1,6 @@
 // Tests of the TCP transport with ranks as forked processes: exact delivery of many message sizes
 // in several patterns, byte counters, tag/length mismatches, a killed rank, abort from a thread.
 #include <signal.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <memory>
@@ -139,36 +138,7 @@ TEST_CASE("a rank killed mid-transfer is named by the survivors", "[tcp]") {
   auto codes = runRanksInProcesses(3, [&](int rank) -> std::string {
     auto connected = connectTcpTransport(id, rank, 3, testOptions());
     if (!connected.ok()) return connected.status().toString();
-    Transport& t = **connected;
-    std::vector<std::vector<char>> out(3, std::vector<char>(kBig, 'a')), in(3, std::vector<char>(kBig));
-    for (int iteration = 0; iteration < 50; ++iteration) {
-      Request reqs[4];
-      std::vector<Request*> list;
-      AbortOnError guard(t);  // leaving with requests in flight aborts before they are freed
-      int n = 0;
-      for (int peer = 0; peer < 3; ++peer) {
-        if (peer == rank) continue;
-        size_t bytes = (rank == 2 || peer == 2) ? kBig : 4096;  // rank 2 is the hub of the big transfers
-        (void)t.postRecv(peer, iteration, in[peer].data(), bytes, &reqs[n]);
-        list.push_back(&reqs[n++]);
-        (void)t.postSend(peer, iteration, out[peer].data(), bytes, &reqs[n]);
-        list.push_back(&reqs[n++]);
-      }
-      if (rank == 2 && iteration == 3) {
-        for (int i = 0; i < 50; ++i) (void)t.progress();
-        raise(SIGKILL);
-      }
-      int64_t start = nowNs();
-      Status status = guard.completed(t.waitAll(list, Deadline::after(20)));
-      if (status.ok()) continue;
-      double waited = (nowNs() - start) * 1e-9;
-      if (!contains(status.message(), "connection to rank 2 lost") || waited > 5) {
-        return fmt::format("after {:.1f} s: {}", waited, status.toString());
-      }
-      usleep(500000);  // let the other survivor see rank 2 go before we go too
-      return "";
-    }
-    return "no failure seen";
+    return killedHubJob(**connected, kBig, 50, 3, 5);
   }, 60);
   CHECK(codes == std::vector<int>{0, 0, 128 + SIGKILL});
 }

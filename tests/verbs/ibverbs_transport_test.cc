@@ -1,9 +1,9 @@
 // Tests of the ibverbs transport with ranks as forked processes on one RDMA device (soft-RoCE rxe0
-// in the VM): exact delivery of many message sizes over one and two QPs per peer and over tiny rings
-// (many fragments, credits wrapping), byte counters, tag/length mismatches, a killed rank, abort
-// from another thread. Every test skips when no RDMA device exists.
+// in the VM): exact delivery of many message sizes over one and two links per peer, with writes
+// posted inline and by the posting thread, and over tiny rings (many fragments, credits wrapping),
+// byte counters, tag/length mismatches, a killed rank, abort from another thread. Every test skips
+// when no RDMA device exists. The shared checks are in tests/transport/shared_transport_checks.h.
 #include <signal.h>
-#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -19,6 +19,7 @@ namespace {
 
 using tcptest::abortFromAnotherThread;
 using tcptest::checkByteCounters;
+using tcptest::killedHubJob;
 using tcptest::exchangeRounds;
 using tcptest::ExpectedBytes;
 using tcptest::pattern;
@@ -134,35 +135,7 @@ TEST_CASE("ibverbs: a rank killed mid-transfer is named by the survivors", "[ibv
   auto codes = runRanksInProcesses(3, [&](int rank) -> std::string {
     auto connected = connectIbverbsTransport(id, rank, 3, testOptions());
     if (!connected.ok()) return connected.status().toString();
-    Transport& t = **connected;
-    std::vector<std::vector<char>> out(3, std::vector<char>(kBig, 'a')), in(3, std::vector<char>(kBig));
-    for (int iteration = 0; iteration < 20; ++iteration) {
-      Request reqs[4];
-      std::vector<Request*> list;
-      int n = 0;
-      for (int peer = 0; peer < 3; ++peer) {
-        if (peer == rank) continue;
-        size_t bytes = (rank == 2 || peer == 2) ? kBig : 4096;  // rank 2 is the hub of the big transfers
-        (void)t.postRecv(peer, iteration, in[peer].data(), bytes, &reqs[n]);
-        list.push_back(&reqs[n++]);
-        (void)t.postSend(peer, iteration, out[peer].data(), bytes, &reqs[n]);
-        list.push_back(&reqs[n++]);
-      }
-      if (rank == 2 && iteration == 1) {
-        for (int i = 0; i < 50; ++i) (void)t.progress();
-        raise(SIGKILL);
-      }
-      int64_t start = nowNs();
-      Status status = t.waitAll(list, Deadline::after(20));
-      if (status.ok()) continue;
-      double waited = (nowNs() - start) * 1e-9;
-      if (!contains(status.message(), "connection to rank 2 lost") || waited > 10) {
-        return fmt::format("after {:.1f} s: {}", waited, status.toString());
-      }
-      usleep(500000);  // let the other survivor see rank 2 go before we go too
-      return "";
-    }
-    return "no failure seen";
+    return killedHubJob(**connected, kBig, 20, 1, 10);
   }, 90);
   CHECK(codes == std::vector<int>{0, 0, 128 + SIGKILL});
 }
