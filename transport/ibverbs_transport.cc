@@ -147,10 +147,7 @@ std::vector<int> IbverbsTransport::peersGoneLocked(int except) {
   std::vector<int> gone;
   if (fds.empty() || ::poll(fds.data(), fds.size(), 0) <= 0) return gone;
   for (size_t i = 0; i < fds.size(); ++i) {
-    if (fds[i].revents == 0) continue;
-    char byte;
-    ssize_t n = ::recv(fds[i].fd, &byte, 1, MSG_DONTWAIT | MSG_PEEK);
-    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) gone.push_back(peers[i]);
+    if (fds[i].revents != 0 && connectionEnded(fds[i].fd)) gone.push_back(peers[i]);
   }
   return gone;
 }

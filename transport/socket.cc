@@ -25,6 +25,12 @@ void Fd::reset(int fd) {
   fd_ = fd;
 }
 
+bool connectionEnded(int fd) {
+  char byte;
+  ssize_t n = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
 std::string errnoText(int error) {
   char buf[128];
   return fmt::format("{} (errno {})", strerror_r(error, buf, sizeof(buf)), error);

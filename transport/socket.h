@@ -96,6 +96,10 @@ Status setNoDelay(int fd);
 Status readAll(int fd, void* buf, size_t bytes, Deadline deadline, std::string_view what);
 Status writeAll(int fd, const void* buf, size_t bytes, Deadline deadline, std::string_view what);
 
+// True when the connection on `fd` has ended: end of stream, or an error other than "no data yet".
+// A non-blocking peek, so nothing is consumed and nothing waits.
+bool connectionEnded(int fd);
+
 // A readable description of errno for messages.
 std::string errnoText(int error);
 

@@ -277,11 +277,7 @@ class TcpTransport final : public Transport {
     for (int other = 0; other < nranks_; ++other) {
       if (other == rank_ || other == peer) continue;
       bool gone = peers_[other].lost;
-      for (int index = 0; index < perPeer_ && !gone; ++index) {
-        char byte;
-        ssize_t n = ::recv(channel(other, index).fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-        gone = n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
-      }
+      for (int index = 0; index < perPeer_ && !gone; ++index) gone = connectionEnded(channel(other, index).fd);
       if (gone) ended.push_back(other);
     }
     return ended;
