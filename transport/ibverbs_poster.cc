@@ -42,9 +42,11 @@ void WritePoster::dropQueued() {
 }
 
 std::vector<WritePoster::Failure> WritePoster::takeFailures() {
-  std::lock_guard<std::mutex> lock(mutex_);
   std::vector<Failure> taken;
+  if (!failed_.load(std::memory_order_acquire)) return taken;
+  std::lock_guard<std::mutex> lock(mutex_);
   taken.swap(failures_);
+  failed_.store(false, std::memory_order_relaxed);
   return taken;
 }
 
@@ -59,7 +61,10 @@ void WritePoster::run() {
     ibv_send_wr* bad = nullptr;
     int rc = ibv_post_send(batch.qp, batch.wrs.data(), &bad);
     lock.lock();
-    if (rc != 0) failures_.push_back(Failure{batch.connection, rc, batch.wrs.size()});
+    if (rc != 0) {
+      failures_.push_back(Failure{batch.connection, rc, batch.wrs.size()});
+      failed_.store(true, std::memory_order_release);
+    }
   }
 }
 

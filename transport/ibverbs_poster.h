@@ -8,6 +8,7 @@
 // that no lock order can deadlock).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -38,7 +39,7 @@ class WritePoster {
   void enqueue(ibv_qp* qp, size_t connection, std::span<const ibv_send_wr> wrs, std::span<const ibv_sge> sges);
   // Forgets the lists not posted yet (the transport is aborting).
   void dropQueued();
-  // Failures since the last call.
+  // Failures since the last call (a lock-free check when there are none: it runs every progress pass).
   std::vector<Failure> takeFailures();
 
  private:
@@ -54,6 +55,7 @@ class WritePoster {
   std::condition_variable wake_;
   std::deque<Batch> queue_;
   std::vector<Failure> failures_;
+  std::atomic<bool> failed_{false};  // failures_ is not empty
   bool stopping_ = false;
   std::thread thread_;  // last: it starts once everything above exists
 };
