@@ -61,7 +61,10 @@ done
 if [ ${#failed_suites[@]} -gt 0 ]; then
   echo "failing suites: ${failed_suites[*]} (logs in $log_dir)"
   for suite in "${failed_suites[@]}"; do
-    echo "---- last lines of $suite"; tail -n 40 "$log_dir/$suite.log"
+    # CI keeps only the end of its output: show each failure's own block here, then the tail.
+    echo "---- failures in $suite"
+    grep -B 12 -A 12 -E "FAILED|^FAIL" "$log_dir/$suite.log" | tail -n 80 | cut -c1-300
+    echo "---- last lines of $suite"; tail -n 8 "$log_dir/$suite.log"
   done
 fi
 echo "$passed passed, $failed failed"

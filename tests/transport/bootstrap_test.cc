@@ -1,7 +1,9 @@
 // Tests of the bootstrap and its building blocks: unique id decoding of hostile input, socket
 // helpers, missing, duplicate and misconfigured ranks, and strangers at the root.
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -142,14 +144,28 @@ TEST_CASE("ranks that never arrive are named by the others", "[tcp]") {
 
 TEST_CASE("a rank given to two processes is refused", "[tcp]") {
   UniqueId id = mustCreateId();
+  // Which claimant of rank 0 the root meets first is up to the scheduler (process 1 starts 0.2 s
+  // later, but a loaded machine can reorder them): the later one must hear "joined twice", the
+  // earlier one "never arrived". Each process notes its outcome in shared memory.
+  enum Outcome : int { kOther = 0, kJoinedTwice = 1, kNeverArrived = 2 };
+  void* shared = mmap(nullptr, 2 * sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(shared != MAP_FAILED);
+  int* outcome = static_cast<int*>(shared);
+  outcome[0] = outcome[1] = kOther;
   auto codes = runRanksInProcesses(2, [&](int process) -> std::string {
-    if (process == 1) usleep(200000);  // the second claimant of rank 0 arrives last
+    if (process == 1) usleep(200000);
     auto connected = connectTcpTransport(id, 0, 2, testOptions(2));
     if (connected.ok()) return "bootstrap succeeded";
-    const char* expected = process == 1 ? "rank 0 joined twice" : "rank 1 of 2 never arrived";
-    return contains(connected.status().message(), expected) ? "" : connected.status().toString();
+    const std::string& message = connected.status().message();
+    if (contains(message, "rank 0 joined twice")) outcome[process] = kJoinedTwice;
+    if (contains(message, "rank 1 of 2 never arrived")) outcome[process] = kNeverArrived;
+    return outcome[process] != kOther ? "" : connected.status().toString();
   }, 30);
   CHECK(codes == std::vector<int>{0, 0});
+  std::vector<int> seen = {outcome[0], outcome[1]};
+  std::sort(seen.begin(), seen.end());
+  CHECK(seen == std::vector<int>{kJoinedTwice, kNeverArrived});
+  munmap(shared, 2 * sizeof(int));
 }
 
 TEST_CASE("strangers at the bootstrap root are refused and the job completes", "[tcp]") {
