@@ -2,15 +2,17 @@
 # Throughput of the ibverbs transport against perftest's ib_write_bw on the same RDMA device, in one
 # soft-RoCE VM run (scripts/soft_roce_vm.sh) unless an RDMA device is already there (--inside).
 # Measures: ib_write_bw -d <dev> -x <gid> writing BENCH_BYTES as BENCH_MSG writes; ncclshim's
-# point-to-point stream of BENCH_BYTES as BENCH_MSG messages between two processes; two-rank
-# allreduces of BENCH_ALLREDUCE bytes of int32 and of float32 (busbw). Prints a table and the
+# point-to-point stream of BENCH_BYTES as BENCH_MSG messages between two processes, one way and then
+# both ways at once; two-rank allreduces of BENCH_ALLREDUCE bytes of int32 and of float32 (busbw).
+# The defaults give every row ib_write_bw's shape: 48 MiB per direction (a two-rank allreduce of
+# S bytes sends S/2 reduce-scatter + S/2 all-gather each way). Prints a table and the
 # ratios to ib_write_bw (target >= 0.9). Under QEMU TCG rxe moves ~0.3 Gb/s, so the defaults are
 # small; and a float32 sum runs in software there (about 5 ms per MiB, 8x int32), taking CPU from
 # soft-RoCE, so the int32 allreduce is the one that measures the transport.
 #
 # Usage: bench/verbs_bench.sh [--inside]
 # Environment: BENCH_DEVICE [rxe0] BENCH_GID [1] BENCH_MSG [1M] BENCH_BYTES [48M]
-#   BENCH_ALLREDUCE [8M] BENCH_ITERS [3] BENCH_ROUNDS [5]; NCCLSHIM_IB_* apply to ncclshim.
+#   BENCH_ALLREDUCE [48M] BENCH_ITERS [3] BENCH_ROUNDS [5]; NCCLSHIM_IB_* apply to ncclshim.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -25,7 +27,7 @@ DEVICE=${BENCH_DEVICE:-rxe0}
 GID=${BENCH_GID:-1}
 MSG=${BENCH_MSG:-1M}
 BYTES=${BENCH_BYTES:-48M}
-ALLREDUCE=${BENCH_ALLREDUCE:-8M}
+ALLREDUCE=${BENCH_ALLREDUCE:-48M}
 ITERS=${BENCH_ITERS:-3}
 ROUNDS=${BENCH_ROUNDS:-5}
 to_bytes() {  # 1M -> 1048576
@@ -72,6 +74,11 @@ shim_round() {
 best() { awk '$1 > 0' | sort -g | tail -1; }
 median() { awk '$1 > 0' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print ""; else if (NR % 2) print v[(NR + 1) / 2];
                                               else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# round_ratio MEASUREMENT FIELD REFERENCE [DIVISOR]: this round's ncclshim figure / (REFERENCE / DIVISOR).
+round_ratio() {
+  sed -n "s/.*verbs-bench $1 .*$2=\\([0-9.]*\\).*/\\1/p" "$out/shim.txt" 2>/dev/null | tail -1 |
+    awk -v r="$3" -v d="${4:-1}" '{ if (r > 0) printf "%.4f\n", $1 / (r / d) }'
+}
 port=18600
 shim_rc=0
 for round in $(seq 1 "$ROUNDS"); do
@@ -81,6 +88,12 @@ for round in $(seq 1 "$ROUNDS"); do
   echo "$bw" >>"$out/perftest.txt"
   awk -v b="$bidi" 'BEGIN { printf "%.4f\n", b / 2 }' >>"$out/perftest_bidi.txt"
   shim_round || shim_rc=1
+  # This round's ratios, each against the reference measured just before it: the reference itself
+  # drifts by tens of percent over a run, so these are steadier than a ratio of two medians.
+  round_ratio p2p gbps "$bw" >>"$out/ratio_p2p.txt"
+  round_ratio bidir gbps "$bidi" 2 >>"$out/ratio_bidir.txt"
+  round_ratio "allreduce type=int32" busbw_gbps "$bidi" 2 >>"$out/ratio_int32.txt"
+  round_ratio "allreduce type=float32" busbw_gbps "$bidi" 2 >>"$out/ratio_float32.txt"
 done
 values() { sed -n "s/.*verbs-bench $1 .*$2=\\([0-9.]*\\).*/\\1/p" "$out/all.txt" 2>/dev/null; }
 perftest=$(median <"$out/perftest.txt")
@@ -94,19 +107,26 @@ ratio() { awk -v a="${1:-0}" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b;
 
 echo
 echo "## ibverbs transport vs ib_write_bw on $DEVICE (GID index $GID), $(uname -r), $(nproc) CPUs"
-row() { printf "| %-50s | %8s | %13s | %11s |\n" "$@"; }
-row "measurement (median Gb/s per direction)" "Gb/s" "vs same-shape" "vs one-way"
-row "--------------------------------------------------" "--------" "-------------" "-----------"
-row "ib_write_bw -d $DEVICE -x $GID, $MSG writes, one way" "$perftest" "1.00" "1.00"
-row "ib_write_bw -b, both ways at once" "$perftest_bidi" "1.00" "$(ratio "$perftest_bidi" "$perftest")"
-row "ncclshim send/recv, $MSG messages, one way" "${p2p:-fail}" "$(ratio "$p2p" "$perftest")" "$(ratio "$p2p" "$perftest")"
-row "ncclshim send/recv, both ways at once" "${bidir:-fail}" "$(ratio "$bidir" "$perftest_bidi")" "$(ratio "$bidir" "$perftest")"
-row "ncclshim allreduce busbw, 2 ranks, $ALLREDUCE int32" "${busbw:-fail}" "$(ratio "$busbw" "$perftest_bidi")" "$(ratio "$busbw" "$perftest")"
-row "ncclshim allreduce busbw, 2 ranks, $ALLREDUCE float32" "${busbw_float:-fail}" "$(ratio "$busbw_float" "$perftest_bidi")" "$(ratio "$busbw_float" "$perftest")"
+row() { printf "| %-50s | %8s | %13s | %15s | %11s |\n" "$@"; }
+per_round() { median <"$out/ratio_$1.txt" | awk '{ printf "%.2f", $1 }'; }
+row "measurement (median Gb/s per direction)" "Gb/s" "vs same-shape" "per-round ratio" "vs one-way"
+row "--------------------------------------------------" "--------" "-------------" "---------------" "-----------"
+row "ib_write_bw -d $DEVICE -x $GID, $MSG writes, one way" "$perftest" "1.00" "1.00" "1.00"
+row "ib_write_bw -b, both ways at once" "$perftest_bidi" "1.00" "1.00" "$(ratio "$perftest_bidi" "$perftest")"
+row "ncclshim send/recv, $MSG messages, one way" "${p2p:-fail}" "$(ratio "$p2p" "$perftest")" "$(per_round p2p)" \
+  "$(ratio "$p2p" "$perftest")"
+row "ncclshim send/recv, both ways at once" "${bidir:-fail}" "$(ratio "$bidir" "$perftest_bidi")" "$(per_round bidir)" \
+  "$(ratio "$bidir" "$perftest")"
+row "ncclshim allreduce busbw, 2 ranks, $ALLREDUCE int32" "${busbw:-fail}" "$(ratio "$busbw" "$perftest_bidi")" \
+  "$(per_round int32)" "$(ratio "$busbw" "$perftest")"
+row "ncclshim allreduce busbw, 2 ranks, $ALLREDUCE float32" "${busbw_float:-fail}" \
+  "$(ratio "$busbw_float" "$perftest_bidi")" "$(per_round float32)" "$(ratio "$busbw_float" "$perftest")"
 echo "A two-rank allreduce sends both ways at once: its same-shape reference is ib_write_bw -b (one soft-RoCE"
 echo "device on shared CPUs, so both directions together move about what one direction does alone)."
 echo "float32 sums run in software under QEMU TCG (about 5 ms per MiB, against 0.6 ms for int32) and take"
 echo "that CPU from soft-RoCE: int32 measures the transport, float32 adds the emulator's extra cost."
 echo "Medians of $ROUNDS interleaved rounds ($bests); target ratio >= 0.9."
+echo "per-round ratio: the median over rounds of ncclshim's figure / the same-shape ib_write_bw run just"
+echo "before it in the same round."
 rm -rf "$out"
 [ "$shim_rc" -eq 0 ]
