@@ -74,10 +74,11 @@ shim_round() {
 best() { awk '$1 > 0' | sort -g | tail -1; }
 median() { awk '$1 > 0' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print ""; else if (NR % 2) print v[(NR + 1) / 2];
                                               else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# round_ratio MEASUREMENT FIELD REFERENCE [DIVISOR]: this round's ncclshim figure / (REFERENCE / DIVISOR).
+# field FILE MEASUREMENT NAME: the NAME= values of FILE's "verbs-bench MEASUREMENT" lines.
+field() { sed -n "s/.*verbs-bench $2 .*$3=\\([0-9.]*\\).*/\\1/p" "$1" 2>/dev/null; }
+# round_ratio MEASUREMENT NAME REFERENCE [DIVISOR]: this round's ncclshim figure / (REFERENCE / DIVISOR).
 round_ratio() {
-  sed -n "s/.*verbs-bench $1 .*$2=\\([0-9.]*\\).*/\\1/p" "$out/shim.txt" 2>/dev/null | tail -1 |
-    awk -v r="$3" -v d="${4:-1}" '{ if (r > 0) printf "%.4f\n", $1 / (r / d) }'
+  field "$out/shim.txt" "$1" "$2" | tail -1 | awk -v r="$3" -v d="${4:-1}" '{ if (r > 0) printf "%.4f\n", $1 / (r / d) }'
 }
 port=18600
 shim_rc=0
@@ -95,7 +96,7 @@ for round in $(seq 1 "$ROUNDS"); do
   round_ratio "allreduce type=int32" busbw_gbps "$bidi" 2 >>"$out/ratio_int32.txt"
   round_ratio "allreduce type=float32" busbw_gbps "$bidi" 2 >>"$out/ratio_float32.txt"
 done
-values() { sed -n "s/.*verbs-bench $1 .*$2=\\([0-9.]*\\).*/\\1/p" "$out/all.txt" 2>/dev/null; }
+values() { field "$out/all.txt" "$1" "$2"; }
 perftest=$(median <"$out/perftest.txt")
 perftest_bidi=$(median <"$out/perftest_bidi.txt")
 p2p=$(values p2p gbps | median)
@@ -108,7 +109,9 @@ ratio() { awk -v a="${1:-0}" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b;
 echo
 echo "## ibverbs transport vs ib_write_bw on $DEVICE (GID index $GID), $(uname -r), $(nproc) CPUs"
 row() { printf "| %-50s | %8s | %13s | %15s | %11s |\n" "$@"; }
-per_round() { median <"$out/ratio_$1.txt" | awk '{ printf "%.2f", $1 }'; }
+per_round() {
+  cat "$out/ratio_$1.txt" 2>/dev/null | median | awk 'NF { printf "%.2f", $1; ok = 1 } END { if (!ok) printf "n/a" }'
+}
 row "measurement (median Gb/s per direction)" "Gb/s" "vs same-shape" "per-round ratio" "vs one-way"
 row "--------------------------------------------------" "--------" "-------------" "---------------" "-----------"
 row "ib_write_bw -d $DEVICE -x $GID, $MSG writes, one way" "$perftest" "1.00" "1.00" "1.00"
