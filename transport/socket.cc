@@ -297,6 +297,33 @@ Status setNoDelay(int fd) {
   return Status::Ok();
 }
 
+Status setSendBuffer(int fd, int bytes) {
+  if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes)) != 0) {
+    return NS_ERROR(Code::kSystemError, "setsockopt(SO_SNDBUF, {}): {}", bytes, errnoText(errno));
+  }
+  return Status::Ok();
+}
+
+bool connectsSameHost(int fd) {
+  sockaddr_storage local{}, peer{};
+  socklen_t localLength = sizeof(local), peerLength = sizeof(peer);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &localLength) != 0 ||
+      getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peerLength) != 0 || local.ss_family != peer.ss_family) {
+    return false;
+  }
+  if (peer.ss_family == AF_INET) {
+    in_addr localIp = reinterpret_cast<const sockaddr_in&>(local).sin_addr;
+    in_addr peerIp = reinterpret_cast<const sockaddr_in&>(peer).sin_addr;
+    return (ntohl(peerIp.s_addr) >> 24) == 127 || peerIp.s_addr == localIp.s_addr;
+  }
+  if (peer.ss_family == AF_INET6) {
+    const in6_addr& localIp = reinterpret_cast<const sockaddr_in6&>(local).sin6_addr;
+    const in6_addr& peerIp = reinterpret_cast<const sockaddr_in6&>(peer).sin6_addr;
+    return IN6_IS_ADDR_LOOPBACK(&peerIp) || std::memcmp(&localIp, &peerIp, sizeof(in6_addr)) == 0;
+  }
+  return false;
+}
+
 namespace {
 
 // Waits until `fd` is ready for `events`; false when the deadline passed.

@@ -91,6 +91,12 @@ Result<Fd> connectWithRetry(const SocketAddress& address, Deadline deadline,
                             const std::function<bool()>& giveUp = nullptr);
 
 Status setNoDelay(int fd);
+// Fixes the socket's send buffer at `bytes` (the kernel doubles it for its own bookkeeping); this
+// turns off the kernel's send-buffer autotuning for that socket.
+Status setSendBuffer(int fd, int bytes);
+// True when both ends of the connected socket `fd` are this host: the peer's address is loopback
+// or the same as the local end's.
+bool connectsSameHost(int fd);
 // Reads/writes exactly `bytes` bytes, waiting in poll() until the deadline. Errors name `what`
 // ("the bootstrap root at 10.0.0.1:4000"). End of stream before all bytes is an error.
 Status readAll(int fd, void* buf, size_t bytes, Deadline deadline, std::string_view what);

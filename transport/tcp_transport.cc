@@ -45,6 +45,7 @@ class TcpTransport final : public Transport {
         ch.fd = sockets_.sockets[peer][index].get();
         ch.peer = peer;
         ch.index = index;
+        applySendBuffer(ch.fd, options.sendBufferBytes);
       }
     }
     active_.reserve(channels_.size());
@@ -112,6 +113,13 @@ class TcpTransport final : public Transport {
   }
 
  private:
+  static void applySendBuffer(int fd, int configured) {
+    int bytes = configured;
+    if (configured < 0) bytes = connectsSameHost(fd) ? TcpOptions::kLocalSendBufferBytes : 0;
+    if (bytes <= 0) return;  // the kernel's autotuning
+    if (Status set = setSendBuffer(fd, bytes); !set.ok()) NS_WARN("TCP transport: {}", set.message());
+  }
+
   Channel& channel(int peer, int index) { return channels_[static_cast<size_t>(peer) * perPeer_ + index]; }
 
   void fail(Request* req, const Status& status) {
@@ -358,6 +366,8 @@ TcpOptions TcpOptions::fromEnvironment() {
   if (!(options.timeoutSeconds > 0)) options.timeoutSeconds = 300;
   options.spinMicroseconds = static_cast<int>(std::clamp<int64_t>(envInt("NCCLSHIM_SPIN_US", 100), 0, 1000000));
   options.spinYield = envInt("NCCLSHIM_SPIN_YIELD", 1) != 0;
+  options.sendBufferBytes =
+      static_cast<int>(std::clamp<int64_t>(envBytes("NCCLSHIM_SOCKET_SNDBUF", -1), -1, int64_t{1} << 30));
   return options;
 }
 

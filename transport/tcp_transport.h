@@ -4,7 +4,8 @@
 // from the user's buffer and read straight into the posted receive's buffer; a socket's next message
 // stays in the kernel until its receive is posted. Progress is driven by the waiting thread: a short
 // busy-poll (NCCLSHIM_SPIN_US, re-armed after every wake-up) that yields the CPU on each turn, then
-// poll() on the sockets with pending work. abort() (thread-safe) shuts every connection down so
+// poll() on the sockets with pending work. Connections to ranks on the same host get a small send
+// buffer (TcpOptions::sendBufferBytes). abort() (thread-safe) shuts every connection down so
 // that peers see the end of stream at once; the destructor closes them.
 #pragma once
 
@@ -22,6 +23,14 @@ struct TcpOptions {
   double timeoutSeconds = 300;   // NCCLSHIM_TIMEOUT: bootstrap waits
   int spinMicroseconds = 100;    // NCCLSHIM_SPIN_US: busy-poll before blocking in poll()
   bool spinYield = true;         // NCCLSHIM_SPIN_YIELD: sched_yield() while busy-polling
+  // NCCLSHIM_SOCKET_SNDBUF: each connection's send buffer. -1 (default): kLocalSendBufferBytes for a
+  // peer on this host, the kernel's autotuning for others; 0: autotuning for all; N: N bytes for all.
+  // Between ranks of one host a small buffer keeps the bytes in cache from the sender's copy into
+  // the kernel to the receiver's copy out (autotuning grows it to megabytes, which the copies then
+  // read back from memory); across hosts the buffer must cover the link's bandwidth-delay product.
+  int sendBufferBytes = -1;
+
+  static constexpr int kLocalSendBufferBytes = 256 << 10;
 
   static TcpOptions fromEnvironment();
 };

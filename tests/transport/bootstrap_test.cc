@@ -93,6 +93,15 @@ TEST_CASE("socket helpers: interfaces, IPv4 and IPv6 loopback, deadlines", "[tcp
       usleep(1000);
     }
     REQUIRE((server.ok() && server->valid()));
+    // Both ends are this host; a socket that is not connected has no peer to compare.
+    CHECK(connectsSameHost(client->get()));
+    CHECK(connectsSameHost(server->get()));
+    CHECK_FALSE(connectsSameHost(listening->get()));
+    REQUIRE(setSendBuffer(client->get(), 64 << 10).ok());
+    int sendBuffer = 0;
+    socklen_t length = sizeof(sendBuffer);
+    REQUIRE(getsockopt(client->get(), SOL_SOCKET, SO_SNDBUF, &sendBuffer, &length) == 0);
+    CHECK(sendBuffer == 2 * (64 << 10));  // Linux doubles the request for its own bookkeeping
     std::vector<char> out(3 << 20, 'z'), in(3 << 20);
     Status written;  // Catch2 assertions are not thread-safe: check after the join
     std::thread writer([&] { written = writeAll(client->get(), out.data(), out.size(), Deadline::after(10), "s"); });
