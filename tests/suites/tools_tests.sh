@@ -6,7 +6,7 @@
 # 2 ranks) with the trace's per-rank op counts; a trace SimAI cannot express is refused; diff finds
 # a planted divergence and names it, with exit status 0 / 1 / 2; a phynet report is summarised and
 # compared with its trace; plot writes PNGs (or, without matplotlib, skips with exit 3 and a
-# message). Ends with "N passed, N failed".
+# message); `perf` binds the ranks it forks like mpirun (--bind). Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -165,6 +165,26 @@ if python3 -c 'import matplotlib' 2>/dev/null || /usr/bin/python3 -c 'import mat
 else
   echo "SKIP plot/*-png (no matplotlib: apt-get install python3-matplotlib)"
 fi
+
+# ---- perf binds the ranks it forks like mpirun: one CPU each when they fit, none when they do not
+cpus=$(nproc)
+"$tool" perf all_reduce -np 2 -b 1K -e 1K -n 2 -w 1 >"$work/perf_bind.txt" 2>&1
+rc=$?
+if [ "$cpus" -ge 2 ]; then
+  [ "$rc" -eq 0 ] && grep -q "^# ranks bound to CPUs [0-9]*,[0-9]* " "$work/perf_bind.txt"
+else
+  [ "$rc" -eq 0 ] && ! grep -q "ranks bound" "$work/perf_bind.txt"
+fi
+result $? "perf/bind-auto-fits" "$(head -3 "$work/perf_bind.txt")"
+"$tool" perf all_reduce -np $((cpus + 1)) -b 1K -e 1K -n 2 -w 1 >"$work/perf_over.txt" 2>&1 &&
+  ! grep -q "ranks bound" "$work/perf_over.txt"
+result $? "perf/bind-auto-oversubscribed-none" "$(head -3 "$work/perf_over.txt")"
+"$tool" perf all_reduce -np 2 -b 1K -e 1K -n 2 -w 1 --bind none >"$work/perf_none.txt" 2>&1 &&
+  ! grep -q "ranks bound" "$work/perf_none.txt"
+result $? "perf/bind-none" "$(head -3 "$work/perf_none.txt")"
+"$tool" perf all_reduce -np 2 --bind sometimes >"$work/perf_bad.txt" 2>&1
+[ $? -eq 2 ] && grep -q "option --bind: 'sometimes' is not auto, core or none" "$work/perf_bad.txt"
+result $? "perf/bind-bad-value" "$(head -2 "$work/perf_bad.txt")"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

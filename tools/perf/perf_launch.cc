@@ -49,6 +49,12 @@ int runLocalRanks(const PerfOptions& options) {
     std::fprintf(stderr, "ncclshim perf: ncclGetUniqueId failed: %s\n", ncclGetLastError(nullptr));
     return 1;
   }
+  std::vector<int> cpus = cpusForRanks(options.nranks, options.binding);
+  if (!cpus.empty()) {
+    std::string list;
+    for (int cpu : cpus) list += (list.empty() ? "" : ",") + std::to_string(cpu);
+    std::printf("# ranks bound to CPUs %s (--bind none turns this off)\n", list.c_str());
+  }
   std::fflush(nullptr);
   std::vector<pid_t> children;
   for (int rank = 0; rank < options.nranks; ++rank) {
@@ -59,6 +65,12 @@ int runLocalRanks(const PerfOptions& options) {
       return 1;
     }
     if (pid == 0) {
+      if (!cpus.empty()) {
+        if (std::string error = bindToCpu(cpus[rank]); !error.empty()) {
+          std::fprintf(stderr, "ncclshim perf: rank %d: %s\n", rank, error.c_str());
+          _exit(1);
+        }
+      }
       int code = runPerfRank(options, id, rank, options.nranks);
       std::fflush(nullptr);
       _exit(code);

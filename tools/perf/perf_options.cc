@@ -31,6 +31,9 @@ options:
   -z 0|1           accepted for compatibility
   --link-rate GBPS add 'ideal busbw' and 'efficiency (%)' columns for this link rate (GB/s)
   --id-file PATH   file used by mpirun-launched ranks to share the unique id
+  --bind MODE      CPU binding of the ranks -np forks: auto (default: one CPU per rank when
+                   they fit on the CPUs allowed, none when oversubscribed, as mpirun does),
+                   core (always, round robin) or none
   --csv PATH       also write the rows as CSV
   -h, --help       this text
 sizes follow nccl-tests: 'size' is the whole buffer (all ranks' blocks for all_gather,
@@ -87,6 +90,9 @@ std::string parsePerfOptions(int argc, char** argv, PerfOptions* o, bool* help) 
     } else if (flag == "--link-rate") o->linkGBps = std::atof(value.c_str());
     else if (flag == "--id-file") o->idFile = value;
     else if (flag == "--csv") o->csvPath = value;
+    else if (flag == "--bind") {
+      if (!parseRankBinding(value, &o->binding)) error = fmt::format("option --bind: '{}' is not auto, core or none", value);
+    }
     else return fmt::format("unknown option '{}' (see --help)", flag);
     if (!error.empty()) return error;
   }

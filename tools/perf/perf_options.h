@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <string>
 
+#include "tools/perf/rank_binding.h"
+
 namespace nshim::perf {
 
 struct PerfOptions {
@@ -23,6 +25,7 @@ struct PerfOptions {
   double linkGBps = 0;            // --link-rate: adds ideal busbw and efficiency columns
   std::string idFile;             // --id-file: how mpirun-launched ranks share the unique id
   std::string csvPath;            // --csv: also write rows as CSV
+  RankBinding binding = RankBinding::kAuto;  // --bind: CPU binding of the ranks -np forks
 };
 
 // Parses argv (after the subcommand). Returns "" or an error; sets *help for -h/--help.
