@@ -92,7 +92,13 @@ void scenarioKilled(const Context& ctx) {
     return sum == ctx.nranks ? "" : "warm-up allreduce gave " + std::to_string(sum);
   });
   if (!ready) return;
+  // The victim dies only once every survivor has finished its warm-up: a rank can complete the
+  // allreduce before its peers have taken in their last data, and an early death would fail theirs.
+  if (ctx.rank != ctx.nranks - 1) touchFile(ctx, "killed.warm." + std::to_string(ctx.rank));
   if (ctx.rank == ctx.nranks - 1) {
+    for (int rank = 0; rank < ctx.nranks - 1; ++rank) {
+      (void)waitForFile(ctx, "killed.warm." + std::to_string(rank), 30);
+    }
     std::fflush(stdout);
     raise(SIGKILL);  // the launcher expects this rank to die by SIGKILL
   }

@@ -92,14 +92,20 @@ failed_cases=("${results[@]:1}")
 # fork(), and the TCP tests fork ranks while a bootstrap root thread of the parent allocates (gdb:
 # the child waits in SizeClassAllocator64::GetFromAllocator forever; the test harness kills it,
 # "still running after N s", and its peers time out). Glibc's malloc, used outside ASan, is
-# fork-safe. Such a failure is rerun once, only the failed cases, and must then pass clean.
+# fork-safe. Such a failure is rerun once, only the failed cases, and must then pass clean. The
+# stuck children seen (session 4, gdb) always waited while allocating a quarantine batch (8 KiB,
+# QuarantineCallback::Allocate), in about half of the runs of the TCP exchange test, so the rerun
+# turns the quarantine off (quarantine_size_mb=0: 8 of 8 runs clean; with it 5 of 8 hung). That
+# rerun still checks bounds, leaks and undefined behaviour, but not use after free.
 if [ "$rc" -ne 0 ] && grep -q "still running after .* s, killed" "$work/unit.log" && [ "${#failed_cases[@]}" -gt 0 ]; then
-  echo "note: rerunning ${failed_cases[*]}: a rank was stuck (libasan fork deadlock?): $(grep -m2 'still running after' "$work/unit.log" | tr '\n' ' ')"
+  echo "note: rerunning ${failed_cases[*]} without ASan's quarantine: a rank was stuck (libasan fork deadlock?):" \
+    "$(grep -m2 'still running after' "$work/unit.log" | tr '\n' ' ')"
   retry_ok=0
   for name in "${failed_cases[@]}"; do
     spec=$name
     [[ $name == *,* ]] && spec="*${name##*,}"  # a comma would split the spec
-    "$ASAN_BUILD/unit_tests" "$spec" >>"$work/retry.log" 2>&1 || retry_ok=1
+    ASAN_OPTIONS="$ASAN_OPTIONS:quarantine_size_mb=0" "$ASAN_BUILD/unit_tests" "$spec" >>"$work/retry.log" 2>&1 ||
+      retry_ok=1
   done
   if [ "$retry_ok" -eq 0 ] && sanitizer_clean "$work/retry.log"; then
     ok=$((ok + bad)); bad=0; rc=0
