@@ -94,8 +94,9 @@ void scenarioKilled(const Context& ctx) {
   if (!ready) return;
   // The victim dies only once every survivor has finished its warm-up: a rank can complete the
   // allreduce before its peers have taken in their last data, and an early death would fail theirs.
-  if (ctx.rank != ctx.nranks - 1) touchFile(ctx, "killed.warm." + std::to_string(ctx.rank));
-  if (ctx.rank == ctx.nranks - 1) {
+  if (ctx.rank != ctx.nranks - 1) {
+    touchFile(ctx, "killed.warm." + std::to_string(ctx.rank));
+  } else {
     for (int rank = 0; rank < ctx.nranks - 1; ++rank) {
       (void)waitForFile(ctx, "killed.warm." + std::to_string(rank), 30);
     }
