@@ -1,4 +1,4 @@
-// Reads the algorithm tuning from the environment.
+// Reads the algorithm tuning from the environment; grows (and registers) the scratch memory.
 #include "collectives/communicator.h"
 
 #include "common/env.h"
@@ -23,6 +23,19 @@ CollectiveOptions CollectiveOptions::fromEnvironment() {
   if (options.chunkBytes < 64) options.chunkBytes = 64;
   if (options.maxInflight < 1) options.maxInflight = 1;
   return options;
+}
+
+char* Communicator::scratch(size_t bytes) {
+  if (scratch_.size() >= bytes) return scratch_.data();
+  scratchRegistration_.reset();
+  scratch_.resize(bytes);
+  auto registration = MemoryRegistration::create(*transport_, scratch_.data(), scratch_.size());
+  if (registration.ok()) {
+    scratchRegistration_ = std::move(registration).value();
+  } else {
+    NS_INFO("scratch of {} bytes not registered (staged receives copy): {}", bytes, registration.status().message());
+  }
+  return scratch_.data();
 }
 
 }  // namespace nshim

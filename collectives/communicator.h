@@ -42,17 +42,16 @@ class Communicator {
   uint64_t nextCollectiveSeq() { return ++operationSeq_; }
   Deadline operationDeadline() const { return Deadline::after(options_.timeoutSeconds); }
 
-  // Scratch memory reused across operations (receive staging for reductions).
-  char* scratch(size_t bytes) {
-    if (scratch_.size() < bytes) scratch_.resize(bytes);
-    return scratch_.data();
-  }
+  // Scratch memory reused across operations (receive staging for reductions), registered with
+  // the transport so that staged receives can be zero-copy.
+  char* scratch(size_t bytes);
 
  private:
   std::unique_ptr<Transport> transport_;
   CollectiveOptions options_;
   uint64_t operationSeq_ = 0;
   std::vector<char> scratch_;
+  MemoryRegistration scratchRegistration_;  // after scratch_ and transport_: ends before either
 };
 
 }  // namespace nshim

@@ -21,8 +21,8 @@ namespace {
 
 using namespace ib;
 
-constexpr uint32_t kSetupMagic = 0x4E535132;  // "NSQ2": two QPs per link
-constexpr size_t kSetupHeaderBytes = 16;      // magic, links per peer, slots, slot bytes (u32 each)
+constexpr uint32_t kSetupMagic = 0x4E535133;  // "NSQ3": two QPs per link, zero-copy offers
+constexpr size_t kSetupHeaderBytes = 20;  // magic, links per peer, slots, slot bytes, zero-copy min (u32 each)
 constexpr uint32_t kSoftRoceVendorId = 0xFFFFFF;  // what rdma_rxe reports as its vendor_id
 
 Status validate(const IbverbsOptions& o) {
@@ -35,6 +35,9 @@ Status validate(const IbverbsOptions& o) {
   if (o.slotBytes < 64 || o.slotBytes > (64u << 20)) {
     return NS_ERROR(Code::kInvalidArgument, "NCCLSHIM_IB_SLOT_BYTES={} out of range [64, 64M]", o.slotBytes);
   }
+  if (o.zeroCopyMin > (1u << 30)) {
+    return NS_ERROR(Code::kInvalidArgument, "NCCLSHIM_IB_ZERO_COPY_MIN={} out of range [0 (off), 1G]", o.zeroCopyMin);
+  }
   if (!(o.timeoutSeconds > 0)) return NS_ERROR(Code::kInvalidArgument, "timeout {} s must be positive", o.timeoutSeconds);
   return Status::Ok();
 }
@@ -45,12 +48,25 @@ RingShape shapeFor(const IbverbsOptions& o) {
   shape.fragmentBytes = static_cast<uint32_t>(o.slotBytes);
   shape.slotStride = static_cast<uint32_t>((o.slotBytes + kFragmentHeaderBytes + 63) / 64 * 64);
   shape.signalEvery = static_cast<uint32_t>(std::clamp(o.signalEvery, 1, o.slots));
-  shape.sendDepth = 2 * shape.slots + 4;  // data fragments and credits not yet known complete
-  shape.recvDepth = 2 * shape.slots + 4;  // incoming fragments and credits not yet reposted
+  shape.zeroCopyMin = o.zeroCopyMin;
+  // Data writes (fragments and zero-copy writes), credits and offers not yet known complete, and
+  // as many arriving, not yet reposted.
+  shape.sendDepth = 2 * shape.slots + 4 + shape.offersAhead;
+  shape.recvDepth = 2 * shape.slots + 4 + shape.offersAhead;
   return shape;
 }
 
-// One QP of connection `c` with its work request lists and its receive queue filled.
+// Registered memory of one link: the send and receive rings, then (for the outbound QP) a landing
+// entry per receive WQE where offers arrive, and (for the inbound QP) a staging entry per send WQE
+// for offers that cannot go inline.
+size_t ringBytesOf(const RingShape& shape) { return static_cast<size_t>(shape.slots) * shape.slotStride; }
+size_t linkBytesOf(const RingShape& shape) {
+  return 2 * ringBytesOf(shape) + kControlSlotBytes * (shape.recvDepth + shape.sendDepth);
+}
+
+// One QP of connection `c` with its work request lists and its receive queue filled: receives of
+// the outbound QP (credits and offers) each land in their own entry, the inbound QP's (data writes
+// with immediate) need no buffer.
 Status createLane(IbResources& r, Connection& c, bool inbound, const RingShape& shape) {
   QpLane& lane = c.lane(inbound);
   NS_ASSIGN_OR_RETURN(lane.qp, createRcQp(*r.api, r.pd.get(), r.cq.get(), r.device,
@@ -59,10 +75,17 @@ Status createLane(IbResources& r, Connection& c, bool inbound, const RingShape& 
   lane.wrs.resize(shape.sendDepth);
   lane.sges.resize(shape.sendDepth);
   lane.recvWrs.resize(shape.recvDepth);
+  lane.recvSges.resize(shape.recvDepth);
   for (size_t i = 0; i < lane.recvWrs.size(); ++i) {
     lane.recvWrs[i] = ibv_recv_wr{};
-    lane.recvWrs[i].wr_id = makeWrId(c.id, inbound, 0, true);
+    lane.recvWrs[i].wr_id = makeWrId(c.id, inbound, i, true);
     lane.recvWrs[i].next = i + 1 < lane.recvWrs.size() ? &lane.recvWrs[i + 1] : nullptr;
+    if (!inbound) {
+      lane.recvSges[i] = ibv_sge{reinterpret_cast<uintptr_t>(lane.landing + i * kControlSlotBytes),
+                                 static_cast<uint32_t>(kControlSlotBytes), r.mr->lkey};
+      lane.recvWrs[i].sg_list = &lane.recvSges[i];
+      lane.recvWrs[i].num_sge = 1;
+    }
   }
   ibv_recv_wr* bad = nullptr;
   int rc = ibv_post_recv(lane.qp.get(), lane.recvWrs.data(), &bad);
@@ -77,8 +100,8 @@ Status createResources(IbResources& r, int rank, int nranks, int qps, const Ring
   r.pd.reset(api.allocPd(r.device.context.get()));
   if (!r.pd) return NS_ERROR(Code::kSystemError, "ibv_alloc_pd on {} failed: {}", dev, std::strerror(errno));
   const size_t links = static_cast<size_t>(nranks - 1) * qps;
-  const size_t ringBytes = static_cast<size_t>(shape.slots) * shape.slotStride;
-  NS_ASSIGN_OR_RETURN(r.memory, PinnedBuffer::allocate(2 * links * ringBytes));
+  const size_t ringBytes = ringBytesOf(shape);
+  NS_ASSIGN_OR_RETURN(r.memory, PinnedBuffer::allocate(links * linkBytesOf(shape)));
   if (links > 0) {
     r.mr.reset(api.regMr(r.pd.get(), r.memory.data(), r.memory.size(),
                          IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE));
@@ -110,8 +133,11 @@ Status createResources(IbResources& r, int rank, int nranks, int qps, const Ring
       c.peer = peer;
       c.index = index;
       if (peer == rank) continue;
-      c.txRing = r.memory.data() + (2 * link) * ringBytes;
-      c.rxRing = r.memory.data() + (2 * link + 1) * ringBytes;
+      char* base = r.memory.data() + link * linkBytesOf(shape);
+      c.txRing = base;
+      c.rxRing = base + ringBytes;
+      c.outbound.landing = base + 2 * ringBytes;
+      c.inbound.staging = c.outbound.landing + kControlSlotBytes * shape.recvDepth;
       ++link;
       NS_RETURN_IF_ERROR(createLane(r, c, false, shape));
       NS_RETURN_IF_ERROR(createLane(r, c, true, shape));
@@ -122,7 +148,8 @@ Status createResources(IbResources& r, int rank, int nranks, int qps, const Ring
 
 std::vector<uint8_t> encodeSetup(const IbResources& r, int peer, int qps, const RingShape& shape, uint32_t psnSeed) {
   std::vector<uint8_t> out(kSetupHeaderBytes + 2 * qps * QpEndpoint::kWireBytes);
-  uint32_t header[4] = {htole32(kSetupMagic), htole32(qps), htole32(shape.slots), htole32(shape.fragmentBytes)};
+  uint32_t header[5] = {htole32(kSetupMagic), htole32(qps), htole32(shape.slots), htole32(shape.fragmentBytes),
+                        htole32(static_cast<uint32_t>(shape.zeroCopyMin))};
   std::memcpy(out.data(), header, sizeof(header));
   for (int index = 0; index < qps; ++index) {
     const Connection& c = r.connections[static_cast<size_t>(peer) * qps + index];
@@ -169,15 +196,20 @@ Status exchangeAndConnect(IbResources& r, int rank, int nranks, int qps, const R
       return NS_ERROR(read.code(), "rank {} did not get the QP endpoints of rank {}: {} (rank {} may have failed to "
                       "set up its RDMA device: see its own error)", rank, peer, read.message(), peer);
     }
-    uint32_t header[4];
+    uint32_t header[5];
     std::memcpy(header, theirs.data(), sizeof(header));
     for (uint32_t& word : header) word = le32toh(word);
-    if (header[0] != kSetupMagic) return NS_ERROR(Code::kRemoteError, "rank {} sent a malformed ibverbs setup", peer);
-    if (header[1] != static_cast<uint32_t>(qps) || header[2] != shape.slots || header[3] != shape.fragmentBytes) {
+    if (header[0] != kSetupMagic) {
+      return NS_ERROR(Code::kRemoteError, "rank {} sent a malformed ibverbs setup (another ncclshim version?)", peer);
+    }
+    if (header[1] != static_cast<uint32_t>(qps) || header[2] != shape.slots || header[3] != shape.fragmentBytes ||
+        header[4] != shape.zeroCopyMin) {
       return NS_ERROR(Code::kInvalidUsage,
-                      "rank {} uses {} QPs per peer, {} slots of {} bytes but rank {} uses {}, {} and {}: set "
-                      "NCCLSHIM_IB_QPS_PER_PEER, NCCLSHIM_IB_SLOTS and NCCLSHIM_IB_SLOT_BYTES alike on every rank",
-                      peer, header[1], header[2], header[3], rank, qps, shape.slots, shape.fragmentBytes);
+                      "rank {} uses {} QPs per peer, {} slots of {} bytes and zero copy from {} bytes, but rank {} "
+                      "uses {}, {}, {} and {}: set NCCLSHIM_IB_QPS_PER_PEER, NCCLSHIM_IB_SLOTS, "
+                      "NCCLSHIM_IB_SLOT_BYTES and NCCLSHIM_IB_ZERO_COPY_MIN alike on every rank",
+                      peer, header[1], header[2], header[3], header[4], rank, qps, shape.slots, shape.fragmentBytes,
+                      shape.zeroCopyMin);
     }
     theirs.resize(endpointOffset(qps, false));  // the header and every link's two endpoints
     NS_RETURN_IF_ERROR(readAll(r.peerSockets[peer].get(), theirs.data() + kSetupHeaderBytes,
@@ -225,6 +257,7 @@ IbverbsOptions IbverbsOptions::fromEnvironment() {
   o.slots = static_cast<int>(envInt("NCCLSHIM_IB_SLOTS", 4));
   o.slotBytes = static_cast<size_t>(std::max<int64_t>(envBytes("NCCLSHIM_IB_SLOT_BYTES", 1 << 20), 0));
   o.signalEvery = static_cast<int>(envInt("NCCLSHIM_IB_SIGNAL_EVERY", 8));
+  o.zeroCopyMin = static_cast<size_t>(std::max<int64_t>(envBytes("NCCLSHIM_IB_ZERO_COPY_MIN", 64 << 10), 0));
   o.ibTimeout = static_cast<int>(std::clamp<int64_t>(envInt("NCCLSHIM_IB_TIMEOUT", 14), 1, 31));
   o.retryCount = static_cast<int>(std::clamp<int64_t>(envInt("NCCLSHIM_IB_RETRY_CNT", 7), 0, 7));
   o.timeoutSeconds = envDouble("NCCLSHIM_TIMEOUT", 300);

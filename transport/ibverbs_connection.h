@@ -54,13 +54,52 @@ struct FragmentHeader {
   }
 };
 
-// Immediate data: a data fragment carries its sequence number, a credit its count of freed slots,
-// both modulo 2^31; the top bit tells them apart.
+// Immediate data. The top bit marks a control message (on a link's outbound QP, from the peer):
+// a credit carries the peer's count of freed slots, an offer (bit 30) the count of offers; a data
+// write carries its sequence number, with bit 30 set when it went straight into the receiver's
+// buffer (zero copy) rather than into a ring slot. Counters travel modulo 2^30.
 inline constexpr uint32_t kCreditFlag = 0x80000000u;
-inline constexpr uint32_t kSeqMask = 0x7fffffffu;
+inline constexpr uint32_t kOfferFlag = 0x40000000u;   // with kCreditFlag: an offer
+inline constexpr uint32_t kDirectFlag = 0x40000000u;  // without kCreditFlag: a zero-copy write
+inline constexpr uint32_t kSeqMask = 0x3fffffffu;
+
+// An offer, sent by the receiver of every message of at least the zero-copy size: where the
+// sender may write message `index` of the link (counted from 0 in posting order on both ends), or
+// address 0 when the receive buffer is not registered. Little-endian in the landing buffer.
+inline constexpr uint32_t kOfferMagic = 0x4E53524F;  // "NSRO"
+inline constexpr size_t kOfferBytes = 40;
+inline constexpr size_t kControlSlotBytes = 64;  // one offer landing or staging entry
+struct Offer {
+  uint64_t index = 0;
+  uint64_t address = 0;  // 0: not registered, send through the ring
+  uint32_t rkey = 0;
+  uint64_t bytes = 0;
+  uint64_t tag = 0;
+
+  void store(char* out) const {
+    uint32_t words[2] = {htole32(kOfferMagic), htole32(rkey)};
+    uint64_t longs[4] = {htole64(index), htole64(address), htole64(bytes), htole64(tag)};
+    std::memcpy(out, words, 8);
+    std::memcpy(out + 8, longs, 32);
+  }
+  // False when the bytes are not an offer.
+  static bool load(const char* in, Offer* offer) {
+    uint32_t words[2];
+    uint64_t longs[4];
+    std::memcpy(words, in, 8);
+    std::memcpy(longs, in + 8, 32);
+    if (le32toh(words[0]) != kOfferMagic) return false;
+    offer->rkey = le32toh(words[1]);
+    offer->index = le64toh(longs[0]);
+    offer->address = le64toh(longs[1]);
+    offer->bytes = le64toh(longs[2]);
+    offer->tag = le64toh(longs[3]);
+    return true;
+  }
+};
 
 // wr_id: the connection's index in the top 16 bits, a receive flag, a lane flag (the inbound QP),
-// then the sequence number of a send work request (receives carry 0).
+// then the sequence number of a send work request, or a receive's index in the lane's receive list.
 inline constexpr int kWrIdShift = 48;
 inline constexpr uint64_t kWrIdRecv = uint64_t(1) << 47;
 inline constexpr uint64_t kWrIdInbound = uint64_t(1) << 46;
@@ -75,6 +114,15 @@ struct PendingOp {
   char* buf = nullptr;
   size_t offset = 0;     // payload bytes moved so far
   bool started = false;  // a fragment has moved (zero-byte messages have exactly one)
+  bool offered = false;  // a receive whose buffer was offered for a zero-copy write
+  const ibv_mr* region = nullptr;  // the registration holding the whole buffer, if any
+  int64_t offerWaitStartNs = 0;    // a registered send: since when it waits for the receiver's offer
+};
+
+// A zero-copy send written straight from the caller's buffer: done when its write completes.
+struct DirectSend {
+  Request* req = nullptr;
+  uint64_t wrEnd = 0;  // the outbound lane's wrRetired at which the write is known complete
 };
 
 // One RC QP of a connection and its queue accounting; work requests built in a pass are posted
@@ -83,13 +131,16 @@ struct QpLane {
   QpPtr qp;
   uint32_t qpn = 0;
   uint32_t maxInline = 0;
-  uint32_t recvsToRepost = 0;  // receive WQEs consumed, to post again
+  std::vector<uint32_t> toRepost;  // receive WQEs consumed (their index in recvWrs), to post again
   uint64_t wrPosted = 0;   // posted to the QP (sequence of the next one)
   uint64_t wrRetired = 0;  // known complete (a signaled completion retires all before it)
   uint64_t drainTarget = 0;  // retire up to here before teardown (last signaled data request + 1)
   std::vector<ibv_send_wr> wrs;
   std::vector<ibv_sge> sges;
-  std::vector<ibv_recv_wr> recvWrs;  // a prebuilt chain of zero-SGE receives, posted as a list
+  std::vector<ibv_recv_wr> recvWrs;  // one per receive WQE; the outbound lane's land offers in `landing`
+  std::vector<ibv_sge> recvSges;
+  char* landing = nullptr;  // kControlSlotBytes per receive WQE (outbound lane; registered)
+  char* staging = nullptr;  // kControlSlotBytes per send WQE, for offers that do not fit inline
   size_t listed = 0;  // work requests in the pending list
 };
 
@@ -111,13 +162,23 @@ struct Connection {
 
   // Send direction.
   OpRing<PendingOp> sends;
-  uint64_t fragsPosted = 0;  // data fragments handed to the QP
-  uint64_t creditsSeen = 0;  // of those, how many the peer has freed
+  OpRing<DirectSend> directSends;  // zero-copy writes in flight
+  OpRing<Offer> offers;            // the peer's offers for messages not sent yet
+  uint64_t sendsTaken = 0;   // messages taken off `sends` (the front's index)
+  uint64_t fragsPosted = 0;   // data writes handed to the QP (ring fragments and zero-copy writes)
+  uint64_t slotsPosted = 0;   // ring fragments among them
+  uint64_t creditsSeen = 0;   // of those, how many the peer has freed
+  uint64_t offersSeen = 0;
 
   // Receive direction.
   OpRing<PendingOp> recvs;
+  OpRing<uint8_t> arrivals;  // for each data write arrived and not consumed: 1 if it went zero-copy
+  uint64_t recvsDone = 0;    // messages received (the front's index)
+  uint64_t recvsOffered = 0; // messages whose offer is decided (sent, or none needed)
+  uint64_t offersSent = 0;
   uint64_t fragsArrived = 0;
   uint64_t fragsConsumed = 0;
+  uint64_t slotsConsumed = 0;
   uint64_t creditsReported = 0;
 
   bool active = false;  // in the transport's active list
@@ -129,6 +190,8 @@ struct Connection {
 // Geometry and tuning shared by every connection of one transport.
 struct RingShape {
   uint32_t slots = 4;
+  uint64_t zeroCopyMin = 0;  // messages from this size on get offers (0: no zero copy)
+  uint32_t offersAhead = 8;  // offers outstanding per link at most
   uint32_t fragmentBytes = 1 << 20;  // payload of one slot
   uint32_t slotStride = (1 << 20) + 64;  // header + payload, rounded up to 64 bytes
   uint32_t signalEvery = 8;

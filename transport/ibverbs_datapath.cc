@@ -1,9 +1,12 @@
 // The ibverbs transport's data path. A progress pass polls the CQ in batches (data arrivals, credits,
-// signaled send completions; every status checked and reported with ibv_wc_status_str naming the
-// peer), then services each active connection in an order that keeps the receive queues ahead of
-// what may arrive: repost consumed receive WQEs, copy arrived fragments into posted receives, copy
-// pending sends into free slots (as far as credits and the send queue allow), return freed slots as
-// a credit on the inbound QP, and post everything built for each QP as one list.
+// offers, signaled send completions; every status checked and reported with ibv_wc_status_str
+// naming the peer), then services each active connection in an order that keeps the receive queues
+// ahead of what may arrive: repost consumed receive WQEs, finish zero-copy sends whose writes are
+// done, copy arrived fragments into posted receives (or complete those written zero-copy), offer
+// the next large receives to the peer, start pending sends (a zero-copy write where the peer's
+// offer allows, else fragments copied into free slots, as far as credits and the send queue
+// allow), return freed slots as a credit on the inbound QP, and post everything built for each QP
+// as one list. The zero-copy parts are in ibverbs_zero_copy.cc.
 #include <endian.h>
 
 #include <algorithm>
@@ -27,9 +30,9 @@ bool IbverbsTransport::progressLocked() {
   for (size_t i = 0; i < active_.size() && !aborted_; ++i) serviceLocked(*active_[i]);
   size_t kept = 0;
   for (Connection* c : active_) {
-    bool busy = !c->sends.empty() || !c->recvs.empty() || c->fragsConsumed != c->creditsReported ||
-                c->outbound.recvsToRepost > 0 || c->inbound.recvsToRepost > 0 || c->outbound.listed > 0 ||
-                c->inbound.listed > 0;
+    bool busy = !c->sends.empty() || !c->recvs.empty() || !c->directSends.empty() ||
+                c->slotsConsumed != c->creditsReported || !c->outbound.toRepost.empty() ||
+                !c->inbound.toRepost.empty() || c->outbound.listed > 0 || c->inbound.listed > 0;
     if (busy && !aborted_) {
       active_[kept++] = c;
     } else {
@@ -78,9 +81,15 @@ void IbverbsTransport::handleCompletion(const ibv_wc& wc) {
   if (!isRecv) {  // a signaled write or credit send: it and every request before it are done
     uint64_t seq = wc.wr_id & kWrIdSeqMask;
     lane.wrRetired = std::max(lane.wrRetired, seq + 1);
+    if (!isInbound && !c.directSends.empty()) activate(c);  // zero-copy sends may be done
     return;
   }
-  ++lane.recvsToRepost;
+  const uint32_t wqe = static_cast<uint32_t>(wc.wr_id & kWrIdSeqMask);
+  if (wqe >= lane.recvWrs.size()) {
+    abortLocked(NS_ERROR(Code::kInternal, "rank {}: receive completion with unknown wr_id {:#x}", rank_, wc.wr_id));
+    return;
+  }
+  lane.toRepost.push_back(wqe);
   uint32_t imm = be32toh(wc.imm_data);
   if (!(wc.wc_flags & IBV_WC_WITH_IMM)) {
     failPeerLocked(c.peer, "a message without immediate data arrived (not an ncclshim peer?)");
@@ -92,14 +101,17 @@ void IbverbsTransport::handleCompletion(const ibv_wc& wc) {
                                        c.index, isInbound ? "data" : "credits"));
     return;
   }
-  if (imm & kCreditFlag) {
+  if ((imm & kCreditFlag) && (imm & kOfferFlag)) {
+    if (!takeOffer(c, lane.landing + size_t{wqe} * kControlSlotBytes, wc.byte_len, imm & kSeqMask)) return;
+  } else if (imm & kCreditFlag) {
     c.creditsSeen += ((imm & kSeqMask) - (c.creditsSeen & kSeqMask)) & kSeqMask;
   } else {
-    if (imm != (c.fragsArrived & kSeqMask)) {
-      failPeerLocked(c.peer, fmt::format("fragment {} arrived on QP {} where fragment {} was due", imm, c.index,
-                                         c.fragsArrived & kSeqMask));
+    if ((imm & kSeqMask) != (c.fragsArrived & kSeqMask)) {
+      failPeerLocked(c.peer, fmt::format("fragment {} arrived on QP {} where fragment {} was due", imm & kSeqMask,
+                                         c.index, c.fragsArrived & kSeqMask));
       return;
     }
+    c.arrivals.push((imm & kDirectFlag) != 0 ? 1 : 0);
     ++c.fragsArrived;
   }
   activate(c);
@@ -124,24 +136,26 @@ void IbverbsTransport::serviceLocked(Connection& c) {
   if (peers_[c.peer].lost) return;
   repostRecvs(c, c.outbound);
   repostRecvs(c, c.inbound);
+  if (!c.directSends.empty()) completeDirectSends(c);
   if (!c.recvs.empty() && c.fragsConsumed < c.fragsArrived) driveRecvs(c);
+  if (c.recvsOffered < c.recvsDone + c.recvs.size()) addOffers(c);
   if (!c.sends.empty()) driveSends(c);
-  if (c.fragsConsumed != c.creditsReported && !sendQueueFull(c.inbound)) addCredit(c);
+  if (c.slotsConsumed != c.creditsReported && !sendQueueFull(c.inbound)) addCredit(c);
   flush(c, c.outbound);
   flush(c, c.inbound);
 }
 
+// Posts the consumed receive WQEs again, chained in the order they completed (each keeps its own
+// landing entry).
 void IbverbsTransport::repostRecvs(Connection& c, QpLane& lane) {
-  uint32_t count = std::min<uint32_t>(lane.recvsToRepost, static_cast<uint32_t>(lane.recvWrs.size()));
-  if (count == 0 || aborted_) return;
-  ibv_recv_wr* last = &lane.recvWrs[count - 1];
-  ibv_recv_wr* saved = last->next;
-  last->next = nullptr;
+  if (lane.toRepost.empty() || aborted_) return;
+  for (size_t i = 0; i < lane.toRepost.size(); ++i) {
+    lane.recvWrs[lane.toRepost[i]].next = i + 1 < lane.toRepost.size() ? &lane.recvWrs[lane.toRepost[i + 1]] : nullptr;
+  }
   ibv_recv_wr* bad = nullptr;
-  int rc = ibv_post_recv(lane.qp.get(), lane.recvWrs.data(), &bad);
-  last->next = saved;
+  int rc = ibv_post_recv(lane.qp.get(), &lane.recvWrs[lane.toRepost.front()], &bad);
+  lane.toRepost.clear();
   if (rc != 0) return failPeerLocked(c.peer, fmt::format("ibv_post_recv failed: {}", std::strerror(rc)));
-  lane.recvsToRepost -= count;
 }
 
 bool IbverbsTransport::fragmentMatches(Connection& c, PendingOp& op, const FragmentHeader& h) {
@@ -170,18 +184,25 @@ bool IbverbsTransport::fragmentMatches(Connection& c, PendingOp& op, const Fragm
 
 void IbverbsTransport::driveRecvs(Connection& c) {
   while (!c.recvs.empty() && c.fragsConsumed < c.fragsArrived) {
-    const char* slot = c.rxRing + (c.fragsConsumed % shape_.slots) * shape_.slotStride;
+    if (c.arrivals.front() != 0) {
+      if (!finishDirectRecv(c)) return;
+      continue;
+    }
+    const char* slot = c.rxRing + (c.slotsConsumed % shape_.slots) * shape_.slotStride;
     FragmentHeader h = FragmentHeader::load(slot);
     PendingOp& op = c.recvs.front();
     if (!fragmentMatches(c, op, h)) return;
     if (h.bytes > 0) std::memcpy(op.buf + op.offset, slot + kFragmentHeaderBytes, h.bytes);
     op.offset += h.bytes;
     op.started = true;
+    c.arrivals.pop();
     ++c.fragsConsumed;
+    ++c.slotsConsumed;
     addRelaxed(peers_[c.peer].received, h.bytes);
     if (op.offset == h.total) {
       Request* req = op.req;
       c.recvs.pop();
+      ++c.recvsDone;
       req->complete(Status());
     }
   }
@@ -193,11 +214,17 @@ bool IbverbsTransport::sendQueueFull(const QpLane& lane) const {
 
 void IbverbsTransport::driveSends(Connection& c) {
   const size_t payload = shape_.payloadBytes();
-  while (!c.sends.empty() && c.fragsPosted - c.creditsSeen < shape_.slots && !sendQueueFull(c.outbound)) {
+  while (!c.sends.empty() && !sendQueueFull(c.outbound)) {
     PendingOp& op = c.sends.front();
+    if (!op.started && op.region != nullptr) {
+      ZeroCopyChoice choice = tryDirectSend(c, op);
+      if (choice == ZeroCopyChoice::kWaitForOffer) return;
+      if (choice == ZeroCopyChoice::kWritten) continue;
+    }
+    if (c.slotsPosted - c.creditsSeen >= shape_.slots) return;
     const size_t total = op.req->bytes;
     const size_t bytes = std::min(payload, total - op.offset);
-    const uint64_t slotIndex = c.fragsPosted % shape_.slots;
+    const uint64_t slotIndex = c.slotsPosted % shape_.slots;
     char* slot = c.txRing + slotIndex * shape_.slotStride;
     FragmentHeader header;
     header.bytes = static_cast<uint32_t>(bytes);
@@ -209,12 +236,14 @@ void IbverbsTransport::driveSends(Connection& c) {
     addWrite(c, slot, static_cast<uint32_t>(kFragmentHeaderBytes + bytes), c.remoteRing + slotIndex * shape_.slotStride,
              static_cast<uint32_t>(c.fragsPosted & kSeqMask));
     ++c.fragsPosted;
+    ++c.slotsPosted;
     op.offset += bytes;
     op.started = true;
     addRelaxed(peers_[c.peer].sent, bytes);
     if (op.offset == total) {  // the data is in registered memory: the caller's buffer is free
       Request* req = op.req;
       c.sends.pop();
+      ++c.sendsTaken;
       req->complete(Status());
     }
   }
@@ -244,8 +273,8 @@ void IbverbsTransport::addCredit(Connection& c) {
   wr.wr_id = makeWrId(c.id, true, lane.wrPosted + i, false);
   wr.num_sge = 0;  // a zero-byte send: only the immediate matters
   wr.opcode = IBV_WR_SEND_WITH_IMM;
-  wr.imm_data = htobe32(kCreditFlag | static_cast<uint32_t>(c.fragsConsumed & kSeqMask));
-  c.creditsReported = c.fragsConsumed;
+  wr.imm_data = htobe32(kCreditFlag | static_cast<uint32_t>(c.slotsConsumed & kSeqMask));
+  c.creditsReported = c.slotsConsumed;
 }
 
 void IbverbsTransport::flush(Connection& c, QpLane& lane) {
@@ -258,8 +287,9 @@ void IbverbsTransport::flush(Connection& c, QpLane& lane) {
     ibv_send_wr& wr = lane.wrs[i];
     uint64_t seq = lane.wrPosted + i;
     // One in signalEvery, and the last write of a burst so that teardown can wait for the data.
+    // Zero-copy writes come signaled: their completion frees the caller's buffer.
     bool endOfBurst = i == lastData && c.sends.empty();
-    if ((seq + 1) % shape_.signalEvery == 0 || endOfBurst) {
+    if ((wr.send_flags & IBV_SEND_SIGNALED) || (seq + 1) % shape_.signalEvery == 0 || endOfBurst) {
       wr.send_flags |= IBV_SEND_SIGNALED;
       if (i <= lastData && lastData < lane.listed) lane.drainTarget = seq + 1;  // retires data (credits don't count)
     }

@@ -44,7 +44,7 @@ IbverbsTransport::~IbverbsTransport() {
   // memory may already be gone. The peers still learn of the end (QPs to error, sockets shut down).
   forgetRequests_ = true;
   bool pending = false;
-  for (Connection* c : active_) pending = pending || !c->sends.empty() || !c->recvs.empty();
+  for (Connection* c : active_) pending = pending || !c->sends.empty() || !c->recvs.empty() || !c->directSends.empty();
   if (pending) {
     abortLocked(NS_ERROR(Code::kRemoteError, "rank {}: ibverbs transport destroyed with requests pending", rank_));
   } else if (!aborted_) {
@@ -86,7 +86,8 @@ Status IbverbsTransport::post(int peer, uint64_t tag, char* buf, size_t bytes, R
   }
   Connection& c = connection(peer, isSend ? state.sendSeq++ : state.recvSeq++);
   bool wasIdle = isSend ? c.sends.empty() : c.recvs.empty();
-  (isSend ? c.sends : c.recvs).push(PendingOp{req, buf, 0, false});
+  const ibv_mr* region = bytes >= shape_.zeroCopyMin && shape_.zeroCopyMin > 0 ? regionHolding(buf, bytes) : nullptr;
+  (isSend ? c.sends : c.recvs).push(PendingOp{req, buf, 0, false, false, region});
   activate(c);
   if (wasIdle) serviceLocked(c);  // small messages leave (or arrived data lands) before the caller waits
   return Status::Ok();
@@ -125,7 +126,8 @@ Status IbverbsTransport::progress() {
 PeerBytes IbverbsTransport::peerBytes(int peer) const {
   if (peer < 0 || peer >= nranks_) return PeerBytes{};
   return PeerBytes{peers_[peer].sent.load(std::memory_order_relaxed),
-                   peers_[peer].received.load(std::memory_order_relaxed)};
+                   peers_[peer].received.load(std::memory_order_relaxed),
+                   peers_[peer].receivedZeroCopy.load(std::memory_order_relaxed)};
 }
 
 void IbverbsTransport::abort(const std::string& reason) {
@@ -171,13 +173,14 @@ void IbverbsTransport::failPeerLocked(int peer, const std::string& detail) {
   bool pending = false;
   for (int index = 0; index < qpsPerPeer_; ++index) {
     const Connection& c = res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index];
-    pending = pending || !c.sends.empty() || !c.recvs.empty();
+    pending = pending || !c.sends.empty() || !c.recvs.empty() || !c.directSends.empty();
   }
   if (pending) NS_WARN("{}", state.lostStatus.message());  // a peer that left owing nothing is no news
   for (int index = 0; index < qpsPerPeer_; ++index) {
     Connection& c = res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index];
     failQueue(c.sends, state.lostStatus);
     failQueue(c.recvs, state.lostStatus);
+    failDirectSends(c, state.lostStatus);
     for (QpLane* lane : {&c.outbound, &c.inbound}) {
       lane->listed = 0;
       if (lane->qp) moveQpToError(api_, lane->qp.get());
@@ -194,6 +197,7 @@ void IbverbsTransport::abortLocked(const Status& why) {
   for (Connection& c : res_->connections) {
     failQueue(c.sends, why);
     failQueue(c.recvs, why);
+    failDirectSends(c, why);
     for (QpLane* lane : {&c.outbound, &c.inbound}) {
       lane->listed = 0;
       if (lane->qp) moveQpToError(api_, lane->qp.get());
@@ -210,7 +214,7 @@ void IbverbsTransport::abortLocked(const Status& why) {
 void IbverbsTransport::collectPeerPollFds(std::vector<pollfd>* fds, std::vector<int>* peers) {
   peers->clear();
   for (Connection* c : active_) {
-    if ((c->sends.empty() && c->recvs.empty()) || peers_[c->peer].lost) continue;
+    if ((c->sends.empty() && c->recvs.empty() && c->directSends.empty()) || peers_[c->peer].lost) continue;
     if (std::find(peers->begin(), peers->end(), c->peer) == peers->end()) peers->push_back(c->peer);
   }
   for (int peer : *peers) fds->push_back(pollfd{res_->peerSockets[peer].get(), POLLIN | POLLRDHUP, 0});

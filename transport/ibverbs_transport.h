@@ -38,6 +38,8 @@ struct IbverbsOptions {
   int slots = 4;                 // NCCLSHIM_IB_SLOTS: receive ring slots (credits) per link
   size_t slotBytes = 1 << 20;    // NCCLSHIM_IB_SLOT_BYTES: payload bytes per slot (fragment size)
   int signalEvery = 8;           // NCCLSHIM_IB_SIGNAL_EVERY: one signaled work request in N
+  size_t zeroCopyMin = 64 << 10; // NCCLSHIM_IB_ZERO_COPY_MIN: messages from this size between registered
+                                 // buffers are written straight into the receiver's buffer; 0 = never
   int ibTimeout = 14;            // NCCLSHIM_IB_TIMEOUT: local ACK timeout exponent
   int retryCount = 7;            // NCCLSHIM_IB_RETRY_CNT
   double timeoutSeconds = 300;   // NCCLSHIM_TIMEOUT: bootstrap and connection waits

@@ -1,6 +1,7 @@
 // The ibverbs transport class, shared by its two implementation files: ibverbs_transport.cc
 // (posting, waiting, sleeping on the completion channel, peer liveness, abort and teardown) and
-// ibverbs_datapath.cc (completion handling, fragments in and out of the rings, credits, post lists).
+// ibverbs_datapath.cc (completion handling, fragments in and out of the rings, credits, post lists)
+// and ibverbs_zero_copy.cc (registered buffers, offers, writes straight into the receiver's buffer).
 // All connection state is guarded by one mutex; waiters drop it while they sleep in poll().
 #pragma once
 
@@ -33,6 +34,8 @@ class IbverbsTransport final : public Transport {
   Status progress() override;
   PeerBytes peerBytes(int peer) const override;
   void abort(const std::string& reason) override;
+  Status registerMemory(const void* buf, size_t bytes) override;
+  Status deregisterMemory(const void* buf) override;
 
  private:
   Connection& connection(int peer, uint64_t seq) {
@@ -57,6 +60,16 @@ class IbverbsTransport final : public Transport {
   void activate(Connection& c);
   bool fragmentMatches(Connection& c, PendingOp& op, const FragmentHeader& h);
 
+  // ibverbs_zero_copy.cc
+  enum class ZeroCopyChoice { kWritten, kUseRing, kWaitForOffer };
+  const ibv_mr* regionHolding(const char* buf, size_t bytes) const;
+  bool takeOffer(Connection& c, const char* landing, uint32_t bytes, uint32_t seq);
+  void addOffers(Connection& c);
+  ZeroCopyChoice tryDirectSend(Connection& c, PendingOp& op);
+  void completeDirectSends(Connection& c);
+  bool finishDirectRecv(Connection& c);
+  void failDirectSends(Connection& c, const Status& why);
+
   // ibverbs_transport.cc
   void failPeerLocked(int peer, const std::string& detail);
   void abortLocked(const Status& why);
@@ -70,6 +83,13 @@ class IbverbsTransport final : public Transport {
   void collectPostFailuresLocked();
 
   std::unique_ptr<IbResources> res_;
+  // Buffers registered by the caller, each with its MR (declared after res_: deregistered first).
+  struct UserRegion {
+    uintptr_t begin = 0;
+    uintptr_t end = 0;
+    MrPtr mr;
+  };
+  std::vector<UserRegion> regions_;
   const VerbsApi& api_;
   const int rank_;
   const int nranks_;

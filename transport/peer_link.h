@@ -18,6 +18,7 @@ struct PeerLink {
   uint64_t recvSeq = 0;
   std::atomic<uint64_t> sent{0};
   std::atomic<uint64_t> received{0};
+  std::atomic<uint64_t> receivedZeroCopy{0};  // of `received`, written straight into the caller's buffer
   bool lost = false;
   Status lostStatus;
 };

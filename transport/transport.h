@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/clock.h"
@@ -53,6 +54,7 @@ class Request {
 struct PeerBytes {
   uint64_t sent = 0;
   uint64_t received = 0;
+  uint64_t receivedZeroCopy = 0;  // of `received`, written straight into registered buffers
 };
 
 class Transport {
@@ -80,6 +82,49 @@ class Transport {
 
   // Fail every pending request and drop connections so that peers notice. Idempotent.
   virtual void abort(const std::string& reason) = 0;
+
+  // Registers [buf, buf + bytes) for zero-copy transfers (NCCL's ncclCommRegister): transports
+  // that can (ibverbs) move large messages between registered buffers without staging copies. The
+  // memory must stay mapped until deregisterMemory(buf); registered ranges must not overlap.
+  // Transports that gain nothing accept and ignore it.
+  virtual Status registerMemory(const void* buf, size_t bytes) { return Status::Ok(); }
+  // Ends the registration that started at `buf`; no transfer may still use it.
+  virtual Status deregisterMemory(const void* buf) { return Status::Ok(); }
+};
+
+// Owns one registration: deregisters it on destruction (the transport must outlive it).
+class MemoryRegistration {
+ public:
+  MemoryRegistration() = default;
+  ~MemoryRegistration() { reset(); }
+  MemoryRegistration(MemoryRegistration&& other) noexcept
+      : transport_(std::exchange(other.transport_, nullptr)), buf_(other.buf_) {}
+  MemoryRegistration& operator=(MemoryRegistration&& other) noexcept {
+    if (this != &other) {
+      reset();
+      transport_ = std::exchange(other.transport_, nullptr);
+      buf_ = other.buf_;
+    }
+    return *this;
+  }
+  MemoryRegistration(const MemoryRegistration&) = delete;
+  MemoryRegistration& operator=(const MemoryRegistration&) = delete;
+
+  static Result<MemoryRegistration> create(Transport& transport, const void* buf, size_t bytes) {
+    NS_RETURN_IF_ERROR(transport.registerMemory(buf, bytes));
+    MemoryRegistration registration;
+    registration.transport_ = &transport;
+    registration.buf_ = buf;
+    return registration;
+  }
+  void reset() {
+    if (transport_ != nullptr) (void)transport_->deregisterMemory(buf_);
+    transport_ = nullptr;
+  }
+
+ private:
+  Transport* transport_ = nullptr;
+  const void* buf_ = nullptr;
 };
 
 // Convenience: wait for one request.
