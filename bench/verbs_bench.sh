@@ -4,6 +4,9 @@
 # Measures: ib_write_bw -d <dev> -x <gid> writing BENCH_BYTES as BENCH_MSG writes; ncclshim's
 # point-to-point stream of BENCH_BYTES as BENCH_MSG messages between two processes, one way and then
 # both ways at once; two-rank allreduces of BENCH_ALLREDUCE bytes of int32 and of float32 (busbw).
+# Each ncclshim row runs from plain memory (staged through the transport's registered rings) and
+# from buffers registered with the transport ("zero copy": Transport::registerMemory, like
+# ncclCommRegister; ib_write_bw's own buffers are registered too).
 # The defaults give every row ib_write_bw's shape: 48 MiB per direction (a two-rank allreduce of
 # S bytes sends S/2 reduce-scatter + S/2 all-gather each way). Prints a table and the
 # ratios to ib_write_bw (target >= 0.9). Under QEMU TCG rxe moves ~0.3 Gb/s, so the defaults are
@@ -95,6 +98,10 @@ for round in $(seq 1 "$ROUNDS"); do
   round_ratio bidir gbps "$bidi" 2 >>"$out/ratio_bidir.txt"
   round_ratio "allreduce type=int32" busbw_gbps "$bidi" 2 >>"$out/ratio_int32.txt"
   round_ratio "allreduce type=float32" busbw_gbps "$bidi" 2 >>"$out/ratio_float32.txt"
+  round_ratio p2p-zero-copy gbps "$bw" >>"$out/ratio_p2p_zc.txt"
+  round_ratio bidir-zero-copy gbps "$bidi" 2 >>"$out/ratio_bidir_zc.txt"
+  round_ratio "allreduce-zero-copy type=int32" busbw_gbps "$bidi" 2 >>"$out/ratio_int32_zc.txt"
+  round_ratio "allreduce-zero-copy type=float32" busbw_gbps "$bidi" 2 >>"$out/ratio_float32_zc.txt"
 done
 values() { field "$out/all.txt" "$1" "$2"; }
 perftest=$(median <"$out/perftest.txt")
@@ -103,7 +110,11 @@ p2p=$(values p2p gbps | median)
 bidir=$(values bidir gbps | median)
 busbw=$(values "allreduce type=int32" busbw_gbps | median)
 busbw_float=$(values "allreduce type=float32" busbw_gbps | median)
-bests="best: ib_write_bw $(best <"$out/perftest.txt"), -b $(best <"$out/perftest_bidi.txt"), send/recv $(values p2p gbps | best), both ways $(values bidir gbps | best), allreduce int32 $(values "allreduce type=int32" busbw_gbps | best), float32 $(values "allreduce type=float32" busbw_gbps | best)"
+p2p_zc=$(values p2p-zero-copy gbps | median)
+bidir_zc=$(values bidir-zero-copy gbps | median)
+busbw_zc=$(values "allreduce-zero-copy type=int32" busbw_gbps | median)
+busbw_float_zc=$(values "allreduce-zero-copy type=float32" busbw_gbps | median)
+bests="best: ib_write_bw $(best <"$out/perftest.txt"), -b $(best <"$out/perftest_bidi.txt"), send/recv $(values p2p gbps | best), both ways $(values bidir gbps | best), allreduce int32 $(values "allreduce type=int32" busbw_gbps | best), float32 $(values "allreduce type=float32" busbw_gbps | best); zero copy: send/recv $(values p2p-zero-copy gbps | best), both ways $(values bidir-zero-copy gbps | best), allreduce int32 $(values "allreduce-zero-copy type=int32" busbw_gbps | best), float32 $(values "allreduce-zero-copy type=float32" busbw_gbps | best)"
 ratio() { awk -v a="${1:-0}" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
 echo
@@ -124,10 +135,20 @@ row "ncclshim allreduce busbw, 2 ranks, $ALLREDUCE int32" "${busbw:-fail}" "$(ra
   "$(per_round int32)" "$(ratio "$busbw" "$perftest")"
 row "ncclshim allreduce busbw, 2 ranks, $ALLREDUCE float32" "${busbw_float:-fail}" \
   "$(ratio "$busbw_float" "$perftest_bidi")" "$(per_round float32)" "$(ratio "$busbw_float" "$perftest")"
+row "zero copy: send/recv, one way" "${p2p_zc:-fail}" "$(ratio "$p2p_zc" "$perftest")" "$(per_round p2p_zc)" \
+  "$(ratio "$p2p_zc" "$perftest")"
+row "zero copy: send/recv, both ways at once" "${bidir_zc:-fail}" "$(ratio "$bidir_zc" "$perftest_bidi")" \
+  "$(per_round bidir_zc)" "$(ratio "$bidir_zc" "$perftest")"
+row "zero copy: allreduce busbw, 2 ranks, $ALLREDUCE int32" "${busbw_zc:-fail}" \
+  "$(ratio "$busbw_zc" "$perftest_bidi")" "$(per_round int32_zc)" "$(ratio "$busbw_zc" "$perftest")"
+row "zero copy: allreduce busbw, 2 ranks, $ALLREDUCE float32" "${busbw_float_zc:-fail}" \
+  "$(ratio "$busbw_float_zc" "$perftest_bidi")" "$(per_round float32_zc)" "$(ratio "$busbw_float_zc" "$perftest")"
 echo "A two-rank allreduce sends both ways at once: its same-shape reference is ib_write_bw -b (one soft-RoCE"
 echo "device on shared CPUs, so both directions together move about what one direction does alone)."
 echo "float32 sums run in software under QEMU TCG (about 5 ms per MiB, against 0.6 ms for int32) and take"
 echo "that CPU from soft-RoCE: int32 measures the transport, float32 adds the emulator's extra cost."
+echo "zero copy: the same with buffers registered with the transport (Transport::registerMemory, as"
+echo "ncclCommRegister): messages from NCCLSHIM_IB_ZERO_COPY_MIN go straight into the receiver's buffer."
 echo "Medians of $ROUNDS interleaved rounds ($bests); target ratio >= 0.9."
 echo "per-round ratio: the median over rounds of ncclshim's figure / the same-shape ib_write_bw run just"
 echo "before it in the same round."

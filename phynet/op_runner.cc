@@ -1,10 +1,12 @@
-// Operation execution: buffer sizing per op kind, and the mapping of workload ops to the engine's
-// collective calls (always out of place: the send region and the receive region of the arena).
+// Operation execution: buffer sizing per op kind, the arena (registered with the transport), and
+// the mapping of workload ops to the engine's collective calls (always out of place: the send
+// region and the receive region of the arena).
 #include "phynet/op_runner.h"
 
 #include <algorithm>
 
 #include "collectives/collectives.h"
+#include "common/log.h"
 
 namespace nshim::phynet {
 namespace {
@@ -65,15 +67,34 @@ BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks, bool 
   return need;
 }
 
-void CommArena::reserve(const BufferNeed& need) {
+namespace {
+
+// Grows `memory` to `bytes` (zero-filled) and registers it anew; without a registration the
+// transport copies through its own buffers, so a refusal only costs speed.
+void growRegistered(std::vector<char>& memory, size_t bytes, Transport* transport, MemoryRegistration& registration) {
+  if (memory.size() >= bytes) return;
+  registration.reset();
+  memory.assign(bytes, 0);
+  if (transport == nullptr) return;
+  auto registered = MemoryRegistration::create(*transport, memory.data(), memory.size());
+  if (registered.ok()) {
+    registration = std::move(registered).value();
+  } else {
+    NS_INFO("phynet: buffer of {} bytes not registered with the transport: {}", bytes, registered.status().message());
+  }
+}
+
+}  // namespace
+
+void CommArena::reserve(const BufferNeed& need, Transport* transport) {
   // At least one byte each so that data() is never null (the engine rejects null buffers).
-  if (send_.size() < std::max<size_t>(need.sendBytes, 1)) send_.assign(std::max<size_t>(need.sendBytes, 1), 0);
-  if (recv_.size() < std::max<size_t>(need.recvBytes, 1)) recv_.assign(std::max<size_t>(need.recvBytes, 1), 0);
+  growRegistered(send_, std::max<size_t>(need.sendBytes, 1), transport, sendRegistration_);
+  growRegistered(recv_, std::max<size_t>(need.recvBytes, 1), transport, recvRegistration_);
 }
 
 Status runBatch(Communicator& comm, CommArena& arena, std::span<const WorkOp* const> ops, std::span<OpTiming> timing,
                 size_t* failedOp, DataCheck* check) {
-  arena.reserve(batchBufferNeed(ops, comm.nranks(), check != nullptr));
+  arena.reserve(batchBufferNeed(ops, comm.nranks(), check != nullptr), &comm.transport());
   std::vector<P2POp> p2p;
   std::vector<size_t> p2pIndex;
   std::vector<uint64_t> receiveIndex;  // --verify: the pair's message index of each receive

@@ -30,10 +30,12 @@ struct BufferNeed {
 // get distinct regions.
 BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks, bool distinctSends = false);
 
-// Host memory of one communicator on one rank (zero-filled, so reductions stay finite).
+// Host memory of one communicator on one rank (zero-filled, so reductions stay finite), registered
+// with the communicator's transport when given one (zero copy over ibverbs, as NCCL's registered
+// buffers; the arena must then be destroyed before the transport).
 class CommArena {
  public:
-  void reserve(const BufferNeed& need);
+  void reserve(const BufferNeed& need, Transport* transport = nullptr);
   char* send() { return send_.data(); }
   char* recv() { return recv_.data(); }
   size_t bytes() const { return send_.size() + recv_.size(); }
@@ -41,6 +43,8 @@ class CommArena {
  private:
   std::vector<char> send_;
   std::vector<char> recv_;
+  MemoryRegistration sendRegistration_;  // after the memory: deregistered before it is freed
+  MemoryRegistration recvRegistration_;
 };
 
 // Runs a batch; timing[i] receives ops[i]'s start and end (the sends and receives of a batch share

@@ -15,9 +15,11 @@
 // right after its last send); fragments that fit the QP's inline size are sent inline. Progress is
 // driven by the waiting thread: poll the CQ for NCCLSHIM_SPIN_US, then sleep on the completion
 // channel and the bootstrap sockets of the peers it waits for. On soft-RoCE the data writes are
-// posted from a thread of their own (ibverbs_poster.h says why). Only ibverbs_*.{h,cc} and
-// verbs_loader.* see <infiniband/verbs.h>; libibverbs is dlopen'ed when a transport is first
-// created, so nothing links against it.
+// posted from a thread of their own (ibverbs_poster.h says why). Messages between buffers the
+// caller registered (registerMemory) skip the rings: one write from the sender's buffer straight
+// into the receiver's, after the receiver's offer of its address (ibverbs_zero_copy.cc). Only
+// ibverbs_*.{h,cc} and verbs_loader.* see <infiniband/verbs.h>; libibverbs is dlopen'ed when a
+// transport is first created, so nothing links against it.
 #pragma once
 
 #include <memory>
