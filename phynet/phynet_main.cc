@@ -25,7 +25,7 @@ namespace nshim::phynet {
 namespace {
 
 constexpr size_t kVerdictBytes = 8192;
-constexpr int kCounterFields = 8;
+constexpr int kCounterFields = 9;
 constexpr useconds_t kLingerBeforeExitUs = 500'000;
 
 void say(int rank, const std::string& text) {
@@ -58,7 +58,7 @@ std::vector<int64_t> packResult(const RankReplayResult& result) {
   std::vector<int64_t> out{static_cast<int64_t>(c.ops),      static_cast<int64_t>(c.opBytes),
                            static_cast<int64_t>(c.wireSent), static_cast<int64_t>(c.wireReceived),
                            static_cast<int64_t>(c.modelSent), c.runStartNs, c.runEndNs,
-                           static_cast<int64_t>(c.bytesVerified)};
+                           static_cast<int64_t>(c.bytesVerified), static_cast<int64_t>(c.wireZeroCopy)};
   for (const OpTiming& t : result.timings) {
     out.push_back(t.startNs);
     out.push_back(t.endNs);
@@ -75,6 +75,7 @@ void unpackResult(const std::vector<int64_t>& in, RankCounters* c, std::vector<O
   c->runStartNs = in[5];
   c->runEndNs = in[6];
   c->bytesVerified = static_cast<uint64_t>(in[7]);
+  c->wireZeroCopy = static_cast<uint64_t>(in[8]);
   for (size_t i = kCounterFields; i + 1 < in.size(); i += 2) timings->push_back({in[i], in[i + 1]});
 }
 

@@ -71,6 +71,7 @@ void addCounters(const std::vector<WorkOp>& ops, const Workload& workload, int g
       PeerBytes bytes = comm->transport().peerBytes(peer);
       counters->wireSent += bytes.sent;
       counters->wireReceived += bytes.received;
+      counters->wireZeroCopy += bytes.receivedZeroCopy;
     }
   }
 }

@@ -31,6 +31,7 @@ struct RankCounters {
   uint64_t opBytes = 0;       // sum of their nccl-tests sizes
   uint64_t wireSent = 0;      // payload bytes the transports sent (peerBytes)
   uint64_t wireReceived = 0;
+  uint64_t wireZeroCopy = 0;  // of wireReceived, written straight into the registered arena (ibverbs)
   uint64_t modelSent = 0;     // what traffic_model predicts for wireSent
   uint64_t bytesVerified = 0; // --verify: result bytes checked against their expected values
   int64_t runStartNs = 0;     // this rank's clock

@@ -98,8 +98,8 @@ void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxR
   uint64_t verified = 0;
   for (size_t g = 0; g < r.ranks.size(); ++g) {
     const RankCounters& c = r.ranks[g];
-    fmt::print(out, "# rank {}: ops {} op_bytes {} wire_sent {} wire_received {} model_sent {}{}\n", g, c.ops, c.opBytes,
-               c.wireSent, c.wireReceived, c.modelSent,
+    fmt::print(out, "# rank {}: ops {} op_bytes {} wire_sent {} wire_received {} model_sent {} wire_zero_copy {}{}\n", g,
+               c.ops, c.opBytes, c.wireSent, c.wireReceived, c.modelSent, c.wireZeroCopy,
                h.verified ? fmt::format(" verified_bytes {}", c.bytesVerified) : std::string());
     verified += c.bytesVerified;
   }
@@ -133,8 +133,9 @@ Status writeJsonReport(const std::string& path, const ReplayReport& r, const Tex
              r.rateGBps > 0 ? fmt::format("{:g}", r.rateGBps) : "null", r.endToEndSeconds);
   for (size_t g = 0; g < r.ranks.size(); ++g) {
     const RankCounters& c = r.ranks[g];
-    fmt::print(f, "{}{{\"rank\":{},\"ops\":{},\"op_bytes\":{},\"wire_sent\":{},\"wire_received\":{},\"model_sent\":{}{}}}",
-               g ? "," : "", g, c.ops, c.opBytes, c.wireSent, c.wireReceived, c.modelSent,
+    fmt::print(f, "{}{{\"rank\":{},\"ops\":{},\"op_bytes\":{},\"wire_sent\":{},\"wire_received\":{},\"model_sent\":{},"
+               "\"wire_zero_copy\":{}{}}}", g ? "," : "", g, c.ops, c.opBytes, c.wireSent, c.wireReceived, c.modelSent,
+               c.wireZeroCopy,
                h.verified ? fmt::format(",\"verified_bytes\":{}", c.bytesVerified) : std::string());
   }
   fmt::print(f, "],\n\"summary\":[");

@@ -3,7 +3,8 @@
 #   1. the [ibverbs] Catch2 tests (transport, collectives over verbs with every byte checked, errors);
 #   2. the shim's NCCL-API test program, GPU-free, with NCCLSHIM_TRANSPORT=ibverbs (2 ranks);
 #   3. phynet replaying the bundled Megatron trace over --transport ibverbs (mpirun, 2 ranks): the
-#      per-rank op counts and bytes must equal the trace's and the wire bytes the model's;
+#      per-rank op counts and bytes must equal the trace's and the wire bytes the model's; then
+#      again with --verify (every result byte checked; phynet's buffers are registered: zero copy);
 #   4. SIGKILL of a rank of `ncclshim perf -np 3` over ibverbs mid-all_reduce: the others fail
 #      within the timeout naming it.
 # Ends with 'N passed, N failed' (Catch2 test cases + shim checks + phynet checks).
@@ -54,6 +55,16 @@ for rank in 0 1; do
   [ $ok -eq 0 ] && [ "${BASH_REMATCH[1]}" -eq "$expected_ops" ] && [ "${BASH_REMATCH[3]}" -eq "${BASH_REMATCH[5]}" ]
   result $? "phynet-ibverbs/rank$rank-ops-and-wire-bytes" "row '$row', trace has $expected_ops ops"
 done
+
+echo "== 3b. the same with --verify: every result byte checked (phynet's registered buffers: zero copy)"
+"${mpi[@]}" -np 2 "$BUILD/phynet" --transport ibverbs --timeout 60 --rows 3 --verify examples/traces/megatron_tp2 \
+  >"$log" 2>&1
+rc=$?
+tail -n 3 "$log"
+[ "$rc" -eq 0 ] && grep -q "data check *: every result byte verified (.*, 0 wrong)" "$log"
+result $? "phynet-ibverbs/verify-every-byte" "exit $rc: $(tail -n 2 "$log")"
+grep "^# rank [01]:" "$log" | grep -q "wire_zero_copy [1-9]"
+result $? "phynet-ibverbs/zero-copy-used" "$(grep "^# rank" "$log")"
 
 echo "== 4. SIGKILL of a rank mid-collective over ibverbs (ncclshim perf, NCCL API, 3 ranks)"
 # As tests/suites/fault_tests.sh does over TCP: once the three forked ranks are busy in their
