@@ -57,6 +57,7 @@ struct Registration {
   static constexpr uint64_t kMagic = 0x6e73526567697374ULL;
   uint64_t magic = kMagic;
   ShimComm* comm = nullptr;
+  const void* buffer = nullptr;  // null when nothing was registered (null or empty buffer)
 };
 
 }  // namespace
@@ -236,13 +237,19 @@ ncclResult_t GpuFreeBackend::commUserRank(ncclComm_t handle, int* rank) {
   return ncclSuccess;
 }
 
-// Registration is a no-op GPU-free (host buffers need none); the handle only has to round-trip.
+// Host buffers need no registration to work GPU-free; a registered one is also registered with the
+// transport, so that large messages to and from it go zero-copy over ibverbs.
 ncclResult_t GpuFreeBackend::commRegister(ncclComm_t handle, void* buff, size_t size, void** out) {
   Result<ShimComm*> comm = checkComm("ncclCommRegister", handle);
   if (!comm.ok()) return reportError(comm.status());
   if (out == nullptr) return reportError(checkNotNull("ncclCommRegister", "handle", out));
   auto* registration = new Registration();
   registration->comm = *comm;
+  if (buff != nullptr && size > 0) {
+    std::lock_guard<std::mutex> lock((*comm)->operationMutex());
+    registration->buffer = buff;
+    (*comm)->registerBuffer(buff, size);
+  }
   *out = registration;
   return ncclSuccess;
 }
@@ -254,6 +261,10 @@ ncclResult_t GpuFreeBackend::commDeregister(ncclComm_t handle, void* registered)
   if (registration == nullptr || registration->magic != Registration::kMagic || registration->comm != *comm) {
     return reportError(NS_ERROR(Code::kInvalidArgument, "ncclCommDeregister: handle {} was not returned by "
                                 "ncclCommRegister on this communicator", registered));
+  }
+  if (registration->buffer != nullptr) {
+    std::lock_guard<std::mutex> lock((*comm)->operationMutex());
+    (*comm)->deregisterBuffer(registration->buffer);
   }
   registration->magic = 0;
   delete registration;

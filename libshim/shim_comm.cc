@@ -1,4 +1,5 @@
-// ShimComm: handle validation, life-cycle state and error bookkeeping of a GPU-free communicator.
+// ShimComm: handle validation, life-cycle state, error bookkeeping and buffer registrations of a
+// GPU-free communicator.
 #include "libshim/shim_comm.h"
 
 #include "common/log.h"
@@ -70,6 +71,23 @@ void ShimComm::recordFailure(const Status& status) {
 Status ShimComm::asyncError() const {
   std::lock_guard<std::mutex> lock(stateMutex_);
   return asyncError_;
+}
+
+void ShimComm::registerBuffer(const void* buf, size_t bytes) {
+  BufferRegistration& entry = registrations_[buf];
+  if (entry.handles++ > 0 || !checkUsable().ok()) return;
+  auto registration = MemoryRegistration::create(engine_->transport(), buf, bytes);
+  if (registration.ok()) {
+    entry.transport = std::move(registration).value();
+  } else {
+    NS_INFO("{}: ncclCommRegister of {} bytes at {} stays a host buffer without zero copy: {}", describe(), bytes, buf,
+            registration.status().message());
+  }
+}
+
+void ShimComm::deregisterBuffer(const void* buf) {
+  auto it = registrations_.find(buf);
+  if (it != registrations_.end() && --it->second.handles == 0) registrations_.erase(it);
 }
 
 void ShimComm::markFinalized() {

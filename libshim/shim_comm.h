@@ -1,10 +1,12 @@
 // The GPU-free communicator behind an ncclComm_t handle: the engine communicator once connected,
-// its life-cycle state, the first asynchronous error, and the PreMulSum operators created on it.
+// its life-cycle state, the first asynchronous error, the PreMulSum operators created on it, and
+// the buffers registered on it (ncclCommRegister) with its transport.
 // Operations hold operationMutex() while they run; abortTransport() may be called from any thread
 // to fail a running operation (ncclCommAbort).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -56,6 +58,13 @@ class ShimComm {
   // The first asynchronous error (ok when none).
   Status asyncError() const;
 
+  // ncclCommRegister / ncclCommDeregister: registers [buf, buf + bytes) with the transport (zero
+  // copy over ibverbs), counted per buffer as NCCL does. A refusal (not connected, overlapping
+  // another registration) is not an error: the buffer still works, through the transport's own
+  // copies. Under operationMutex().
+  void registerBuffer(const void* buf, size_t bytes);
+  void deregisterBuffer(const void* buf);
+
   void markFinalized();
   // Fails any running operation and drops the connections; from any thread, idempotent.
   void abortTransport(const std::string& reason);
@@ -78,6 +87,12 @@ class ShimComm {
   State state_ = State::kConnecting;
   Status asyncError_;
   std::unique_ptr<Communicator> engine_;
+  // After engine_: the registrations end before the transport does.
+  struct BufferRegistration {
+    MemoryRegistration transport;  // empty when the transport refused it
+    int handles = 0;               // ncclCommRegister handles not yet deregistered
+  };
+  std::map<const void*, BufferRegistration> registrations_;
 
   std::mutex operationMutex_;
 };

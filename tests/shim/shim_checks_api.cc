@@ -2,6 +2,7 @@
 // invalid arguments (the right ncclResult_t and a readable ncclGetLastError naming the argument),
 // groups containing a bad call, unsupported calls, and communicator configs (non-blocking, bad
 // magic, ncclCommInitRankScalable).
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -61,13 +62,24 @@ void runBasicChecks(const Context& ctx, ncclComm_t comm) {
   runCheck(ctx, "basics/mem-alloc-and-register", [&]() -> std::string {
     void* memory = nullptr;
     void* handle = nullptr;
-    NT_TRY(ncclMemAlloc(&memory, 1 << 20));
-    std::memset(memory, 7, 1 << 20);
-    NT_TRY(ncclCommRegister(comm, memory, 1 << 20, &handle));
-    // Registered host memory works as a collective buffer.
-    NT_TRY(ncclAllReduce(memory, memory, (1 << 20) / 4, ncclInt32, ncclMax, comm, nullptr));
+    const size_t count = (1 << 20) / 4;
+    NT_TRY(ncclMemAlloc(&memory, count * 4));
+    auto* values = static_cast<int32_t*>(memory);
+    for (size_t i = 0; i < count; ++i) values[i] = static_cast<int32_t>((i * 31 + ctx.rank * 7) % 1000);
+    NT_TRY(ncclCommRegister(comm, memory, count * 4, &handle));
+    // Registered host memory works as a collective buffer (zero copy over ibverbs): every element
+    // is the maximum over the ranks.
+    NT_TRY(ncclAllReduce(memory, memory, count, ncclInt32, ncclMax, comm, nullptr));
     NT_TRY(ncclCommDeregister(comm, handle));
+    std::string bad;
+    for (size_t i = 0; i < count && bad.empty(); ++i) {
+      int32_t want = 0;
+      for (int r = 0; r < ctx.nranks; ++r) want = std::max(want, static_cast<int32_t>((i * 31 + r * 7) % 1000));
+      if (values[i] != want) bad = "element " + std::to_string(i) + " is " + std::to_string(values[i]) + ", not " +
+                                   std::to_string(want);
+    }
     NT_TRY(ncclMemFree(memory));
+    if (!bad.empty()) return bad;
     return handle != nullptr ? "" : "ncclCommRegister gave a NULL handle";
   });
 }
