@@ -123,6 +123,7 @@ struct PendingOp {
 struct DirectSend {
   Request* req = nullptr;
   uint64_t wrEnd = 0;  // the outbound lane's wrRetired at which the write is known complete
+  const ibv_mr* region = nullptr;
 };
 
 // One RC QP of a connection and its queue accounting; work requests built in a pass are posted

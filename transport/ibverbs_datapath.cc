@@ -233,8 +233,8 @@ void IbverbsTransport::driveSends(Connection& c) {
     header.offset = op.offset;
     header.store(slot);
     if (bytes > 0) std::memcpy(slot + kFragmentHeaderBytes, op.buf + op.offset, bytes);
-    addWrite(c, slot, static_cast<uint32_t>(kFragmentHeaderBytes + bytes), c.remoteRing + slotIndex * shape_.slotStride,
-             static_cast<uint32_t>(c.fragsPosted & kSeqMask));
+    addWrite(c, slot, static_cast<uint32_t>(kFragmentHeaderBytes + bytes), res_->mr->lkey,
+             c.remoteRing + slotIndex * shape_.slotStride, c.remoteKey, static_cast<uint32_t>(c.fragsPosted & kSeqMask));
     ++c.fragsPosted;
     ++c.slotsPosted;
     op.offset += bytes;
@@ -249,10 +249,11 @@ void IbverbsTransport::driveSends(Connection& c) {
   }
 }
 
-void IbverbsTransport::addWrite(Connection& c, char* local, uint32_t bytes, uint64_t remote, uint32_t imm) {
+ibv_send_wr& IbverbsTransport::addWrite(Connection& c, const char* local, uint32_t bytes, uint32_t lkey, uint64_t remote,
+                                        uint32_t rkey, uint32_t imm) {
   QpLane& lane = c.outbound;
   size_t i = lane.listed++;
-  lane.sges[i] = ibv_sge{reinterpret_cast<uintptr_t>(local), bytes, res_->mr->lkey};
+  lane.sges[i] = ibv_sge{reinterpret_cast<uintptr_t>(local), bytes, lkey};
   ibv_send_wr& wr = lane.wrs[i];
   wr = ibv_send_wr{};
   wr.wr_id = makeWrId(c.id, false, lane.wrPosted + i, false);
@@ -261,8 +262,9 @@ void IbverbsTransport::addWrite(Connection& c, char* local, uint32_t bytes, uint
   wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
   wr.imm_data = htobe32(imm);
   wr.wr.rdma.remote_addr = remote;
-  wr.wr.rdma.rkey = c.remoteKey;
+  wr.wr.rdma.rkey = rkey;
   if (bytes <= lane.maxInline) wr.send_flags = IBV_SEND_INLINE;
+  return wr;
 }
 
 void IbverbsTransport::addCredit(Connection& c) {

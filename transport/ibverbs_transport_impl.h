@@ -54,7 +54,9 @@ class IbverbsTransport final : public Transport {
   void driveRecvs(Connection& c);
   void driveSends(Connection& c);
   bool sendQueueFull(const QpLane& lane) const;
-  void addWrite(Connection& c, char* local, uint32_t bytes, uint64_t remote, uint32_t imm);
+  // A data write from `local` (lkey) to `remote` (rkey) with immediate `imm`, added to the outbound list.
+  ibv_send_wr& addWrite(Connection& c, const char* local, uint32_t bytes, uint32_t lkey, uint64_t remote,
+                        uint32_t rkey, uint32_t imm);
   void addCredit(Connection& c);
   void flush(Connection& c, QpLane& lane);
   void activate(Connection& c);

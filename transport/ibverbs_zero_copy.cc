@@ -66,7 +66,7 @@ Status IbverbsTransport::deregisterMemory(const void* buf) {
     bool inUse = false;
     for (size_t i = 0; i < c.sends.size(); ++i) inUse = inUse || c.sends.at(i).region == mr;
     for (size_t i = 0; i < c.recvs.size(); ++i) inUse = inUse || c.recvs.at(i).region == mr;
-    inUse = inUse || !c.directSends.empty();
+    for (size_t i = 0; i < c.directSends.size(); ++i) inUse = inUse || c.directSends.at(i).region == mr;
     if (inUse && !aborted_ && !peers_[c.peer].lost) {
       return NS_ERROR(Code::kInvalidUsage, "rank {}: the registration at {} is still in use by transfers with rank {}",
                       rank_, buf, c.peer);
@@ -161,20 +161,11 @@ IbverbsTransport::ZeroCopyChoice IbverbsTransport::tryDirectSend(Connection& c, 
   if (offer.address == 0 || offer.bytes != bytes || offer.tag != op.req->tag || bytes > kMaxDirectBytes) {
     return ZeroCopyChoice::kUseRing;  // a mismatch is reported by the receiver, from the fragment header
   }
-  QpLane& lane = c.outbound;
-  size_t i = lane.listed++;
-  lane.sges[i] = ibv_sge{reinterpret_cast<uintptr_t>(op.buf), static_cast<uint32_t>(bytes), op.region->lkey};
-  ibv_send_wr& wr = lane.wrs[i];
-  wr = ibv_send_wr{};
-  wr.wr_id = makeWrId(c.id, false, lane.wrPosted + i, false);
-  wr.sg_list = &lane.sges[i];
-  wr.num_sge = 1;
-  wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-  wr.imm_data = htobe32(kDirectFlag | static_cast<uint32_t>(c.fragsPosted & kSeqMask));
-  wr.wr.rdma.remote_addr = offer.address;
-  wr.wr.rdma.rkey = offer.rkey;
-  wr.send_flags = IBV_SEND_SIGNALED;
-  c.directSends.push(DirectSend{op.req, lane.wrPosted + i + 1});
+  const uint64_t seq = c.outbound.wrPosted + c.outbound.listed;  // of the write added next
+  ibv_send_wr& wr = addWrite(c, op.buf, static_cast<uint32_t>(bytes), op.region->lkey, offer.address, offer.rkey,
+                             kDirectFlag | static_cast<uint32_t>(c.fragsPosted & kSeqMask));
+  wr.send_flags |= IBV_SEND_SIGNALED;  // its completion frees the caller's buffer
+  c.directSends.push(DirectSend{op.req, seq + 1, op.region});
   ++c.fragsPosted;
   addRelaxed(peers_[c.peer].sent, bytes);
   c.sends.pop();

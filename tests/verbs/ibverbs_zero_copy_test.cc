@@ -1,8 +1,11 @@
 // Tests of the ibverbs transport's zero copy (transport/ibverbs_zero_copy.cc) with ranks as forked
 // processes on one RDMA device: messages around the zero-copy size with every combination of
 // registered and plain buffers on the two ends, both ways at once, every byte checked and the
-// receiver's zero-copy counter exact; ring collectives on registered buffers; registration errors;
-// ranks that disagree about a message's size or the zero-copy size. Skip without an RDMA device.
+// receiver's zero-copy counter exact; ring collectives on registered buffers; registration errors
+// (and one still in use); ranks that disagree about a message's size or the zero-copy size. Every
+// test skips without an RDMA device.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -30,6 +33,14 @@ std::vector<int> runJob(int nranks, const std::function<std::string(const Unique
   REQUIRE(id.ok());
   UniqueId uid = *id;
   return runRanksInProcesses(nranks, [&](int rank) { return job(uid, rank); }, 180);
+}
+
+// The test options with zero copy from kZeroCopyMin (whatever the environment says).
+Result<std::unique_ptr<Transport>> connectWithZeroCopy(const UniqueId& id, int rank, int nranks, int postThread = -1) {
+  IbverbsOptions options = testOptions();
+  options.zeroCopyMin = kZeroCopyMin;
+  options.postThread = postThread;
+  return connectIbverbsTransport(id, rank, nranks, options);
 }
 
 // Rank r sends every size to the other rank and receives every size from it, all posted at once,
@@ -73,10 +84,7 @@ TEST_CASE("ibverbs zero copy: every mix of registered and plain buffers, every b
   NSHIM_REQUIRE_RDMA();
   for (int postThread : {1, 0}) {
     auto codes = runJob(2, [&](const UniqueId& id, int rank) -> std::string {
-      IbverbsOptions options = testOptions();
-      options.zeroCopyMin = kZeroCopyMin;
-      options.postThread = postThread;
-      auto connected = connectIbverbsTransport(id, rank, 2, options);
+      auto connected = connectWithZeroCopy(id, rank, 2, postThread);
       if (!connected.ok()) return connected.status().toString();
       Transport& t = **connected;
       int round = 0;
@@ -115,9 +123,7 @@ TEST_CASE("ibverbs zero copy: ring collectives on registered buffers are exact",
   NSHIM_REQUIRE_RDMA();
   for (int nranks : {2, 3}) {
     auto codes = runJob(nranks, [&](const UniqueId& id, int rank) -> std::string {
-      IbverbsOptions options = testOptions();
-      options.zeroCopyMin = kZeroCopyMin;
-      auto connected = connectIbverbsTransport(id, rank, nranks, options);
+      auto connected = connectWithZeroCopy(id, rank, nranks);
       if (!connected.ok()) return connected.status().toString();
       CollectiveOptions collective = CollectiveOptions::fromEnvironment();
       collective.smallAllReduceBytes = 0;
@@ -191,15 +197,44 @@ TEST_CASE("ibverbs zero copy: bad registrations are refused with a clear error",
   CHECK(codes == std::vector<int>{0, 0});
 }
 
+// Rank 0 posts a registered send that waits for rank 1's offer (rank 1 posts its receive 0.3 s
+// later): ending the registration meanwhile is refused, and allowed once the send is done.
+TEST_CASE("ibverbs zero copy: a registration in use cannot be ended", "[ibverbs][zerocopy]") {
+  NSHIM_REQUIRE_RDMA();
+  auto codes = runJob(2, [&](const UniqueId& id, int rank) -> std::string {
+    auto connected = connectWithZeroCopy(id, rank, 2);
+    if (!connected.ok()) return connected.status().toString();
+    Transport& t = **connected;
+    std::vector<uint8_t> buf = rank == 0 ? pattern(1 << 20, 0, 1, 3) : std::vector<uint8_t>(1 << 20, 0);
+    Status status = t.registerMemory(buf.data(), buf.size());
+    if (!status.ok()) return status.toString();
+    Request req;
+    if (rank == 1) {
+      usleep(300'000);
+      status = t.postRecv(0, 9, buf.data(), buf.size(), &req);
+      if (status.ok()) status = waitOne(t, &req, Deadline::after(20));
+      if (status.ok() && t.peerBytes(0).receivedZeroCopy != buf.size()) return "the message did not go zero-copy";
+      if (status.ok()) status = t.deregisterMemory(buf.data());
+      return status.ok() ? verify(buf, 0, 1, 3) : status.toString();
+    }
+    status = t.postSend(1, 9, buf.data(), buf.size(), &req);
+    if (!status.ok()) return status.toString();
+    Status early = t.deregisterMemory(buf.data());
+    if (early.ok() || !contains(early.message(), "still in use")) return "deregistered while in use: " + early.toString();
+    status = waitOne(t, &req, Deadline::after(20));
+    if (status.ok()) status = t.deregisterMemory(buf.data());
+    return status.ok() ? "" : status.toString();
+  });
+  CHECK(codes == std::vector<int>{0, 0});
+}
+
 // Rank 0 sends 1 MiB from a registered buffer; rank 1 expects 1000 bytes (too small for an offer).
 // Rank 0 stops waiting for the offer and sends through the ring, and rank 1's header check names the
 // disagreement (no timeout).
 TEST_CASE("ibverbs zero copy: a size disagreement is reported, not waited out", "[ibverbs][zerocopy]") {
   NSHIM_REQUIRE_RDMA();
   auto codes = runJob(2, [&](const UniqueId& id, int rank) -> std::string {
-    IbverbsOptions options = testOptions();
-    options.zeroCopyMin = kZeroCopyMin;
-    auto connected = connectIbverbsTransport(id, rank, 2, options);
+    auto connected = connectWithZeroCopy(id, rank, 2);
     if (!connected.ok()) return connected.status().toString();
     Transport& t = **connected;
     std::vector<char> buf(1 << 20, 'x');
