@@ -9,12 +9,13 @@
 // k-th send posted by one end and the k-th receive posted by the other, so both ends number them
 // alike. A sender whose buffer is registered waits for the offer of its message (1 s at most, so
 // that a receiver that posts late, or expects a message too small to be offered, only costs the
-// copy); one that is not never waits and sends through the ring (the offer is dropped). A usable offer (registered, same
-// tag and size) turns the send into one signaled write whose completion completes the send; the
-// write's immediate carries the fragment sequence with the zero-copy bit, so the receiver, which
-// handles arrivals in order, completes the offered receive without touching a slot. Any other
-// offer sends the message through the ring, where the receiver checks it as always. At most
-// `offersAhead` offers per link are outstanding, which bounds the sender's landing entries.
+// copy); one that is not never waits and sends through the ring (the offer is dropped). A usable
+// offer (registered, same tag and size) turns the send into one signaled write whose completion
+// completes the send; the write's immediate carries the fragment sequence with the zero-copy bit,
+// so the receiver, which handles arrivals in order, completes the offered receive without touching
+// a slot. Any other offer sends the message through the ring, where the receiver checks it as
+// always. At most `offersAhead` offers per link are outstanding, which bounds the sender's landing
+// entries.
 #include <endian.h>
 
 #include <algorithm>
