@@ -98,9 +98,10 @@ void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxR
   uint64_t verified = 0;
   for (size_t g = 0; g < r.ranks.size(); ++g) {
     const RankCounters& c = r.ranks[g];
-    fmt::print(out, "# rank {}: ops {} op_bytes {} wire_sent {} wire_received {} model_sent {} wire_zero_copy {}{}\n", g,
-               c.ops, c.opBytes, c.wireSent, c.wireReceived, c.modelSent, c.wireZeroCopy,
-               h.verified ? fmt::format(" verified_bytes {}", c.bytesVerified) : std::string());
+    // wire_zero_copy last: scripts read the fields before it by position.
+    fmt::print(out, "# rank {}: ops {} op_bytes {} wire_sent {} wire_received {} model_sent {}{} wire_zero_copy {}\n", g,
+               c.ops, c.opBytes, c.wireSent, c.wireReceived, c.modelSent,
+               h.verified ? fmt::format(" verified_bytes {}", c.bytesVerified) : std::string(), c.wireZeroCopy);
     verified += c.bytesVerified;
   }
   if (h.verified) {
