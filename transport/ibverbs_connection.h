@@ -177,8 +177,7 @@ struct Connection {
   uint64_t recvsDone = 0;    // messages received (the front's index)
   uint64_t recvsOffered = 0; // messages whose offer is decided (sent, or none needed)
   uint64_t offersSent = 0;
-  uint64_t fragsArrived = 0;
-  uint64_t fragsConsumed = 0;
+  uint64_t fragsArrived = 0;   // data writes arrived (those not consumed yet are in `arrivals`)
   uint64_t slotsConsumed = 0;
   uint64_t creditsReported = 0;
 

@@ -137,7 +137,7 @@ void IbverbsTransport::serviceLocked(Connection& c) {
   repostRecvs(c, c.outbound);
   repostRecvs(c, c.inbound);
   if (!c.directSends.empty()) completeDirectSends(c);
-  if (!c.recvs.empty() && c.fragsConsumed < c.fragsArrived) driveRecvs(c);
+  if (!c.recvs.empty() && !c.arrivals.empty()) driveRecvs(c);
   if (c.recvsOffered < c.recvsDone + c.recvs.size()) addOffers(c);
   if (!c.sends.empty()) driveSends(c);
   if (c.slotsConsumed != c.creditsReported && !sendQueueFull(c.inbound)) addCredit(c);
@@ -183,7 +183,7 @@ bool IbverbsTransport::fragmentMatches(Connection& c, PendingOp& op, const Fragm
 }
 
 void IbverbsTransport::driveRecvs(Connection& c) {
-  while (!c.recvs.empty() && c.fragsConsumed < c.fragsArrived) {
+  while (!c.recvs.empty() && !c.arrivals.empty()) {
     if (c.arrivals.front() != 0) {
       if (!finishDirectRecv(c)) return;
       continue;
@@ -196,7 +196,6 @@ void IbverbsTransport::driveRecvs(Connection& c) {
     op.offset += h.bytes;
     op.started = true;
     c.arrivals.pop();
-    ++c.fragsConsumed;
     ++c.slotsConsumed;
     addRelaxed(peers_[c.peer].received, h.bytes);
     if (op.offset == h.total) {

@@ -196,7 +196,6 @@ bool IbverbsTransport::finishDirectRecv(Connection& c) {
     return false;
   }
   c.arrivals.pop();
-  ++c.fragsConsumed;
   addRelaxed(peers_[c.peer].received, req->bytes);
   addRelaxed(peers_[c.peer].receivedZeroCopy, req->bytes);
   c.recvs.pop();
