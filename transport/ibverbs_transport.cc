@@ -231,6 +231,7 @@ void IbverbsTransport::handlePeerEvents(const pollfd* fds, const std::vector<int
                              : fmt::format("its bootstrap connection failed: {}", std::strerror(errno));
     while (pollCqLocked()) {  // take in whatever it delivered before it went
     }
+    awaitDirectSendsTo(peers[i]);
     failPeerLocked(peers[i], why);
   }
 }

@@ -17,6 +17,7 @@
 // always. At most `offersAhead` offers per link are outstanding, which bounds the sender's landing
 // entries.
 #include <endian.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -30,6 +31,12 @@ namespace {
 
 constexpr size_t kMaxDirectBytes = size_t{1} << 30;  // one write's length is a 32-bit field
 constexpr int64_t kOfferWaitNs = 1'000'000'000;      // how long a registered send waits for its offer
+constexpr int64_t kAckGraceNs = 500'000'000;         // how long a gone peer's last acknowledgements may take
+
+// Drops the offers for messages that went through the ring before their offer was used.
+void dropOffersAlreadySent(Connection& c) {
+  while (!c.offers.empty() && c.offers.front().index < c.sendsTaken) c.offers.pop();
+}
 
 }  // namespace
 
@@ -95,7 +102,7 @@ bool IbverbsTransport::takeOffer(Connection& c, const char* landing, uint32_t by
     return false;
   }
   ++c.offersSeen;
-  while (!c.offers.empty() && c.offers.front().index < c.sendsTaken) c.offers.pop();  // sent through the ring
+  dropOffersAlreadySent(c);
   if (offer.index >= c.sendsTaken) c.offers.push(offer);  // else its message went through the ring already
   activate(c);
   return true;
@@ -141,12 +148,12 @@ void IbverbsTransport::addOffers(Connection& c) {
   }
 }
 
-// The front send's buffer is registered and it has not started: write it straight into the
-// receiver's buffer if the receiver's offer allows.
+// The front send's buffer is registered (post() looks for a region only from the zero-copy size
+// on) and it has not started: write it straight into the receiver's buffer if the receiver's offer
+// allows.
 IbverbsTransport::ZeroCopyChoice IbverbsTransport::tryDirectSend(Connection& c, PendingOp& op) {
   const size_t bytes = op.req->bytes;
-  if (shape_.zeroCopyMin == 0 || bytes < shape_.zeroCopyMin) return ZeroCopyChoice::kUseRing;
-  while (!c.offers.empty() && c.offers.front().index < c.sendsTaken) c.offers.pop();  // sent through the ring
+  dropOffersAlreadySent(c);
   if (c.offers.empty()) {
     // Not offered yet: wait a little (the receiver may not have posted), then use the ring. A late
     // offer is dropped, and its receive takes the ring's fragments as any other.
@@ -202,6 +209,24 @@ bool IbverbsTransport::finishDirectRecv(Connection& c) {
   ++c.recvsDone;
   req->complete(Status());
   return true;
+}
+
+// A peer that has received everything may exit, and close its socket, before the acknowledgements
+// of our last zero-copy writes to it have completed here (the peer's side completes on arrival).
+// Those sends succeeded: give their completions a moment before the peer is declared lost and what
+// is still pending fails.
+void IbverbsTransport::awaitDirectSendsTo(int peer) {
+  const int64_t until = nowNs() + kAckGraceNs;
+  while (!aborted_ && !peers_[peer].lost) {
+    bool pending = false;
+    for (int index = 0; index < qpsPerPeer_; ++index) {
+      Connection& c = connection(peer, static_cast<uint64_t>(index));
+      completeDirectSends(c);
+      pending = pending || !c.directSends.empty();
+    }
+    if (!pending || nowNs() >= until) return;
+    if (!pollCqLocked()) ::usleep(50);
+  }
 }
 
 void IbverbsTransport::failDirectSends(Connection& c, const Status& why) {
