@@ -135,18 +135,22 @@ void IbverbsTransport::abort(const std::string& reason) {
   if (!aborted_) abortLocked(NS_ERROR(Code::kRemoteError, "rank {} aborted its ibverbs transport: {}", rank_, reason));
 }
 
-// Peers other than `except`, not yet known lost, whose bootstrap socket has ended or failed now:
+// Peers other than `except` known lost already, or whose bootstrap socket has ended or failed now:
 // when one peer goes, a job-wide failure (a killed rank whose neighbours aborted in turn) often has
 // a root cause elsewhere, and the error should name it.
 std::vector<int> IbverbsTransport::peersGoneLocked(int except) {
   std::vector<pollfd> fds;
   std::vector<int> peers;
+  std::vector<int> gone;
   for (int p = 0; p < nranks_; ++p) {
-    if (p == rank_ || p == except || peers_[p].lost || !res_->peerSockets[p].valid()) continue;
+    if (p == rank_ || p == except || !res_->peerSockets[p].valid()) continue;
+    if (peers_[p].lost) {  // gone earlier, perhaps owing nothing then (its last sends had completed)
+      gone.push_back(p);
+      continue;
+    }
     fds.push_back(pollfd{res_->peerSockets[p].get(), POLLIN | POLLRDHUP, 0});
     peers.push_back(p);
   }
-  std::vector<int> gone;
   if (fds.empty() || ::poll(fds.data(), fds.size(), 0) <= 0) return gone;
   for (size_t i = 0; i < fds.size(); ++i) {
     if (fds[i].revents != 0 && connectionEnded(fds[i].fd)) gone.push_back(peers[i]);
@@ -231,7 +235,7 @@ void IbverbsTransport::handlePeerEvents(const pollfd* fds, const std::vector<int
                              : fmt::format("its bootstrap connection failed: {}", std::strerror(errno));
     while (pollCqLocked()) {  // take in whatever it delivered before it went
     }
-    awaitDirectSendsTo(peers[i]);
+    completeDirectSendsTo(peers[i]);
     failPeerLocked(peers[i], why);
   }
 }

@@ -71,7 +71,7 @@ class IbverbsTransport final : public Transport {
   void completeDirectSends(Connection& c);
   bool finishDirectRecv(Connection& c);
   void failDirectSends(Connection& c, const Status& why);
-  void awaitDirectSendsTo(int peer);
+  void completeDirectSendsTo(int peer);
 
   // ibverbs_transport.cc
   void failPeerLocked(int peer, const std::string& detail);

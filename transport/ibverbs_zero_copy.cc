@@ -17,7 +17,6 @@
 // always. At most `offersAhead` offers per link are outstanding, which bounds the sender's landing
 // entries.
 #include <endian.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -31,7 +30,6 @@ namespace {
 
 constexpr size_t kMaxDirectBytes = size_t{1} << 30;  // one write's length is a 32-bit field
 constexpr int64_t kOfferWaitNs = 1'000'000'000;      // how long a registered send waits for its offer
-constexpr int64_t kAckGraceNs = 500'000'000;         // how long a gone peer's last acknowledgements may take
 
 // Drops the offers for messages that went through the ring before their offer was used.
 void dropOffersAlreadySent(Connection& c) {
@@ -212,20 +210,24 @@ bool IbverbsTransport::finishDirectRecv(Connection& c) {
 }
 
 // A peer that has received everything may exit, and close its socket, before the acknowledgements
-// of our last zero-copy writes to it have completed here (the peer's side completes on arrival).
-// Those sends succeeded: give their completions a moment before the peer is declared lost and what
-// is still pending fails.
-void IbverbsTransport::awaitDirectSendsTo(int peer) {
-  const int64_t until = nowNs() + kAckGraceNs;
-  while (!aborted_ && !peers_[peer].lost) {
-    bool pending = false;
-    for (int index = 0; index < qpsPerPeer_; ++index) {
-      Connection& c = connection(peer, static_cast<uint64_t>(index));
-      completeDirectSends(c);
-      pending = pending || !c.directSends.empty();
+// of our last zero-copy writes to it have completed here (its side completes on arrival). When
+// nothing else is pending with the peer, those sends end as done, as ring sends do once staged,
+// after their QP is moved to error so that the NIC reads the buffers no more. Without this a
+// rank that merely finished first failed its neighbour's last send.
+void IbverbsTransport::completeDirectSendsTo(int peer) {
+  for (int index = 0; index < qpsPerPeer_; ++index) {
+    const Connection& c = connection(peer, static_cast<uint64_t>(index));
+    if (!c.sends.empty() || !c.recvs.empty()) return;
+  }
+  for (int index = 0; index < qpsPerPeer_; ++index) {
+    Connection& c = connection(peer, static_cast<uint64_t>(index));
+    if (c.directSends.empty()) continue;
+    moveQpToError(api_, c.outbound.qp.get());  // before the buffers are handed back
+    while (!c.directSends.empty()) {
+      Request* req = c.directSends.front().req;
+      c.directSends.pop();
+      req->complete(Status());
     }
-    if (!pending || nowNs() >= until) return;
-    if (!pollCqLocked()) ::usleep(50);
   }
 }
 
