@@ -207,7 +207,9 @@ int run(int argc, char** argv) {
         say(self, status.message());
         rc = 1;
       } else if (!path.empty()) {
-        std::fprintf(stderr, "phynet: wrote %s\n", path.c_str());
+        // stdout, like the report: mpirun forwards stdout and stderr separately and in chunks, so a
+        // stderr line could land inside a report line (a CI run saw that once)
+        std::printf("phynet: wrote %s\n", path.c_str());
       }
     }
   }
