@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -297,9 +298,36 @@ Status setNoDelay(int fd) {
   return Status::Ok();
 }
 
-Status setSendBuffer(int fd, int bytes) {
-  if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes)) != 0) {
-    return NS_ERROR(Code::kSystemError, "setsockopt(SO_SNDBUF, {}): {}", bytes, errnoText(errno));
+namespace {
+
+// net.core.wmem_max / rmem_max: the most a plain SO_SNDBUF / SO_RCVBUF may ask for; -1 if unreadable.
+long socketBufferLimit(SocketBuffer which) {
+  const char* path = which == SocketBuffer::kSend ? "/proc/sys/net/core/wmem_max" : "/proc/sys/net/core/rmem_max";
+  FILE* file = std::fopen(path, "r");
+  if (!file) return -1;
+  long limit = -1;
+  if (std::fscanf(file, "%ld", &limit) != 1) limit = -1;
+  std::fclose(file);
+  return limit;
+}
+
+}  // namespace
+
+Status setSocketBuffer(int fd, SocketBuffer which, int bytes) {
+  const bool send = which == SocketBuffer::kSend;
+  const char* option = send ? "SO_SNDBUF" : "SO_RCVBUF";
+  long limit = socketBufferLimit(which);
+  if (limit >= 0 && bytes > limit) {
+    // A plain request would be capped at the limit and still end the autotuning: force it or leave
+    // the socket as it is.
+    int forced = send ? SO_SNDBUFFORCE : SO_RCVBUFFORCE;
+    if (setsockopt(fd, SOL_SOCKET, forced, &bytes, sizeof(bytes)) == 0) return Status::Ok();
+    return NS_ERROR(Code::kSystemError, "{} of {} bytes is above net.core.{} ({}) and forcing it failed ({}); "
+                    "the socket keeps the kernel's autotuning", option, bytes, send ? "wmem_max" : "rmem_max",
+                    limit, errnoText(errno));
+  }
+  if (setsockopt(fd, SOL_SOCKET, send ? SO_SNDBUF : SO_RCVBUF, &bytes, sizeof(bytes)) != 0) {
+    return NS_ERROR(Code::kSystemError, "setsockopt({}, {}): {}", option, bytes, errnoText(errno));
   }
   return Status::Ok();
 }

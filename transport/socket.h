@@ -91,9 +91,12 @@ Result<Fd> connectWithRetry(const SocketAddress& address, Deadline deadline,
                             const std::function<bool()>& giveUp = nullptr);
 
 Status setNoDelay(int fd);
-// Fixes the socket's send buffer at `bytes` (the kernel doubles it for its own bookkeeping); this
-// turns off the kernel's send-buffer autotuning for that socket.
-Status setSendBuffer(int fd, int bytes);
+enum class SocketBuffer { kSend, kReceive };
+// Fixes the socket's send or receive buffer at `bytes` (the kernel doubles it for its own
+// bookkeeping); this turns off the kernel's autotuning of that buffer for that socket. A size above
+// net.core.wmem_max / rmem_max is forced (needs CAP_NET_ADMIN) or refused with the socket untouched,
+// never silently capped.
+Status setSocketBuffer(int fd, SocketBuffer which, int bytes);
 // True when both ends of the connected socket `fd` are this host: the peer's address is loopback
 // or the same as the local end's.
 bool connectsSameHost(int fd);

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <tuple>
 
 #include "common/env.h"
 #include "common/log.h"
@@ -45,7 +46,7 @@ class TcpTransport final : public Transport {
         ch.fd = sockets_.sockets[peer][index].get();
         ch.peer = peer;
         ch.index = index;
-        applySendBuffer(ch.fd, options.sendBufferBytes);
+        applySocketBuffers(ch.fd, options);
       }
     }
     active_.reserve(channels_.size());
@@ -113,11 +114,22 @@ class TcpTransport final : public Transport {
   }
 
  private:
-  static void applySendBuffer(int fd, int configured) {
-    int bytes = configured;
-    if (configured < 0) bytes = connectsSameHost(fd) ? TcpOptions::kLocalSendBufferBytes : 0;
-    if (bytes <= 0) return;  // the kernel's autotuning
-    if (Status set = setSendBuffer(fd, bytes); !set.ok()) NS_WARN("TCP transport: {}", set.message());
+  static void applySocketBuffers(int fd, const TcpOptions& options) {
+    const bool sameHost = connectsSameHost(fd);
+    for (auto [which, configured, local] :
+         {std::tuple{SocketBuffer::kSend, options.sendBufferBytes, TcpOptions::kLocalSendBufferBytes},
+          std::tuple{SocketBuffer::kReceive, options.recvBufferBytes, TcpOptions::kLocalRecvBufferBytes}}) {
+      int bytes = configured < 0 ? (sameHost ? local : 0) : configured;
+      if (bytes <= 0) continue;  // the kernel's autotuning
+      Status set = setSocketBuffer(fd, which, bytes);
+      if (set.ok()) continue;
+      // The automatic choice is only a speed-up: say so quietly; a size the user asked for, loudly.
+      if (configured < 0) {
+        NS_INFO("TCP transport: {}", set.message());
+      } else {
+        NS_WARN("TCP transport: {}", set.message());
+      }
+    }
   }
 
   Channel& channel(int peer, int index) { return channels_[static_cast<size_t>(peer) * perPeer_ + index]; }
@@ -368,6 +380,8 @@ TcpOptions TcpOptions::fromEnvironment() {
   options.spinYield = envInt("NCCLSHIM_SPIN_YIELD", 1) != 0;
   options.sendBufferBytes =
       static_cast<int>(std::clamp<int64_t>(envBytes("NCCLSHIM_SOCKET_SNDBUF", -1), -1, int64_t{1} << 30));
+  options.recvBufferBytes =
+      static_cast<int>(std::clamp<int64_t>(envBytes("NCCLSHIM_SOCKET_RCVBUF", -1), -1, int64_t{1} << 30));
   return options;
 }
 
