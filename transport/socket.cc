@@ -298,9 +298,6 @@ Status setNoDelay(int fd) {
   return Status::Ok();
 }
 
-namespace {
-
-// net.core.wmem_max / rmem_max: the most a plain SO_SNDBUF / SO_RCVBUF may ask for; -1 if unreadable.
 long socketBufferLimit(SocketBuffer which) {
   const char* path = which == SocketBuffer::kSend ? "/proc/sys/net/core/wmem_max" : "/proc/sys/net/core/rmem_max";
   FILE* file = std::fopen(path, "r");
@@ -310,8 +307,6 @@ long socketBufferLimit(SocketBuffer which) {
   std::fclose(file);
   return limit;
 }
-
-}  // namespace
 
 Status setSocketBuffer(int fd, SocketBuffer which, int bytes) {
   const bool send = which == SocketBuffer::kSend;

@@ -30,9 +30,10 @@ struct TcpOptions {
   // read back from memory); across hosts the buffer must cover the link's bandwidth-delay product.
   int sendBufferBytes = -1;
   // NCCLSHIM_SOCKET_RCVBUF: each connection's receive buffer, with the same -1 / 0 / N choices. The
-  // local default is large enough that a 1 MiB message never waits for the receive window: with
-  // autotuning the window grows on its own schedule, and a 1 MiB allgather between two ranks took
-  // either about 108 or about 175 µs depending on how that went early in the run.
+  // local default is large enough that the 512K messages of a 1 MiB collective never wait for the
+  // receive window: with autotuning the window grows on its own schedule, and a 1 MiB allgather
+  // between two ranks took either about 108 or about 175 µs depending on how that went early in
+  // the run (docs/bench_loopback.md).
   int recvBufferBytes = -1;
 
   static constexpr int kLocalSendBufferBytes = 256 << 10;

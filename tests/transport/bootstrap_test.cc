@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -131,15 +130,11 @@ TEST_CASE("socket helpers: interfaces, IPv4 and IPv6 loopback, deadlines", "[tcp
 }
 
 TEST_CASE("a socket buffer above the system limit is forced or refused and never capped", "[tcp]") {
-  for (auto [which, option, path] : {std::tuple{SocketBuffer::kSend, SO_SNDBUF, "/proc/sys/net/core/wmem_max"},
-                                     std::tuple{SocketBuffer::kReceive, SO_RCVBUF, "/proc/sys/net/core/rmem_max"}}) {
-    long limit = -1;
-    if (FILE* file = std::fopen(path, "r")) {
-      if (std::fscanf(file, "%ld", &limit) != 1) limit = -1;
-      std::fclose(file);
-    }
+  for (auto [which, option, sysctl] : {std::tuple{SocketBuffer::kSend, SO_SNDBUF, "net.core.wmem_max"},
+                                       std::tuple{SocketBuffer::kReceive, SO_RCVBUF, "net.core.rmem_max"}}) {
+    const long limit = socketBufferLimit(which);
     if (limit < 0 || limit > (1 << 29)) {
-      WARN("skipped for " << path << ": unreadable or too large to exceed");
+      WARN("skipped for " << sysctl << ": unreadable or too large to exceed");
       continue;
     }
     Fd socketFd(::socket(AF_INET, SOCK_STREAM, 0));
@@ -150,7 +145,7 @@ TEST_CASE("a socket buffer above the system limit is forced or refused and never
     const int wanted = static_cast<int>(limit) + (64 << 10);
     Status set = setSocketBuffer(socketFd.get(), which, wanted);
     REQUIRE(getsockopt(socketFd.get(), SOL_SOCKET, option, &after, &length) == 0);
-    INFO(path << " = " << limit << ": " << set.message());
+    INFO(sysctl << " = " << limit << ": " << set.message());
     if (set.ok()) {
       CHECK(after == 2 * wanted);  // forced past the limit (the tests run as root in CI)
     } else {
