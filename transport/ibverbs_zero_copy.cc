@@ -44,23 +44,33 @@ Status IbverbsTransport::registerMemory(const void* buf, size_t bytes) {
   }
   const uintptr_t begin = reinterpret_cast<uintptr_t>(buf);
   const uintptr_t end = begin + bytes;
-  std::lock_guard<std::mutex> lock(mutex_);
-  for (const UserRegion& r : regions_) {
-    if (begin < r.end && r.begin < end) {
-      return NS_ERROR(Code::kInvalidArgument, "rank {}: [{:#x}, {:#x}) overlaps the registered [{:#x}, {:#x})", rank_,
-                      begin, end, r.begin, r.end);
+  auto overlapLocked = [&]() -> Status {
+    for (const UserRegion& r : regions_) {
+      if (begin < r.end && r.begin < end) {
+        return NS_ERROR(Code::kInvalidArgument, "rank {}: [{:#x}, {:#x}) overlaps the registered [{:#x}, {:#x})",
+                        rank_, begin, end, r.begin, r.end);
+      }
     }
+    return Status::Ok();
+  };
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    NS_RETURN_IF_ERROR(overlapLocked());
   }
+  // Pinning a large buffer takes a while: transfers keep progressing meanwhile.
   MrPtr mr(api_.regMr(res_->pd.get(), const_cast<void*>(buf), bytes, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE));
   if (!mr) {
     return NS_ERROR(Code::kSystemError, "rank {}: ibv_reg_mr of {} bytes at {} on {} failed: {} (is the locked-memory "
                     "limit, ulimit -l, too low?)", rank_, bytes, buf, res_->device.name, std::strerror(errno));
   }
+  std::lock_guard<std::mutex> lock(mutex_);
+  NS_RETURN_IF_ERROR(overlapLocked());  // another thread may have registered an overlapping range meanwhile
   regions_.push_back(UserRegion{begin, end, std::move(mr)});
   return Status::Ok();
 }
 
 Status IbverbsTransport::deregisterMemory(const void* buf) {
+  MrPtr released;  // deregistered after the lock is dropped
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = std::find_if(regions_.begin(), regions_.end(),
                          [&](const UserRegion& r) { return r.begin == reinterpret_cast<uintptr_t>(buf); });
@@ -78,6 +88,7 @@ Status IbverbsTransport::deregisterMemory(const void* buf) {
                       rank_, buf, c.peer);
     }
   }
+  released = std::move(it->mr);
   regions_.erase(it);
   return Status::Ok();
 }
