@@ -298,14 +298,24 @@ Status setNoDelay(int fd) {
   return Status::Ok();
 }
 
-long socketBufferLimit(SocketBuffer which) {
-  const char* path = which == SocketBuffer::kSend ? "/proc/sys/net/core/wmem_max" : "/proc/sys/net/core/rmem_max";
+namespace {
+
+long readSysctlLong(const char* path) {
   FILE* file = std::fopen(path, "r");
   if (!file) return -1;
-  long limit = -1;
-  if (std::fscanf(file, "%ld", &limit) != 1) limit = -1;
+  long value = -1;
+  if (std::fscanf(file, "%ld", &value) != 1) value = -1;
   std::fclose(file);
-  return limit;
+  return value;
+}
+
+}  // namespace
+
+long socketBufferLimit(SocketBuffer which) {
+  // Read once: a transport sets the buffers of every connection to every peer at start-up.
+  static const long sendLimit = readSysctlLong("/proc/sys/net/core/wmem_max");
+  static const long receiveLimit = readSysctlLong("/proc/sys/net/core/rmem_max");
+  return which == SocketBuffer::kSend ? sendLimit : receiveLimit;
 }
 
 Status setSocketBuffer(int fd, SocketBuffer which, int bytes) {

@@ -93,6 +93,7 @@ Result<Fd> connectWithRetry(const SocketAddress& address, Deadline deadline,
 Status setNoDelay(int fd);
 enum class SocketBuffer { kSend, kReceive };
 // net.core.wmem_max / rmem_max: the most a plain SO_SNDBUF / SO_RCVBUF may ask for; -1 if unreadable.
+// Read once per process.
 long socketBufferLimit(SocketBuffer which);
 // Fixes the socket's send or receive buffer at `bytes` (the kernel doubles it for its own
 // bookkeeping); this turns off the kernel's autotuning of that buffer for that socket. A size above
