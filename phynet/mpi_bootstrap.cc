@@ -49,7 +49,7 @@ BootstrapOutcome bootstrapCommunicators(const Workload& workload, MpiSession& mp
     const int n = static_cast<int>(comm->members.size());
     IdMessage message;
     if (self == root && failure.ok()) {
-      Result<UniqueId> id = createUniqueId();
+      Result<UniqueId> id = createUniqueId(choice.interface);
       if (id.ok()) {
         message.ok = 1;
         message.id = id.value();
@@ -74,8 +74,8 @@ BootstrapOutcome bootstrapCommunicators(const Workload& workload, MpiSession& mp
       continue;
     }
     if (choice.verbose) {
-      std::fprintf(stderr, "phynet: rank %d: communicator %s: rank %d of %d connected over tcp in %.1f ms\n", self,
-                   commName(*comm).c_str(), commRank, n, (nowNs() - start) * 1e-6);
+      std::fprintf(stderr, "phynet: rank %d: communicator %s: rank %d of %d connected over %s in %.1f ms\n", self,
+                   commName(*comm).c_str(), commRank, n, transportKindName(kind.value()), (nowNs() - start) * 1e-6);
     }
     outcome.comms[comm->id] = std::make_unique<Communicator>(std::move(transport).value(), choice.collectives);
   }

@@ -22,6 +22,7 @@ struct TransportChoice {
   std::string name = "tcp";   // tcp | ibverbs
   TcpOptions tcp;
   IbverbsOptions ibverbs;
+  SocketInterface interface;  // this rank's socket interface: bootstrap roots listen on it
   CollectiveOptions collectives;
   bool verbose = false;
 };

@@ -6,6 +6,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -116,6 +117,18 @@ std::vector<uint64_t> MpiSession::allGather(uint64_t value, const char* name) {
   std::vector<uint64_t> all(size_);
   MPI_Allgather(&value, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
   return all;
+}
+
+std::vector<std::string> MpiSession::allGatherStrings(const std::string& value, const char* name) {
+  Phase phase(watchdog_, name, phaseSeconds_, rank_);
+  std::vector<char> mine(kMaxGatheredString, '\0');
+  std::copy_n(value.begin(), std::min(value.size(), kMaxGatheredString - 1), mine.begin());
+  std::vector<char> all(kMaxGatheredString * static_cast<size_t>(size_));
+  MPI_Allgather(mine.data(), static_cast<int>(kMaxGatheredString), MPI_CHAR, all.data(),
+                static_cast<int>(kMaxGatheredString), MPI_CHAR, MPI_COMM_WORLD);
+  std::vector<std::string> out;
+  for (int r = 0; r < size_; ++r) out.emplace_back(all.data() + kMaxGatheredString * static_cast<size_t>(r));
+  return out;
 }
 
 std::vector<std::vector<int64_t>> MpiSession::gatherToRoot(const std::vector<int64_t>& values, const char* name) {

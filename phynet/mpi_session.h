@@ -57,6 +57,9 @@ class MpiSession {
   int firstFailing(bool failed, const char* phase);
   void broadcast(void* data, size_t bytes, int root, const char* phase);
   std::vector<uint64_t> allGather(uint64_t value, const char* phase);
+  // Every rank's string (each cut at kMaxGatheredString bytes).
+  std::vector<std::string> allGatherStrings(const std::string& value, const char* phase);
+  static constexpr size_t kMaxGatheredString = 1024;
   // Rank 0 receives every rank's `values` (other ranks get an empty result).
   std::vector<std::vector<int64_t>> gatherToRoot(const std::vector<int64_t>& values, const char* phase);
 

@@ -11,21 +11,26 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/env.h"
+#include "common/host_identity.h"
 #include "common/log.h"
 #include "phynet/input_loader.h"
 #include "phynet/mpi_bootstrap.h"
 #include "phynet/mpi_session.h"
+#include "phynet/rank_endpoint.h"
 #include "phynet/replay.h"
 #include "phynet/report.h"
 #include "phynet/report_output.h"
 #include "phynet/workload_check.h"
 #include "phynet/workload_transform.h"
+#include "transport/nic_list.h"
 
 namespace nshim::phynet {
 namespace {
 
 constexpr size_t kVerdictBytes = 8192;
 constexpr int kCounterFields = 9;
+constexpr int kPeerFields = 4;  // PeerTraffic, per global rank, after the counters
 constexpr useconds_t kLingerBeforeExitUs = 500'000;
 
 void say(int rank, const std::string& text) {
@@ -59,6 +64,9 @@ std::vector<int64_t> packResult(const RankReplayResult& result) {
                            static_cast<int64_t>(c.wireSent), static_cast<int64_t>(c.wireReceived),
                            static_cast<int64_t>(c.modelSent), c.runStartNs, c.runEndNs,
                            static_cast<int64_t>(c.bytesVerified), static_cast<int64_t>(c.wireZeroCopy)};
+  for (const PeerTraffic& p : c.peers) {
+    for (uint64_t field : {p.sent, p.wire, p.messages, p.model}) out.push_back(static_cast<int64_t>(field));
+  }
   for (const OpTiming& t : result.timings) {
     out.push_back(t.startNs);
     out.push_back(t.endNs);
@@ -66,7 +74,7 @@ std::vector<int64_t> packResult(const RankReplayResult& result) {
   return out;
 }
 
-void unpackResult(const std::vector<int64_t>& in, RankCounters* c, std::vector<OpTiming>* timings) {
+void unpackResult(const std::vector<int64_t>& in, int worldSize, RankCounters* c, std::vector<OpTiming>* timings) {
   c->ops = static_cast<uint64_t>(in[0]);
   c->opBytes = static_cast<uint64_t>(in[1]);
   c->wireSent = static_cast<uint64_t>(in[2]);
@@ -76,7 +84,14 @@ void unpackResult(const std::vector<int64_t>& in, RankCounters* c, std::vector<O
   c->runEndNs = in[6];
   c->bytesVerified = static_cast<uint64_t>(in[7]);
   c->wireZeroCopy = static_cast<uint64_t>(in[8]);
-  for (size_t i = kCounterFields; i + 1 < in.size(); i += 2) timings->push_back({in[i], in[i + 1]});
+  size_t i = kCounterFields;
+  c->peers.resize(static_cast<size_t>(worldSize));
+  for (PeerTraffic& p : c->peers) {
+    p = PeerTraffic{static_cast<uint64_t>(in[i]), static_cast<uint64_t>(in[i + 1]), static_cast<uint64_t>(in[i + 2]),
+                    static_cast<uint64_t>(in[i + 3])};
+    i += kPeerFields;
+  }
+  for (; i + 1 < in.size(); i += 2) timings->push_back({in[i], in[i + 1]});
 }
 
 // How long a rank that finished waits for the others: its own replay time scaled by how much more
@@ -92,12 +107,48 @@ double finishWaitSeconds(const Workload& w, int self, double mySeconds, double t
   return timeout + 4.0 * mySeconds * std::max(1.0, busiest / mine) + 30.0;
 }
 
+// Finds every rank's host and NIC: host identities are gathered, each rank takes its entry of the
+// NIC lists (--ifname / --hca, else the environment) by its local rank and checks that the NIC
+// exists; a rank whose NIC is missing names its host and NIC, and every rank ends. The endpoints of
+// all ranks come back for the report (and --verbose prints each).
+bool placeRanks(const ReplayOptions& options, MpiSession& mpi, TransportChoice* choice,
+                std::vector<RankEndpoint>* endpoints) {
+  const int self = mpi.rank();
+  std::vector<std::string> hostIds = mpi.allGatherStrings(hostIdentity(), "placement: host identities");
+  const int localRank = localRankOf(hostIds, self, localRankFromEnvironment());
+  SocketInterface interface = SocketInterface::fromEnvironment();
+  const std::string ifnames = options.ifname.empty() ? envString("NCCLSHIM_SOCKET_IFNAME", "") : options.ifname;
+  const std::string hcas = options.hca.empty() ? envString("NCCLSHIM_IB_HCA", "") : options.hca;
+  interface.spec = nicForLocalRank(ifnames, localRank);
+  choice->interface = interface;
+  choice->tcp.interface = interface;
+  choice->ibverbs.bootstrapInterface = interface;
+  choice->ibverbs.hca = nicForLocalRank(hcas, localRank);
+  Result<TransportKind> kind = transportKindFromName(options.transport);
+  Result<RankEndpoint> mine = kind.ok() ? resolveEndpoint(kind.value(), interface, choice->ibverbs,
+                                                          hostIds[self], localRank)
+                                        : Result<RankEndpoint>(kind.status());
+  const int bad = mpi.firstFailing(!mine.ok(), "placement: NICs");
+  if (bad >= 0) {
+    if (bad == self) say(self, fmt::format("no usable NIC: {}", mine.status().message()));
+    return false;
+  }
+  for (const std::string& line : mpi.allGatherStrings(encodeEndpoint(mine.value()), "placement: endpoints")) {
+    Result<RankEndpoint> decoded = decodeEndpoint(line);
+    endpoints->push_back(decoded.ok() ? decoded.value() : RankEndpoint{});
+  }
+  if (options.verbose) {
+    std::vector<std::string> labels = hostLabels(*endpoints);
+    say(self, describeEndpoint(self, mine.value(), labels[self]));
+  }
+  return true;
+}
+
 int run(int argc, char** argv) {
   // Whole lines to mpirun's output forwarding, so that stderr lines never land inside a table row.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   Result<ReplayOptions> parsed = parseReplayOptions(argc, argv);
   const double timeout = parsed.ok() ? parsed->timeoutSeconds : 120;
-  if (parsed.ok() && !parsed->ifname.empty()) setenv("NCCLSHIM_SOCKET_IFNAME", parsed->ifname.c_str(), 1);
   MpiSession mpi(&argc, &argv, timeout + 30);
   const int self = mpi.rank();
   setLogRank(self);
@@ -150,6 +201,8 @@ int run(int argc, char** argv) {
   choice.tcp.timeoutSeconds = timeout;
   choice.ibverbs = IbverbsOptions::fromEnvironment();
   choice.ibverbs.timeoutSeconds = timeout;
+  std::vector<RankEndpoint> endpoints;
+  if (!placeRanks(options, mpi, &choice, &endpoints)) return 1;
   choice.collectives = CollectiveOptions::fromEnvironment();
   choice.collectives.timeoutSeconds = timeout;
   choice.verbose = options.verbose;
@@ -194,7 +247,8 @@ int run(int argc, char** argv) {
     in.rateGBps = options.rateGBps;
     in.timings.resize(mpi.size());
     in.counters.resize(mpi.size());
-    for (int r = 0; r < mpi.size(); ++r) unpackResult(gathered[r], &in.counters[r], &in.timings[r]);
+    for (int r = 0; r < mpi.size(); ++r) unpackResult(gathered[r], mpi.size(), &in.counters[r], &in.timings[r]);
+    in.endpoints = endpoints;
     ReplayReport report = buildReport(in);
     TextHeader header{options.transport, options.pace == Pace::kFast ? "fast" : "recorded", options.scale,
                       options.verify};

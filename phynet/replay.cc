@@ -60,18 +60,29 @@ void dispatch(const std::vector<WorkOp>& ops, const std::vector<std::vector<uint
 void addCounters(const std::vector<WorkOp>& ops, const Workload& workload, int globalRank, int iterations,
                  std::map<uint64_t, std::unique_ptr<Communicator>>& comms, RankCounters* counters) {
   const CollectiveOptions& options = comms.empty() ? CollectiveOptions{} : comms.begin()->second->options();
+  counters->peers.assign(static_cast<size_t>(workload.worldSize), PeerTraffic{});
+  const uint64_t repeats = static_cast<uint64_t>(iterations);
   for (const WorkOp& op : ops) {
     const CommGroup* group = workload.findComm(op.commId);
-    counters->opBytes += op.bytes * static_cast<uint64_t>(iterations);
-    counters->modelSent += modelSentBytes(op, commRankOf(*group, globalRank), static_cast<int>(group->members.size()),
-                                          options) * static_cast<uint64_t>(iterations);
+    counters->opBytes += op.bytes * repeats;
+    forEachModelSend(op, commRankOf(*group, globalRank), static_cast<int>(group->members.size()), options,
+                     [&](int peer, uint64_t bytes) {
+                       counters->modelSent += bytes * repeats;
+                       counters->peers[group->members[peer]].model += bytes * repeats;
+                     });
   }
   for (auto& [id, comm] : comms) {
+    const CommGroup* group = workload.findComm(id);
     for (int peer = 0; peer < comm->nranks(); ++peer) {
       PeerBytes bytes = comm->transport().peerBytes(peer);
       counters->wireSent += bytes.sent;
       counters->wireReceived += bytes.received;
       counters->wireZeroCopy += bytes.receivedZeroCopy;
+      if (group == nullptr || peer == comm->rank()) continue;
+      PeerTraffic& to = counters->peers[group->members[peer]];
+      to.sent += bytes.sent;
+      to.wire += bytes.sentWire;
+      to.messages += bytes.sentMessages;
     }
   }
 }

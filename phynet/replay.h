@@ -26,6 +26,14 @@ struct ReplayConfig {
 };
 
 // Counters of one rank after the replay (all iterations).
+// What this rank sent to one other rank, over all its communicators.
+struct PeerTraffic {
+  uint64_t sent = 0;      // payload bytes (PeerBytes::sent)
+  uint64_t wire = 0;      // with the transport's framing (PeerBytes::sentWire)
+  uint64_t messages = 0;  // sends posted
+  uint64_t model = 0;     // what traffic_model predicts for `sent`
+};
+
 struct RankCounters {
   uint64_t ops = 0;           // operations executed
   uint64_t opBytes = 0;       // sum of their nccl-tests sizes
@@ -36,6 +44,7 @@ struct RankCounters {
   uint64_t bytesVerified = 0; // --verify: result bytes checked against their expected values
   int64_t runStartNs = 0;     // this rank's clock
   int64_t runEndNs = 0;
+  std::vector<PeerTraffic> peers;  // by global rank (world size entries)
 };
 
 struct RankReplayResult {

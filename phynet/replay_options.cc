@@ -88,7 +88,7 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
     if (name == "--help" || name == "-h") { o.help = true; continue; }
     if (name == "--verbose") { o.verbose = true; continue; }
     if (name == "--verify") { o.verify = true; continue; }
-    static const char* const kValued[] = {"--transport", "--ifname", "--pace",   "--format", "--iterations",
+    static const char* const kValued[] = {"--transport", "--ifname", "--hca", "--pace",   "--format", "--iterations",
                                           "--warmup",    "--scale",  "--ops",    "--groups", "--timeout",
                                           "--report",    "--json",   "--rate",   "--rows",   "--world-size",
                                           "--tp",        "--ep",     "--pp"};
@@ -106,6 +106,8 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
       o.transport = value;
     } else if (name == "--ifname") {
       o.ifname = value;
+    } else if (name == "--hca") {
+      o.hca = value;
     } else if (name == "--pace") {
       if (value == "fast") o.pace = Pace::kFast;
       else if (value == "recorded") o.pace = Pace::kRecorded;
@@ -187,7 +189,11 @@ input
   --world-size N --tp N --ep N --pp N   layout for SimAI/AICB (default: from the file; world = MPI size)
 replay
   --transport tcp|ibverbs   data transport (default tcp)
-  --ifname NAME             interface(s) for TCP, as NCCLSHIM_SOCKET_IFNAME (e.g. eth0, lo)
+  --ifname LIST             socket interface(s), as NCCLSHIM_SOCKET_IFNAME (e.g. eth0, lo): the TCP
+                            transport's data and the bootstrap of both; a list (r0,r1) gives local
+                            rank i entry i mod length (one NIC per rank, as on GPU hosts)
+  --hca LIST                RDMA device(s) for ibverbs, as NCCLSHIM_IB_HCA (rxe0, mlx5_0:1); a list
+                            gives local rank i entry i mod length
   --pace fast|recorded      issue as fast as possible (default), or keep the recorded gaps
   --iterations N            replay the whole workload N times (default 1)
   --warmup N                N more iterations first, left out of the report (default 0)

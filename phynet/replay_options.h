@@ -17,7 +17,8 @@ struct ReplayOptions {
   std::string input;                   // trace directory / trace file / SimAI .txt / AICB .csv
   InputFormat format = InputFormat::kAuto;
   std::string transport = "tcp";       // tcp | ibverbs
-  std::string ifname;                  // NCCLSHIM_SOCKET_IFNAME for the TCP transport
+  std::string ifname;                  // NCCLSHIM_SOCKET_IFNAME: socket interface(s), one per local rank
+  std::string hca;                     // NCCLSHIM_IB_HCA: RDMA device(s), one per local rank
   Pace pace = Pace::kFast;
   int iterations = 1;                  // the whole workload is replayed this many times
   int warmup = 0;                      // extra iterations first, not reported

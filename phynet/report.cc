@@ -172,6 +172,8 @@ ReplayReport buildReport(const ReportInput& in) {
   report.warmup = in.warmup;
   report.rateGBps = in.rateGBps;
   report.ranks = in.counters;
+  report.endpoints = in.endpoints;
+  if (static_cast<int>(in.endpoints.size()) == w.worldSize) report.traffic = buildHostTraffic(in.endpoints, in.counters);
   for (int g = 0; g < w.worldSize; ++g) {
     const RankCounters& c = in.counters[g];
     int64_t start = c.runStartNs;

@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "phynet/host_traffic.h"
 #include "phynet/op_runner.h"
+#include "phynet/rank_endpoint.h"
 #include "phynet/replay.h"
 #include "phynet/workload.h"
 
@@ -57,12 +59,15 @@ struct ReplayReport {
   std::vector<OpRow> rows;    // by iteration, then start time
   std::vector<SummaryRow> summary;
   std::vector<RankCounters> ranks;
+  std::vector<RankEndpoint> endpoints;  // per global rank; empty when unknown (unit tests)
+  HostTraffic traffic;                  // by host and NIC, when the endpoints are known
 };
 
 struct ReportInput {
   const Workload* workload = nullptr;
   std::vector<std::vector<OpTiming>> timings;  // per global rank: [iteration * ops + index]
   std::vector<RankCounters> counters;          // per global rank
+  std::vector<RankEndpoint> endpoints;         // per global rank, or empty
   int iterations = 1;                          // measured
   int warmup = 0;
   double rateGBps = 0;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 
+#include "phynet/host_traffic_output.h"
 #include "trace/trace_validate.h"
 
 namespace nshim::phynet {
@@ -35,7 +36,9 @@ std::string known(double value, const char* format) {
 std::string csvNumber(double value) { return value < 0 ? "" : fmt::format("{:.6g}", value); }
 std::string jsonNumber(double value) { return value < 0 ? "null" : fmt::format("{:.6g}", value); }
 
-std::string jsonString(const std::string& text) {
+}  // namespace
+
+std::string jsonQuoted(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
     if (c == '"' || c == '\\') out += fmt::format("\\{}", c);
@@ -44,6 +47,8 @@ std::string jsonString(const std::string& text) {
   }
   return out + "\"";
 }
+
+namespace {
 
 std::string commText(uint64_t id) { return trace::commIdText(id); }
 
@@ -104,6 +109,7 @@ void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxR
                h.verified ? fmt::format(" verified_bytes {}", c.bytesVerified) : std::string(), c.wireZeroCopy);
     verified += c.bytesVerified;
   }
+  printHostTraffic(out, r, maxRows);
   if (h.verified) {
     fmt::print(out, "# data check          : every result byte verified ({} bytes over all ranks, 0 wrong)\n",
                verified);
@@ -129,22 +135,23 @@ Status writeJsonReport(const std::string& path, const ReplayReport& r, const Tex
   NS_ASSIGN_OR_RETURN(File file, openForWrite(path));
   FILE* f = file.get();
   fmt::print(f, "{{\"description\":{},\"world_size\":{},\"transport\":{},\"pace\":{},\"iterations\":{},\"warmup\":{},"
-             "\"scale\":{:g},\"rate_gbps\":{},\"end_to_end_s\":{:.9f},\n\"ranks\":[", jsonString(r.description),
-             r.worldSize, jsonString(h.transport), jsonString(h.pace), r.iterations, r.warmup, h.scale,
+             "\"scale\":{:g},\"rate_gbps\":{},\"end_to_end_s\":{:.9f},\n\"ranks\":[", jsonQuoted(r.description),
+             r.worldSize, jsonQuoted(h.transport), jsonQuoted(h.pace), r.iterations, r.warmup, h.scale,
              r.rateGBps > 0 ? fmt::format("{:g}", r.rateGBps) : "null", r.endToEndSeconds);
   for (size_t g = 0; g < r.ranks.size(); ++g) {
     const RankCounters& c = r.ranks[g];
     fmt::print(f, "{}{{\"rank\":{},\"ops\":{},\"op_bytes\":{},\"wire_sent\":{},\"wire_received\":{},\"model_sent\":{},"
-               "\"wire_zero_copy\":{}{}}}", g ? "," : "", g, c.ops, c.opBytes, c.wireSent, c.wireReceived, c.modelSent,
-               c.wireZeroCopy,
-               h.verified ? fmt::format(",\"verified_bytes\":{}", c.bytesVerified) : std::string());
+               "\"wire_zero_copy\":{}{}{}}}", g ? "," : "", g, c.ops, c.opBytes, c.wireSent, c.wireReceived,
+               c.modelSent, c.wireZeroCopy,
+               h.verified ? fmt::format(",\"verified_bytes\":{}", c.bytesVerified) : std::string(),
+               rankEndpointJson(r, static_cast<int>(g)));
   }
-  fmt::print(f, "],\n\"summary\":[");
+  fmt::print(f, "]{},\n\"summary\":[", hostTrafficJson(r));
   for (size_t i = 0; i < r.summary.size(); ++i) {
     const SummaryRow& s = r.summary[i];
     fmt::print(f, "{}\n{{\"op\":{},\"group\":{},\"size_bucket\":{},\"count\":{},\"total_bytes\":{},\"mean_time_us\":{:.3f},"
                "\"mean_busbw_gbps\":{:.6g},\"mean_efficiency_pct\":{},\"mean_recorded_us\":{}}}", i ? "," : "",
-               jsonString(s.op), jsonString(s.label), s.bucketBytes, s.count, s.totalBytes, s.meanTimeUs, s.meanBusbw,
+               jsonQuoted(s.op), jsonQuoted(s.label), s.bucketBytes, s.count, s.totalBytes, s.meanTimeUs, s.meanBusbw,
                jsonNumber(s.meanEfficiency), jsonNumber(s.meanRecordedUs));
   }
   fmt::print(f, "],\n\"ops\":[");
@@ -153,8 +160,8 @@ Status writeJsonReport(const std::string& path, const ReplayReport& r, const Tex
     fmt::print(f, "{}\n{{\"op\":{},\"group\":{},\"comm\":{},\"nranks\":{},\"iteration\":{},\"seq\":{},\"count\":{},"
                "\"type\":{},\"bytes\":{},\"peers\":{},\"start_us\":{:.3f},\"time_us\":{:.3f},\"algbw_gbps\":{:.6g},"
                "\"busbw_gbps\":{:.6g},\"efficiency_pct\":{},\"recorded_us\":{},\"ratio\":{}}}", i ? "," : "",
-               jsonString(row.op), jsonString(row.label), jsonString(commText(row.commId)), row.nranks, row.iteration,
-               row.seq, row.count, jsonString(dataTypeName(row.type)), row.bytes, jsonString(row.ranks), row.startUs,
+               jsonQuoted(row.op), jsonQuoted(row.label), jsonQuoted(commText(row.commId)), row.nranks, row.iteration,
+               row.seq, row.count, jsonQuoted(dataTypeName(row.type)), row.bytes, jsonQuoted(row.ranks), row.startUs,
                row.timeUs, row.algbw, row.busbw, jsonNumber(row.efficiency), jsonNumber(row.recordedUs),
                jsonNumber(row.ratio));
   }

@@ -23,6 +23,9 @@ void printReport(FILE* out, const ReplayReport& report, const TextHeader& header
 Status writeCsvReport(const std::string& path, const ReplayReport& report);
 Status writeJsonReport(const std::string& path, const ReplayReport& report, const TextHeader& header);
 
+// A JSON string literal for `text` (quotes, backslashes and control characters escaped).
+std::string jsonQuoted(const std::string& text);
+
 // "512B", "64K", "1M", "2G" (powers of two).
 std::string bucketName(uint64_t bytes);
 

@@ -16,35 +16,60 @@ double busBandwidthFactor(OpKind kind, int nranks) {
   }
 }
 
-uint64_t modelSentBytes(const WorkOp& op, int commRank, int nranks, const CollectiveOptions& options) {
+void forEachModelSend(const WorkOp& op, int commRank, int nranks, const CollectiveOptions& options,
+                      const std::function<void(int peer, uint64_t bytes)>& add) {
   const uint64_t n = static_cast<uint64_t>(nranks);
   const uint64_t unit = op.count * dataTypeSize(op.type);  // the count argument in bytes
-  if (op.count == 0) return 0;
+  if (op.count == 0 || nranks < 1) return;
+  auto ring = [&](int offset) { return ((commRank + offset) % nranks + nranks) % nranks; };
   switch (op.kind) {
     case OpKind::kAllReduce: {
-      if (n == 1) return 0;
+      if (n == 1) return;
       bool powerOfTwo = (n & (n - 1)) == 0;
       if (powerOfTwo && unit <= options.smallAllReduceBytes) {
-        uint64_t rounds = 0;
-        for (uint64_t d = 1; d < n; d <<= 1) ++rounds;
-        return rounds * unit;
+        for (uint64_t d = 1; d < n; d <<= 1) add(commRank ^ static_cast<int>(d), unit);
+        return;
       }
-      return 2 * (n - 1) * unit / n;
+      add(ring(1), 2 * (n - 1) * unit / n);
+      return;
     }
     case OpKind::kAllGather:
     case OpKind::kReduceScatter:
-    case OpKind::kAllToAll: return (n - 1) * unit;
+      if (n > 1) add(ring(1), (n - 1) * unit);
+      return;
+    case OpKind::kAllToAll:
+      for (int peer = 0; peer < nranks; ++peer) {
+        if (peer != commRank) add(peer, unit);
+      }
+      return;
     case OpKind::kBroadcast: {
       int position = ((commRank - op.root) % nranks + nranks) % nranks;
-      return position < nranks - 1 ? unit : 0;
+      if (position < nranks - 1) add(ring(1), unit);
+      return;
     }
-    case OpKind::kReduce: return commRank == op.root ? 0 : unit;
-    case OpKind::kGather: return commRank == op.root ? 0 : unit;
-    case OpKind::kScatter: return commRank == op.root ? (n - 1) * unit : 0;
-    case OpKind::kSend: return op.peer == commRank ? 0 : unit;
-    case OpKind::kRecv: return 0;
+    case OpKind::kReduce:
+      if (commRank != op.root) add(ring(-1), unit);
+      return;
+    case OpKind::kGather:
+      if (commRank != op.root) add(op.root, unit);
+      return;
+    case OpKind::kScatter:
+      if (commRank != op.root) return;
+      for (int peer = 0; peer < nranks; ++peer) {
+        if (peer != commRank) add(peer, unit);
+      }
+      return;
+    case OpKind::kSend:
+      if (op.peer != commRank) add(op.peer, unit);
+      return;
+    case OpKind::kRecv: return;
   }
-  return 0;
+}
+
+uint64_t modelSentBytes(const WorkOp& op, int commRank, int nranks, const CollectiveOptions& options) {
+  uint64_t total = 0;
+  forEachModelSend(op, commRank, nranks, options, [&](int, uint64_t bytes) { total += bytes; });
+  return total;
 }
 
 }  // namespace nshim::phynet

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "collectives/communicator.h"
 #include "phynet/workload.h"
@@ -20,5 +21,11 @@ double busBandwidthFactor(OpKind kind, int nranks);
 // from each non-root, scatter n-1 blocks from the root, send S (0 to itself). Exact when the
 // buffer divides evenly into the ring's chunks; the per-communicator totals are always exact.
 uint64_t modelSentBytes(const WorkOp& op, int commRank, int nranks, const CollectiveOptions& options);
+
+// The same bytes split by destination: calls `add(peerCommRank, bytes)` for each peer rank
+// `commRank` sends to under the engine's algorithms (rings and chains send to their neighbour,
+// recursive doubling to each partner, alltoall/gather/scatter/send point to point).
+void forEachModelSend(const WorkOp& op, int commRank, int nranks, const CollectiveOptions& options,
+                      const std::function<void(int peer, uint64_t bytes)>& add);
 
 }  // namespace nshim::phynet

@@ -197,9 +197,9 @@ Result<PeerSockets> bootstrapConnect(const UniqueId& id, int rank, int nranks, c
     return NS_ERROR(Code::kInvalidArgument, "bootstrap timeout {} s must be positive", options.timeoutSeconds);
   }
   NS_ASSIGN_OR_RETURN(UniqueIdInfo info, decodeUniqueId(id));
-  NS_ASSIGN_OR_RETURN(SocketAddress local, defaultListenAddress());
+  NS_ASSIGN_OR_RETURN(InterfaceAddress local, findInterface(options.interface));
   SocketAddress listenAddress;
-  NS_ASSIGN_OR_RETURN(Fd listenFd, listenOn(local, &listenAddress));
+  NS_ASSIGN_OR_RETURN(Fd listenFd, listenOn(local.address, &listenAddress));
   NS_ASSIGN_OR_RETURN(std::vector<SocketAddress> table, exchangeWithRoot(info, rank, nranks, listenAddress, options));
 
   PeerSockets out;
@@ -218,7 +218,7 @@ Result<PeerSockets> bootstrapConnect(const UniqueId& id, int rank, int nranks, c
       // The peer answers only after all our connections are in, so anything readable on the ones
       // already open (a refusal, or the end of stream of a peer that failed) is a reason to stop.
       auto peerFailed = [&] { return explainEarlyAnswer(out, peer, rank, sockets); };
-      auto fd = connectWithRetry(table[peer], deadline, [&] { return !peerFailed().ok(); });
+      auto fd = connectWithRetry(table[peer], deadline, [&] { return !peerFailed().ok(); }, local.address);
       if (!fd.ok()) {
         NS_RETURN_IF_ERROR(peerFailed());
         return NS_ERROR(fd.status().code(), "rank {} could not connect to rank {} at {}: {}", rank, peer,

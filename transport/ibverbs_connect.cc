@@ -11,10 +11,12 @@
 #include <random>
 
 #include "common/env.h"
+#include "common/host_identity.h"
 #include "common/log.h"
 #include "transport/bootstrap.h"
 #include "transport/ibverbs_connection.h"
 #include "transport/ibverbs_transport.h"
+#include "transport/nic_list.h"
 
 namespace nshim {
 namespace {
@@ -249,7 +251,7 @@ Status exchangeAndConnect(IbResources& r, int rank, int nranks, int qps, const R
 
 IbverbsOptions IbverbsOptions::fromEnvironment() {
   IbverbsOptions o;
-  o.hca = envString("NCCLSHIM_IB_HCA", "");
+  o.hca = nicForLocalRank(envString("NCCLSHIM_IB_HCA", ""), localRankFromEnvironment());
   o.gidIndex = static_cast<int>(envInt("NCCLSHIM_IB_GID_INDEX", -1));
   o.trafficClass = static_cast<int>(std::clamp<int64_t>(envInt("NCCLSHIM_IB_TC", 0), 0, 255));
   o.serviceLevel = static_cast<int>(std::clamp<int64_t>(envInt("NCCLSHIM_IB_SL", 0), 0, 15));
@@ -299,7 +301,7 @@ Result<std::unique_ptr<Transport>> connectIbverbsTransport(const UniqueId& id, i
                                                            const IbverbsOptions& options) {
   NS_RETURN_IF_ERROR(validate(options));
   NS_ASSIGN_OR_RETURN(const VerbsApi* api, loadVerbs());
-  NS_ASSIGN_OR_RETURN(PeerSockets sockets, bootstrapConnect(id, rank, nranks, {1, options.timeoutSeconds}));
+  NS_ASSIGN_OR_RETURN(PeerSockets sockets, bootstrapConnect(id, rank, nranks, {1, options.timeoutSeconds, options.bootstrapInterface}));
   auto res = std::make_unique<IbResources>();
   res->api = api;
   res->peerSockets.resize(nranks);

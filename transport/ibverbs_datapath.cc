@@ -284,8 +284,10 @@ void IbverbsTransport::flush(Connection& c, QpLane& lane) {
   for (size_t i = 0; i < lane.listed; ++i) {
     if (lane.wrs[i].opcode == IBV_WR_RDMA_WRITE_WITH_IMM) lastData = i;
   }
+  uint64_t wireBytes = 0;  // what these work requests carry as RoCE payload
   for (size_t i = 0; i < lane.listed; ++i) {
     ibv_send_wr& wr = lane.wrs[i];
+    if (wr.num_sge > 0) wireBytes += wr.sg_list[0].length;
     uint64_t seq = lane.wrPosted + i;
     // One in signalEvery, and the last write of a burst so that teardown can wait for the data.
     // Zero-copy writes come signaled: their completion frees the caller's buffer.
@@ -298,6 +300,7 @@ void IbverbsTransport::flush(Connection& c, QpLane& lane) {
   }
   size_t count = lane.listed;
   lane.listed = 0;
+  addRelaxed(peers_[c.peer].sentWire, wireBytes);
   if (poster_ && &lane == &c.outbound) {
     poster_->enqueue(lane.qp.get(), c.id, {lane.wrs.data(), count}, {lane.sges.data(), count});
     lane.wrPosted += count;

@@ -85,6 +85,7 @@ Status IbverbsTransport::post(int peer, uint64_t tag, char* buf, size_t bytes, R
     return Status::Ok();
   }
   Connection& c = connection(peer, isSend ? state.sendSeq++ : state.recvSeq++);
+  if (isSend) addRelaxed(state.sentMessages, 1);
   bool wasIdle = isSend ? c.sends.empty() : c.recvs.empty();
   const ibv_mr* region = bytes >= shape_.zeroCopyMin && shape_.zeroCopyMin > 0 ? regionHolding(buf, bytes) : nullptr;
   (isSend ? c.sends : c.recvs).push(PendingOp{req, buf, 0, false, false, region});
@@ -125,9 +126,14 @@ Status IbverbsTransport::progress() {
 
 PeerBytes IbverbsTransport::peerBytes(int peer) const {
   if (peer < 0 || peer >= nranks_) return PeerBytes{};
-  return PeerBytes{peers_[peer].sent.load(std::memory_order_relaxed),
-                   peers_[peer].received.load(std::memory_order_relaxed),
-                   peers_[peer].receivedZeroCopy.load(std::memory_order_relaxed)};
+  const PeerLink& link = peers_[peer];
+  PeerBytes bytes;
+  bytes.sent = link.sent.load(std::memory_order_relaxed);
+  bytes.received = link.received.load(std::memory_order_relaxed);
+  bytes.receivedZeroCopy = link.receivedZeroCopy.load(std::memory_order_relaxed);
+  bytes.sentMessages = link.sentMessages.load(std::memory_order_relaxed);
+  bytes.sentWire = link.sentWire.load(std::memory_order_relaxed);
+  return bytes;
 }
 
 void IbverbsTransport::abort(const std::string& reason) {

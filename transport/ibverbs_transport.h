@@ -26,13 +26,15 @@
 #include <string>
 
 #include "common/status.h"
+#include "transport/socket.h"
 #include "transport/transport.h"
 #include "transport/unique_id.h"
 
 namespace nshim {
 
 struct IbverbsOptions {
-  std::string hca;               // NCCLSHIM_IB_HCA: device[:port] list like NCCL_IB_HCA; "" = by address
+  std::string hca;               // NCCLSHIM_IB_HCA: device[:port] like NCCL_IB_HCA; "" = by address; a
+                                 // list gives local rank i entry i mod length (nic_list.h)
   int gidIndex = -1;             // NCCLSHIM_IB_GID_INDEX: -1 = scan for RoCE v2, IPv4-mapped
   int trafficClass = 0;          // NCCLSHIM_IB_TC
   int serviceLevel = 0;          // NCCLSHIM_IB_SL
@@ -46,6 +48,8 @@ struct IbverbsOptions {
   int retryCount = 7;            // NCCLSHIM_IB_RETRY_CNT
   double timeoutSeconds = 300;   // NCCLSHIM_TIMEOUT: bootstrap and connection waits
   int spinMicroseconds = 100;    // NCCLSHIM_SPIN_US: CQ busy-poll before sleeping on the channel
+  // NCCLSHIM_SOCKET_IFNAME / _FAMILY: the interface of the TCP bootstrap (QP endpoints, liveness)
+  SocketInterface bootstrapInterface = SocketInterface::fromEnvironment();
   int postThread = -1;           // NCCLSHIM_IB_POST_THREAD: 1 post data writes from a thread, 0 inline,
                                  // -1 (auto) a thread on soft-RoCE, whose ibv_post_send blocks
 

@@ -19,6 +19,8 @@ struct PeerLink {
   std::atomic<uint64_t> sent{0};
   std::atomic<uint64_t> received{0};
   std::atomic<uint64_t> receivedZeroCopy{0};  // of `received`, written straight into the caller's buffer
+  std::atomic<uint64_t> sentMessages{0};      // sends posted
+  std::atomic<uint64_t> sentWire{0};          // with the transport's framing (PeerBytes::sentWire)
   bool lost = false;
   Status lostStatus;
 };

@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "common/env.h"
+#include "common/host_identity.h"
 #include "common/log.h"
+#include "transport/nic_list.h"
 
 namespace nshim {
 
@@ -173,15 +175,17 @@ bool interfaceMatches(const std::string& spec, const char* name) {
 
 }  // namespace
 
-Result<SocketAddress> interfaceAddress(const std::string& spec, int preferredFamily) {
-  if (spec.empty()) {
-    return SocketAddress::parse(preferredFamily == AF_INET6 ? "::1" : "127.0.0.1", 0);
+Result<InterfaceAddress> findInterface(const SocketInterface& which) {
+  if (which.spec.empty()) {
+    NS_ASSIGN_OR_RETURN(SocketAddress loopback,
+                        SocketAddress::parse(which.family == AF_INET6 ? "::1" : "127.0.0.1", 0));
+    return InterfaceAddress{loopback, "lo"};
   }
   ifaddrs* list = nullptr;
   if (getifaddrs(&list) != 0) return NS_ERROR(Code::kSystemError, "getifaddrs: {}", errnoText(errno));
-  SocketAddress best, fallback;
+  InterfaceAddress best, fallback;
   for (ifaddrs* it = list; it != nullptr; it = it->ifa_next) {
-    if (it->ifa_addr == nullptr || !(it->ifa_flags & IFF_UP) || !interfaceMatches(spec, it->ifa_name)) continue;
+    if (it->ifa_addr == nullptr || !(it->ifa_flags & IFF_UP) || !interfaceMatches(which.spec, it->ifa_name)) continue;
     int family = it->ifa_addr->sa_family;
     if (family != AF_INET && family != AF_INET6) continue;
     if (family == AF_INET6 &&
@@ -191,23 +195,34 @@ Result<SocketAddress> interfaceAddress(const std::string& spec, int preferredFam
     socklen_t length = family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
     auto address = SocketAddress::fromSockaddr(it->ifa_addr, length);
     if (!address.ok()) continue;
-    SocketAddress& slot = family == preferredFamily ? best : fallback;
-    if (!slot.valid()) slot = *address;
+    InterfaceAddress& slot = family == which.family ? best : fallback;
+    if (!slot.address.valid()) slot = InterfaceAddress{*address, it->ifa_name};
   }
   freeifaddrs(list);
-  SocketAddress chosen = best.valid() ? best : fallback;
-  if (!chosen.valid()) {
-    return NS_ERROR(Code::kInvalidArgument,
-                    "no up interface with a usable IPv4/IPv6 address matches NCCLSHIM_SOCKET_IFNAME={}", spec);
+  InterfaceAddress chosen = best.address.valid() ? best : fallback;
+  if (!chosen.address.valid()) {
+    return NS_ERROR(Code::kInvalidArgument, "no up interface with a usable IPv4/IPv6 address matches '{}' on host {}",
+                    which.spec, hostName());
   }
-  chosen.setPort(0);
+  chosen.address.setPort(0);
   return chosen;
 }
 
-Result<SocketAddress> defaultListenAddress() {
+Result<SocketAddress> interfaceAddress(const std::string& spec, int preferredFamily) {
+  NS_ASSIGN_OR_RETURN(InterfaceAddress found, findInterface(SocketInterface{spec, preferredFamily}));
+  return found.address;
+}
+
+SocketInterface SocketInterface::fromEnvironment() {
   std::string family = envString("NCCLSHIM_SOCKET_FAMILY", "AF_INET");
   int preferred = (family == "AF_INET6" || family == "6" || family == "ipv6") ? AF_INET6 : AF_INET;
-  return interfaceAddress(envString("NCCLSHIM_SOCKET_IFNAME", ""), preferred);
+  return SocketInterface{nicForLocalRank(envString("NCCLSHIM_SOCKET_IFNAME", ""), localRankFromEnvironment()),
+                         preferred};
+}
+
+Result<SocketAddress> defaultListenAddress() {
+  NS_ASSIGN_OR_RETURN(InterfaceAddress found, findInterface(SocketInterface::fromEnvironment()));
+  return found.address;
 }
 
 // ---- connections ----
@@ -250,12 +265,20 @@ Result<Fd> acceptPending(int listenFd, SocketAddress* peer) {
   }
 }
 
-Result<Fd> connectWithRetry(const SocketAddress& address, Deadline deadline, const std::function<bool()>& giveUp) {
+Result<Fd> connectWithRetry(const SocketAddress& address, Deadline deadline, const std::function<bool()>& giveUp,
+                            const SocketAddress& source) {
   int backoffMs = 5;
   int lastError = 0;
   while (true) {
     Fd fd(::socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     if (!fd.valid()) return NS_ERROR(Code::kSystemError, "socket(): {}", errnoText(errno));
+    int noPort = 1;  // the port is chosen at connect(), per destination, as without bind
+    if (source.valid() && !source.isLoopback() && source.family() == address.family() &&
+        (setsockopt(fd.get(), IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &noPort, sizeof(noPort)),
+         ::bind(fd.get(), source.sockaddrPtr(), source.length()) != 0)) {
+      return NS_ERROR(Code::kSystemError, "bind({}) before connecting to {}: {}", source.toString(),
+                      address.toString(), errnoText(errno));
+    }
     int rc = ::connect(fd.get(), address.sockaddrPtr(), address.length());
     if (rc != 0 && errno == EINPROGRESS) {
       pollfd pfd{fd.get(), POLLOUT, 0};

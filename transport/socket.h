@@ -73,10 +73,26 @@ class SocketAddress {
   socklen_t length_ = 0;
 };
 
-// The address this process listens on: the first address of the interface selected by
-// NCCLSHIM_SOCKET_IFNAME ("eth", "=eth0", "^docker,lo"; prefixes as in NCCL), IPv4 unless
-// NCCLSHIM_SOCKET_FAMILY=AF_INET6 or the interface has none; 127.0.0.1 when the variable is unset.
-// The port is 0.
+// The interface a rank's sockets use: a specification as in NCCL_SOCKET_IFNAME ("eth", "=eth0",
+// "^docker,lo"; prefixes unless '='; "" = loopback) and the preferred address family.
+struct SocketInterface {
+  std::string spec;
+  int family = AF_INET;
+  // NCCLSHIM_SOCKET_IFNAME (a list gives each local rank its own entry: nic_list.h) and
+  // NCCLSHIM_SOCKET_FAMILY (AF_INET6 / 6 / ipv6 for IPv6).
+  static SocketInterface fromEnvironment();
+};
+
+// An interface's address and name.
+struct InterfaceAddress {
+  SocketAddress address;  // port 0
+  std::string name;       // "lo" for the loopback default
+};
+
+// The first address of the interface selected by `which`, IPv4 unless the family asks for IPv6 or
+// the interface has none; 127.0.0.1 (::1) when the specification is empty.
+Result<InterfaceAddress> findInterface(const SocketInterface& which);
+// The address this process listens on, from the environment (SocketInterface::fromEnvironment()).
 Result<SocketAddress> defaultListenAddress();
 // Same selection from an explicit interface specification ("" means loopback).
 Result<SocketAddress> interfaceAddress(const std::string& spec, int preferredFamily);
@@ -86,9 +102,10 @@ Result<Fd> listenOn(const SocketAddress& address, SocketAddress* bound);
 // Accepts one pending connection, or returns an invalid Fd when none is pending.
 Result<Fd> acceptPending(int listenFd, SocketAddress* peer);
 // Connects to `address`, retrying refused/unreachable attempts with back-off until the deadline,
-// or until `giveUp` (checked between attempts) returns true.
+// or until `giveUp` (checked between attempts) returns true. With a valid `source`, the socket is
+// bound to that address first (port 0), so that the connection leaves through this rank's own NIC.
 Result<Fd> connectWithRetry(const SocketAddress& address, Deadline deadline,
-                            const std::function<bool()>& giveUp = nullptr);
+                            const std::function<bool()>& giveUp = nullptr, const SocketAddress& source = {});
 
 Status setNoDelay(int fd);
 enum class SocketBuffer { kSend, kReceive };

@@ -104,8 +104,13 @@ class TcpTransport final : public Transport {
 
   PeerBytes peerBytes(int peer) const override {
     if (peer < 0 || peer >= nranks_) return PeerBytes{};
-    return PeerBytes{peers_[peer].sent.load(std::memory_order_relaxed),
-                     peers_[peer].received.load(std::memory_order_relaxed)};
+    const PeerLink& link = peers_[peer];
+    PeerBytes bytes;
+    bytes.sent = link.sent.load(std::memory_order_relaxed);
+    bytes.received = link.received.load(std::memory_order_relaxed);
+    bytes.sentMessages = link.sentMessages.load(std::memory_order_relaxed);
+    bytes.sentWire = link.sentWire.load(std::memory_order_relaxed);
+    return bytes;
   }
 
   void abort(const std::string& reason) override {
@@ -148,6 +153,7 @@ class TcpTransport final : public Transport {
       return Status::Ok();
     }
     uint64_t seq = isSend ? state.sendSeq++ : state.recvSeq++;
+    if (isSend) addRelaxed(state.sentMessages, 1);
     Channel& ch = channel(peer, static_cast<int>(seq % perPeer_));
     OpRing<Op>& queue = isSend ? ch.sends : ch.recvs;
     bool wasIdle = queue.empty();
@@ -205,6 +211,7 @@ class TcpTransport final : public Transport {
       op.progressed += static_cast<size_t>(n);
       addRelaxed(peers_[ch.peer].sent,
                  std::max(op.progressed, kHeaderBytes) - std::max(before, kHeaderBytes));
+      addRelaxed(peers_[ch.peer].sentWire, static_cast<uint64_t>(n));
       if (op.progressed < total) return;  // the socket buffer is full
       Request* req = op.req;
       ch.sends.pop();
@@ -391,7 +398,7 @@ std::unique_ptr<Transport> createTcpTransport(PeerSockets sockets, const TcpOpti
 
 Result<std::unique_ptr<Transport>> connectTcpTransport(const UniqueId& id, int rank, int nranks,
                                                        const TcpOptions& options) {
-  BootstrapOptions bootstrap{options.socketsPerPeer, options.timeoutSeconds};
+  BootstrapOptions bootstrap{options.socketsPerPeer, options.timeoutSeconds, options.interface};
   NS_ASSIGN_OR_RETURN(PeerSockets sockets, bootstrapConnect(id, rank, nranks, bootstrap));
   return std::unique_ptr<Transport>(createTcpTransport(std::move(sockets), options));
 }

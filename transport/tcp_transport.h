@@ -35,6 +35,9 @@ struct TcpOptions {
   // between two ranks took either about 108 or about 175 µs depending on how that went early in
   // the run (docs/bench_loopback.md).
   int recvBufferBytes = -1;
+  // NCCLSHIM_SOCKET_IFNAME / NCCLSHIM_SOCKET_FAMILY: the interface this rank listens on and connects
+  // from (one entry of a per-local-rank list, nic_list.h).
+  SocketInterface interface = SocketInterface::fromEnvironment();
 
   static constexpr int kLocalSendBufferBytes = 256 << 10;
   static constexpr int kLocalRecvBufferBytes = 1 << 20;

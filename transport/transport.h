@@ -55,6 +55,12 @@ struct PeerBytes {
   uint64_t sent = 0;
   uint64_t received = 0;
   uint64_t receivedZeroCopy = 0;  // of `received`, written straight into registered buffers
+  uint64_t sentMessages = 0;      // sends posted to the peer
+  // Bytes this rank's connections carried to the peer as the transport protocol's payload: the
+  // messages plus the transport's own framing (TCP: a 24-byte header per message; ibverbs: every
+  // RDMA write and send, i.e. fragment headers, credits and zero-copy offers). TCP/IP, UDP and
+  // RoCE headers are not counted. 0 for the in-process transport.
+  uint64_t sentWire = 0;
 };
 
 class Transport {

@@ -97,10 +97,12 @@ Result<UniqueIdInfo> decodeUniqueId(const UniqueId& id) {
   return info;
 }
 
-Result<UniqueId> createUniqueId() {
-  NS_ASSIGN_OR_RETURN(SocketAddress address, defaultListenAddress());
+Result<UniqueId> createUniqueId() { return createUniqueId(SocketInterface::fromEnvironment()); }
+
+Result<UniqueId> createUniqueId(const SocketInterface& interface) {
+  NS_ASSIGN_OR_RETURN(InterfaceAddress address, findInterface(interface));
   SocketAddress bound;
-  NS_ASSIGN_OR_RETURN(Fd listenFd, listenOn(address, &bound));
+  NS_ASSIGN_OR_RETURN(Fd listenFd, listenOn(address.address, &bound));
   NS_ASSIGN_OR_RETURN(Secret secret, randomSecret());
   NS_RETURN_IF_ERROR(startBootstrapRoot(std::move(listenFd), bound, secret));
   return encodeUniqueId(UniqueIdInfo{bound, secret});
