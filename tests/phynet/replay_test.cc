@@ -89,6 +89,14 @@ TEST_CASE("ranks as threads replay every op kind and the wire bytes equal the mo
     const RankCounters& c = results[g].counters;
     CHECK(c.ops == w.ranks[g].ops.size() * iterations);
     CHECK(c.wireSent == c.modelSent);
+    // Peer by peer too: the model's destinations are the algorithms' (ring neighbours, chain
+    // predecessors, partners, roots).
+    REQUIRE(c.peers.size() == 4);
+    for (int p = 0; p < 4; ++p) {
+      INFO("rank " << g << " to rank " << p);
+      CHECK(c.peers[p].sent == c.peers[p].model);
+      if (p == g) CHECK(c.peers[p].sent == 0);
+    }
     sent += c.wireSent;
     received += c.wireReceived;
     for (const OpTiming& t : results[g].timings) CHECK(t.endNs >= t.startNs);
