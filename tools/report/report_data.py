@@ -1,0 +1,147 @@
+"""phynet's JSON report (`phynet --json FILE`, phynet/report_output.cc) read and checked for the
+report pages: every error names the file and the field, so the pages never show a Python traceback.
+
+Required: "world_size", "iterations", "end_to_end_s", and the lists "ranks", "summary" and "ops" with
+the fields below. Optional sections are kept when present and left out silently when not: per rank
+"host", "nic", "local_rank" and "peer_bytes" (a list of {"peer", "sent", "received"}), and at the top
+"hosts", "nics", "host_pairs", "comms" (communicator members), "algorithms", or anything else.
+"""
+import json
+import math
+
+OP_FIELDS = {"op": str, "group": str, "comm": str, "nranks": int, "iteration": int, "seq": int,
+             "count": int, "bytes": int, "time_us": float, "busbw_gbps": float}
+SUMMARY_FIELDS = {"op": str, "group": str, "size_bucket": int, "count": int, "total_bytes": int,
+                  "mean_time_us": float, "mean_busbw_gbps": float}
+RANK_FIELDS = {"rank": int, "ops": int, "op_bytes": int, "wire_sent": int, "wire_received": int}
+PEER_FIELDS = {"peer": int, "sent": int, "received": int}
+
+
+class ReportError(Exception):
+    """An input problem, said in one line that names the file."""
+
+
+def _is(value, kind):
+    if kind is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind)
+
+
+def _check_items(path, name, items, fields):
+    if not isinstance(items, list):
+        raise ReportError(f'{path}: "{name}" is not a list')
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise ReportError(f'{path}: {name}[{i}] is not an object')
+        for field, kind in fields.items():
+            if field not in item:
+                raise ReportError(f'{path}: {name}[{i}]: missing field "{field}"')
+            if not _is(item[field], kind):
+                raise ReportError(f'{path}: {name}[{i}]: "{field}" is {json.dumps(item[field])[:40]}, '
+                                  f'not {"a number" if kind is float else "an integer" if kind is int else "a string"}')
+
+
+def size_bucket(n):
+    """phynet's sizeBucket: the smallest power of two >= n (1 for 0)."""
+    bucket = 1
+    while bucket < n:
+        bucket *= 2
+    return bucket
+
+
+def human_bytes(n):
+    for unit in ["B", "K", "M", "G", "T"]:
+        if abs(n) < 1024 or unit == "T":
+            return f"{n:.4g}{unit}" if isinstance(n, float) else f"{n}{unit}"
+        n /= 1024.0
+    return str(n)
+
+
+class Run:
+    """One phynet report: the raw document plus what the pages derive from it."""
+
+    def __init__(self, path, doc):
+        self.path = path
+        self.doc = doc
+        self.ops = doc["ops"]
+        self.summary = doc["summary"]
+        self.ranks = doc["ranks"]
+        self.world_size = doc["world_size"]
+        self.iterations = max(1, doc["iterations"])
+        self.end_to_end_s = doc["end_to_end_s"]
+        rate = doc.get("rate_gbps")
+        self.rate_gbps = rate if _is(rate, float) and rate > 0 else None
+
+    def get(self, key, default=None):
+        return self.doc.get(key, default)
+
+    @property
+    def per_iteration_s(self):
+        return self.end_to_end_s / self.iterations
+
+    def has_peer_bytes(self):
+        return any(isinstance(r.get("peer_bytes"), list) for r in self.ranks)
+
+    def traffic_matrix(self):
+        """matrix[sender][receiver] = payload bytes, from each rank's "peer_bytes" (its "sent" to
+        each peer); None when no rank has per-peer counters."""
+        if not self.has_peer_bytes():
+            return None
+        n = self.world_size
+        matrix = [[0] * n for _ in range(n)]
+        for r in self.ranks:
+            for p in r.get("peer_bytes") or []:
+                if 0 <= p["peer"] < n and 0 <= r["rank"] < n:
+                    matrix[r["rank"]][p["peer"]] += p["sent"]
+        return matrix
+
+    def hosts_of_ranks(self):
+        """Host label per rank when every rank has one, else None."""
+        hosts = [r.get("host") for r in self.ranks]
+        return hosts if hosts and all(isinstance(h, str) and h for h in hosts) else None
+
+    def comm_members(self):
+        """{comm id: [global ranks]} from an optional "comms" list, plus the two ends of every
+        sendrecv row; communicators of all ranks are known without it."""
+        members = {}
+        for c in self.get("comms") or []:
+            if isinstance(c, dict) and isinstance(c.get("comm"), str) and isinstance(c.get("members"), list):
+                members[c["comm"]] = [m for m in c["members"] if _is(m, int)]
+        for op in self.ops:
+            if op["comm"] in members:
+                continue
+            if op["nranks"] == self.world_size:
+                members[op["comm"]] = list(range(self.world_size))
+        return members
+
+
+def load_run(path):
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as error:
+        raise ReportError(f"{path}: cannot read: {error.strerror or error}") from None
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ReportError(f"{path}: not a phynet JSON report (not UTF-8 text)") from None
+    except json.JSONDecodeError as error:
+        raise ReportError(f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}); "
+                          "write the report with phynet --json FILE") from None
+    if not isinstance(doc, dict) or "ops" not in doc or "summary" not in doc:
+        raise ReportError(f'{path}: not a phynet JSON report (no "ops" and "summary"); write one with '
+                          "phynet --json FILE")
+    for field, kind in (("world_size", int), ("iterations", int), ("end_to_end_s", float)):
+        if not _is(doc.get(field), kind):
+            raise ReportError(f'{path}: "{field}" is missing or not a number')
+    _check_items(path, "ops", doc["ops"], OP_FIELDS)
+    _check_items(path, "summary", doc["summary"], SUMMARY_FIELDS)
+    _check_items(path, "ranks", doc.get("ranks"), RANK_FIELDS)
+    for i, rank in enumerate(doc["ranks"]):
+        if "peer_bytes" in rank:
+            _check_items(path, f"ranks[{i}].peer_bytes", rank["peer_bytes"], PEER_FIELDS)
+    if not doc["ops"]:
+        raise ReportError(f"{path}: the report has no operations")
+    return Run(path, doc)
