@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "common/subprocess.h"
+#include "trace/trace_validate.h"
 
 namespace nshim::phynet {
 namespace {
@@ -20,6 +21,15 @@ std::string findGenerator() {
     if (access(candidate.c_str(), R_OK) == 0) return candidate;
   }
   return "";
+}
+
+// A new empty file in /tmp.
+Result<std::string> temporaryFile(const char* what) {
+  char name[] = "/tmp/phynet-report-XXXXXX.json";
+  int fd = mkstemps(name, 5);
+  if (fd < 0) return NS_ERROR(Code::kSystemError, "{}: cannot create a temporary file in /tmp", what);
+  close(fd);
+  return std::string(name);
 }
 
 }  // namespace
@@ -47,23 +57,50 @@ int runPageGenerator(const std::vector<std::string>& args, bool needMatplotlib, 
   return rc;
 }
 
-Status writeHtmlReport(const std::string& htmlPath, const std::string& jsonPath, const ReplayReport& report,
-                       const TextHeader& header) {
-  std::string json = jsonPath, temporary;
-  if (json.empty()) {
-    char name[] = "/tmp/phynet-report-XXXXXX.json";
-    int fd = mkstemps(name, 5);
-    if (fd < 0) return NS_ERROR(Code::kSystemError, "--html: cannot create a temporary file in /tmp");
-    close(fd);
-    temporary = json = name;
-    Status written = writeJsonReport(json, report, header);
-    if (!written.ok()) {
-      unlink(name);
-      return written;
-    }
+Status writeCommsJson(const std::string& path, const Workload& workload) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return NS_ERROR(Code::kSystemError, "{}: cannot create", path);
+  fmt::print(f, "{{\"comms\":[");
+  for (size_t i = 0; i < workload.comms.size(); ++i) {
+    const CommGroup& c = workload.comms[i];
+    std::string members;
+    for (int m : c.members) members += fmt::format("{}{}", members.empty() ? "" : ",", m);
+    fmt::print(f, "{}\n{{\"comm\":{},\"group\":{},\"nranks\":{},\"members\":[{}]}}", i ? "," : "",
+               jsonQuoted(trace::commIdText(c.id)), jsonQuoted(c.label), c.members.size(), members);
   }
-  int rc = runPageGenerator({"report", json, "-o", htmlPath}, true, "phynet --html");
-  if (!temporary.empty()) unlink(temporary.c_str());
+  fmt::print(f, "]}}\n");
+  bool bad = std::ferror(f) != 0;
+  bad |= std::fclose(f) != 0;
+  if (bad) return NS_ERROR(Code::kSystemError, "{}: write failed", path);
+  return Status::Ok();
+}
+
+Status writeHtmlReport(const std::string& htmlPath, const std::string& jsonPath, const ReplayReport& report,
+                       const TextHeader& header, const Workload& workload) {
+  std::vector<std::string> temporaries;
+  auto removeTemporaries = [&temporaries] {
+    for (const std::string& t : temporaries) unlink(t.c_str());
+  };
+  std::string json = jsonPath;
+  Status status = Status::Ok();
+  if (json.empty()) {
+    Result<std::string> name = temporaryFile("--html");
+    if (!name.ok()) return name.status();
+    temporaries.push_back(json = *name);
+    status = writeJsonReport(json, report, header);
+  }
+  Result<std::string> comms = temporaryFile("--html");
+  if (status.ok() && comms.ok()) {
+    temporaries.push_back(*comms);
+    status = writeCommsJson(*comms, workload);
+  }
+  if (!status.ok() || !comms.ok()) {
+    removeTemporaries();
+    return status.ok() ? comms.status() : status;
+  }
+  int rc = runPageGenerator({"report", "--comms=" + *comms, "--output=" + htmlPath, "--", json}, true,
+                            "phynet --html");
+  removeTemporaries();
   if (rc != 0) return NS_ERROR(Code::kInvalidArgument, "--html: {} not written (the page generator ended with {})",
                                htmlPath, rc);
   return Status::Ok();

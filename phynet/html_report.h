@@ -10,6 +10,7 @@
 #include "common/status.h"
 #include "phynet/report.h"
 #include "phynet/report_output.h"
+#include "phynet/workload.h"
 
 namespace nshim::phynet {
 
@@ -24,9 +25,15 @@ constexpr int kPageNoMatplotlib = 3;
 // false (compare without a page) accepts any Python 3.
 int runPageGenerator(const std::vector<std::string>& args, bool needMatplotlib, const char* who);
 
+// {"comms":[{"comm":"0x..","group":"tp","nranks":2,"members":[0,1]},...]}: the communicators'
+// members, which the report JSON does not carry, for the page's timeline per rank (the generator's
+// --comms FILE).
+Status writeCommsJson(const std::string& path, const Workload& workload);
+
 // Writes the page of `report` to htmlPath from the JSON report at jsonPath, or, when jsonPath is
-// empty, from a temporary JSON written here and removed afterwards.
+// empty, from a temporary JSON written here and removed afterwards; the members of the workload's
+// communicators go beside it (a temporary --comms file).
 Status writeHtmlReport(const std::string& htmlPath, const std::string& jsonPath, const ReplayReport& report,
-                       const TextHeader& header);
+                       const TextHeader& header, const Workload& workload);
 
 }  // namespace nshim::phynet

@@ -268,7 +268,7 @@ int run(int argc, char** argv) {
       }
     }
     if (!options.htmlPath.empty()) {  // the page, from the JSON just written (html_report.h)
-      Status page = writeHtmlReport(options.htmlPath, options.jsonPath, report, header);
+      Status page = writeHtmlReport(options.htmlPath, options.jsonPath, report, header, workload);
       if (page.ok()) {
         std::printf("phynet: wrote %s\n", options.htmlPath.c_str());
       } else {

@@ -7,6 +7,10 @@ the phynet JSON it was made from, without the generator's code (tests/suites/rep
       communicators of more than one rank); the summary, per-rank, NIC and traffic-matrix tables'
       data-value cells equal the JSON's numbers; the matrix equals every rank's "peer_bytes" (and
       what b received from a equals what a sent to b); nothing in the page points outside it.
+  check_page.py report  DOM.html REPORT.json members
+      also: the communicators' members were given (phynet --html, report --input), so the timeline
+      has a bar for every rank of every op (whole iterations, at most 60,000 bars) and no lane
+      without a rank.
   check_page.py compare DOM.html A.json B.json
       the ratio table equals a recomputation from the two JSONs here (mean time and busbw per op x
       group x communicator size x A's size bucket; ratios B / A) and so does the end-to-end ratio.
@@ -143,6 +147,17 @@ def check_report(dom, doc):
     expect(dom.tags["script"] == 0, "no script in the page")
 
 
+def check_members(dom, doc, text):
+    per_iteration = defaultdict(int)
+    for o in doc["ops"]:
+        per_iteration[o["iteration"]] += 2 if "->" in (o.get("peers") or "") else o["nranks"]
+    first, total = per_iteration[min(per_iteration)], sum(per_iteration.values())
+    points = dom.figures.get("timeline", {}).get("points", 0)
+    ok = points == total if total <= 60000 else (points % first == 0 and first <= points <= 60000)
+    expect(ok, f"timeline: a bar per rank of every op ({total} in all, {first} per iteration; page {points})")
+    expect("have one lane each" not in text, "timeline: no lane without its ranks")
+
+
 def check_compare(dom, a, b):
     def mean_by(doc, key_of):
         groups = defaultdict(lambda: [[], []])
@@ -183,9 +198,12 @@ def main():
     text = open(dom_path, encoding="utf-8").read()
     dom = Dom()
     dom.feed(text)
-    docs = [json.load(open(p)) for p in sys.argv[3:]]
+    docs = [json.load(open(p)) for p in sys.argv[3:] if p != "members"]
     no_outside_references(text)
     if kind == "report":
+        if sys.argv[-1] == "members":
+            docs = [json.load(open(sys.argv[3]))]
+            check_members(dom, docs[0], text)
         check_report(dom, docs[0])
     else:
         check_compare(dom, docs[0], docs[1])

@@ -5,7 +5,9 @@
 # replaying the load test's 10,240-op trace 7 times (10,080 report rows). Asserts:
 #   cli/*      --help; a missing file, bad JSON, a CSV, a non-report JSON: exit 2 and one line that
 #              names the file, never a Python traceback; usage errors exit 2.
-#   page/*     phynet --html writes the same bytes as ncclshim report on the same JSON; the pages
+#   page/*     phynet --html writes the same bytes as ncclshim report --input TRACE on the same JSON
+#              (the trace gives the communicators' members: a timeline bar per rank of every op;
+#              without it the page says what it lacks; another workload's trace is refused); the pages
 #              open in headless chromium with no console message and no network request (its net
 #              log), and the DOM read back (tests/report/check_page.py) has every chart as SVG with
 #              the JSON's point counts and tables whose numbers equal the JSON (summary, ranks,
@@ -119,10 +121,16 @@ result $? "replay/html-without-json" "$(tail -5 "$work/html_only.log")"
 result $? "replay/phynet-help-lists-html"
 
 # ---- the report page
-"$tool" report "$work/s1.json" -o "$work/s1.html" 2>"$work/report.err"
+"$tool" report "$work/s1.json" -o "$work/s1.html" --input "$work/trace" 2>"$work/report.err"
 result $? "page/report-exit-0" "$(cat "$work/report.err")"
 cmp -s "$work/s1.html" "$work/s1_phynet.html"
-result $? "page/phynet-html-equals-ncclshim-report"
+result $? "page/phynet-html-equals-ncclshim-report-with-input"
+"$tool" report "$work/s1.json" -o "$work/nomembers.html" 2>"$work/report.err" &&
+  grep -q "have one lane each" "$work/nomembers.html"
+result $? "page/without-input-the-timeline-says-what-it-lacks" "$(cat "$work/report.err")"
+"$tool" report "$work/s1.json" -o "$work/x.html" --input examples/traces/megatron_tp2 >"$work/err.txt" 2>&1
+[ $? -eq 2 ] && grep -q "examples/traces/megatron_tp2: none of its communicators is in $work/s1.json" "$work/err.txt"
+result $? "page/input-of-another-workload-refused" "$(cat "$work/err.txt")"
 if [ $browser_ok -eq 0 ]; then
   browse "$work/s1.html" s1
   result $? "page/report-opens-in-chromium" "$(tail -3 "$work/s1.log")"
@@ -130,7 +138,7 @@ if [ $browser_ok -eq 0 ]; then
   result $? "page/report-no-console-message" "$(grep ":CONSOLE" "$work/s1.log" | head -3)"
   [ -z "$(requests s1)" ]
   result $? "page/report-no-network-request" "$(requests s1 | head -3)"
-  "$python" "$check" report "$work/s1.dom" "$work/s1.json" >"$work/check.txt" 2>&1
+  "$python" "$check" report "$work/s1.dom" "$work/s1.json" members >"$work/check.txt" 2>&1
   result $? "page/report-charts-and-numbers-equal-the-json ($(head -1 "$work/check.txt"))" "$(cat "$work/check.txt")"
   # The checks can fail: a planted script error and a planted external image are both seen.
   sed 's|</body>|<script>console.error("planted")</script><img src="http://example.invalid/x.png"></body>|' \
@@ -206,7 +214,7 @@ result $? "load/64-ranks-replay-${rows:-?}-report-rows ($((SECONDS - start)) s)"
 [ $? -eq 2 ] && grep -q "64 ranks against 4" "$work/refused.err"
 result $? "compare/refuses-another-world-size" "$(cat "$work/refused.err")"
 start=$(date +%s%N)
-"$tool" report "$work/big.json" -o "$work/big.html" 2>"$work/big.err"
+"$tool" report "$work/big.json" -o "$work/big.html" --input "$work/trace64" 2>"$work/big.err"
 rc=$?
 took=$(seconds_since "$start")
 size=$(stat -c %s "$work/big.html" 2>/dev/null || echo 0)
@@ -219,7 +227,7 @@ if [ $browser_ok -eq 0 ]; then
   took=$(seconds_since "$start")
   [ "$rc" -eq 0 ] && awk -v t="$took" 'BEGIN { exit !(t < 5) }' && console_clean big
   result $? "load/64-rank-page-opens-in-${took}s-under-5s" "$(tail -3 "$work/big.log")"
-  "$python" "$check" report "$work/big.dom" "$work/big.json" >"$work/check.txt" 2>&1
+  "$python" "$check" report "$work/big.dom" "$work/big.json" members >"$work/check.txt" 2>&1
   result $? "load/64-rank-page-numbers-equal-the-json ($(head -1 "$work/check.txt"))" "$(cat "$work/check.txt")"
 fi
 

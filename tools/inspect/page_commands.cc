@@ -2,6 +2,8 @@
 // page.html] [--fail-below RATIO]`: the options are checked here (so --help and usage errors need
 // no Python), then the page generator (tools/report/report_main.py, through
 // phynet/html_report.h) reads the reports, prints the comparison and writes the pages.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -9,6 +11,7 @@
 
 #include "phynet/html_report.h"
 #include "tools/inspect/commands.h"
+#include "tools/inspect/tool_input.h"
 
 namespace nshim::tools {
 namespace {
@@ -23,6 +26,9 @@ const char* kReportUsage = R"(usage: ncclshim report <phynet JSON report> -o PAG
   Charts: matplotlib (Debian: apt-get install python3-matplotlib), as SVG inside the page.
 options:
   -o PATH          the page to write (required)
+  --input PATH     the trace / SimAI / AICB input that was replayed: its communicators' members
+                   split the timeline per rank (phynet --html passes them itself); with the layout
+                   options --from, --world-size, --tp, --ep, --pp as phynet was given
   --title TEXT     page title
   -h, --help       this text
 environment: NCCLSHIM_PYTHON (the Python to use), NCCLSHIM_REPORT_SCRIPT (the generator script).
@@ -50,6 +56,8 @@ without a Python 3 with matplotlib here.
 struct PageArgs {
   std::vector<std::string> inputs;
   std::string output, title, failBelow, rows;
+  std::string workload;  // report --input: what was replayed
+  InputOptions inputOptions;
   bool help = false;
 };
 
@@ -72,15 +80,24 @@ std::string parse(int argc, char** argv, bool compare, PageArgs* a) {
                           : flag == "--title"                ? &a->title
                           : compare && flag == "--fail-below" ? &a->failBelow
                           : compare && flag == "--rows"       ? &a->rows
+                          : !compare && flag == "--input"     ? &a->workload
                                                               : nullptr;
-    if (!target) return "unknown option " + flag;
+    const bool layout = !compare && (flag == "--from" || flag == "--world-size" || flag == "--tp" ||
+                                     flag == "--ep" || flag == "--pp");
+    if (!target && !layout) return "unknown option " + flag;
     if (inlineValue) {
       value = arg.substr(eq + 1);
     } else {
       if (i + 1 >= argc) return "option " + flag + " needs a value";
       value = argv[++i];
     }
-    *target = value;
+    if (target) {
+      *target = value;
+    } else {
+      std::string error;
+      takeInputOption(flag, value, &a->inputOptions, &error);
+      if (!error.empty()) return error;
+    }
   }
   if (a->inputs.empty()) return compare ? "give two or more phynet JSON reports" : "no input given";
   if (!compare && a->inputs.size() > 1) return "more than one input ('" + a->inputs[0] + "' and '" + a->inputs[1] + "')";
@@ -94,6 +111,26 @@ std::string parse(int argc, char** argv, bool compare, PageArgs* a) {
     return "--rows: '" + a->rows + "' is not a count";
   }
   return "";
+}
+
+// The members of the communicators of report --input, in a temporary file for the generator.
+Result<std::string> commsFile(const PageArgs& a) {
+  NS_ASSIGN_OR_RETURN(InputKind kind, detectInput(a.workload, a.inputOptions.format));
+  if (kind == InputKind::kReport) {
+    return NS_ERROR(Code::kInvalidArgument, "{} is a report; give the trace or workload that was replayed",
+                    a.workload);
+  }
+  NS_ASSIGN_OR_RETURN(LoadedWorkload loaded, loadWorkloadInput(a.workload, kind, a.inputOptions));
+  char name[] = "/tmp/ncclshim-comms-XXXXXX.json";
+  int fd = mkstemps(name, 5);
+  if (fd < 0) return NS_ERROR(Code::kSystemError, "cannot create a temporary file in /tmp");
+  close(fd);
+  Status written = phynet::writeCommsJson(name, loaded.workload);
+  if (!written.ok()) {
+    unlink(name);
+    return written;
+  }
+  return std::string(name);
 }
 
 int pageMain(int argc, char** argv, bool compare) {
@@ -117,7 +154,19 @@ int pageMain(int argc, char** argv, bool compare) {
   args.push_back("--");
   args.insert(args.end(), a.inputs.begin(), a.inputs.end());
   const std::string who = std::string("ncclshim ") + name;
-  return phynet::runPageGenerator(args, !a.output.empty(), who.c_str());
+  std::string comms;
+  if (!a.workload.empty()) {
+    Result<std::string> written = commsFile(a);
+    if (!written.ok()) {
+      std::fprintf(stderr, "ncclshim %s: --input: %s\n", name, written.status().message().c_str());
+      return 2;
+    }
+    comms = *written;
+    args.insert(args.begin() + 1, {"--comms=" + comms, "--comms-source=" + a.workload});
+  }
+  int rc = phynet::runPageGenerator(args, !a.output.empty(), who.c_str());
+  if (!comms.empty()) unlink(comms.c_str());
+  return rc;
 }
 
 }  // namespace

@@ -162,8 +162,11 @@ def timeline_chart(plt, lanes, bars, op_names):
             ys, x0, x1 = by_op[op]
             ax.hlines(ys, x0, x1, colors=colors(op_names.index(op) % 10), linewidth=linewidth, label=op,
                       rasterized=many)
-            # zero-length bars still show as a tick
-            ax.scatter(x0, ys, marker="|", s=linewidth * 4, color=colors(op_names.index(op) % 10), rasterized=many)
+    for op in op_names:  # a thin white tick where each op starts: back-to-back ops stay apart
+        if op in by_op:
+            ys, x0, _ = by_op[op]
+            ax.scatter(x0, ys, marker="|", s=linewidth * linewidth * 1.5, color="white", linewidths=0.6,
+                       rasterized=many, zorder=3)
     ax.set_yticks(range(len(lanes)))
     step = max(1, math.ceil(len(lanes) / 64))
     ax.set_yticks(range(0, len(lanes), step))

@@ -103,8 +103,8 @@ class Run:
         return hosts if hosts and all(isinstance(h, str) and h for h in hosts) else None
 
     def comm_members(self):
-        """{comm id: [global ranks]} from an optional "comms" list, plus the two ends of every
-        sendrecv row; communicators of all ranks are known without it."""
+        """{comm id: [global ranks]} from an optional "comms" list; communicators of all ranks are
+        known without it (a sendrecv row names its two ranks itself)."""
         members = {}
         for c in self.get("comms") or []:
             if isinstance(c, dict) and isinstance(c.get("comm"), str) and isinstance(c.get("members"), list):
@@ -115,6 +115,24 @@ class Run:
             if op["nranks"] == self.world_size:
                 members[op["comm"]] = list(range(self.world_size))
         return members
+
+
+def add_comms(run, path, source=""):
+    """Merges the communicators' members from `path` ({"comms": [{"comm", "members"}, ...]}, as
+    phynet --html and ncclshim report --input write it) into the run, unless it has its own;
+    errors name `source` (what the members were read from) when given."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            comms = json.load(f).get("comms")
+    except (OSError, ValueError, AttributeError) as error:
+        raise ReportError(f"{path}: not a communicator list ({error})") from None
+    _check_items(path, "comms", comms, {"comm": str, "members": list})
+    ids = {op["comm"] for op in run.ops}
+    if not ids & {c["comm"] for c in comms}:
+        raise ReportError(f"{source or path}: none of its communicators is in {run.path}: not the workload that "
+                          "was replayed there")
+    if not isinstance(run.doc.get("comms"), list):
+        run.doc["comms"] = comms
 
 
 def load_run(path):

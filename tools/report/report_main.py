@@ -3,7 +3,7 @@
 and by `phynet --html` with the first Python 3 that has matplotlib. Installed with its modules in
 build/ncclshim_report/.
 
-  report_main.py report REPORT.json -o PAGE.html [--title TEXT]
+  report_main.py report REPORT.json -o PAGE.html [--title TEXT] [--comms COMMS.json]
   report_main.py compare A.json B.json [MORE.json ...] [-o PAGE.html] [--fail-below RATIO] [--rows N]
 
 Exit status: 0 done, 1 compare: a ratio below --fail-below, 2 bad input (one line on stderr that
@@ -15,7 +15,7 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree when run from tools/report
-from report_data import ReportError, load_run
+from report_data import ReportError, add_comms, load_run
 
 
 def fail(message, status=2):
@@ -56,6 +56,8 @@ def write_page(path, text):
 
 def run_report(args):
     run = load_run(args.input[0])
+    if args.comms:
+        add_comms(run, args.comms, args.comms_source)
     plt = pyplot()
     if plt is None:
         return fail("matplotlib is not installed for " + sys.executable +
@@ -95,6 +97,8 @@ def main():
     parser.add_argument("--title", default="")
     parser.add_argument("--fail-below", type=float, default=None)
     parser.add_argument("--rows", type=int, default=40)
+    parser.add_argument("--comms", default="", help="communicator members (phynet --html, report --input)")
+    parser.add_argument("--comms-source", default="", help="what --comms was read from, for messages")
     args = parser.parse_args()
     COMMAND = args.command
     try:

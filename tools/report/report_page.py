@@ -192,53 +192,51 @@ def matrix_section(plt, run):
     return section("matrix", "Traffic matrix", body)
 
 
+def row_ranks(row, members):
+    """The global ranks an op row ran on, or None when the report does not say."""
+    peers = row.get("peers") or ""
+    if "->" in peers:
+        ends = peers.split("->")
+        if all(e.strip().isdigit() for e in ends):
+            return [int(e) for e in ends]
+    return members.get(row["comm"])
+
+
 def timeline_section(plt, run):
     members = run.comm_members()
-    lanes, lane_of, bars = [], {}, []
-    iterations = sorted({r["iteration"] for r in run.ops})
-    rows = []
-    for it in iterations:  # whole iterations while they fit
-        chunk = [r for r in run.ops if r["iteration"] == it]
-        if rows and len(rows) + len(chunk) > TIMELINE_BARS // 4:
+    by_iteration = OrderedDict()
+    for r in run.ops:
+        by_iteration.setdefault(r["iteration"], []).append(r)
+    rows, bars_needed = [], 0
+    for chunk in by_iteration.values():  # whole iterations while their bars fit
+        need = sum(len(row_ranks(r, members) or [None]) for r in chunk)
+        if rows and bars_needed + need > TIMELINE_BARS:
             break
         rows += chunk
-    shown_iterations = len({r["iteration"] for r in rows})
-    unknown = set()
-
-    def lane(rank, row):
-        key = (rank, row["comm"])
-        if key not in lane_of:
-            lane_of[key] = None
-        return key
-
-    keys = []
+        bars_needed += need
+    lane_of, placed, unknown = {}, [], set()
     for r in rows:
-        peers = r.get("peers") or ""
-        if "->" in peers:
-            ranks = [int(x) for x in peers.split("->") if x.strip().lstrip("-").isdigit()]
-        else:
-            ranks = members.get(r["comm"])
+        ranks = row_ranks(r, members)
         if not ranks:
             unknown.add(r["comm"])
-            ranks = [None]
-        for rank in ranks:
-            keys.append((lane(rank, r), r))
+        for rank in ranks or [None]:
+            lane_of.setdefault((rank, r["comm"]), None)
+            placed.append(((rank, r["comm"]), r))
     ordered = sorted(lane_of, key=lambda k: (k[0] is None, k[0] if k[0] is not None else 0, k[1]))
     group_of = {r["comm"]: f'{r["group"]}({r["nranks"]})' for r in rows}
-    for i, key in enumerate(ordered):
-        lane_of[key] = i
-        rank, comm = key
+    lanes = []
+    for i, (rank, comm) in enumerate(ordered):
+        lane_of[(rank, comm)] = i
         lanes.append(f"{'rank ' + str(rank) if rank is not None else 'comm'} {group_of[comm]} {comm[-4:]}")
-    op_names = sorted({r["op"] for r in rows})
-    for key, r in keys[:TIMELINE_BARS]:
-        bars.append((lane_of[key], float(r.get("start_us") or 0.0), float(r["time_us"]), r["op"]))
-    fig, points = charts.timeline_chart(plt, lanes, bars, op_names)
-    caption = (f"Each op as a bar from its start for its replayed time, one lane per rank and communicator "
-               f"({shown_iterations} of {len(iterations)} measured iteration(s)).")
+    bars = [(lane_of[key], float(r.get("start_us") or 0.0), float(r["time_us"]), r["op"]) for key, r in placed]
+    fig, points = charts.timeline_chart(plt, lanes, bars, sorted({r["op"] for r in rows}))
+    shown = len({r["iteration"] for r in rows})
+    caption = (f"Each op as a bar from its start for its replayed time, on one lane per rank and communicator "
+               f"({shown} of {len(by_iteration)} measured iteration(s)).")
     body = chart("timeline", fig, caption, points, plt)
     if unknown:
         body += note(f"{len(unknown)} communicator(s) have one lane each (label 'comm'): the report does not list "
-                     'their members (a top-level "comms" list with "members" would split them per rank).')
+                     "their members; ncclshim report --input TRACE|WORKLOAD (or phynet --html) gives them.")
     return section("timeline", "Timeline per rank and communicator", body)
 
 
