@@ -47,7 +47,7 @@ def busbw_chart(plt, runs, rate_gbps):
             ys = [r["busbw_gbps"] for r in rows]
             sizes += xs
             points += len(rows)
-            ax.scatter(xs, ys, s=10, alpha=0.3, color=color, rasterized=many, linewidths=0)
+            ax.scatter(xs, ys, s=14, alpha=0.45, color=color, rasterized=many, linewidths=0)
             by_bucket = defaultdict(list)
             for x, y in zip(xs, ys):
                 by_bucket[size_bucket(x)].append(y)
@@ -174,7 +174,7 @@ def timeline_chart(plt, lanes, bars, op_names):
     ax.set_ylim(len(lanes) - 0.5, -0.5)
     ax.set_xlabel("time since the rank's replay start (ms)")
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper right", ncol=min(len(op_names), 5))
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig, len(bars)
 
 
