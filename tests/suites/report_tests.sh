@@ -3,8 +3,10 @@
 # tests/run_all.sh after `make`; about a minute and a half on 2 cores). Real replays: mpirun with 4
 # ranks split over two emulated hosts (NCCLSHIM_HOSTID), --scale 1 and --scale 8, and 64 ranks
 # replaying the load test's 10,240-op trace 7 times (10,080 report rows). Asserts:
-#   cli/*      --help; a missing file, bad JSON, a CSV, a non-report JSON: exit 2 and one line that
-#              names the file, never a Python traceback; usage errors exit 2.
+#   cli/*      --help; a missing file, bad JSON, a CSV, a non-report JSON, a missing field, an
+#              unwritable output: exit 2 and one line that names the file, never a Python
+#              traceback; usage errors exit 2; without matplotlib report and compare -o exit 3
+#              and write nothing, while compare's text still works.
 #   page/*     phynet --html writes the same bytes as ncclshim report --input TRACE on the same JSON
 #              (the trace gives the communicators' members: a timeline bar per rank of every op;
 #              without it the page says what it lacks; another workload's trace is refused); the pages
@@ -170,6 +172,31 @@ if [ $browser_ok -eq 0 ]; then
     "$python" "$check" report "$work/bare.dom" "$work/bare.json" >"$work/check.txt" 2>&1
   result $? "page/without-optional-sections-numbers-equal-the-json" "$(cat "$work/check.txt")"
 fi
+
+# Without matplotlib (a Python whose `import matplotlib` fails): report and compare -o write
+# nothing and exit 3 saying so; compare's text needs only Python 3.
+mkdir -p "$work/nompl"
+echo 'raise ImportError("hidden by report_tests.sh")' >"$work/nompl/matplotlib.py"
+printf '#!/bin/sh\nPYTHONPATH=%s exec %s "$@"\n' "$work/nompl" "$python" >"$work/nompl/python"
+chmod +x "$work/nompl/python"
+NCCLSHIM_PYTHON="$work/nompl/python" "$tool" report "$work/s1.json" -o "$work/none.html" >"$work/err.txt" 2>&1
+[ $? -eq 3 ] && [ ! -e "$work/none.html" ] && grep -q "no Python 3 with matplotlib" "$work/err.txt"
+result $? "cli/report-without-matplotlib-exit-3" "$(cat "$work/err.txt")"
+NCCLSHIM_PYTHON="$work/nompl/python" "$tool" compare "$work/s1.json" "$work/s8.json" >"$work/out.txt" 2>"$work/err.txt" &&
+  grep -q "^# end-to-end time B/A" "$work/out.txt"
+result $? "cli/compare-text-without-matplotlib" "$(cat "$work/err.txt")"
+NCCLSHIM_PYTHON="$work/nompl/python" "$tool" compare "$work/s1.json" "$work/s8.json" -o "$work/none.html" \
+  >/dev/null 2>"$work/err.txt"
+[ $? -eq 3 ] && [ ! -e "$work/none.html" ]
+result $? "cli/compare-html-without-matplotlib-exit-3" "$(cat "$work/err.txt")"
+"$tool" report "$work/s1.json" -o "$work/no-such-dir/page.html" >"$work/err.txt" 2>&1
+[ $? -eq 2 ] && grep -qF "$work/no-such-dir/page.html: cannot write" "$work/err.txt" && ! grep -q Traceback "$work/err.txt"
+result $? "cli/report-unwritable-output-names-it" "$(cat "$work/err.txt")"
+printf '{"world_size":4,"iterations":1,"end_to_end_s":1,"ranks":[],"summary":[],"ops":[{"op":"allreduce"}]}' \
+  >"$work/field.json"
+"$tool" report "$work/field.json" -o "$work/x.html" >"$work/err.txt" 2>&1
+[ $? -eq 2 ] && grep -qF "$work/field.json: ops[0]: missing field \"group\"" "$work/err.txt"
+result $? "cli/report-missing-field-named" "$(cat "$work/err.txt")"
 
 # ---- compare: scale 8 against scale 1 takes longer, and the other way round shorter
 "$tool" compare "$work/s1.json" "$work/s8.json" -o "$work/compare.html" >"$work/compare.txt" 2>"$work/compare.err"

@@ -5,7 +5,6 @@ one chart.
 """
 import report_charts as charts
 from report_compare import row_name, size_text
-from report_data import human_bytes
 from report_html import Cell, chart, key_values, note, page, section, table
 
 CHART_ROWS = 40

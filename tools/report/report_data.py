@@ -43,6 +43,48 @@ def _check_items(path, name, items, fields):
                                   f'not {"a number" if kind is float else "an integer" if kind is int else "a string"}')
 
 
+OPTIONAL_OP_FIELDS = {"peers": str, "type": str, "start_us": float, "recorded_us": float, "algbw_gbps": float,
+                      "efficiency_pct": float, "ratio": float}
+OPTIONAL_SUMMARY_FIELDS = {"mean_efficiency_pct": float, "mean_recorded_us": float}
+OPTIONAL_RANK_FIELDS = {"host": str, "nic": str, "local_rank": int, "model_sent": int, "wire_zero_copy": int}
+TRAFFIC_FIELDS = {"bytes": int, "model_bytes": int}
+
+
+def _check_optional(path, name, items, fields):
+    """Fields that may be absent or null, but when given have their type."""
+    for i, item in enumerate(items):
+        for field, kind in fields.items():
+            value = item.get(field)
+            if value is not None and not _is(value, kind):
+                raise ReportError(f'{path}: {name}[{i}]: "{field}" is {json.dumps(value)[:40]}, not '
+                                  f'{"a number" if kind is float else "an integer" if kind is int else "a string"}')
+
+
+def _check_sections(path, doc):
+    """The optional sections (hosts, NICs, host pairs, communicators): absent is fine, malformed is not."""
+    for key in ("nics", "host_pairs", "comms"):
+        if key in doc:
+            _check_items(path, key, doc[key], {})
+    for i, nic in enumerate(doc.get("nics", [])):
+        if not isinstance(nic.get("ranks", []), list) or not all(_is(r, int) for r in nic.get("ranks", [])):
+            raise ReportError(f'{path}: nics[{i}]: "ranks" is not a list of ranks')
+        for side in ("sent", "received"):
+            if side in nic:
+                if not isinstance(nic[side], dict):
+                    raise ReportError(f'{path}: nics[{i}]: "{side}" is not an object')
+                _check_optional(path, f"nics[{i}].{side}", [nic[side]], TRAFFIC_FIELDS)
+    for i, pair in enumerate(doc.get("host_pairs", [])):
+        if "traffic" in pair:
+            if not isinstance(pair["traffic"], dict):
+                raise ReportError(f'{path}: host_pairs[{i}]: "traffic" is not an object')
+            _check_optional(path, f"host_pairs[{i}].traffic", [pair["traffic"]], TRAFFIC_FIELDS)
+    if "comms" in doc:
+        _check_items(path, "comms", doc["comms"], {"comm": str, "members": list})
+        for i, c in enumerate(doc["comms"]):
+            if not all(_is(m, int) for m in c["members"]):
+                raise ReportError(f'{path}: comms[{i}]: "members" is not a list of ranks')
+
+
 def size_bucket(n):
     """phynet's sizeBucket: the smallest power of two >= n (1 for 0)."""
     bucket = 1
@@ -98,9 +140,10 @@ class Run:
         return matrix
 
     def hosts_of_ranks(self):
-        """Host label per rank when every rank has one, else None."""
-        hosts = [r.get("host") for r in self.ranks]
-        return hosts if hosts and all(isinstance(h, str) and h for h in hosts) else None
+        """Host label per global rank (0 .. world_size - 1) when every rank has one, else None."""
+        host_of = {r["rank"]: r.get("host") for r in self.ranks}
+        hosts = [host_of.get(g) for g in range(self.world_size)]
+        return hosts if all(isinstance(h, str) and h for h in hosts) else None
 
     def comm_members(self):
         """{comm id: [global ranks]} from an optional "comms" list; communicators of all ranks are
@@ -127,6 +170,7 @@ def add_comms(run, path, source=""):
     except (OSError, ValueError, AttributeError) as error:
         raise ReportError(f"{path}: not a communicator list ({error})") from None
     _check_items(path, "comms", comms, {"comm": str, "members": list})
+    _check_sections(path, {"comms": comms})
     ids = {op["comm"] for op in run.ops}
     if not ids & {c["comm"] for c in comms}:
         raise ReportError(f"{source or path}: none of its communicators is in {run.path}: not the workload that "
@@ -154,12 +198,18 @@ def load_run(path):
     for field, kind in (("world_size", int), ("iterations", int), ("end_to_end_s", float)):
         if not _is(doc.get(field), kind):
             raise ReportError(f'{path}: "{field}" is missing or not a number')
+    if doc["world_size"] < 1 or doc["world_size"] > 1 << 20:
+        raise ReportError(f'{path}: "world_size" {doc["world_size"]} is not a number of ranks')
     _check_items(path, "ops", doc["ops"], OP_FIELDS)
     _check_items(path, "summary", doc["summary"], SUMMARY_FIELDS)
     _check_items(path, "ranks", doc.get("ranks"), RANK_FIELDS)
+    _check_optional(path, "ops", doc["ops"], OPTIONAL_OP_FIELDS)
+    _check_optional(path, "summary", doc["summary"], OPTIONAL_SUMMARY_FIELDS)
+    _check_optional(path, "ranks", doc["ranks"], OPTIONAL_RANK_FIELDS)
     for i, rank in enumerate(doc["ranks"]):
         if "peer_bytes" in rank:
             _check_items(path, f"ranks[{i}].peer_bytes", rank["peer_bytes"], PEER_FIELDS)
+    _check_sections(path, doc)
     if not doc["ops"]:
         raise ReportError(f"{path}: the report has no operations")
     return Run(path, doc)

@@ -13,6 +13,7 @@ import argparse
 import os
 import sys
 import tempfile
+import warnings
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree when run from tools/report
 from report_data import ReportError, add_comms, load_run
@@ -27,6 +28,7 @@ COMMAND = "report"
 
 
 def pyplot():
+    warnings.filterwarnings("ignore")  # e.g. an empty legend: the page says what is missing instead
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -41,7 +43,10 @@ def pyplot():
 def write_page(path, text):
     """Writes through a temporary file in the same folder, so a failed run leaves no half page."""
     folder = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(prefix=".ncclshim-page-", suffix=".html", dir=folder)
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=".ncclshim-page-", suffix=".html", dir=folder)
+    except OSError as error:
+        raise ReportError(f"{path}: cannot write: {error.strerror or error}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
@@ -116,7 +121,10 @@ def main():
     except OSError as error:
         return fail(f"{error.filename or ''}: {error.strerror or error}")
     except Exception as error:  # a bug here must still not show a traceback to the user
-        return fail(f"internal error ({type(error).__name__}: {error}); please report it with the input")
+        if os.environ.get("NCCLSHIM_REPORT_DEBUG"):
+            raise
+        return fail(f"internal error ({type(error).__name__}: {error}); please report it with the input "
+                    "(NCCLSHIM_REPORT_DEBUG=1 shows where)")
 
 
 if __name__ == "__main__":

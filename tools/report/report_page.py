@@ -8,7 +8,7 @@ from collections import OrderedDict
 
 import report_charts as charts
 from report_data import human_bytes
-from report_html import Cell, chart, esc, key_values, note, number_text, page, section, table
+from report_html import Cell, chart, key_values, note, page, section, table
 
 KNOWN_KEYS = {"description", "world_size", "transport", "pace", "iterations", "warmup", "scale", "rate_gbps",
               "end_to_end_s", "ranks", "summary", "ops", "hosts", "nics", "host_pairs", "comms"}
@@ -256,7 +256,7 @@ def ops_section(run):
 def extra_sections(run):
     out = []
     for key, value in run.doc.items():
-        if key in KNOWN_KEYS or not isinstance(value, (list, dict)):
+        if (key in KNOWN_KEYS and not (key == "hosts" and isinstance(value, list))) or not isinstance(value, (list, dict)):
             continue
         if isinstance(value, dict):
             out.append(section(f"extra-{key}", key, key_values(f"extra-{key}-table",
