@@ -223,6 +223,22 @@ fi
 result $? "compare/fail-below-0.9-exits-1" "$(cat "$work/fail.err")"
 "$tool" compare "$work/s1.json" "$work/s1.json" --fail-below 0.999 >/dev/null 2>"$work/fail.err"
 result $? "compare/fail-below-same-run-exits-0" "$(cat "$work/fail.err")"
+"$tool" compare "$work/s1.json" "$work/s8.json" "$work/s1.json" >"$work/three.txt" 2>"$work/three.err" &&
+  grep -q "^# end-to-end time C/A: 1.000$" "$work/three.txt" && grep -q "C/A time" "$work/three.txt"
+result $? "compare/three-runs-each-against-the-first" "$(cat "$work/three.err") $(head -6 "$work/three.txt")"
+# A count that --scale does not explain (one op of the scale-8 run edited) is another workload.
+"$python" - "$work/s8.json" "$work/edited.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+key = (doc["ops"][0]["comm"], doc["ops"][0]["seq"])
+for op in doc["ops"]:
+    if (op["comm"], op["seq"]) == key:
+        op["count"] += 1000
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+"$tool" compare "$work/s1.json" "$work/edited.json" >/dev/null 2>"$work/refused.err"
+[ $? -eq 2 ] && grep -q "not runs of the same workload: .*count [0-9]* (scale 1) against [0-9]* (scale 8)" "$work/refused.err"
+result $? "compare/refuses-a-count-the-scale-does-not-explain" "$(cat "$work/refused.err")"
 "$tool" compare "$work/s1.json" "$work/only_allreduce.json" >/dev/null 2>"$work/refused.err"
 [ $? -eq 2 ] && grep -q "are not runs of the same workload: .* is only in $work/s1.json" "$work/refused.err"
 result $? "compare/refuses-a-different-workload" "$(cat "$work/refused.err")"

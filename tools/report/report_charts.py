@@ -103,9 +103,10 @@ def bytes_chart(plt, labels, sent, received, model=None, xlabel="rank"):
         ax.scatter([i - width / 2 for i in x], [v / 2**20 for v in model], marker="_", s=120, color="black",
                    label="model (sent)", zorder=3)
     step = max(1, math.ceil(n / 32))
+    longest = max((len(str(l)) for l in labels), default=0)
     ax.set_xticks(x[::step])
-    ax.set_xticklabels([str(l) for l in labels][::step], rotation=45 if max(len(str(l)) for l in labels) > 4 else 0,
-                       ha="right" if max(len(str(l)) for l in labels) > 4 else "center")
+    ax.set_xticklabels([str(l) for l in labels][::step], rotation=45 if longest > 4 else 0,
+                       ha="right" if longest > 4 else "center")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("MiB (payload)")
     ax.grid(axis="y", alpha=0.3)

@@ -90,6 +90,8 @@ def recorded_section(plt, run):
 
 def bytes_section(plt, run):
     ranks = sorted(run.ranks, key=lambda r: r["rank"])
+    if not ranks:
+        return section("bytes", "Bytes per rank", note('This report has no per-rank counters ("ranks" is empty).'))
     fig, points = charts.bytes_chart(plt, [r["rank"] for r in ranks], [r["wire_sent"] for r in ranks],
                                      [r["wire_received"] for r in ranks],
                                      [r.get("model_sent", 0) for r in ranks] if all("model_sent" in r for r in ranks)
