@@ -126,8 +126,9 @@ bool placeRanks(const ReplayOptions& options, MpiSession& mpi, TransportChoice* 
   choice->ibverbs.bootstrapInterface = interface;
   choice->ibverbs.hca = nicForLocalRank(hcas, localRank);
   Result<TransportKind> kind = transportKindFromName(options.transport);
+  const std::vector<std::string> labels = hostLabels(hostIds);
   Result<RankEndpoint> mine = kind.ok() ? resolveEndpoint(kind.value(), interface, choice->ibverbs,
-                                                          hostIds[self], localRank)
+                                                          hostIds[self], labels[self], localRank)
                                         : Result<RankEndpoint>(kind.status());
   const int bad = mpi.firstFailing(!mine.ok(), "placement: NICs");
   if (bad >= 0) {
@@ -138,10 +139,7 @@ bool placeRanks(const ReplayOptions& options, MpiSession& mpi, TransportChoice* 
     Result<RankEndpoint> decoded = decodeEndpoint(line);
     endpoints->push_back(decoded.ok() ? decoded.value() : RankEndpoint{});
   }
-  if (options.verbose) {
-    std::vector<std::string> labels = hostLabels(*endpoints);
-    say(self, describeEndpoint(self, mine.value(), labels[self]));
-  }
+  if (options.verbose) say(self, describeEndpoint(mine.value(), labels[self]));
   return true;
 }
 

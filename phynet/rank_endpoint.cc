@@ -43,15 +43,16 @@ int localRankOf(const std::vector<std::string>& hostIds, int self, int launcherL
 }
 
 Result<RankEndpoint> resolveEndpoint(TransportKind kind, const SocketInterface& interface,
-                                     const IbverbsOptions& ibverbs, const std::string& hostId, int localRank) {
+                                     const IbverbsOptions& ibverbs, const std::string& hostId,
+                                     const std::string& hostLabel, int localRank) {
   RankEndpoint endpoint;
   endpoint.hostId = hostId;
   endpoint.hostName = hostName();
   endpoint.localRank = localRank;
   Result<InterfaceAddress> found = findInterface(interface);
   if (!found.ok()) {
-    return NS_ERROR(Code::kInvalidArgument, "host {}, local rank {}: socket interface '{}' does not exist here: {}",
-                    endpoint.hostName, localRank, interface.spec, found.status().message());
+    return NS_ERROR(Code::kInvalidArgument, "host {}, local rank {}: socket interface '{}' does not exist there: {}",
+                    hostLabel, localRank, interface.spec, found.status().message());
   }
   endpoint.nic = found->name;
   endpoint.address = withoutPort(found->address);
@@ -59,7 +60,7 @@ Result<RankEndpoint> resolveEndpoint(TransportKind kind, const SocketInterface& 
     Result<IbverbsPortInfo> port = queryIbverbsPort(ibverbs, found->address.isLoopback() ? "" : endpoint.address);
     if (!port.ok()) {
       return NS_ERROR(Code::kInvalidArgument, "host {}, local rank {}: RDMA device '{}' cannot be used: {}",
-                      endpoint.hostName, localRank, ibverbs.hca.empty() ? "(automatic)" : ibverbs.hca,
+                      hostLabel, localRank, ibverbs.hca.empty() ? "(automatic)" : ibverbs.hca,
                       port.status().message());
     }
     endpoint.nic = port->device;
@@ -87,33 +88,36 @@ Result<RankEndpoint> decodeEndpoint(const std::string& line) {
   return e;
 }
 
-std::vector<std::string> hostLabels(const std::vector<RankEndpoint>& endpoints) {
+std::vector<std::string> hostLabels(const std::vector<std::string>& hostIds) {
+  // An identity without '/' was given by NCCLSHIM_HOSTID: it is the name the user chose; else the
+  // hostname is what comes before the first '/'.
+  auto nameOf = [](const std::string& id) { return id.substr(0, id.find('/')); };
   std::map<std::string, std::vector<std::string>> idsByName;  // hostname -> distinct ids, first-seen order
-  for (const RankEndpoint& e : endpoints) {
-    std::vector<std::string>& ids = idsByName[e.hostName];
-    if (std::find(ids.begin(), ids.end(), e.hostId) == ids.end()) ids.push_back(e.hostId);
+  for (const std::string& id : hostIds) {
+    std::vector<std::string>& ids = idsByName[nameOf(id)];
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
   }
   std::vector<std::string> labels;
-  for (const RankEndpoint& e : endpoints) {
-    // An identity without '/' was given by NCCLSHIM_HOSTID: it is the name the user chose.
-    if (e.hostId.find('/') == std::string::npos) {
-      labels.push_back(e.hostId);
+  for (const std::string& id : hostIds) {
+    const std::vector<std::string>& ids = idsByName[nameOf(id)];
+    if (id.find('/') == std::string::npos || ids.size() == 1) {
+      labels.push_back(nameOf(id));
       continue;
     }
-    const std::vector<std::string>& ids = idsByName[e.hostName];
-    if (ids.size() == 1) {
-      labels.push_back(e.hostName);
-      continue;
-    }
-    size_t k = std::find(ids.begin(), ids.end(), e.hostId) - ids.begin();
-    labels.push_back(fmt::format("{}#{}", e.hostName, k + 1));
+    size_t k = std::find(ids.begin(), ids.end(), id) - ids.begin();
+    labels.push_back(fmt::format("{}#{}", nameOf(id), k + 1));
   }
   return labels;
 }
 
-std::string describeEndpoint(int rank, const RankEndpoint& e, const std::string& hostLabel) {
-  std::string text = fmt::format("rank {}: host {}, local rank {}, NIC {} {}", rank, hostLabel, e.localRank, e.nic,
-                                 e.address);
+std::vector<std::string> hostLabels(const std::vector<RankEndpoint>& endpoints) {
+  std::vector<std::string> ids;
+  for (const RankEndpoint& e : endpoints) ids.push_back(e.hostId);
+  return hostLabels(ids);
+}
+
+std::string describeEndpoint(const RankEndpoint& e, const std::string& hostLabel) {
+  std::string text = fmt::format("host {}, local rank {}, NIC {} {}", hostLabel, e.localRank, e.nic, e.address);
   if (!e.gid.empty()) text += fmt::format(" port {} GID {}", e.port, e.gid);
   return text;
 }

@@ -25,19 +25,21 @@ struct RankEndpoint {
 // whose host identity equals its own.
 int localRankOf(const std::vector<std::string>& hostIds, int self, int launcherLocalRank);
 
-// This rank's endpoint under the chosen transport; an error names the host and the NIC entry that
-// does not exist there.
+// This rank's endpoint under the chosen transport; an error names the host (by `hostLabel`) and the
+// NIC entry that does not exist there.
 Result<RankEndpoint> resolveEndpoint(TransportKind kind, const SocketInterface& interface,
-                                     const IbverbsOptions& ibverbs, const std::string& hostId, int localRank);
+                                     const IbverbsOptions& ibverbs, const std::string& hostId,
+                                     const std::string& hostLabel, int localRank);
 
 std::string encodeEndpoint(const RankEndpoint& endpoint);
 Result<RankEndpoint> decodeEndpoint(const std::string& line);
 
 // A readable name per rank's host: NCCLSHIM_HOSTID when it was given, else the hostname, with
 // "#k" added when hosts of one hostname have different identities (namespaces, VMs).
+std::vector<std::string> hostLabels(const std::vector<std::string>& hostIds);
 std::vector<std::string> hostLabels(const std::vector<RankEndpoint>& endpoints);
 
-// "rank 3: host h2, local rank 1, NIC r1 10.100.2.1" (+ port and GID over ibverbs).
-std::string describeEndpoint(int rank, const RankEndpoint& endpoint, const std::string& hostLabel);
+// "host h2, local rank 1, NIC r1 10.100.2.1" (+ port and GID over ibverbs).
+std::string describeEndpoint(const RankEndpoint& endpoint, const std::string& hostLabel);
 
 }  // namespace nshim::phynet

@@ -33,47 +33,10 @@ skip() {
   exit 0
 }
 
-# Everything the VM run needs; installed only when missing.
-ensure_tools() {
-  local packages=(qemu-system-x86 linux-image-amd64 busybox-static rdma-core ibverbs-utils ibverbs-providers
-                  libibverbs-dev perftest iproute2 python3-pip) missing=()
-  for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  if [ ${#missing[@]} -gt 0 ]; then
-    [ "${VM_INSTALL:-1}" = 1 ] || skip "missing packages: ${missing[*]} (VM_INSTALL=0)"
-    echo "soft-roce-vm: installing ${missing[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    local sudo=""
-    [ "$(id -u)" -ne 0 ] && sudo="sudo"
-    $sudo apt-get update -qq >/dev/null 2>&1 || true
-    $sudo apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1 || skip "could not install ${missing[*]}"
-  fi
-  if ! command -v vng >/dev/null 2>&1; then
-    [ "${VM_INSTALL:-1}" = 1 ] || skip "virtme-ng (vng) is not installed (VM_INSTALL=0)"
-    echo "soft-roce-vm: pip install virtme-ng"
-    pip install -q virtme-ng >/dev/null 2>&1 || pip3 install -q --break-system-packages virtme-ng >/dev/null 2>&1 ||
-      skip "could not pip install virtme-ng"
-    hash -r
-    command -v vng >/dev/null 2>&1 || skip "vng not on PATH after pip install virtme-ng"
-  fi
-}
+source "$ROOT/scripts/vm_tools.sh"  # ensure_vm_tools, pick_vm_kernel
 
-# The newest installed kernel that ships rdma_rxe.
-pick_kernel() {
-  if [ -n "${VM_KERNEL:-}" ]; then echo "$VM_KERNEL"; return; fi
-  local image version
-  for image in $(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V -r); do
-    version=${image#/boot/vmlinuz-}
-    if ls /lib/modules/"$version"/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko* >/dev/null 2>&1; then
-      echo "$image"
-      return
-    fi
-  done
-}
-
-ensure_tools
-KERNEL=$(pick_kernel)
+ensure_vm_tools
+KERNEL=$(pick_vm_kernel)
 [ -n "$KERNEL" ] && [ -r "$KERNEL" ] || skip "no kernel image with rdma_rxe in /boot (apt-get install linux-image-amd64)"
 
 mkdir -p "$LOG_DIR" || skip "cannot create $LOG_DIR"

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Runs on VM A of tests/multihost/vm_pair.sh (VM_PAIR_DIR, VM_PAIR_SSH set): phynet over ibverbs
+# between the two VMs, launched by mpirun over ssh.
+#   main (2 rails): 1. the bundled Megatron trace, 1 rank per VM on rxe0, --verify: 0 wrong, two hosts
+#        told apart (their hostnames are equal); 2. SimAI folded to 4 ranks, data-parallel groups only
+#        (ranks 0-2 and 1-3: rail-aligned), 2 ranks per VM with --hca rxe0,rxe1: local rank i on
+#        rxe<i>, --verify 0 wrong; 3. rxe1 removed on VM B: the rank there names its host and device,
+#        every rank ends at once. The reports go to $VM_PAIR_DIR/report-*.json for the host's pcap check.
+#   stop (1 rail): a long replay; VM B is frozen (SIGSTOP of its QEMU) mid-replay; the rank on VM A
+#        must name the lost rank within its --timeout.
+# Ends with 'N passed, N failed'.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+source tests/lib/checks.sh  # result(), passed, failed
+dir=${VM_PAIR_DIR:?run through tests/multihost/vm_pair.sh}
+ssh_agent=${VM_PAIR_SSH:?}
+
+# run <timeout s> <hosts spec> <np> <log> <phynet args...>: mpirun across the VMs over ssh.
+run() {
+  local limit=$1 hosts=$2 np=$3 log=$4; shift 4
+  timeout "$limit" mpirun --allow-run-as-root --host "$hosts" -np "$np" --mca plm_rsh_agent "$ssh_agent" \
+    --mca oob_tcp_if_include 10.88.0.0/24 --mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include 10.88.0.0/24 \
+    "$PWD/$BUILD/phynet" --transport ibverbs --timeout 60 "$@" >"$log" 2>&1
+}
+
+# placement <json> <ranks per host>: one host per VM, local rank i on rxe<i>, port 1, a RoCE v2 GID.
+placement() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+report, per = json.load(open(sys.argv[1])), int(sys.argv[2])
+ranks = report["ranks"]
+assert report["hosts"] == 2, f"{report['hosts']} hosts"
+for r in ranks:
+    vm = r["rank"] // per + 1
+    want = (f"rxe{r['local_rank']}", f"10.88.{r['local_rank']}.{vm}", f"::ffff:10.88.{r['local_rank']}.{vm}")
+    assert (r["nic"], r["address"], r["gid"]) == want, f"rank {r['rank']}: {r}"
+    assert r["port"] == 1 and r["local_rank"] == r["rank"] % per, r
+print("placement ok:", [(r["rank"], r["host"], r["nic"], r["gid"]) for r in ranks])
+PY
+}
+
+main_checks() {
+  echo "== 1. Megatron trace, 1 rank per VM, rail 0"
+  run 300 10.88.0.1:1,10.88.0.2:1 2 "$dir/megatron.log" --ifname r0 --hca rxe0 --verify --verbose \
+    --json "$dir/report-megatron.json" examples/traces/megatron_tp2
+  result $? "megatron-2-vms/exit-0" "$(tail -5 "$dir/megatron.log")"
+  grep -q "^# data check .*, 0 wrong)" "$dir/megatron.log"
+  result $? "megatron-2-vms/verify-0-wrong"
+  grep -E "NIC rxe|^  [^ ]+ +rxe" "$dir/megatron.log" | sed 's/^/    /'
+  placement "$dir/report-megatron.json" 1
+  result $? "megatron-2-vms/placement"
+
+  echo "== 2. SimAI data-parallel groups, 2 ranks per VM, one rxe per rank"
+  run 300 10.88.0.1:2,10.88.0.2:2 4 "$dir/simai.log" --ifname r0,r1 --hca rxe0,rxe1 --world-size 4 --groups dp \
+    --scale 0.25 --verify --verbose --json "$dir/report-simai.json" examples/workloads/simai_tp2_dp4_ep2.txt
+  result $? "simai-2x2-rails/exit-0" "$(tail -5 "$dir/simai.log")"
+  grep -q "^# data check .*, 0 wrong)" "$dir/simai.log"
+  result $? "simai-2x2-rails/verify-0-wrong"
+  grep -E "NIC rxe|^  [^ ]+ +rxe" "$dir/simai.log" | sed 's/^/    /'
+  placement "$dir/report-simai.json" 2
+  result $? "simai-2x2-rails/one-rxe-per-rank"
+
+  echo "== 3. rxe1 missing on VM B"
+  $ssh_agent 10.88.0.2 rdma link delete rxe1
+  local start=$SECONDS
+  run 120 10.88.0.1:2,10.88.0.2:2 4 "$dir/missing.log" --ifname r0,r1 --hca rxe0,rxe1 --world-size 4 --groups dp \
+    examples/workloads/simai_tp2_dp4_ep2.txt
+  local rc=$? elapsed=$((SECONDS - start))
+  [ "$rc" -ne 0 ] && [ "$elapsed" -lt 60 ] &&
+    grep -q "rank 3: no usable NIC: host [^ ]*#2, local rank 1: RDMA device 'rxe1'" "$dir/missing.log"
+  result $? "missing-rxe-on-one-host-named/all-end" "rc $rc after ${elapsed}s: $(grep -m3 phynet "$dir/missing.log")"
+  grep "no usable NIC" "$dir/missing.log" | sed 's/^/    /'
+}
+
+stop_check() {
+  echo "== VM B frozen mid-replay"
+  local log="$dir/stop.log"
+  run 150 10.88.0.1:1,10.88.0.2:1 2 "$log" --ifname r0 --hca rxe0 --iterations 1000 --timeout 20 \
+    examples/traces/megatron_tp2 &
+  local pid=$!
+  local t
+  for t in $(seq 1 600); do grep -q "progress:" "$log" 2>/dev/null && break; sleep 0.2; done
+  grep -q "progress:" "$log" || echo "    (no progress line yet; freezing VM B anyway)"
+  local start=$SECONDS
+  touch "$dir/stop-b"
+  # The surviving rank names its lost peer; mpirun itself may then wait for the frozen VM's daemon.
+  for t in $(seq 1 300); do grep -q "phynet: rank 0: replay failed" "$log" && break; sleep 0.2; done
+  local elapsed=$((SECONDS - start))
+  grep -q "phynet: rank 0: replay failed.*rank 1" "$log" && [ "$elapsed" -le 45 ]
+  result $? "frozen-vm/survivor-names-rank-1-within-timeout" \
+    "after ${elapsed}s (timeout 20 s): $(grep -m3 'phynet: rank' "$log")"
+  grep -m2 "replay failed" "$log" | cut -c1-400 | sed 's/^/    /'
+  echo "    named after ${elapsed} s"
+  kill "$pid" 2>/dev/null
+  pkill -f "build/phynet" 2>/dev/null
+  wait "$pid" 2>/dev/null
+}
+
+case "${1:-main}" in
+  main) main_checks ;;
+  stop) stop_check ;;
+  *) echo "usage: $0 main|stop" >&2; exit 2 ;;
+esac
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Several hosts over TCP: 4 network namespaces as hosts, each with a management NIC for MPI and two
+# fabric NICs (rails r0, r1) (tests/multihost/netns_bed.sh), mpirun launching into them through an
+# rsh agent that enters the namespace. Asserts: the bundled Megatron trace (2 hosts x 1 rank) and the
+# SimAI and AICB example workloads (4 hosts x 2 ranks, 2 hosts x 4 ranks) replay with --verify,
+# 0 wrong; every rank uses NIC r<local rank mod 2>; the hosts are told apart although they share a
+# hostname, and NCCLSHIM_HOSTID overrides that; the bytes each fabric veth carried (kernel counters)
+# lie within the bound tests/multihost/check_nic_counters.py derives from TCP/IP overhead around the
+# report's per-NIC figures, which equal the model; a NIC missing on one host ends every rank at once
+# with a message naming that host and NIC. Skips visibly (and passes nothing) when namespaces cannot
+# be made (not root). Ends with "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+phynet="$BUILD/phynet"
+bed=tests/multihost/netns_bed.sh
+work=$(mktemp -d /tmp/multihost-tcp-XXXXXX)
+source tests/lib/checks.sh  # result(), passed, failed
+trap 'bash "$bed" down; rm -rf "$work"' EXIT
+
+[ -x "$phynet" ] || { echo "missing $phynet: run make first"; echo "0 passed, 1 failed"; exit 1; }
+if ! bash "$bed" up 4 2 >"$work/bed.log" 2>&1; then
+  echo "SKIP multihost-tcp: cannot create network namespaces here: $(tail -2 "$work/bed.log")"
+  echo "0 passed, 0 failed"
+  exit 0
+fi
+
+# hosts_arg <hosts> <ranks per host> -> "10.99.0.1:R,10.99.0.2:R,..."
+hosts_arg() { local h list=""; for ((h = 1; h <= $1; h++)); do list+="${list:+,}10.99.0.$h:$2"; done; echo "$list"; }
+
+# run <hosts> <ranks per host> <log> <extra mpirun args (one string)> <phynet args...>
+run() {
+  local hosts=$1 per=$2 log=$3 extra=$4; shift 4
+  # shellcheck disable=SC2086
+  timeout 300 mpirun --allow-run-as-root --host "$(hosts_arg "$hosts" "$per")" -np $((hosts * per)) \
+    --mca plm_rsh_agent "$PWD/$bed agent" --mca oob_tcp_if_include 10.99.0.0/24 --mca pml ob1 \
+    --mca btl self,tcp --mca btl_tcp_if_include 10.99.0.0/24 -x NCCLSHIM_SOCKET_IFNAME=r0,r1 $extra \
+    "$PWD/$phynet" --timeout 60 "$@" >"$log" 2>&1
+}
+
+# replay_checked <name> <hosts> <per host> <input>: --verify replay, counters around it, the checks.
+replay_checked() {
+  local name=$1 hosts=$2 per=$3 input=$4 log="$work/$1.log" json="$work/$1.json"
+  bash "$bed" counters >"$work/$name.before"
+  run "$hosts" "$per" "$log" "" --verify --json "$json" "$input"
+  local rc=$?
+  bash "$bed" counters >"$work/$name.after"
+  result "$rc" "$name/exit-0" "$(tail -5 "$log")"
+  grep -q "^# data check .*, 0 wrong)" "$log"
+  result $? "$name/verify-0-wrong" "$(grep '^# data check' "$log")"
+  python3 - "$json" "$hosts" "$per" <<'PY'
+import json, sys
+report, hosts, per = json.load(open(sys.argv[1])), int(sys.argv[2]), int(sys.argv[3])
+ranks = report["ranks"]
+assert report["hosts"] == hosts, f"report sees {report['hosts']} hosts, want {hosts}"
+assert len({r["host_id"] for r in ranks}) == hosts, "host identities do not tell the namespaces apart"
+for r in ranks:
+    want_nic = f"r{r['local_rank'] % 2}"
+    assert r["local_rank"] == r["rank"] % per, f"rank {r['rank']}: local rank {r['local_rank']}"
+    assert r["nic"] == want_nic, f"rank {r['rank']} (local {r['local_rank']}) uses {r['nic']}, want {want_nic}"
+    assert r["address"] == f"10.100.{r['rank'] // per + 1}.{r['local_rank'] % 2 + 1}", r
+print("placement ok:", [(r["rank"], r["host"], r["nic"]) for r in ranks])
+PY
+  result $? "$name/hosts-and-one-nic-per-rank" "$(tail -3 "$work/$name.log")"
+  python3 tests/multihost/check_nic_counters.py "$json" "$work/$name.before" "$work/$name.after" \
+    >"$work/$name.counters" 2>&1
+  result $? "$name/veth-counters-match-report" "$(cat "$work/$name.counters")"
+  sed 's/^/    /' "$work/$name.counters"
+}
+
+replay_checked megatron-2x1 2 1 examples/traces/megatron_tp2
+replay_checked simai-4x2 4 2 examples/workloads/simai_tp2_dp4_ep2.txt
+replay_checked aicb-4x2 4 2 examples/workloads/aicb_tp2_dp4_ep2.csv
+replay_checked simai-2x4 2 4 examples/workloads/simai_tp2_dp4_ep2.txt
+
+# Tensor parallelism stays inside a host: the report puts TP pairs on "same host" rows.
+python3 - "$work/simai-4x2.json" <<'PY'
+import json, sys
+pairs = json.load(open(sys.argv[1]))["host_pairs"]
+same = [p for p in pairs if p["same_host"]]
+assert len(same) == 4 and all(p["traffic"]["bytes"] > 0 for p in same), same
+PY
+result $? "simai-4x2/tp-traffic-stays-in-hosts"
+
+# NCCLSHIM_HOSTID overrides the identity: one name for all makes them one host to phynet.
+run 4 2 "$work/hostid.log" "-x NCCLSHIM_HOSTID=onehost" --json "$work/hostid.json" examples/workloads/simai_tp2_dp4_ep2.txt
+python3 -c "
+import json, sys; r = json.load(open(sys.argv[1]))
+assert r['hosts'] == 1 and all(x['host'] == 'onehost' for x in r['ranks']), r['hosts']" "$work/hostid.json"
+result $? "hostid-override-is-one-host" "$(tail -3 "$work/hostid.log")"
+
+# A NIC that one host lacks: the rank there names its host and NIC, every rank ends at once.
+ip netns exec nsbed3 ip link set r1 down
+start=$SECONDS
+run 4 2 "$work/missing.log" "" examples/workloads/simai_tp2_dp4_ep2.txt
+rc=$?
+elapsed=$((SECONDS - start))
+ip netns exec nsbed3 ip link set r1 up
+[ "$rc" -ne 0 ] && grep -q "rank 5: no usable NIC: host vm#3\|rank 5: no usable NIC: host [^ ]*#3, local rank 1: socket interface 'r1'" "$work/missing.log" \
+  && [ "$elapsed" -lt 60 ]
+result $? "missing-nic-named-on-its-host-all-end" "rc $rc after ${elapsed}s: $(grep -m3 'phynet' "$work/missing.log")"
+grep "no usable NIC" "$work/missing.log" | sed 's/^/    /'
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
