@@ -24,6 +24,7 @@ td.wrap { white-space: normal; max-width: 420px; text-align: left; }
 td.worse { background: #fbe3e0; } td.better { background: #e1f3e4; }
 figure.chart { margin: 8px 0 16px; } figure.chart svg { max-width: 100%; height: auto; }
 figcaption { color: #58626e; font-size: 13px; }
+div.scroll { overflow-x: auto; max-width: 100%; }
 details { margin: 6px 0; } summary { cursor: pointer; color: #2b5d9b; }
 .big { font-size: 18px; font-weight: 600; }
 """
@@ -74,11 +75,11 @@ def table(table_id, headers, rows, css=""):
     head = "".join(f'<th class="t">{esc(h[1:])}</th>' if h.startswith("<") else f"<th>{esc(h)}</th>"
                    for h in headers)
     keys = [h.lstrip("<") for h in headers]
-    out = [f'<table id="{esc(table_id)}" class="data {css}" data-columns="{esc("|".join(keys))}" '
+    out = [f'<div class="scroll"><table id="{esc(table_id)}" class="data {css}" data-columns="{esc("|".join(keys))}" '
            f'data-rows="{len(rows)}"><thead><tr>{head}</tr></thead><tbody>']
     for row in rows:
         out.append("<tr>" + "".join((c if isinstance(c, Cell) else Cell(c)).render() for c in row) + "</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
