@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The report pages end to end (`ncclshim report`, `ncclshim compare`, `phynet --html`; run by
-# tests/run_all.sh after `make`; about a minute and a half on 2 cores). Real replays: mpirun with 4
+# tests/run_all.sh after `make`; about 40 s on 2 cores). Real replays: mpirun with 4
 # ranks split over two emulated hosts (NCCLSHIM_HOSTID), --scale 1 and --scale 8, and 64 ranks
 # replaying the load test's 10,240-op trace 7 times (10,080 report rows). Asserts:
 #   cli/*      --help; a missing file, bad JSON, a CSV, a non-report JSON, a missing field, an
@@ -18,7 +18,9 @@
 #              still renders, and an unknown section ("algorithms") is shown as a table.
 #   compare/*  scale 8 against scale 1: the end-to-end time ratio and the largest size's time ratios
 #              are > 1, and < 1 the other way round; the HTML's ratios equal a recomputation from
-#              the JSONs; --fail-below exits 1 / 0; different workloads are refused (exit 2).
+#              the JSONs; three runs compare each against the first; --fail-below exits 1 / 0;
+#              different workloads (other ops, world size, a count --scale does not explain) are
+#              refused (exit 2).
 #   load/*     the 64-rank page: written, < 10 MB, opened by chromium in < 5 s (browser start
 #              included), its matrix 64 x 64 equal to the JSON.
 # chromium (scripts/setup.sh installs it) is required: without it the browser checks FAIL.
