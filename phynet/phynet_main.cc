@@ -14,6 +14,7 @@
 #include "common/env.h"
 #include "common/host_identity.h"
 #include "common/log.h"
+#include "phynet/html_report.h"
 #include "phynet/input_loader.h"
 #include "phynet/mpi_bootstrap.h"
 #include "phynet/mpi_session.h"
@@ -262,6 +263,15 @@ int run(int argc, char** argv) {
         // stdout, like the report: mpirun forwards stdout and stderr separately and in chunks, so a
         // stderr line could land inside a report line (a CI run saw that once)
         std::printf("phynet: wrote %s\n", path.c_str());
+      }
+    }
+    if (!options.htmlPath.empty()) {  // the page, from the JSON just written (html_report.h)
+      Status page = writeHtmlReport(options.htmlPath, options.jsonPath, report, header, workload);
+      if (page.ok()) {
+        std::printf("phynet: wrote %s\n", options.htmlPath.c_str());
+      } else {
+        say(self, page.message());
+        rc = 1;
       }
     }
   }

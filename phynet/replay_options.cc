@@ -86,6 +86,11 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
       hasValue = true;
     }
     if (name == "--help" || name == "-h") { o.help = true; continue; }
+    if (name == "--html") {  // the page (html_report.h); kept apart from the list below
+      if (!hasValue && i + 1 >= argc) return Status(Code::kInvalidArgument, "--html needs a value");
+      o.htmlPath = hasValue ? value : argv[++i];
+      continue;
+    }
     if (name == "--verbose") { o.verbose = true; continue; }
     if (name == "--verify") { o.verify = true; continue; }
     static const char* const kValued[] = {"--transport", "--ifname", "--hca", "--pace",   "--format", "--iterations",
@@ -207,6 +212,8 @@ replay
 report
   --report FILE.csv         one row per operation (and per iteration)
   --json FILE.json          operations, summary and per-rank counts as JSON
+  --html FILE.html          the report as one self-contained HTML page with charts (as ncclshim
+                            report on the JSON; needs Python 3 with matplotlib)
   --rate GBPS               link rate for the efficiency column (busbw / rate), GB/s
   --rows N                  per-operation rows printed on stdout (default 40; all go to files)
   --verbose                 bootstrap and per-rank details on stderr

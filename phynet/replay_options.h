@@ -28,6 +28,7 @@ struct ReplayOptions {
   double timeoutSeconds = 120;         // every wait of the replay (transport, MPI phases)
   std::string csvPath;                 // --report
   std::string jsonPath;                // --json
+  std::string htmlPath;                // --html: the HTML page of the report (html_report.h)
   double rateGBps = 0;                 // link rate for the efficiency column; 0 = none
   int maxRows = 40;                    // per-op rows printed on stdout (all go to the CSV/JSON)
   int worldSize = 0, tp = 0, ep = 0, pp = 0;  // layout for SimAI / AICB inputs

@@ -52,4 +52,14 @@ fi
 # nccl.h comes from the nvidia-nccl wheel (never committed); this finds or fetches it.
 [ -s build/nccl_cflags.txt ] || bash scripts/fetch_nccl_headers.sh build
 python3 -c 'import matplotlib' 2>/dev/null || dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q "install ok installed" || DEBIAN_FRONTEND=noninteractive $([ "$(id -u)" -eq 0 ] || echo sudo) apt-get install -y -qq python3-matplotlib >/dev/null 2>&1 || echo "setup: no matplotlib (python3-matplotlib not installable here): 'ncclshim plot' will skip plots" >&2
+# The report pages' browser checks (tests/suites/report_tests.sh opens every page in headless
+# chromium and fails without it).
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "setup: installing chromium"
+  sudo=$([ "$(id -u)" -eq 0 ] || echo sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y -qq chromium >/dev/null 2>&1 ||
+    { $sudo apt-get update -qq >/dev/null 2>&1; $sudo apt-get install -y -qq chromium >/dev/null 2>&1; } ||
+    echo "setup: could not install chromium: tests/suites/report_tests.sh will fail its browser checks" >&2
+fi
 echo "setup: ok"

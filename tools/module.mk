@@ -3,7 +3,8 @@
 # archive supplies only the element conversions the data checks use. The trace tools (tools/inspect/)
 # read traces, workloads and reports through the trace and phynet libraries; they form
 # $(TOOLS_LIB), which the unit tests (tests/tools/) link as well. `plot` runs the Python script
-# tools/plot/ncclshim_plot.py, copied next to the binary.
+# tools/plot/ncclshim_plot.py, copied next to the binary; `report` and `compare` (and phynet --html)
+# run tools/report/report_main.py, copied with its modules into ncclshim_report/ next to it.
 TOOLS_LIB_SRCS := $(wildcard tools/inspect/*.cc)
 TOOLS_LIB_OBJS := $(TOOLS_LIB_SRCS:%.cc=$(BUILD)/obj/%.o)
 TOOLS_LIB := $(BUILD)/libtools.a
@@ -11,11 +12,13 @@ TOOL_SRCS := tools/ncclshim_main.cc $(wildcard tools/perf/*.cc)
 TOOL_OBJS := $(TOOL_SRCS:%.cc=$(BUILD)/obj/%.o)
 NCCLSHIM_TOOL := $(BUILD)/ncclshim
 NCCLSHIM_PLOT := $(BUILD)/ncclshim_plot.py
+REPORT_PY_SRCS := $(wildcard tools/report/*.py)
+REPORT_PY := $(REPORT_PY_SRCS:tools/report/%=$(BUILD)/ncclshim_report/%)
 TOOLS_DEP_LIBS := $(TOOLS_LIB) $(BUILD)/libphynet.a $(TRACE_LIB) $(ENGINE_LIB)
 
 .PHONY: tools
-all: $(NCCLSHIM_TOOL) $(NCCLSHIM_PLOT)
-tools: $(NCCLSHIM_TOOL) $(NCCLSHIM_PLOT)
+all: $(NCCLSHIM_TOOL) $(NCCLSHIM_PLOT) $(REPORT_PY)
+tools: $(NCCLSHIM_TOOL) $(NCCLSHIM_PLOT) $(REPORT_PY)
 
 $(BUILD)/obj/tools/%.o: tools/%.cc $(NCCL_CFLAGS_FILE)
 	@mkdir -p $(dir $@)
@@ -29,6 +32,10 @@ $(NCCLSHIM_TOOL): $(TOOL_OBJS) $(TOOLS_DEP_LIBS) $(SHIM_LIB)
 	$(CXX) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(TOOLS_DEP_LIBS) -L$(BUILD) -lncclshim -Wl,-rpath,'$$ORIGIN' $(LDLIBS)
 
 $(NCCLSHIM_PLOT): tools/plot/ncclshim_plot.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+$(BUILD)/ncclshim_report/%.py: tools/report/%.py
 	@mkdir -p $(dir $@)
 	cp $< $@
 

@@ -1,4 +1,5 @@
-// The `ncclshim` command: one entry point with subcommands (perf, summary, diff, convert, plot),
+// The `ncclshim` command: one entry point with subcommands (perf, summary, diff, convert, plot,
+// report, compare),
 // each with --help.
 #include <cstdio>
 #include <cstring>
@@ -16,6 +17,8 @@ commands:
   diff      compare two traces (or a trace and a phynet report) op by op; exit 0 same, 1 different
   convert   a trace to SimAI workload text, AICB CSV, Chrome trace JSON or CSV
   plot      PNG charts: message sizes, busbw vs size, replayed vs recorded time
+  report    one self-contained HTML page for a phynet JSON report (charts, traffic matrix, timeline)
+  compare   several phynet JSON reports of one workload side by side: ratios, text or HTML
 run 'ncclshim <command> --help' for the options of a command.
 )";
 
@@ -32,6 +35,8 @@ int main(int argc, char** argv) {
   if (command == "diff") return nshim::tools::diffMain(argc - 2, argv + 2);
   if (command == "convert") return nshim::tools::convertMain(argc - 2, argv + 2);
   if (command == "plot") return nshim::tools::plotMain(argc - 2, argv + 2);
+  if (command == "report") return nshim::tools::reportMain(argc - 2, argv + 2);
+  if (command == "compare") return nshim::tools::compareMain(argc - 2, argv + 2);
   std::fprintf(stderr, "ncclshim: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;
 }

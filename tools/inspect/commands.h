@@ -1,7 +1,8 @@
 // The trace tools' subcommands of `ncclshim` (tools/ncclshim_main.cc dispatches to them). Each
 // takes the arguments after its name, prints its own --help, and returns the process exit status:
-// 0 success, 2 usage or input error; `diff` returns 1 when the inputs differ, `plot` 3 when
-// plotting is not available on this machine (no Python 3 with matplotlib).
+// 0 success, 2 usage or input error; `diff` returns 1 when the inputs differ, `compare` 1 when a
+// ratio is below --fail-below; `plot`, `report` and `compare -o` 3 when plotting is not available
+// on this machine (no Python 3 with matplotlib).
 #pragma once
 
 namespace nshim::tools {
@@ -10,5 +11,7 @@ int summaryMain(int argc, char** argv);
 int diffMain(int argc, char** argv);
 int convertMain(int argc, char** argv);
 int plotMain(int argc, char** argv);
+int reportMain(int argc, char** argv);   // page_commands.cc
+int compareMain(int argc, char** argv);  // page_commands.cc
 
 }  // namespace nshim::tools

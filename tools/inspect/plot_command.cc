@@ -3,16 +3,14 @@
 // (tools/plot/ncclshim_plot.py) with the first Python 3 that has matplotlib. Without one it writes
 // nothing, says so, and exits 3, so that machines without matplotlib (the GPU machine) only skip
 // plotting.
-#include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "common/subprocess.h"
 #include "tools/inspect/command_line.h"
 #include "tools/inspect/commands.h"
 #include "tools/inspect/distribution.h"
@@ -76,54 +74,11 @@ std::string parseArgs(int argc, char** argv, PlotArgs* a) {
   return "";
 }
 
-// Runs argv; returns its exit status (127 when it could not be started). stderr to /dev/null if quiet.
-int runProgram(const std::vector<std::string>& args, bool quiet) {
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  std::fflush(nullptr);
-  pid_t pid = fork();
-  if (pid < 0) return 127;
-  if (pid == 0) {
-    if (quiet) {
-      int null = open("/dev/null", O_WRONLY);
-      if (null >= 0) dup2(null, STDERR_FILENO);
-    }
-    execvp(argv[0], argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return 127;
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-std::string executableDir() {
-  char path[4096];
-  ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-  if (n <= 0) return ".";
-  std::string exe(path, static_cast<size_t>(n));
-  size_t slash = exe.rfind('/');
-  return slash == std::string::npos ? "." : exe.substr(0, slash);
-}
-
 std::string findScript() {
   if (const char* env = std::getenv("NCCLSHIM_PLOT_SCRIPT")) return env;
   const std::string dir = executableDir();
   for (const std::string& candidate : {dir + "/ncclshim_plot.py", dir + "/../tools/plot/ncclshim_plot.py"}) {
     if (access(candidate.c_str(), R_OK) == 0) return candidate;
-  }
-  return "";
-}
-
-// The first Python that imports matplotlib: $NCCLSHIM_PYTHON, else python3 on PATH, else /usr/bin/python3.
-std::string findPython() {
-  std::vector<std::string> candidates;
-  if (const char* env = std::getenv("NCCLSHIM_PYTHON")) candidates.push_back(env);
-  else candidates = {"python3", "/usr/bin/python3"};
-  for (const std::string& python : candidates) {
-    if (runProgram({python, "-c", "import matplotlib"}, true) == 0) return python;
   }
   return "";
 }
@@ -166,7 +121,7 @@ Result<int> run(PlotArgs a) {
     NS_ASSIGN_OR_RETURN(temporary, sizesCsv(a, kind));
     data = temporary;
   }
-  const std::string python = findPython();
+  const std::string python = findPython("matplotlib");
   int rc = kNoPlotter;
   if (python.empty()) {
     std::fprintf(stderr, "ncclshim plot: skipped: no Python 3 with matplotlib here (Debian: apt-get install "

@@ -1,0 +1,177 @@
+// `ncclshim report <phynet JSON> -o page.html` and `ncclshim compare A.json B.json [more] [-o
+// page.html] [--fail-below RATIO]`: the options are checked here (so --help and usage errors need
+// no Python), then the page generator (tools/report/report_main.py, through
+// phynet/html_report.h) reads the reports, prints the comparison and writes the pages.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "phynet/html_report.h"
+#include "tools/inspect/commands.h"
+#include "tools/inspect/tool_input.h"
+
+namespace nshim::tools {
+namespace {
+
+const char* kReportUsage = R"(usage: ncclshim report <phynet JSON report> -o PAGE.html [--title TEXT]
+  One self-contained HTML page (no server; nothing is fetched when it is opened) for one replay,
+  from the JSON that phynet writes with --json FILE (phynet --html FILE writes the same page):
+  what was replayed (input, layout, transport, hosts, NICs), the summary by op x group x size, busbw
+  against message size per op and group (with the ideal line when --rate was given), replayed
+  against recorded time, bytes per rank (per host and NIC when the report has them), the traffic
+  matrix between ranks (and hosts) as a heat map, and a timeline per rank and communicator.
+  Charts: matplotlib (Debian: apt-get install python3-matplotlib), as SVG inside the page.
+options:
+  -o PATH          the page to write (required)
+  --input PATH     the trace / SimAI / AICB input that was replayed: its communicators' members
+                   split the timeline per rank (phynet --html passes them itself); with the layout
+                   options --from, --world-size, --tp, --ep, --pp as phynet was given
+  --title TEXT     page title
+  -h, --help       this text
+environment: NCCLSHIM_PYTHON (the Python to use), NCCLSHIM_REPORT_SCRIPT (the generator script).
+exit status: 0 written, 2 bad input or usage (the message names the file), 3 no Python 3 with
+matplotlib here (nothing written).
+)";
+
+const char* kCompareUsage = R"(usage: ncclshim compare A.json B.json [C.json ...] [-o PAGE.html] [options]
+  The same operations of several phynet replays (JSON reports) side by side, each run against the
+  first: per op x group x size the mean time and busbw of each run and the ratios run / A, the
+  end-to-end time ratio per measured iteration, largest differences first. Text on stdout; with -o
+  also one self-contained HTML page with charts. Runs of different workloads (other ranks, other
+  operations, sizes that --scale does not explain) are refused, naming the first difference.
+options:
+  -o PATH             also write the comparison as an HTML page (needs matplotlib)
+  --fail-below RATIO  exit 1 when a run's busbw ratio on any row, or its end-to-end speed
+                      (A's time / its time), is below RATIO (e.g. 0.9: more than 10 % slower)
+  --rows N            rows printed on stdout (default 40; the page has all)
+  --title TEXT        page title
+  -h, --help          this text
+exit status: 0 compared, 1 below --fail-below, 2 bad input, different workloads or usage, 3 -o
+without a Python 3 with matplotlib here.
+)";
+
+struct PageArgs {
+  std::vector<std::string> inputs;
+  std::string output, title, failBelow, rows;
+  std::string workload;  // report --input: what was replayed
+  InputOptions inputOptions;
+  bool help = false;
+};
+
+// "" or the error. Values: "-o X", "--flag X" or "--flag=X".
+std::string parse(int argc, char** argv, bool compare, PageArgs* a) {
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    if (arg == "-h" || arg == "--help") {
+      a->help = true;
+      return "";
+    }
+    if (arg.empty() || arg[0] != '-' || arg == "-") {
+      a->inputs.push_back(arg);
+      continue;
+    }
+    size_t eq = arg.find('=');
+    bool inlineValue = arg.rfind("--", 0) == 0 && eq != std::string::npos;
+    std::string flag = inlineValue ? arg.substr(0, eq) : arg;
+    std::string* target = flag == "-o" || flag == "--output" ? &a->output
+                          : flag == "--title"                ? &a->title
+                          : compare && flag == "--fail-below" ? &a->failBelow
+                          : compare && flag == "--rows"       ? &a->rows
+                          : !compare && flag == "--input"     ? &a->workload
+                                                              : nullptr;
+    const bool layout = !compare && (flag == "--from" || flag == "--world-size" || flag == "--tp" ||
+                                     flag == "--ep" || flag == "--pp");
+    if (!target && !layout) return "unknown option " + flag;
+    if (inlineValue) {
+      value = arg.substr(eq + 1);
+    } else {
+      if (i + 1 >= argc) return "option " + flag + " needs a value";
+      value = argv[++i];
+    }
+    if (target) {
+      *target = value;
+    } else {
+      std::string error;
+      takeInputOption(flag, value, &a->inputOptions, &error);
+      if (!error.empty()) return error;
+    }
+  }
+  if (a->inputs.empty()) return compare ? "give two or more phynet JSON reports" : "no input given";
+  if (!compare && a->inputs.size() > 1) return "more than one input ('" + a->inputs[0] + "' and '" + a->inputs[1] + "')";
+  if (compare && a->inputs.size() < 2) return "give two or more phynet JSON reports to compare";
+  if (!compare && a->output.empty()) return "-o PAGE.html is required";
+  char* end = nullptr;
+  if (!a->failBelow.empty() && (std::strtod(a->failBelow.c_str(), &end) <= 0 || *end != '\0')) {
+    return "--fail-below: '" + a->failBelow + "' is not a ratio > 0";
+  }
+  if (!a->rows.empty() && (std::strtol(a->rows.c_str(), &end, 10) < 0 || *end != '\0')) {
+    return "--rows: '" + a->rows + "' is not a count";
+  }
+  return "";
+}
+
+// The members of the communicators of report --input, in a temporary file for the generator.
+Result<std::string> commsFile(const PageArgs& a) {
+  NS_ASSIGN_OR_RETURN(InputKind kind, detectInput(a.workload, a.inputOptions.format));
+  if (kind == InputKind::kReport) {
+    return NS_ERROR(Code::kInvalidArgument, "{} is a report; give the trace or workload that was replayed",
+                    a.workload);
+  }
+  NS_ASSIGN_OR_RETURN(LoadedWorkload loaded, loadWorkloadInput(a.workload, kind, a.inputOptions));
+  char name[] = "/tmp/ncclshim-comms-XXXXXX.json";
+  int fd = mkstemps(name, 5);
+  if (fd < 0) return NS_ERROR(Code::kSystemError, "cannot create a temporary file in /tmp");
+  close(fd);
+  Status written = phynet::writeCommsJson(name, loaded.workload);
+  if (!written.ok()) {
+    unlink(name);
+    return written;
+  }
+  return std::string(name);
+}
+
+int pageMain(int argc, char** argv, bool compare) {
+  const char* name = compare ? "compare" : "report";
+  PageArgs a;
+  std::string error = parse(argc, argv, compare, &a);
+  if (a.help) {
+    std::fputs(compare ? kCompareUsage : kReportUsage, stdout);
+    return 0;
+  }
+  if (!error.empty()) {
+    std::fprintf(stderr, "ncclshim %s: %s (see --help)\n", name, error.c_str());
+    return 2;
+  }
+  // --flag=value and the inputs after "--": values and file names that start with '-' stay what they are
+  std::vector<std::string> args = {name};
+  if (!a.output.empty()) args.push_back("--output=" + a.output);
+  if (!a.title.empty()) args.push_back("--title=" + a.title);
+  if (!a.failBelow.empty()) args.push_back("--fail-below=" + a.failBelow);
+  if (!a.rows.empty()) args.push_back("--rows=" + a.rows);
+  args.push_back("--");
+  args.insert(args.end(), a.inputs.begin(), a.inputs.end());
+  const std::string who = std::string("ncclshim ") + name;
+  std::string comms;
+  if (!a.workload.empty()) {
+    Result<std::string> written = commsFile(a);
+    if (!written.ok()) {
+      std::fprintf(stderr, "ncclshim %s: --input: %s\n", name, written.status().message().c_str());
+      return 2;
+    }
+    comms = *written;
+    args.insert(args.begin() + 1, {"--comms=" + comms, "--comms-source=" + a.workload});
+  }
+  int rc = phynet::runPageGenerator(args, !a.output.empty(), who.c_str());
+  if (!comms.empty()) unlink(comms.c_str());
+  return rc;
+}
+
+}  // namespace
+
+int reportMain(int argc, char** argv) { return pageMain(argc, argv, false); }
+int compareMain(int argc, char** argv) { return pageMain(argc, argv, true); }
+
+}  // namespace nshim::tools
