@@ -10,7 +10,7 @@ FUZZ_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Wno-unused-parameter -DFMT_HEA
 
 FUZZ_TARGETS := trace_reader simai_workload aicb_workload bootstrap unique_id
 FUZZ_LIB_SRCS := $(wildcard common/*.cc) collectives/datatype.cc collectives/float_convert.cc \
-  transport/socket.cc transport/unique_id.cc transport/bootstrap.cc transport/bootstrap_root.cc \
+  transport/socket.cc transport/nic_list.cc transport/unique_id.cc transport/bootstrap.cc transport/bootstrap_root.cc \
   transport/bootstrap_messages.cc transport/hello_acceptor.cc \
   trace/trace_reader.cc trace/json_line.cc trace/trace_format.cc trace/trace_validate.cc \
   phynet/simai_workload.cc phynet/aicb_workload.cc phynet/rank_layout.cc phynet/workload.cc \

@@ -92,9 +92,10 @@ stop_check() {
     "after ${elapsed}s (timeout 20 s): $(grep -m3 'phynet: rank' "$log")"
   grep -m2 "replay failed" "$log" | cut -c1-400 | sed 's/^/    /'
   echo "    named after ${elapsed} s"
-  kill "$pid" 2>/dev/null
-  pkill -f "build/phynet" 2>/dev/null
-  wait "$pid" 2>/dev/null
+  # mpirun may still wait on the frozen VM's daemon: end it and the local rank, and do not wait long.
+  pkill -KILL -f "mpirun .*build/phynet" 2>/dev/null
+  pkill -KILL -f "build/phynet" 2>/dev/null
+  for t in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
 }
 
 case "${1:-main}" in

@@ -2,7 +2,9 @@
 # Two hosts with real RoCEv2 between them: two QEMU/TCG VMs (virtme-ng), each with its own kernel,
 # its own virtio NIC per rail (r0, r1, ...) with soft-RoCE on it (rxe0 on r0, rxe1 on r1; MTU 4500,
 # so the RoCE path MTU is 4096) and its own addresses (rail i: 10.88.i.1 in VM A, 10.88.i.2 in VM B),
-# rail i of A joined to rail i of B by a QEMU socket link. Each VM runs sshd with keys made for this
+# rail i of A joined to rail i of B by a QEMU UDP socket link: like a switch port, it drops frames
+# for a VM that stopped reading instead of stalling the sender (a stream link would back up into the
+# live VM's virtio queue, and its rxe then spins on the full queue and freezes it). Each VM runs sshd with keys made for this
 # run, so mpirun on VM A starts ranks on VM B the way users launch across hosts (ssh). QEMU's
 # filter-dump records every frame of each rail on the host: RUN_DIR/rail<i>.pcap.
 #
@@ -56,13 +58,17 @@ printf '%s\n' "ListenAddress 0.0.0.0" "HostKey $DIR/host_key" "PermitRootLogin p
 printf '%s\n' "Host *" "  IdentityFile $DIR/id" "  StrictHostKeyChecking no" "  UserKnownHostsFile /dev/null" \
   "  LogLevel ERROR" "  BatchMode yes" "  ConnectTimeout 10" >"$DIR/ssh_config"
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+free_port() {  # a UDP port free on 127.0.0.1 now
+  python3 -c 'import socket; s=socket.socket(type=socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
 qemu_a="" qemu_b=""
 for ((i = 0; i < RAILS; i++)); do
-  port=$(free_port)
-  qemu_a+=" -netdev socket,id=n$i,listen=127.0.0.1:$port -device virtio-net-pci,netdev=n$i,mac=52:54:00:aa:0$i:01"
+  port_a=$(free_port) port_b=$(free_port)
+  qemu_a+=" -netdev socket,id=n$i,udp=127.0.0.1:$port_b,localaddr=127.0.0.1:$port_a"
+  qemu_a+=" -device virtio-net-pci,netdev=n$i,mac=52:54:00:aa:0$i:01"
   qemu_a+=" -object filter-dump,id=f$i,netdev=n$i,file=$DIR/rail$i.pcap"
-  qemu_b+=" -netdev socket,id=n$i,connect=127.0.0.1:$port -device virtio-net-pci,netdev=n$i,mac=52:54:00:aa:0$i:02"
+  qemu_b+=" -netdev socket,id=n$i,udp=127.0.0.1:$port_a,localaddr=127.0.0.1:$port_b"
+  qemu_b+=" -device virtio-net-pci,netdev=n$i,mac=52:54:00:aa:0$i:02"
 done
 
 printf -v COMMAND '%q ' "$@"
@@ -130,7 +136,6 @@ echo "vm-pair: booting two VMs ($(basename "$KERNEL"), TCG, $RAILS rail(s)); log
 start=$SECONDS
 boot a "$qemu_a" &
 pid_a=$!
-sleep 2  # A listens on the rails' sockets; B connects to them
 boot b "$qemu_b" &
 pid_b=$!
 # Freeze B when A's command asks for it.
