@@ -40,14 +40,18 @@ perftest() {  # perftest [-b] -> Gb/s (the sum of both directions with -b)
   port=$((port + 1))
   $ssh_agent 10.88.0.2 "timeout 120 ib_write_bw -d rxe0 -x 1 -s $msg_bytes -n $iters -p $port --report_gbits $*" \
     >"$out/server.txt" 2>&1 &
-  local server=$!
-  sleep 2
-  timeout 120 ib_write_bw -d rxe0 -x 1 -s "$msg_bytes" -n "$iters" -p "$port" --report_gbits "$@" 10.88.0.2 \
-    >"$out/client.txt" 2>&1
+  local server=$! try
+  # The server starts over ssh on a slow VM: retry the client until it connects (or 60 s pass).
+  for try in $(seq 1 30); do
+    sleep 2
+    timeout 120 ib_write_bw -d rxe0 -x 1 -s "$msg_bytes" -n "$iters" -p "$port" --report_gbits "$@" 10.88.0.2 \
+      >"$out/client.txt" 2>&1 && break
+    grep -q "Couldn't connect" "$out/client.txt" || break
+  done
   wait "$server"
   local bw
   bw=$(awk -v s="$msg_bytes" '$1 == s && NF >= 4 { print $4 }' "$out/client.txt" | tail -1)
-  [ -n "$bw" ] || { echo "ib_write_bw gave no result:" >&2; tail -5 "$out/client.txt" "$out/server.txt" >&2; }
+  [ -n "$bw" ] || { echo "ib_write_bw gave no result:" >&2; tail -n 5 "$out/client.txt" "$out/server.txt" >&2; }
   echo "$bw"
 }
 
@@ -59,8 +63,9 @@ shim() {  # shim <op> <bytes> [perf args] -> busbw Gb/s of the out-of-place colu
     -x NCCLSHIM_TRANSPORT=ibverbs -x NCCLSHIM_IB_HCA=rxe0 -x NCCLSHIM_SOCKET_IFNAME=r0 -x NCCLSHIM_TIMEOUT=120 \
     "$PWD/$BUILD/ncclshim" perf "$op" -b "$bytes" -e "$bytes" -n "$ITERS" -w 1 --id-file "$dir/perf.id" "$@" \
     >"$out/perf.txt" 2>&1
-  # nccl-tests columns: size count type redop root | time algbw busbw #wrong (out of place) | ...
-  awk -v s="$(to_bytes "$bytes")" '$1 == s && NF >= 9 { printf "%.4f\n", $8 * 8 }' "$out/perf.txt" | head -1
+  # nccl-tests columns: size count type redop root | time(us) algbw busbw #wrong (out of place) | ...
+  # Between 2 ranks busbw = algbw for both ops: Gb/s from the time column (the GB/s columns have 2 decimals).
+  awk -v s="$(to_bytes "$bytes")" '$1 == s && NF >= 9 && $6 > 0 { printf "%.4f\n", s * 8 / ($6 * 1000) }' "$out/perf.txt" | head -1
   grep -q "#wrong\|Avg bus" "$out/perf.txt" || cat "$out/perf.txt" >&2
 }
 
