@@ -14,7 +14,9 @@
 #   mpirun: "ssh -F <config>") and VM_PAIR_RAILS. Exit status: COMMAND's; 124 when it did not finish.
 #   COMMAND can freeze VM B mid-run (a host that hangs or loses its link): it creates
 #   $VM_PAIR_DIR/stop-b and the host sends SIGSTOP to B's QEMU.
-# Environment: VM_PAIR_DIR [build/vm-pair]  VM_TIMEOUT [900]  VM_MEMORY [1G]  VM_INSTALL as in
+# Environment: VM_PAIR_LINK [udp]: stream joins the rails by TCP instead: no frame lost between two
+#   running VMs (benchmarks), but freezing B then freezes A too. VM_PAIR_CAPTURE [1]: 0 records no pcap.
+#   VM_PAIR_DIR [build/vm-pair]  VM_TIMEOUT [900]  VM_MEMORY [1G]  VM_INSTALL as in
 #   scripts/vm_tools.sh. When the VMs cannot be had it prints SKIPPED and
 #   '0 passed, 0 failed, 1 skipped' and exits 0.
 set -uo pipefail
@@ -32,6 +34,9 @@ done
 DIR=${VM_PAIR_DIR:-$ROOT/build/vm-pair}
 VM_TIMEOUT=${VM_TIMEOUT:-900}
 VM_MEMORY=${VM_MEMORY:-1G}
+LINK=${VM_PAIR_LINK:-udp}
+CAPTURE=${VM_PAIR_CAPTURE:-1}
+case "$LINK" in udp|stream) ;; *) echo "vm_pair.sh: VM_PAIR_LINK must be udp or stream, not '$LINK'" >&2; exit 2 ;; esac
 B_MATCH="qemu-system.*mac=52:54:00:aa:00:02"  # VM B's QEMU
 
 skip() {
@@ -64,10 +69,18 @@ free_port() {  # a UDP port free on 127.0.0.1 now
 qemu_a="" qemu_b=""
 for ((i = 0; i < RAILS; i++)); do
   port_a=$(free_port) port_b=$(free_port)
-  qemu_a+=" -netdev socket,id=n$i,udp=127.0.0.1:$port_b,localaddr=127.0.0.1:$port_a"
+  if [ "$LINK" = stream ]; then
+    qemu_a+=" -netdev socket,id=n$i,listen=127.0.0.1:$port_a"
+  else
+    qemu_a+=" -netdev socket,id=n$i,udp=127.0.0.1:$port_b,localaddr=127.0.0.1:$port_a"
+  fi
   qemu_a+=" -device virtio-net-pci,netdev=n$i,mac=52:54:00:aa:0$i:01"
-  qemu_a+=" -object filter-dump,id=f$i,netdev=n$i,file=$DIR/rail$i.pcap"
-  qemu_b+=" -netdev socket,id=n$i,udp=127.0.0.1:$port_a,localaddr=127.0.0.1:$port_b"
+  [ "$CAPTURE" = 1 ] && qemu_a+=" -object filter-dump,id=f$i,netdev=n$i,file=$DIR/rail$i.pcap"
+  if [ "$LINK" = stream ]; then
+    qemu_b+=" -netdev socket,id=n$i,connect=127.0.0.1:$port_a"
+  else
+    qemu_b+=" -netdev socket,id=n$i,udp=127.0.0.1:$port_a,localaddr=127.0.0.1:$port_b"
+  fi
   qemu_b+=" -device virtio-net-pci,netdev=n$i,mac=52:54:00:aa:0$i:02"
 done
 
@@ -136,6 +149,7 @@ echo "vm-pair: booting two VMs ($(basename "$KERNEL"), TCG, $RAILS rail(s)); log
 start=$SECONDS
 boot a "$qemu_a" &
 pid_a=$!
+[ "$LINK" = stream ] && sleep 2  # A listens on the rails' sockets; B connects to them
 boot b "$qemu_b" &
 pid_b=$!
 # Freeze B when A's command asks for it.
