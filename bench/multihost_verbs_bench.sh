@@ -86,7 +86,7 @@ for round in $(seq 1 "$ROUNDS"); do
        "ncclshim sendrecv ${p2p:-fail} Gb/s ($(ratio "$p2p" "$both_per_dir")), allreduce busbw ${ar:-fail} Gb/s" \
        "($(ratio "$ar" "$both_per_dir"))"
   echo "$one" >>"$out/one"; echo "$both_per_dir" >>"$out/both"; echo "$p2p" >>"$out/p2p"; echo "$ar" >>"$out/ar"
-  ratio "$p2p" "$both_per_dir" >>"$out/ratio_p2p"; ratio "$ar" "$both_per_dir" >>"$out/ratio_ar"
+  echo "$(ratio "$p2p" "$both_per_dir")" >>"$out/ratio_p2p"; echo "$(ratio "$ar" "$both_per_dir")" >>"$out/ratio_ar"
 done
 m_one=$(median <"$out/one"); m_both=$(median <"$out/both"); m_p2p=$(median <"$out/p2p"); m_ar=$(median <"$out/ar")
 echo
