@@ -59,7 +59,7 @@ perftest() {  # perftest [-b] -> Gb/s (the sum of both directions with -b)
   echo "$bw"
 }
 
-shim() {  # shim <op> <bytes> [perf args] -> busbw Gb/s of the out-of-place column
+shim() {  # shim <op> <bytes> [perf args] -> busbw Gb/s from the out-of-place time
   local op=$1 bytes=$2; shift 2
   rm -f "$dir/perf.id"
   timeout 300 mpirun --allow-run-as-root --host 10.88.0.1:1,10.88.0.2:1 -np 2 --mca plm_rsh_agent "$ssh_agent" \

@@ -4,9 +4,10 @@
 # so the RoCE path MTU is 4096) and its own addresses (rail i: 10.88.i.1 in VM A, 10.88.i.2 in VM B),
 # rail i of A joined to rail i of B by a QEMU UDP socket link: like a switch port, it drops frames
 # for a VM that stopped reading instead of stalling the sender (a stream link would back up into the
-# live VM's virtio queue, and its rxe then spins on the full queue and freezes it). Each VM runs sshd with keys made for this
-# run, so mpirun on VM A starts ranks on VM B the way users launch across hosts (ssh). QEMU's
-# filter-dump records every frame of each rail on the host: RUN_DIR/rail<i>.pcap.
+# live VM's virtio queue, and its rxe then spins on the full queue and freezes it). Each VM runs
+# sshd with keys made for this run, so mpirun on VM A starts ranks on VM B the way users launch
+# across hosts (ssh). QEMU's filter-dump records every frame of each rail on the host:
+# RUN_DIR/rail<i>.pcap.
 #
 # Usage: vm_pair.sh [--rails N] [--] COMMAND...
 #   COMMAND runs as root on VM A, in the repository root, once VM B answers ssh, with in its
@@ -70,18 +71,13 @@ qemu_a="" qemu_b=""
 for ((i = 0; i < RAILS; i++)); do
   port_a=$(free_port) port_b=$(free_port)
   if [ "$LINK" = stream ]; then
-    qemu_a+=" -netdev socket,id=n$i,listen=127.0.0.1:$port_a"
+    link_a="listen=127.0.0.1:$port_a" link_b="connect=127.0.0.1:$port_a"
   else
-    qemu_a+=" -netdev socket,id=n$i,udp=127.0.0.1:$port_b,localaddr=127.0.0.1:$port_a"
+    link_a="udp=127.0.0.1:$port_b,localaddr=127.0.0.1:$port_a" link_b="udp=127.0.0.1:$port_a,localaddr=127.0.0.1:$port_b"
   fi
-  qemu_a+=" -device virtio-net-pci,netdev=n$i,mac=52:54:00:aa:0$i:01"
+  qemu_a+=" -netdev socket,id=n$i,$link_a -device virtio-net-pci,netdev=n$i,mac=52:54:00:aa:0$i:01"
   [ "$CAPTURE" = 1 ] && qemu_a+=" -object filter-dump,id=f$i,netdev=n$i,file=$DIR/rail$i.pcap"
-  if [ "$LINK" = stream ]; then
-    qemu_b+=" -netdev socket,id=n$i,connect=127.0.0.1:$port_a"
-  else
-    qemu_b+=" -netdev socket,id=n$i,udp=127.0.0.1:$port_a,localaddr=127.0.0.1:$port_b"
-  fi
-  qemu_b+=" -device virtio-net-pci,netdev=n$i,mac=52:54:00:aa:0$i:02"
+  qemu_b+=" -netdev socket,id=n$i,$link_b -device virtio-net-pci,netdev=n$i,mac=52:54:00:aa:0$i:02"
 done
 
 printf -v COMMAND '%q ' "$@"
