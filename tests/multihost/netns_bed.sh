@@ -28,6 +28,7 @@ down() {
   done
   ip link del "$MGMT_BR" 2>/dev/null || true
   ip link del "$FAB_BR" 2>/dev/null || true
+  rm -rf /tmp/nsbed-session
 }
 
 in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
@@ -67,7 +68,12 @@ agent() {
   # Open MPI calls: agent [options...] HOST COMMAND...; options it may pass are ignored.
   while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do shift; done
   local host=$1; shift
-  exec ip netns exec "$(host_ns "$(host_of_address "$host")")" /bin/sh -c "$*"
+  local ns; ns=$(host_ns "$(host_of_address "$host")")
+  # The namespaces share one filesystem and hostname: each host's daemon gets its own session
+  # directory, or the daemons race on one /tmp/ompi.<hostname> (a daemon's mkdir failing, hwloc's
+  # shared topology file written by two daemons at once: orted segfaults, 2 of 40 launches here).
+  mkdir -p "/tmp/nsbed-session/$ns"
+  OMPI_MCA_orte_tmpdir_base="/tmp/nsbed-session/$ns" exec ip netns exec "$ns" /bin/sh -c "$*"
 }
 
 counters() {

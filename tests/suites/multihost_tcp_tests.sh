@@ -16,7 +16,8 @@ phynet="$BUILD/phynet"
 bed=tests/multihost/netns_bed.sh
 work=$(mktemp -d /tmp/multihost-tcp-XXXXXX)
 source tests/lib/checks.sh  # result(), passed, failed
-trap 'bash "$bed" down; rm -rf "$work"' EXIT
+# KEEP_WORK=1 keeps the logs and reports for a look after the run.
+trap 'bash "$bed" down; [ -n "${KEEP_WORK:-}" ] && echo "kept $work" || rm -rf "$work"' EXIT
 
 [ -x "$phynet" ] || { echo "missing $phynet: run make first"; echo "0 passed, 1 failed"; exit 1; }
 if ! bash "$bed" up 4 2 >"$work/bed.log" 2>&1; then
@@ -98,7 +99,7 @@ elapsed=$((SECONDS - start))
 ip netns exec nsbed3 ip link set r1 up
 [ "$rc" -ne 0 ] && grep -q "rank 5: no usable NIC: host vm#3\|rank 5: no usable NIC: host [^ ]*#3, local rank 1: socket interface 'r1'" "$work/missing.log" \
   && [ "$elapsed" -lt 60 ]
-result $? "missing-nic-named-on-its-host-all-end" "rc $rc after ${elapsed}s: $(grep -m3 'phynet' "$work/missing.log")"
+result $? "missing-nic-named-on-its-host-all-end" "rc $rc after ${elapsed}s: $(grep -m3 'phynet' "$work/missing.log"); last lines: $(tail -4 "$work/missing.log")"
 grep "no usable NIC" "$work/missing.log" | sed 's/^/    /'
 
 echo "$passed passed, $failed failed"
