@@ -35,6 +35,10 @@ struct Columns {
   size_t count = 0;
 };
 
+// How to give DP: through the world size (DP = world / (TP*PP)), the same flag in `ncclshim summary` (and
+// diff, convert, plot) and phynet, where the world is the mpirun rank count unless --world-size says.
+constexpr const char* kGiveWorld = "pass --world-size N, the job's rank count (DP = N / (TP*PP))";
+
 // Roots beyond this cannot be converted to int; smaller ones are checked against their group later.
 constexpr double kMaxRoot = 2147483647.0;
 
@@ -59,6 +63,23 @@ constexpr GroupName kGroups[] = {
 Status inputError(const std::string& file, int line, std::string_view field, const std::string& problem) {
   if (line <= 0) return NS_ERROR(Code::kInvalidArgument, "{}: {}: {}", file, field, problem);
   return NS_ERROR(Code::kInvalidArgument, "{}:{}: {}: {}", file, line, field, problem);
+}
+
+// Text as editors and spreadsheet tools save it: a UTF-8 byte order mark is dropped and CR-only line
+// ends (old Mac "CSV") become LF, in `storage` when a copy is needed (splitLines drops the CR of
+// CRLF itself). UTF-16 text is refused by name rather than read as garbage.
+Result<std::string_view> asPlainText(std::string_view text, const std::string& file, std::string* storage) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  if (text.substr(0, 2) == "\xFF\xFE" || text.substr(0, 2) == "\xFE\xFF") {
+    return inputError(file, 1, "encoding", "UTF-16 text: save the file as UTF-8");
+  }
+  if (text.find('\n') == std::string_view::npos && text.find('\r') != std::string_view::npos) {
+    storage->assign(text);
+    for (char& c : *storage)
+      if (c == '\r') c = '\n';
+    return std::string_view(*storage);
+  }
+  return text;
 }
 
 std::string_view trim(std::string_view text) {
@@ -234,7 +255,8 @@ Result<RankLayout> inferLayout(const std::string& file, const std::array<SizeSee
   };
   // A size from the options, else from the rows, else 1 when no row uses the group.
   // A group larger than the largest world is refused before any product of sizes is formed.
-  auto pick = [&](GroupKind kind, int option, const char* name, int64_t* out) -> Status {
+  // `remedy` names the flag that gives the size: phynet and the ncclshim tools spell them alike.
+  auto pick = [&](GroupKind kind, int option, const char* remedy, int64_t* out) -> Status {
     if (option != 0) {
       *out = option;
     } else if (at(kind).size > options.maxWorldSize) {
@@ -244,21 +266,22 @@ Result<RankLayout> inferLayout(const std::string& file, const std::array<SizeSee
       *out = std::llround(at(kind).size);
     } else if (at(kind).firstUse > 0) {
       return inputError(file, at(kind).firstUse, "comm_group_size",
-                        fmt::format("size of {}_group unknown: give the {} size", groupKindLabel(kind), name));
+                        fmt::format("size of {}_group unknown (no row gives its comm_group_size): {}",
+                                    groupKindLabel(kind), remedy));
     } else {
       *out = 1;
     }
     return Status::Ok();
   };
   int64_t tp = 1, pp = 1, ep = 1, dp = 1;
-  NS_RETURN_IF_ERROR(pick(GroupKind::kTp, options.tp, "TP", &tp));
-  NS_RETURN_IF_ERROR(pick(GroupKind::kPp, options.pp, "PP", &pp));
+  NS_RETURN_IF_ERROR(pick(GroupKind::kTp, options.tp, "pass --tp N", &tp));
+  NS_RETURN_IF_ERROR(pick(GroupKind::kPp, options.pp, "pass --pp N", &pp));
   if (tp < 1) return sizeError(GroupKind::kTp, options.tp, "tp", fmt::format("zero or negative TP {}", tp));
   if (pp < 1) return sizeError(GroupKind::kPp, options.pp, "pp", fmt::format("zero or negative PP {}", pp));
   if (options.ep == 0 && at(GroupKind::kEp).size == 0 && at(GroupKind::kEpTp).size > 0) {
     ep = std::llround(at(GroupKind::kEpTp).size) / tp;  // ep_tp_group holds TP x EP ranks
   } else {
-    NS_RETURN_IF_ERROR(pick(GroupKind::kEp, options.ep, "EP", &ep));
+    NS_RETURN_IF_ERROR(pick(GroupKind::kEp, options.ep, "pass --ep N", &ep));
   }
   if (ep < 1) return sizeError(GroupKind::kEp, options.ep, "ep", fmt::format("zero or negative EP {}", ep));
   for (auto [kind, value, option, name] : {std::tuple{GroupKind::kTp, tp, options.tp, "tp"},
@@ -292,10 +315,10 @@ Result<RankLayout> inferLayout(const std::string& file, const std::array<SizeSee
   } else {
     if (at(GroupKind::kDp).size == 0 && at(GroupKind::kDpEp).size > 0) {
       int64_t dpEp = 1;
-      NS_RETURN_IF_ERROR(pick(GroupKind::kDpEp, 0, "DP", &dpEp));
+      NS_RETURN_IF_ERROR(pick(GroupKind::kDpEp, 0, kGiveWorld, &dpEp));
       dp = dpEp * ep;  // ep_dp_group holds DP / EP ranks
     } else {
-      NS_RETURN_IF_ERROR(pick(GroupKind::kDp, 0, "DP (or the world)", &dp));
+      NS_RETURN_IF_ERROR(pick(GroupKind::kDp, 0, kGiveWorld, &dp));
     }
     if (dp > options.maxWorldSize) {
       return sizeError(GroupKind::kDp, 0, "", fmt::format("DP={} ranks are more than phynet replays (at most {})", dp,
@@ -330,7 +353,7 @@ Status checkRows(const std::string& file, const std::vector<Row>& rows, const Ra
     const int expected = layout.groupSize(row.group);
     if (row.what == RowKind::kP2p && layout.pp == 1 && !warned[static_cast<int>(GroupKind::kPp)]) {
       warned[static_cast<int>(GroupKind::kPp)] = true;
-      NS_WARN("{}:{}: pipeline send/recv rows with PP=1 are skipped (give the PP size)", file, row.line);
+      NS_WARN("{}:{}: pipeline send/recv rows with PP=1 are skipped (pass --pp N)", file, row.line);
     }
     if (row.groupSize && *row.groupSize > layout.world) {
       return inputError(file, row.line, "comm_group_size",
@@ -359,7 +382,9 @@ Result<Workload> parseAicbWorkload(std::string_view text, const std::string& nam
   if (!(options.scale > 0) || !std::isfinite(options.scale)) {
     return inputError(name, 0, "option scale", "must be positive");
   }
-  std::vector<TextLine> lines = splitLines(text);
+  std::string storage;
+  NS_ASSIGN_OR_RETURN(std::string_view plain, asPlainText(text, name, &storage));
+  std::vector<TextLine> lines = splitLines(plain);
   std::optional<Columns> cols;
   std::vector<Row> rows;
   for (const TextLine& line : lines) {

@@ -1,6 +1,8 @@
 // Reader of AICB workload / log CSVs (DESIGN §5): one rank's view of a training job's communication,
 // replayed by every rank of the job on its own groups of the TP/DP/EP/PP layout of rank_layout.h.
 //
+// Text: UTF-8 with or without a byte order mark, LF, CRLF or CR line ends (as spreadsheet tools save
+// a CSV); UTF-16 is refused.
 // Format: a header naming the columns `comm_type,comm_group,comm_group_size,msg_size,stage,dst,src,
 // additional,_elapsed_time,algbw,busbw,count`; columns are found by name (comm_type, comm_group and
 // msg_size are required; comm_group_size and the rest may be missing). Lines starting with '[' (AICB's
@@ -26,7 +28,8 @@
 // Layout: options.tp/ep/pp/worldSize when non-zero; otherwise TP, EP, PP from the largest
 // comm_group_size of the tp_group, ep_group, pp_group rows (1 when the file has no such rows), DP from
 // dp_group rows (or world / (TP*PP) when the world size is given), world = TP*DP*PP. A group the file
-// uses whose size is unknown is an error. A row whose comm_group_size differs from the layout's group
+// uses whose size is unknown is an error naming the flag that gives it (--tp, --ep, --pp, or
+// --world-size for DP: AICB's micro_test files have no comm_group_size column). A row whose comm_group_size differs from the layout's group
 // is a warning (AICB writes 1 for pp_group p2p rows), one larger than the world is an error.
 // options.iterations repeats the whole file. Each op's source is "file:line".
 // Errors (kInvalidArgument) read "file:line: field: problem": no header, a missing column, a truncated

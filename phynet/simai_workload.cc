@@ -48,6 +48,23 @@ Status inputError(const std::string& file, int line, std::string_view field, con
   return NS_ERROR(Code::kInvalidArgument, "{}:{}: {}: {}", file, line, field, problem);
 }
 
+// Text as editors and spreadsheet tools save it: a UTF-8 byte order mark is dropped and CR-only line
+// ends (old Mac "CSV") become LF, in `storage` when a copy is needed (splitLines drops the CR of
+// CRLF itself). UTF-16 text is refused by name rather than read as garbage.
+Result<std::string_view> asPlainText(std::string_view text, const std::string& file, std::string* storage) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  if (text.substr(0, 2) == "\xFF\xFE" || text.substr(0, 2) == "\xFE\xFF") {
+    return inputError(file, 1, "encoding", "UTF-16 text: save the file as UTF-8");
+  }
+  if (text.find('\n') == std::string_view::npos && text.find('\r') != std::string_view::npos) {
+    storage->assign(text);
+    for (char& c : *storage)
+      if (c == '\r') c = '\n';
+    return std::string_view(*storage);
+  }
+  return text;
+}
+
 std::vector<std::string_view> splitFields(std::string_view text) {
   std::vector<std::string_view> fields;
   size_t pos = 0;
@@ -134,11 +151,11 @@ Result<RankLayout> buildLayout(const std::string& file, const Header& header, co
     return inputError(file, 1, key, problem);
   };
   if (options.worldSize == 0 && !header.world) {
-    return inputError(file, 1, "all_gpus", "missing key (or give the world size)");
+    return inputError(file, 1, "all_gpus", "missing key (or pass --world-size N)");
   }
   const int64_t world = pick(options.worldSize, header.world, 0);
   if (options.tp == 0 && !header.tp && header.policy == Policy::kHybrid) {
-    return inputError(file, 1, "model_parallel_NPU_group", "missing key");
+    return inputError(file, 1, "model_parallel_NPU_group", "missing key (or pass --tp N)");
   }
   const int64_t tp = pick(options.tp, header.tp, header.policy == Policy::kModel ? world : 1);
   const int64_t ep = pick(options.ep, header.ep, 1);
@@ -288,7 +305,9 @@ Result<Workload> parseSimAiWorkload(std::string_view text, const std::string& na
   if (!(options.scale > 0) || !std::isfinite(options.scale)) {
     return inputError(name, 0, "option scale", "must be positive");
   }
-  std::vector<TextLine> lines = splitLines(text);
+  std::string storage;
+  NS_ASSIGN_OR_RETURN(std::string_view plain, asPlainText(text, name, &storage));
+  std::vector<TextLine> lines = splitLines(plain);
   if (lines.empty() || isBlank(lines[0].text)) return inputError(name, 1, "policy", "empty file");
   NS_ASSIGN_OR_RETURN(Header header, parseHeader(name, lines[0].text));
   NS_ASSIGN_OR_RETURN(RankLayout layout, buildLayout(name, header, options));

@@ -1,6 +1,8 @@
 // Reader of SimAI workload text (the file AICB writes for SimAI, DESIGN §5): expands its layer table
 // into per-rank replay operations on the TP/DP/EP/PP layout of rank_layout.h.
 //
+// Text: UTF-8 with or without a byte order mark, LF, CRLF or CR line ends (as editors and spreadsheet
+// tools save it); UTF-16 is refused.
 // Format. Line 1: a policy word, then `key: value` pairs: model_parallel_NPU_group (TP), ep, pp, vpp,
 // ga, all_gpus, checkpoints / checkpoint_initiates (a count, then that many layer numbers), and
 // optionally pp_comm (bytes, may be written as 8388608.0, with or without the colon). Line 2: the

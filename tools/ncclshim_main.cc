@@ -1,10 +1,11 @@
 // The `ncclshim` command: one entry point with subcommands (perf, summary, diff, convert, plot,
-// report, compare),
-// each with --help.
+// report, compare), each with --help. Each runs inside the fence of common/main_fence.h: an exception
+// ends it with one line ("ncclshim summary: internal error while reading x.csv: ...") and status 70.
 #include <cstdio>
 #include <cstring>
 #include <string>
 
+#include "common/main_fence.h"
 #include "tools/inspect/commands.h"
 #include "tools/perf/perf_launch.h"
 
@@ -22,6 +23,22 @@ commands:
 run 'ncclshim <command> --help' for the options of a command.
 )";
 
+int dispatch(const std::string& command, int argc, char** argv) {
+  if (command == "perf") {
+    // The op is perf's first argument when it is not an option.
+    nshim::setFenceActivity(argc > 0 && argv[0][0] != '-' ? std::string("running ") + argv[0] : "");
+    return nshim::perf::perfMain(argc, argv);
+  }
+  if (command == "summary") return nshim::tools::summaryMain(argc, argv);
+  if (command == "diff") return nshim::tools::diffMain(argc, argv);
+  if (command == "convert") return nshim::tools::convertMain(argc, argv);
+  if (command == "plot") return nshim::tools::plotMain(argc, argv);
+  if (command == "report") return nshim::tools::reportMain(argc, argv);
+  if (command == "compare") return nshim::tools::compareMain(argc, argv);
+  std::fprintf(stderr, "ncclshim: unknown command '%s'\n\n%s", command.c_str(), kUsage);
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -29,14 +46,7 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
-  std::string command = argv[1];
-  if (command == "perf") return nshim::perf::perfMain(argc - 2, argv + 2);
-  if (command == "summary") return nshim::tools::summaryMain(argc - 2, argv + 2);
-  if (command == "diff") return nshim::tools::diffMain(argc - 2, argv + 2);
-  if (command == "convert") return nshim::tools::convertMain(argc - 2, argv + 2);
-  if (command == "plot") return nshim::tools::plotMain(argc - 2, argv + 2);
-  if (command == "report") return nshim::tools::reportMain(argc - 2, argv + 2);
-  if (command == "compare") return nshim::tools::compareMain(argc - 2, argv + 2);
-  std::fprintf(stderr, "ncclshim: unknown command '%s'\n\n%s", command.c_str(), kUsage);
-  return 2;
+  const std::string command = argv[1];
+  const std::string program = "ncclshim " + command;
+  return nshim::runFenced(program.c_str(), [&] { return dispatch(command, argc - 2, argv + 2); });
 }

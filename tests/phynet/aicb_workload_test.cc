@@ -26,6 +26,38 @@ std::string slurp(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// `text` as a spreadsheet tool saves it: a UTF-8 byte order mark, then CRLF line ends.
+std::string asSpreadsheetSaves(const std::string& text) {
+  std::string out = "\xEF\xBB\xBF";
+  for (char c : text) out += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  return out;
+}
+
+// Same world, communicators, and every op of every rank field by field.
+void requireSameWorkload(const Workload& a, const Workload& b) {
+  REQUIRE(a.worldSize == b.worldSize);
+  CHECK(a.description == b.description);
+  REQUIRE(a.comms.size() == b.comms.size());
+  for (size_t i = 0; i < a.comms.size(); ++i) {
+    CHECK(a.comms[i].id == b.comms[i].id);
+    CHECK(a.comms[i].members == b.comms[i].members);
+    CHECK(a.comms[i].label == b.comms[i].label);
+  }
+  REQUIRE(a.ranks.size() == b.ranks.size());
+  for (size_t r = 0; r < a.ranks.size(); ++r) {
+    REQUIRE(a.ranks[r].ops.size() == b.ranks[r].ops.size());
+    for (size_t i = 0; i < a.ranks[r].ops.size(); ++i) {
+      const WorkOp& x = a.ranks[r].ops[i];
+      const WorkOp& y = b.ranks[r].ops[i];
+      INFO("rank " << r << " op " << i);
+      CHECK((x.commId == y.commId && x.seq == y.seq && x.kind == y.kind && x.count == y.count));
+      CHECK((x.type == y.type && x.reduce == y.reduce && x.root == y.root && x.peer == y.peer));
+      CHECK((x.bytes == y.bytes && x.issueNs == y.issueNs && x.computeNs == y.computeNs));
+      CHECK((x.recordedNs == y.recordedNs && x.group == y.group && x.source == y.source));
+    }
+  }
+}
+
 struct ExpectedOp {
   OpKind kind;
   const char* label;
@@ -250,6 +282,58 @@ TEST_CASE("AICB malformed inputs name file, line and field", "[phynet]") {
     REQUIRE_FALSE(result.ok());
     CHECK(result.status().message().find("/nonexistent/w.csv") != std::string::npos);
   }
+}
+
+
+TEST_CASE("AICB CSV saved with a UTF-8 BOM and CRLF line ends parses to the same ops", "[phynet]") {
+  WorkloadOptions logOptions;
+  logOptions.tp = 2;
+  logOptions.worldSize = 4;
+  // The example starts with a "[rank0 ~ rank7]" banner, the log with its header line.
+  for (auto [text, options] : {std::pair{slurp(examplePath(kExample)), WorkloadOptions{}},
+                               std::pair{kLog, logOptions}}) {
+    auto plain = parseAicbWorkload(text, "w.csv", options);
+    REQUIRE(plain.ok());
+    auto saved = parseAicbWorkload(asSpreadsheetSaves(text), "w.csv", options);
+    INFO((saved.ok() ? std::string() : saved.status().message()));
+    REQUIRE(saved.ok());
+    requireSameWorkload(*plain, *saved);
+  }
+  // CR-only line ends (old Mac CSV) read the same too.
+  std::string crOnly = kLog;
+  for (char& c : crOnly)
+    if (c == '\n') c = '\r';
+  auto mac = parseAicbWorkload(crOnly, "w.csv", logOptions);
+  REQUIRE(mac.ok());
+  requireSameWorkload(*parseAicbWorkload(kLog, "w.csv", logOptions), *mac);
+  // A BOM alone, and a file of nothing but a BOM, still read as they would without it.
+  auto bomOnly = parseAicbWorkload("\xEF\xBB\xBF" + kLog, "w.csv", logOptions);
+  REQUIRE(bomOnly.ok());
+  requireSameWorkload(*parseAicbWorkload(kLog, "w.csv", logOptions), *bomOnly);
+  requireError("\xEF\xBB\xBF", "1: header", "no header line");
+  requireError("\xFF\xFE" + std::string("h\0e\0", 4), "1: encoding", "UTF-16 text: save the file as UTF-8");
+}
+
+// Shaped like AICB's workload/physical/micro_test files: no comm_group_size column, every row on the
+// DP group, so nothing in the file says how many ranks there are.
+const std::string kMicroTest =
+    "comm_type,comm_group,msg_size,stage,dst,src,additional,_elapsed_time,algbw,busbw,count\n"
+    "CommType.reduce_scatter,CommGroup.dp_group,65536,warmup,None,None,,None,None,None,1\n"
+    "CommType.reduce_scatter,CommGroup.dp_group,65536,warmup,None,None,,None,None,None,1\n"
+    "CommType.reduce_scatter,CommGroup.dp_group,1048576,test,None,None,,None,None,None,1\n";
+
+TEST_CASE("AICB micro_test files: the unknown DP size names the --world-size flag", "[phynet]") {
+  requireError(kMicroTest, "2: comm_group_size", "size of dp_group unknown");
+  requireError(kMicroTest, "2: comm_group_size", "pass --world-size N");
+  requireError(kHeader + "CommType.all_reduce,CommGroup.ep_group,None,4096,f,None,None,,None,None,None,1\n",
+               "2: comm_group_size", "size of ep_group unknown (no row gives its comm_group_size): pass --ep N");
+  WorkloadOptions options;
+  options.worldSize = 4;
+  auto workload = parseAicbWorkload(kMicroTest, "micro.csv", options);
+  REQUIRE(workload.ok());
+  CHECK(workload->description.find("TP=1 DP=4 EP=1 PP=1") != std::string::npos);
+  REQUIRE(workload->ranks[3].ops.size() == 3);
+  CHECK(workload->findComm(workload->ranks[3].ops[0].commId)->members == std::vector<int>{0, 1, 2, 3});
 }
 
 }  // namespace

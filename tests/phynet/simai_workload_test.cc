@@ -27,6 +27,38 @@ std::string slurp(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// `text` as a spreadsheet tool saves it: a UTF-8 byte order mark, then CRLF line ends.
+std::string asSpreadsheetSaves(const std::string& text) {
+  std::string out = "\xEF\xBB\xBF";
+  for (char c : text) out += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  return out;
+}
+
+// Same world, communicators, and every op of every rank field by field.
+void requireSameWorkload(const Workload& a, const Workload& b) {
+  REQUIRE(a.worldSize == b.worldSize);
+  CHECK(a.description == b.description);
+  REQUIRE(a.comms.size() == b.comms.size());
+  for (size_t i = 0; i < a.comms.size(); ++i) {
+    CHECK(a.comms[i].id == b.comms[i].id);
+    CHECK(a.comms[i].members == b.comms[i].members);
+    CHECK(a.comms[i].label == b.comms[i].label);
+  }
+  REQUIRE(a.ranks.size() == b.ranks.size());
+  for (size_t r = 0; r < a.ranks.size(); ++r) {
+    REQUIRE(a.ranks[r].ops.size() == b.ranks[r].ops.size());
+    for (size_t i = 0; i < a.ranks[r].ops.size(); ++i) {
+      const WorkOp& x = a.ranks[r].ops[i];
+      const WorkOp& y = b.ranks[r].ops[i];
+      INFO("rank " << r << " op " << i);
+      CHECK((x.commId == y.commId && x.seq == y.seq && x.kind == y.kind && x.count == y.count));
+      CHECK((x.type == y.type && x.reduce == y.reduce && x.root == y.root && x.peer == y.peer));
+      CHECK((x.bytes == y.bytes && x.issueNs == y.issueNs && x.computeNs == y.computeNs));
+      CHECK((x.recordedNs == y.recordedNs && x.group == y.group && x.source == y.source));
+    }
+  }
+}
+
 struct ExpectedOp {
   OpKind kind;
   const char* label;
@@ -224,8 +256,10 @@ TEST_CASE("SimAI malformed inputs name file, line and field", "[phynet]") {
     requireError(kHeader + kGoodLayer, " option tp", "larger than the world", options);
   }
   SECTION("missing keys, zero sizes, unknown policy") {
-    requireError("HYBRID_TRANSFORMER model_parallel_NPU_group: 2\n1\n" + kGoodLayer, "1: all_gpus", "missing key");
-    requireError("HYBRID_TRANSFORMER all_gpus: 8\n1\n" + kGoodLayer, "1: model_parallel_NPU_group", "missing key");
+    requireError("HYBRID_TRANSFORMER model_parallel_NPU_group: 2\n1\n" + kGoodLayer, "1: all_gpus",
+                 "missing key (or pass --world-size N)");
+    requireError("HYBRID_TRANSFORMER all_gpus: 8\n1\n" + kGoodLayer, "1: model_parallel_NPU_group",
+                 "missing key (or pass --tp N)");
     requireError("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ep: 0 all_gpus: 8\n1\n" + kGoodLayer, "1: ep",
                  "zero or negative");
     requireError("HYBRID_TRANSFORMER model_parallel_NPU_group: -2 all_gpus: 8\n1\n" + kGoodLayer,
@@ -255,6 +289,26 @@ TEST_CASE("rank layout groups follow the documented rules", "[phynet]") {
   CHECK(commIdFor("tp", {0, 1}) != commIdFor("dp", {0, 1}));
   CHECK(commIdFor("tp", {0, 1}) == commIdFor("tp", {0, 1}));
   CHECK_FALSE((RankLayout{8, 2, 4, 3, 1}).problem().empty());
+}
+
+
+TEST_CASE("SimAI text saved with a UTF-8 BOM and CRLF line ends parses to the same ops", "[phynet]") {
+  const std::string text = slurp(examplePath(kExample));
+  auto plain = parseSimAiWorkload(text, "w.txt", WorkloadOptions{});
+  REQUIRE(plain.ok());
+  auto saved = parseSimAiWorkload(asSpreadsheetSaves(text), "w.txt", WorkloadOptions{});
+  INFO((saved.ok() ? std::string() : saved.status().message()));
+  REQUIRE(saved.ok());
+  requireSameWorkload(*plain, *saved);
+  CHECK(saved->description.find("SimAI workload w.txt: HYBRID_TRANSFORMER") == 0);
+  std::string crOnly = text;  // old Mac line ends
+  for (char& c : crOnly)
+    if (c == '\n') c = '\r';
+  auto mac = parseSimAiWorkload(crOnly, "w.txt", WorkloadOptions{});
+  REQUIRE(mac.ok());
+  requireSameWorkload(*plain, *mac);
+  requireError("\xEF\xBB\xBF", "1: policy", "empty");
+  requireError("\xFF\xFE" + std::string("h\0e\0", 4), "1: encoding", "UTF-16 text: save the file as UTF-8");
 }
 
 }  // namespace

@@ -6,7 +6,9 @@
 # 2 ranks) with the trace's per-rank op counts; a trace SimAI cannot express is refused; diff finds
 # a planted divergence and names it, with exit status 0 / 1 / 2; a phynet report is summarised and
 # compared with its trace; plot writes PNGs (or, without matplotlib, skips with exit 3 and a
-# message); `perf` binds the ranks it forks like mpirun (--bind). Ends with "N passed, N failed".
+# message); `perf` binds the ranks it forks like mpirun (--bind); workloads saved with a BOM and CRLF
+# summarise as without; an AICB micro_test file's error names --world-size; an exception ends a
+# command with one line and status 70 (the fence). Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -73,6 +75,36 @@ result $? "summary/csv-ranks" "$(cat "$work/ranks.csv")"
 import json, sys; d = json.load(sys.stdin); groups = {r["group"] for r in d["distribution"]}
 sys.exit(0 if d["world_size"] == 8 and groups == {"tp", "dp", "ep", "dp_ep"} else 1)'
 result $? "summary/simai-workload-groups"
+
+# ---- files as spreadsheet tools save them: a UTF-8 BOM and CRLF line ends summarise the same
+for w in examples/workloads/aicb_tp2_dp4_ep2.csv examples/workloads/simai_tp2_dp4_ep2.txt; do
+  saved="$work/saved-$(basename "$w")"
+  { printf '\xEF\xBB\xBF'; sed 's/$/\r/' "$w"; } >"$saved"
+  "$tool" summary "$w" --csv >"$work/plain.csv" 2>&1 && "$tool" summary "$saved" --csv >"$work/saved.csv" 2>&1 &&
+    cmp -s "$work/plain.csv" "$work/saved.csv"
+  result $? "summary/bom-crlf-$(basename "$w")" "$(diff "$work/plain.csv" "$work/saved.csv" | head -5)"
+done
+
+# ---- an AICB micro_test file (no comm_group_size, only dp_group rows): the error names --world-size
+printf '%s\n' "comm_type,comm_group,msg_size,stage,dst,src,additional,_elapsed_time,algbw,busbw,count" \
+  "CommType.all_gather,CommGroup.dp_group,8192,warmup,None,None,,None,None,None,1" \
+  "CommType.all_gather,CommGroup.dp_group,8192,test,None,None,,None,None,None,1" >"$work/micro_test.csv"
+"$tool" summary "$work/micro_test.csv" >"$work/micro.txt" 2>&1
+[ $? -ne 0 ] && grep -q "micro_test.csv:2: comm_group_size: size of dp_group unknown.*: pass --world-size N" "$work/micro.txt"
+result $? "summary/aicb-micro-test-names-world-size" "$(cat "$work/micro.txt")"
+"$tool" summary "$work/micro_test.csv" --world-size 4 >"$work/micro4.txt" 2>&1 && grep -q "TP=1 DP=4 EP=1 PP=1" "$work/micro4.txt"
+result $? "summary/aicb-micro-test-with-world-size" "$(head -3 "$work/micro4.txt")"
+
+# ---- the fence (common/main_fence.h): an exception ends a command with one line and status 70, no
+# abort. A launcher rank reading a unique-id file of non-hex text threw out of std::stoi (abort, 134).
+python3 -c 'print("z" * 256)' >"$work/bad.id"
+OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 timeout 30 "$tool" perf all_reduce --id-file "$work/bad.id" \
+  >"$work/fence.out" 2>"$work/fence.err"
+rc=$?
+[ "$rc" -eq 70 ] && [ "$(wc -l <"$work/fence.err")" -eq 1 ] &&
+  grep -q "^ncclshim perf: internal error while running all_reduce: " "$work/fence.err" &&
+  ! grep -qi "terminate\|abort" "$work/fence.err"
+result $? "fence/perf-bad-id-file-one-line" "rc=$rc $(cat "$work/fence.err")"
 
 # ---- convert: Chrome trace JSON valid, every op an event with its fields
 for t in "$trace" examples/traces/torch_collectives; do

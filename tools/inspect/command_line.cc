@@ -3,10 +3,15 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
+#include "common/main_fence.h"
+
 namespace nshim::tools {
 
 std::string walkCommandLine(int argc, char** argv, InputOptions* inputOptions, bool* help,
                             const CommandLineHandlers& handlers) {
+  std::vector<std::string> inputs;
   for (int i = 0; i < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "-h" || flag == "--help") {
@@ -17,6 +22,7 @@ std::string walkCommandLine(int argc, char** argv, InputOptions* inputOptions, b
     if (flag.empty() || flag[0] != '-') {
       std::string error = handlers.takeInput(flag);
       if (!error.empty()) return error;
+      inputs.push_back(flag);
       continue;
     }
     if (i + 1 >= argc) return fmt::format("option {} needs a value", flag);
@@ -30,6 +36,10 @@ std::string walkCommandLine(int argc, char** argv, InputOptions* inputOptions, b
     if (!taken) return fmt::format("unknown option {}", flag);
     if (!taken->empty()) return *taken;
   }
+  // What the command works on from here, for the main's fence (common/main_fence.h).
+  std::string activity;
+  for (const std::string& input : inputs) activity += (activity.empty() ? "reading " : " and ") + input;
+  setFenceActivity(activity);
   return "";
 }
 

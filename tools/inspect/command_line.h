@@ -21,7 +21,8 @@ struct CommandLineHandlers {
   std::function<std::optional<std::string>(const std::string& flag, const std::string& value)> takeOption;
 };
 
-// Walks argv[0..argc): returns "" or the first error. Stops at -h/--help with *help set.
+// Walks argv[0..argc): returns "" or the first error. Stops at -h/--help with *help set. A walk that
+// succeeds names its inputs as the fence activity ("reading a and b", common/main_fence.h).
 std::string walkCommandLine(int argc, char** argv, InputOptions* inputOptions, bool* help,
                             const CommandLineHandlers& handlers);
 
