@@ -16,6 +16,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "../common/main_fence.h"  // built without -I.
+
 namespace {
 
 int64_t nowNs() {
@@ -39,9 +41,7 @@ void measure(const char* name, long calls, long batch, long gapUs, Batch&& runBa
   std::printf("%s median_ns=%.2f p10_ns=%.2f p90_ns=%.2f calls=%ld\n", name, at(0.5), at(0.1), at(0.9), calls);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   long calls = argc > 1 ? std::atol(argv[1]) : 1000000;
   long batch = argc > 2 ? std::atol(argv[2]) : 1000;
   long gapUs = argc > 3 ? std::atol(argv[3]) : 0;
@@ -68,4 +68,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return nshim::runFenced("hotpath_bench", [&] { return run(argc, argv); });
 }

@@ -8,6 +8,7 @@
 
 #include "collectives/reduce.h"
 #include "common/clock.h"
+#include "common/main_fence.h"
 
 namespace {
 
@@ -22,9 +23,7 @@ double bestMicroseconds(Body body) {
   return best;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   if (argc > 1) {
     std::printf("usage: %s\nTimes memcpy and the float32/int32/uint8 sum kernels on 1 MiB (best of 5).\n", argv[0]);
     return std::strcmp(argv[1], "--help") == 0 ? 0 : 2;
@@ -42,4 +41,10 @@ int main(int argc, char** argv) {
   double u8 = sum(DataType::kUint8, a.data(), b.data(), bytes);
   std::printf("1 MiB: memcpy %.0f us, float32 sum %.0f us, int32 sum %.0f us, uint8 sum %.0f us\n", copy, f32, i32, u8);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return nshim::runFenced("reduce_speed", [&] { return run(argc, argv); });
 }

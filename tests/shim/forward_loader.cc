@@ -6,7 +6,11 @@
 
 #include <cstdio>
 
-int main(int argc, char** argv) {
+#include "../../common/main_fence.h"  // built without -I.
+
+namespace {
+
+int run(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s <library.so> <program arguments...>\n", argv[0]);
     return 2;
@@ -23,4 +27,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   return entry(argc - 1, argv + 1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return nshim::runFenced("forward_loader", [&] { return run(argc, argv); });
 }

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "../../common/main_fence.h"  // built without -I.
 #include "fake_nccl_log.h"
 #include "forward_test_util.h"
 
@@ -422,5 +423,7 @@ extern "C" __attribute__((visibility("default"))) int forwardTestMain(int argc, 
 }
 
 #ifndef FORWARD_TEST_LIBRARY
-int main(int argc, char** argv) { return forwardTestMain(argc, argv); }
+int main(int argc, char** argv) {
+  return nshim::runFenced("forward_test_program", [&] { return forwardTestMain(argc, argv); });
+}
 #endif

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "../../common/main_fence.h"  // built without -I.
 #include "shim_checks.h"
 
 namespace shimtest {
@@ -201,12 +202,10 @@ int workerMain(const std::string& name, int rank, int nranks, const std::string&
   return 2;
 }
 
-}  // namespace
-}  // namespace shimtest
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   if (argc == 6 && std::strcmp(argv[1], "--worker") == 0) {
-    return shimtest::workerMain(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), argv[5]);
+    nshim::setFenceActivity(std::string("running scenario ") + argv[2] + " as rank " + argv[3]);
+    return workerMain(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), argv[5]);
   }
   int nranks = argc >= 2 ? std::atoi(argv[1]) : 0;
   if (nranks < 1) {
@@ -214,5 +213,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   setvbuf(stdout, nullptr, _IOLBF, 0);
-  return shimtest::launcherMain(nranks, std::vector<std::string>(argv + 2, argv + argc));
+  return launcherMain(nranks, std::vector<std::string>(argv + 2, argv + argc));
+}
+
+}  // namespace
+}  // namespace shimtest
+
+int main(int argc, char** argv) {
+  return nshim::runFenced("nccl_api_test_program", [&] { return shimtest::run(argc, argv); });
 }

@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "../../../common/main_fence.h"  // built by fault_tests.sh without -I.
+
 namespace {
 
 void say(const char* text, long value) {
@@ -28,9 +30,7 @@ bool ok(ncclResult_t result, const char* what) {
   return false;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: capture_until_killed <calls, 0 = until killed>\n");
     return 2;
@@ -52,4 +52,10 @@ int main(int argc, char** argv) {
     say("completed", calls);
     if (calls == stopAfter) raise(SIGTERM);
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return nshim::runFenced("capture_until_killed", [&] { return run(argc, argv); });
 }

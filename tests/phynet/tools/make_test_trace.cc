@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/main_fence.h"
 #include "trace/trace_format.h"
 #include "trace/trace_record.h"
 
@@ -144,9 +145,7 @@ int intArg(const char* text) {
   return static_cast<int>(v);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   const bool help = argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h");
   if (argc < 2 || help || argv[1][0] == '-' || argc % 2 != 0) {
     std::fprintf(help ? stdout : stderr,
@@ -177,6 +176,7 @@ int main(int argc, char** argv) {
   const uint64_t e = static_cast<uint64_t>(elements);
   for (int g = 0; g < world; ++g) {
     std::string path = dir + "/rank" + std::to_string(g) + ".jsonl";
+    nshim::setFenceActivity("writing " + path);
     FILE* file = std::fopen(path.c_str(), "w");
     if (!file) { std::perror(path.c_str()); return 1; }
     RankWriter w(file, g);
@@ -217,4 +217,10 @@ int main(int argc, char** argv) {
   }
   std::printf("wrote %d rank files to %s (tp %d, dp %d, %d repeat(s))\n", world, dir.c_str(), tp, dp, repeat);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return nshim::runFenced("phynet_make_test_trace", [&] { return run(argc, argv); });
 }
