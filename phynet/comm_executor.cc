@@ -81,7 +81,7 @@ void CommExecutor::execute(const Batch& batch) {
   for (uint32_t i : batch.ops) list.push_back(&ops[i]);
   std::vector<OpTiming> timing(list.size());
   size_t failedOp = 0;
-  Status status = runBatch(comm_, arena_, list, timing, &failedOp, check_ ? &*check_ : nullptr);
+  Status status = runBatch(comm_, arena_, list, timing, &failedOp, check_ ? &*check_ : nullptr, shared_.capBytes);
   if (!status.ok()) {
     shared_.failure->set(Status(status.code(), explainFailure(status, group_, *list[failedOp], batch.iteration)));
     shared_.progress->notify();

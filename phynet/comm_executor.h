@@ -65,6 +65,7 @@ struct ExecutorShared {
   FailureSlot* failure = nullptr;
   ProgressSignal* progress = nullptr;            // notified after every batch and on failure
   bool verify = false;                           // --verify: patterned data, every received byte checked
+  uint64_t capBytes = kNoCap;                    // --max-buffer: larger ops run in pieces (op_pieces.h)
 };
 
 class CommExecutor {

@@ -1,6 +1,6 @@
-// Operation execution: buffer sizing per op kind, the arena (registered with the transport), and
-// the mapping of workload ops to the engine's collective calls (always out of place: the send
-// region and the receive region of the arena).
+// Operation execution: buffer sizing of a batch, the arena (registered with the transport), and
+// the mapping of workload ops (or their pieces, op_pieces.h) to the engine's collective calls
+// (always out of place: the send region and the receive region of the arena).
 #include "phynet/op_runner.h"
 
 #include <algorithm>
@@ -12,20 +12,6 @@ namespace nshim::phynet {
 namespace {
 
 bool isPointToPoint(const WorkOp& op) { return op.kind == OpKind::kSend || op.kind == OpKind::kRecv; }
-
-// Send and receive bytes of one collective on an n-rank communicator.
-BufferNeed collectiveNeed(const WorkOp& op, int nranks) {
-  const size_t unit = op.count * dataTypeSize(op.type);
-  const size_t all = unit * static_cast<size_t>(nranks);
-  switch (op.kind) {
-    case OpKind::kAllGather:
-    case OpKind::kGather: return {unit, all};
-    case OpKind::kReduceScatter:
-    case OpKind::kScatter: return {all, unit};
-    case OpKind::kAllToAll: return {all, all};
-    default: return {unit, unit};
-  }
-}
 
 Status runCollective(Communicator& comm, CommArena& arena, const WorkOp& op) {
   ReduceOp reduceOp;
@@ -48,22 +34,22 @@ Status runCollective(Communicator& comm, CommArena& arena, const WorkOp& op) {
 
 }  // namespace
 
-BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks, bool distinctSends) {
+BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks, bool distinctSends, uint64_t capBytes) {
   BufferNeed need;
-  size_t p2pRecv = 0, p2pSend = 0;
+  uint64_t p2pRecv = 0, p2pSend = 0;
   for (const WorkOp* op : ops) {
     if (op->kind == OpKind::kSend) {
-      p2pSend = distinctSends ? p2pSend + op->bytes : std::max<size_t>(p2pSend, op->bytes);
+      p2pSend = distinctSends ? p2pSend + op->bytes : std::max<uint64_t>(p2pSend, op->bytes);
     } else if (op->kind == OpKind::kRecv) {
       p2pRecv += op->bytes;
     } else {
-      BufferNeed c = collectiveNeed(*op, nranks);
+      BufferNeed c = collectiveBufferNeed(*op, nranks);
       need.sendBytes = std::max(need.sendBytes, c.sendBytes);
       need.recvBytes = std::max(need.recvBytes, c.recvBytes);
     }
   }
-  need.sendBytes = std::max(need.sendBytes, p2pSend);
-  need.recvBytes = std::max(need.recvBytes, p2pRecv);
+  need.sendBytes = std::min(std::max(need.sendBytes, p2pSend), capBytes);
+  need.recvBytes = std::min(std::max(need.recvBytes, p2pRecv), capBytes);
   return need;
 }
 
@@ -93,8 +79,11 @@ void CommArena::reserve(const BufferNeed& need, Transport* transport) {
 }
 
 Status runBatch(Communicator& comm, CommArena& arena, std::span<const WorkOp* const> ops, std::span<OpTiming> timing,
-                size_t* failedOp, DataCheck* check) {
-  arena.reserve(batchBufferNeed(ops, comm.nranks(), check != nullptr), &comm.transport());
+                size_t* failedOp, DataCheck* check, uint64_t capBytes) {
+  if (check != nullptr) capBytes = kNoCap;  // --verify runs every op whole (its memory was checked)
+  const BufferNeed need = batchBufferNeed(ops, comm.nranks(), check != nullptr, capBytes);
+  arena.reserve(need, &comm.transport());
+  const int nranks = comm.nranks();
   std::vector<P2POp> p2p;
   std::vector<size_t> p2pIndex;
   std::vector<uint64_t> receiveIndex;  // --verify: the pair's message index of each receive
@@ -103,19 +92,24 @@ Status runBatch(Communicator& comm, CommArena& arena, std::span<const WorkOp* co
   for (size_t i = 0; i < ops.size(); ++i) {
     const WorkOp& op = *ops[i];
     if (!isPointToPoint(op)) continue;
-    if (op.kind == OpKind::kSend) {
-      p2p.push_back({P2POp::Kind::kSend, op.peer, arena.send() + sendOffset, op.bytes});
-      if (check) {
-        check->fillSend(op.peer, bytesAt(arena.send(), sendOffset), op.bytes);
-        sendOffset += op.bytes;
+    const PieceSplit split = splitToCap(op, nranks, capBytes);
+    for (uint64_t k = 0; k < split.pieces; ++k) {
+      const size_t bytes = pieceOf(op, split, k, nranks).bytes;
+      if (op.kind == OpKind::kSend) {
+        p2p.push_back({P2POp::Kind::kSend, op.peer, arena.send() + sendOffset, bytes});
+        if (check) {
+          check->fillSend(op.peer, bytesAt(arena.send(), sendOffset), bytes);
+          sendOffset += bytes;
+        }
+        receiveIndex.push_back(0);
+      } else {
+        if (recvOffset + bytes > need.recvBytes) recvOffset = 0;  // beyond the cap: reuse the region
+        p2p.push_back({P2POp::Kind::kRecv, op.peer, arena.recv() + recvOffset, bytes});
+        recvOffset += bytes;
+        receiveIndex.push_back(check ? check->nextReceive(op.peer) : 0);
       }
-      receiveIndex.push_back(0);
-    } else {
-      p2p.push_back({P2POp::Kind::kRecv, op.peer, arena.recv() + recvOffset, op.bytes});
-      recvOffset += op.bytes;
-      receiveIndex.push_back(check ? check->nextReceive(op.peer) : 0);
+      p2pIndex.push_back(i);
     }
-    p2pIndex.push_back(i);
   }
   auto runP2p = [&]() -> Status {
     if (p2p.empty()) return Status::Ok();
@@ -151,8 +145,12 @@ Status runBatch(Communicator& comm, CommArena& arena, std::span<const WorkOp* co
       op = &checked;
       check->fillCollective(*op, bytesAt(arena.send(), 0));
     }
+    const PieceSplit split = splitToCap(*op, nranks, capBytes);
     timing[i].startNs = nowNs();
-    Status status = runCollective(comm, arena, *op);
+    Status status = Status::Ok();
+    for (uint64_t k = 0; k < split.pieces && status.ok(); ++k) {
+      status = runCollective(comm, arena, split.pieces == 1 ? *op : pieceOf(*op, split, k, nranks));
+    }
     timing[i].endNs = nowNs();
     if (status.ok() && check) status = check->checkCollective(*op, bytesAt(arena.recv(), 0));
     if (!status.ok()) {

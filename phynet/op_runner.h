@@ -1,5 +1,6 @@
 // Executes workload operations on one communicator with the engine, on host buffers: a per-
-// communicator arena sized once for the largest batch and reused by every operation. A batch is
+// communicator arena sized once for the largest batch (within the --max-buffer cap, op_pieces.h)
+// and reused by every operation. A batch is
 // one op, or the ops of one ncclGroup on this communicator: its collectives run in issue order and
 // its sends and receives are issued together (runPointToPoint), so grouped pairs cannot deadlock.
 #pragma once
@@ -11,6 +12,7 @@
 #include "collectives/communicator.h"
 #include "common/status.h"
 #include "phynet/data_check.h"
+#include "phynet/op_pieces.h"
 #include "phynet/workload.h"
 
 namespace nshim::phynet {
@@ -20,15 +22,15 @@ struct OpTiming {
   int64_t endNs = 0;
 };
 
-struct BufferNeed {
-  size_t sendBytes = 0;
-  size_t recvBytes = 0;
-};
+// No cap: every op runs whole (--verify, and the default of the functions below).
+constexpr uint64_t kNoCap = UINT64_MAX;
 
 // Bytes the batch needs: collectives reuse the whole arena one after the other; the sends of a
 // batch share one source region (each its own with `distinctSends`, for --verify), its receives
-// get distinct regions.
-BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks, bool distinctSends = false);
+// get distinct regions. Each side is at most `capBytes`: larger ops run in pieces, and receives
+// beyond the cap reuse the region (their content is not looked at without --verify).
+BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks, bool distinctSends = false,
+                           uint64_t capBytes = kNoCap);
 
 // Host memory of one communicator on one rank (zero-filled, so reductions stay finite), registered
 // with the communicator's transport when given one (zero copy over ibverbs, as NCCL's registered
@@ -50,8 +52,8 @@ class CommArena {
 // Runs a batch; timing[i] receives ops[i]'s start and end (the sends and receives of a batch share
 // theirs). `failedOp` is set to the index of the op that failed. With a DataCheck (--verify), the
 // ops run in their checkedForm on patterned buffers and every received byte is checked (outside
-// the timed region).
+// the timed region); without one, ops larger than `capBytes` run in pieces (op_pieces.h).
 Status runBatch(Communicator& comm, CommArena& arena, std::span<const WorkOp* const> ops, std::span<OpTiming> timing,
-                size_t* failedOp, DataCheck* check = nullptr);
+                size_t* failedOp, DataCheck* check = nullptr, uint64_t capBytes = kNoCap);
 
 }  // namespace nshim::phynet

@@ -14,8 +14,10 @@
 #include "common/env.h"
 #include "common/host_identity.h"
 #include "common/log.h"
+#include "common/main_fence.h"
 #include "phynet/html_report.h"
 #include "phynet/input_loader.h"
+#include "phynet/memory_plan.h"
 #include "phynet/mpi_bootstrap.h"
 #include "phynet/mpi_session.h"
 #include "phynet/rank_endpoint.h"
@@ -143,6 +145,25 @@ bool placeRanks(const ReplayOptions& options, MpiSession& mpi, TransportChoice* 
   return true;
 }
 
+// Every host must hold its ranks' buffers (memory_plan.h): rank 0 decides on everyone's available
+// memory and says which host falls short before any traffic; every rank then ends.
+bool memoryFits(const ReplayOptions& options, const Workload& workload, const std::vector<RankEndpoint>& endpoints,
+                MpiSession& mpi) {
+  MemoryCheckInput check;
+  check.workload = &workload;
+  check.available = mpi.allGather(availableMemoryBytes(), "memory: available bytes");
+  check.hosts = hostLabels(endpoints);
+  check.verify = options.verify;
+  check.capBytes = options.maxBufferBytes;
+  check.scale = options.scale;
+  char verdict[kVerdictBytes] = {};
+  if (mpi.rank() == 0) std::snprintf(verdict, sizeof(verdict), "%s", checkReplayMemory(check).c_str());
+  mpi.broadcast(verdict, sizeof(verdict), 0, "memory verdict");
+  if (verdict[0] == '\0') return true;
+  if (mpi.rank() == 0) say(0, fmt::format("refusing to replay (no traffic was sent): {}", verdict));
+  return false;
+}
+
 int run(int argc, char** argv) {
   // Whole lines to mpirun's output forwarding, so that stderr lines never land inside a table row.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
@@ -162,6 +183,7 @@ int run(int argc, char** argv) {
   }
 
   // Load on every rank; the lowest failing rank explains.
+  setFenceActivity("loading " + options.input);
   Result<LoadedInput> loaded = loadInput(options, mpi.size());
   const int badLoad = mpi.firstFailing(!loaded.ok(), "load");
   if (badLoad >= 0) {
@@ -202,6 +224,8 @@ int run(int argc, char** argv) {
   choice.ibverbs.timeoutSeconds = timeout;
   std::vector<RankEndpoint> endpoints;
   if (!placeRanks(options, mpi, &choice, &endpoints)) return 1;
+  setFenceActivity("checking the hosts' memory");
+  if (!memoryFits(options, workload, endpoints, mpi)) return 1;
   choice.collectives = CollectiveOptions::fromEnvironment();
   choice.collectives.timeoutSeconds = timeout;
   choice.verbose = options.verbose;
@@ -214,12 +238,14 @@ int run(int argc, char** argv) {
   mpi.setPhaseSeconds(timeout + 30);
   mpi.barrier("start of the replay");
 
+  setFenceActivity("replaying " + options.input);
   ReplayConfig config;
   config.pace = options.pace;
   config.iterations = options.iterations + options.warmup;
   config.stallSeconds = timeout + 10;
   config.showProgress = self == 0;
   config.verify = options.verify;
+  config.maxBufferBytes = options.maxBufferBytes;
   Result<RankReplayResult> replayed = replayRank(workload, self, boot.comms, config);
   if (!replayed.ok()) {
     say(self, fmt::format("replay failed: {}", replayed.status().message()));
@@ -238,6 +264,7 @@ int run(int argc, char** argv) {
   boot.comms.clear();  // close the transports after everyone has finished
 
   int rc = 0;
+  setFenceActivity("writing the report");
   if (self == 0) {
     ReportInput in;
     in.workload = &workload;
@@ -282,4 +309,6 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace nshim::phynet
 
-int main(int argc, char** argv) { return nshim::phynet::run(argc, argv); }
+int main(int argc, char** argv) {
+  return nshim::runFenced("phynet", [&] { return nshim::phynet::run(argc, argv); });
+}

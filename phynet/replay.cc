@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "phynet/comm_executor.h"
+#include "phynet/memory_plan.h"
 #include "phynet/traffic_model.h"
 #include "phynet/workload_transform.h"
 
@@ -58,18 +59,23 @@ void dispatch(const std::vector<WorkOp>& ops, const std::vector<std::vector<uint
 }
 
 void addCounters(const std::vector<WorkOp>& ops, const Workload& workload, int globalRank, int iterations,
-                 std::map<uint64_t, std::unique_ptr<Communicator>>& comms, RankCounters* counters) {
+                 uint64_t capBytes, std::map<uint64_t, std::unique_ptr<Communicator>>& comms,
+                 RankCounters* counters) {
   const CollectiveOptions& options = comms.empty() ? CollectiveOptions{} : comms.begin()->second->options();
   counters->peers.assign(static_cast<size_t>(workload.worldSize), PeerTraffic{});
   const uint64_t repeats = static_cast<uint64_t>(iterations);
   for (const WorkOp& op : ops) {
     const CommGroup* group = workload.findComm(op.commId);
     counters->opBytes += op.bytes * repeats;
-    forEachModelSend(op, commRankOf(*group, globalRank), static_cast<int>(group->members.size()), options,
-                     [&](int peer, uint64_t bytes) {
-                       counters->modelSent += bytes * repeats;
-                       counters->peers[group->members[peer]].model += bytes * repeats;
-                     });
+    const int nranks = static_cast<int>(group->members.size());
+    const PieceSplit split = splitToCap(op, nranks, capBytes);  // the model follows the pieces that ran
+    for (uint64_t k = 0; k < split.pieces; ++k) {
+      forEachModelSend(pieceOf(op, split, k, nranks), commRankOf(*group, globalRank), nranks, options,
+                       [&](int peer, uint64_t bytes) {
+                         counters->modelSent += bytes * repeats;
+                         counters->peers[group->members[peer]].model += bytes * repeats;
+                       });
+    }
   }
   for (auto& [id, comm] : comms) {
     const CommGroup* group = workload.findComm(id);
@@ -118,16 +124,10 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
                                     const ReplayConfig& config) {
   const std::vector<WorkOp>& ops = workload.ranks.at(globalRank).ops;
   const std::vector<std::vector<uint32_t>> batches = issueBatches(ops);
-  std::map<uint64_t, BufferNeed> needs;
-  for (const std::vector<uint32_t>& batch : batches) {
-    uint64_t id = ops[batch.front()].commId;
+  const uint64_t cap = config.verify ? kNoCap : config.maxBufferBytes;
+  const RankMemoryPlan plan = planRankMemory(workload, globalRank, config.verify, cap);
+  for (const auto& [id, need] : plan.arenas) {
     if (!comms.count(id)) return NS_ERROR(Code::kInternal, "rank {}: no communicator {:#x}", globalRank, id);
-    std::vector<const WorkOp*> list;
-    for (uint32_t k : batch) list.push_back(&ops[k]);
-    BufferNeed need = batchBufferNeed(list, comms[id]->nranks(), config.verify);
-    BufferNeed& max = needs[id];
-    max.sendBytes = std::max(max.sendBytes, need.sendBytes);
-    max.recvBytes = std::max(max.recvBytes, need.recvBytes);
   }
 
   RankReplayResult result;
@@ -136,9 +136,9 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
   FailureSlot failure;
   ProgressSignal progress;
   std::atomic<uint64_t> done{0}, submitted{0};
-  ExecutorShared shared{&ops, &result.timings, &done, &failure, &progress, config.verify};
+  ExecutorShared shared{&ops, &result.timings, &done, &failure, &progress, config.verify, cap};
   std::map<uint64_t, std::unique_ptr<CommExecutor>> executors;
-  for (const auto& [id, need] : needs) {
+  for (const auto& [id, need] : plan.arenas) {
     executors[id] = std::make_unique<CommExecutor>(*workload.findComm(id), *comms[id], shared, need);
   }
 
@@ -177,7 +177,7 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
   result.counters.ops = done.load();
   result.counters.runEndNs = result.counters.runStartNs;
   for (const OpTiming& t : result.timings) result.counters.runEndNs = std::max(result.counters.runEndNs, t.endNs);
-  addCounters(ops, workload, globalRank, config.iterations, comms, &result.counters);
+  addCounters(ops, workload, globalRank, config.iterations, cap, comms, &result.counters);
   for (auto& [id, executor] : executors) result.counters.bytesVerified += executor->bytesChecked();
   return result;
 }

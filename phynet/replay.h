@@ -23,6 +23,7 @@ struct ReplayConfig {
   double stallSeconds = 120;     // no op completing for this long ends the replay
   bool showProgress = false;     // progress lines on stderr (rank 0)
   bool verify = false;           // --verify (phynet/data_check.h)
+  uint64_t maxBufferBytes = kNoCap;  // --max-buffer: each arena side's cap without --verify (op_pieces.h)
 };
 
 // Counters of one rank after the replay (all iterations).

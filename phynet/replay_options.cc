@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "common/env.h"
+
 namespace nshim::phynet {
 namespace {
 
@@ -96,7 +98,7 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
     static const char* const kValued[] = {"--transport", "--ifname", "--hca", "--pace",   "--format", "--iterations",
                                           "--warmup",    "--scale",  "--ops",    "--groups", "--timeout",
                                           "--report",    "--json",   "--rate",   "--rows",   "--world-size",
-                                          "--tp",        "--ep",     "--pp"};
+                                          "--tp",        "--ep",     "--pp",     "--max-buffer"};
     if (std::find(std::begin(kValued), std::end(kValued), name) == std::end(kValued)) {
       return Status(Code::kInvalidArgument, fmt::format("unknown option {}", name));
     }
@@ -137,6 +139,13 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
       }
     } else if (name == "--groups") {
       o.groups = splitList(value);
+    } else if (name == "--max-buffer") {
+      const int64_t bytes = parseBytes(value);
+      if (bytes < 4096) {
+        return Status(Code::kInvalidArgument,
+                      fmt::format("--max-buffer: '{}' (a size of at least 4K, like 64M or 1G)", value));
+      }
+      o.maxBufferBytes = static_cast<uint64_t>(bytes);
     } else if (name == "--timeout") {
       NS_RETURN_IF_ERROR(parseNumber(name, value, 0.1, 1e6, &o.timeoutSeconds));
     } else if (name == "--report") {
@@ -206,6 +215,10 @@ replay
   --ops LIST                only these ops: allreduce,allgather,reducescatter,broadcast,reduce,
                             alltoall,gather,scatter,sendrecv
   --groups LIST             only communicators with these labels: world,tp,dp,pp,ep,dp_ep,comm<N>
+  --max-buffer SIZE         cap on each of a communicator's two buffers per rank (default 256M): a
+                            larger op runs as pieces within it, the same bytes on the wire; not with
+                            --verify, which needs whole buffers (phynet then checks the hosts' memory
+                            before any traffic and names the --scale that fits)
   --timeout S               deadline of every wait; a dead peer ends the run naming it (default 120)
   --verify                  move a known pattern and check every received byte (same sizes; elements
                             as uint8, reductions as wrapping sums); a wrong byte ends the run naming it

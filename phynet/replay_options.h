@@ -3,6 +3,7 @@
 // help text is a separate string, so main decides what rank 0 prints.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ struct ReplayOptions {
   double scale = 1.0;                  // every message size is multiplied by this
   std::vector<std::string> ops;        // op filter ("allreduce", "sendrecv", ...); empty = all
   std::vector<std::string> groups;     // communicator label filter ("tp", "dp", ...); empty = all
+  uint64_t maxBufferBytes = uint64_t{256} << 20;  // --max-buffer: per arena side without --verify
   double timeoutSeconds = 120;         // every wait of the replay (transport, MPI phases)
   std::string csvPath;                 // --report
   std::string jsonPath;                // --json

@@ -79,6 +79,11 @@ Status checkStructure(const Workload& w, std::vector<CommLists>* lists) {
         return NS_ERROR(Code::kInvalidArgument, "rank {} on communicator {} at seq {}: {} {} is outside 0..{} ({})", g,
                         commName(*l.comm), op.seq, opKindName(op.kind), p2p ? "peer" : "root", arg, n - 1, op.source);
       }
+      if (op.bytes > kMaxOpBytes) {
+        return NS_ERROR(Code::kInvalidArgument, "rank {} on communicator {} at seq {}: {} moves {} bytes, more than "
+                        "the {} bytes (1 PiB) phynet replays in one operation ({}); shrink it with --scale", g,
+                        commName(*l.comm), op.seq, opKindName(op.kind), op.bytes, kMaxOpBytes, op.source);
+      }
       if (op.bytes != opBytes(op.kind, op.count, op.type, n)) {
         return NS_ERROR(Code::kInvalidArgument, "rank {} on communicator {} at seq {}: {} does not follow the bytes "
                         "rule ({} bytes expected; {})", g, commName(*l.comm), op.seq, describeOp(op),

@@ -1,5 +1,6 @@
 // Validation of a whole workload before a byte is sent: the structure (ranks, communicator
-// membership, roots and peers inside their communicator, sizes that follow the bytes rule), then,
+// membership, roots and peers inside their communicator, sizes that follow the bytes rule and stay
+// within kMaxOpBytes), then,
 // per communicator, that every member issues the same sequence of collectives (kind, count, type,
 // reduction, root, bytes), and that point-to-point traffic pairs up (the k-th send from a to b and
 // the k-th receive on b from a carry the same bytes). The first mismatch is reported naming the
@@ -10,6 +11,10 @@
 #include "phynet/workload.h"
 
 namespace nshim::phynet {
+
+// The largest operation replayed (bytes, the nccl-tests size): no fabric moves more in one call,
+// and byte counts stay far from overflowing when multiplied by ranks and repetitions.
+constexpr uint64_t kMaxOpBytes = uint64_t{1} << 50;
 
 // Ok, or kInvalidArgument with a message naming the first problem. Among collective mismatches on
 // different communicators, the one at the lowest position in its communicator's sequence wins.

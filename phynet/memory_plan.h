@@ -1,0 +1,46 @@
+// Memory of a replay, known before any traffic: each rank's arenas (one per communicator, sized for
+// its largest batch; each side within --max-buffer unless --verify, op_pieces.h), the largest
+// operation and where it came from, the memory each host has available (cgroup limit, MemAvailable),
+// and the verdict: a host whose ranks together need more than it has is refused, naming the
+// operation, the bytes, the memory and the --scale (--verify) or --max-buffer that would fit.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "phynet/op_pieces.h"
+#include "phynet/workload.h"
+
+namespace nshim::phynet {
+
+struct RankMemoryPlan {
+  std::map<uint64_t, BufferNeed> arenas;  // by communicator id
+  uint64_t totalBytes = 0;                // all arenas, both sides
+  const WorkOp* largest = nullptr;        // the op with the most buffer bytes (uncapped)
+  uint64_t largestBytes = 0;              // its send + receive buffer bytes
+};
+
+RankMemoryPlan planRankMemory(const Workload& workload, int globalRank, bool verify, uint64_t capBytes);
+
+// Bytes this process may still allocate: MemAvailable, lowered to the cgroup's limit minus its
+// usage when there is one (v2 or v1). 0 when neither can be read.
+uint64_t availableMemoryBytes();
+
+struct MemoryCheckInput {
+  const Workload* workload = nullptr;
+  std::vector<uint64_t> available;  // per global rank: availableMemoryBytes() there (0 = unknown)
+  std::vector<std::string> hosts;   // per global rank: host label (ranks of one host share its memory)
+  bool verify = false;
+  uint64_t capBytes = 0;            // --max-buffer
+  double scale = 1;                 // --scale given
+};
+
+// "" when every host has the memory its ranks need, else one line saying which host falls short.
+std::string checkReplayMemory(const MemoryCheckInput& input);
+
+// "1.5 GiB", "512 MiB", "100 B".
+std::string memoryText(uint64_t bytes);
+
+}  // namespace nshim::phynet

@@ -1,0 +1,40 @@
+// Cutting an operation into pieces whose buffers fit a cap (op_pieces.h).
+#include "phynet/op_pieces.h"
+
+#include <algorithm>
+
+namespace nshim::phynet {
+
+BufferNeed collectiveBufferNeed(const WorkOp& op, int nranks) {
+  const uint64_t unit = op.count * dataTypeSize(op.type);
+  const uint64_t all = unit * static_cast<uint64_t>(nranks);
+  switch (op.kind) {
+    case OpKind::kAllGather:
+    case OpKind::kGather: return {unit, all};
+    case OpKind::kReduceScatter:
+    case OpKind::kScatter: return {all, unit};
+    case OpKind::kAllToAll: return {all, all};
+    default: return {unit, unit};  // allreduce, broadcast, reduce; send and recv use one side each
+  }
+}
+
+PieceSplit splitToCap(const WorkOp& op, int nranks, uint64_t capBytes) {
+  const BufferNeed need = collectiveBufferNeed(op, nranks);
+  const uint64_t largest = std::max(need.sendBytes, need.recvBytes);
+  if (largest <= capBytes || op.count == 0) return PieceSplit{1, op.count};
+  // Bytes one element of the count needs on the larger side (n blocks for the gathering kinds).
+  const uint64_t perElement = std::max<uint64_t>(largest / op.count, 1);
+  const uint64_t perPiece = std::max<uint64_t>(capBytes / perElement, 1);
+  return PieceSplit{(op.count + perPiece - 1) / perPiece, perPiece};
+}
+
+WorkOp pieceOf(const WorkOp& op, const PieceSplit& split, uint64_t index, int nranks) {
+  if (split.pieces <= 1) return op;
+  WorkOp piece = op;
+  const uint64_t first = index * split.perPiece;
+  piece.count = first >= op.count ? 0 : std::min(split.perPiece, op.count - first);
+  piece.bytes = opBytes(op.kind, piece.count, op.type, nranks);
+  return piece;
+}
+
+}  // namespace nshim::phynet
