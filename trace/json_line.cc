@@ -1,16 +1,29 @@
 // The flat JSON object parser: a cursor over the line, one function per token, every size bounded.
 // Strings are decoded (escapes, \u with surrogate pairs to UTF-8); raw control characters are
-// refused as JSON requires; integers keep full 64-bit range as sign + magnitude.
+// refused as JSON requires; integers keep full 64-bit range as sign + magnitude. The hot path
+// allocates nothing: a string without escapes is a view into the line, one with escapes is decoded
+// into the object's scratch buffer (reserved to the line's length first, so views into it hold).
 #include "trace/json_line.h"
+
+#include <cstring>
 
 #include <fmt/format.h>
 
 namespace nshim::trace {
 namespace {
 
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+// Bit of a key in FlatJsonObject's duplicate filter: equal keys always share it.
+uint64_t keyBit(std::string_view key) {
+  unsigned h = static_cast<unsigned>(key.size()) * 7u;
+  if (!key.empty()) h += static_cast<unsigned char>(key.front()) + 3u * static_cast<unsigned char>(key.back());
+  return uint64_t(1) << (h & 63u);
+}
+
 class Cursor {
  public:
-  explicit Cursor(std::string_view text) : text_(text) {}
+  Cursor(std::string_view text, std::string* scratch) : text_(text), scratch_(scratch) {}
 
   void skipSpace() {
     while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\r')) ++pos_;
@@ -18,40 +31,34 @@ class Cursor {
   bool atEnd() const { return pos_ >= text_.size(); }
   char peek() const { return atEnd() ? '\0' : text_[pos_]; }
   bool consume(char c) {
-    if (peek() != c || atEnd()) return false;
+    if (atEnd() || text_[pos_] != c) return false;
     ++pos_;
     return true;
   }
   size_t column() const { return pos_ + 1; }
 
-  // A string after its opening quote, decoded into `out`.
-  bool readString(std::string* out, size_t limit, std::string* error) {
-    out->clear();
+  // A string after its opening quote: a view into the line when it holds no escape, else decoded
+  // into the scratch buffer.
+  bool readString(std::string_view* out, size_t limit, std::string* error) {
+    const size_t start = pos_;
     while (true) {
       if (atEnd()) return fail(error, "unterminated string");
-      unsigned char c = static_cast<unsigned char>(text_[pos_++]);
-      if (c == '"') return true;
-      if (c < 0x20) return fail(error, "control character in string");
-      if (c != '\\') {
-        out->push_back(static_cast<char>(c));
-      } else {
-        if (atEnd()) return fail(error, "unterminated escape");
-        char e = text_[pos_++];
-        switch (e) {
-          case '"': out->push_back('"'); break;
-          case '\\': out->push_back('\\'); break;
-          case '/': out->push_back('/'); break;
-          case 'b': out->push_back('\b'); break;
-          case 'f': out->push_back('\f'); break;
-          case 'n': out->push_back('\n'); break;
-          case 'r': out->push_back('\r'); break;
-          case 't': out->push_back('\t'); break;
-          case 'u': if (!readUnicode(out, error)) return false; break;
-          default: return fail(error, "bad escape");
-        }
+      unsigned char c = static_cast<unsigned char>(text_[pos_]);
+      if (c == '"') {
+        *out = text_.substr(start, pos_ - start);
+        ++pos_;
+        return true;
       }
-      if (out->size() > limit) return fail(error, fmt::format("string longer than {} bytes", limit));
+      if (c == '\\') break;
+      ++pos_;
+      if (c < 0x20) return fail(error, "control character in string");
+      if (pos_ - start > limit) return fail(error, fmt::format("string longer than {} bytes", limit));
     }
+    const size_t first = scratch_->size();
+    scratch_->append(text_.substr(start, pos_ - start));
+    if (!decodeEscaped(limit, first, error)) return false;
+    *out = std::string_view(scratch_->data() + first, scratch_->size() - first);
+    return true;
   }
 
   // A number literal: integer (sign + magnitude) or, with fraction/exponent, kept as text.
@@ -63,7 +70,7 @@ class Cursor {
     uint64_t value = 0;
     bool overflow = false;
     size_t digits = 0;
-    while (isDigit(peek())) {
+    while (pos_ < text_.size() && isDigit(text_[pos_])) {
       uint64_t d = static_cast<uint64_t>(text_[pos_++] - '0');
       if (value > (UINT64_MAX - d) / 10) overflow = true;
       value = value * 10 + d;
@@ -90,7 +97,7 @@ class Cursor {
       field->magnitude = value;
     } else {
       field->type = JsonType::kNumber;
-      field->text.assign(text_.substr(start, pos_ - start));
+      field->text = text_.substr(start, pos_ - start);
     }
     return true;
   }
@@ -102,10 +109,38 @@ class Cursor {
   }
 
  private:
-  static bool isDigit(char c) { return c >= '0' && c <= '9'; }
   static bool fail(std::string* error, std::string message) {
     *error = std::move(message);
     return false;
+  }
+  // The rest of a string from its first backslash, appended to the scratch buffer from `first`.
+  bool decodeEscaped(size_t limit, size_t first, std::string* error) {
+    std::string& out = *scratch_;
+    while (true) {
+      if (atEnd()) return fail(error, "unterminated string");
+      unsigned char c = static_cast<unsigned char>(text_[pos_++]);
+      if (c == '"') return true;
+      if (c < 0x20) return fail(error, "control character in string");
+      if (c != '\\') {
+        out.push_back(static_cast<char>(c));
+      } else {
+        if (atEnd()) return fail(error, "unterminated escape");
+        char e = text_[pos_++];
+        switch (e) {
+          case '"': out.push_back('"'); break;
+          case '\\': out.push_back('\\'); break;
+          case '/': out.push_back('/'); break;
+          case 'b': out.push_back('\b'); break;
+          case 'f': out.push_back('\f'); break;
+          case 'n': out.push_back('\n'); break;
+          case 'r': out.push_back('\r'); break;
+          case 't': out.push_back('\t'); break;
+          case 'u': if (!readUnicode(&out, error)) return false; break;
+          default: return fail(error, "bad escape");
+        }
+      }
+      if (out.size() - first > limit) return fail(error, fmt::format("string longer than {} bytes", limit));
+    }
   }
   bool readHex4(uint32_t* out) {
     if (pos_ + 4 > text_.size()) return false;
@@ -121,6 +156,8 @@ class Cursor {
     *out = v;
     return true;
   }
+  // A \u escape (a decoded code point is never longer in UTF-8 than its escape: the scratch
+  // buffer's reserve holds).
   bool readUnicode(std::string* out, std::string* error) {
     uint32_t cp = 0;
     if (!readHex4(&cp)) return fail(error, "bad \\u escape");
@@ -151,6 +188,7 @@ class Cursor {
   }
 
   std::string_view text_;
+  std::string* scratch_;
   size_t pos_ = 0;
 };
 
@@ -161,16 +199,28 @@ Status fieldError(std::string_view key, const std::string& message) {
 }  // namespace
 
 const JsonField* FlatJsonObject::find(std::string_view key) const {
-  for (const JsonField& field : fields_) {
-    if (field.key == key) return &field;
+  for (size_t i = cursor_; i < count_; ++i) {
+    if (fields_[i].key == key) {
+      cursor_ = i + 1;
+      return &fields_[i];
+    }
+  }
+  for (size_t i = 0; i < cursor_ && i < count_; ++i) {
+    if (fields_[i].key == key) {
+      cursor_ = i + 1;
+      return &fields_[i];
+    }
   }
   return nullptr;
 }
 
 Status parseFlatJson(std::string_view line, FlatJsonObject* out) {
-  out->clear();
-  auto& fields = out->mutableFields();
-  Cursor cur(line);
+  out->count_ = 0;
+  out->cursor_ = 0;
+  out->keyBits_ = 0;
+  out->scratch_.clear();
+  out->scratch_.reserve(line.size());  // decoded strings are never longer than their source
+  Cursor cur(line, &out->scratch_);
   std::string error;
   auto syntax = [&](const std::string& message) {
     return Status(Code::kInvalidArgument, fmt::format("column {}: {}", cur.column(), message));
@@ -183,14 +233,21 @@ Status parseFlatJson(std::string_view line, FlatJsonObject* out) {
       cur.skipSpace();
       size_t keyColumn = cur.column();
       if (!cur.consume('"')) return syntax("expected a quoted key");
-      JsonField field;
+      JsonField& field = out->fields_[out->count_ < kMaxJsonFields ? out->count_ : kMaxJsonFields - 1];
+      field = JsonField{};
       if (!cur.readString(&field.key, kMaxJsonKeyBytes, &error)) return syntax("key: " + error);
-      if (out->find(field.key) || fields.size() >= kMaxJsonFields) {
+      const uint64_t bit = keyBit(field.key);
+      bool duplicate = false;
+      if ((out->keyBits_ & bit) != 0) {
+        for (size_t i = 0; i < out->count_ && !duplicate; ++i) duplicate = out->fields_[i].key == field.key;
+      }
+      if (duplicate || out->count_ >= kMaxJsonFields) {
         return Status(Code::kInvalidArgument,
                       fmt::format("column {}: {}", keyColumn,
-                                  out->find(field.key) ? fmt::format("duplicate field '{}'", field.key)
-                                                       : fmt::format("more than {} fields", kMaxJsonFields)));
+                                  duplicate ? fmt::format("duplicate field '{}'", field.key)
+                                            : fmt::format("more than {} fields", kMaxJsonFields)));
       }
+      out->keyBits_ |= bit;
       cur.skipSpace();
       if (!cur.consume(':')) return syntax(fmt::format("field '{}': expected ':'", field.key));
       cur.skipSpace();
@@ -200,7 +257,7 @@ Status parseFlatJson(std::string_view line, FlatJsonObject* out) {
       if (cur.consume('"')) {
         field.type = JsonType::kString;
         ok = cur.readString(&field.text, kMaxJsonStringBytes, &error);
-      } else if (c == '-' || (c >= '0' && c <= '9')) {
+      } else if (c == '-' || isDigit(c)) {
         ok = cur.readNumber(&field, &error);
       } else if (cur.readWord("true") || cur.readWord("false")) {
         field.type = JsonType::kBool;
@@ -218,7 +275,7 @@ Status parseFlatJson(std::string_view line, FlatJsonObject* out) {
         return Status(Code::kInvalidArgument,
                       fmt::format("field '{}' (column {}): {}", field.key, valueColumn, error));
       }
-      fields.push_back(std::move(field));
+      ++out->count_;
       cur.skipSpace();
       if (cur.consume(',')) continue;
       if (cur.consume('}')) break;
@@ -230,11 +287,18 @@ Status parseFlatJson(std::string_view line, FlatJsonObject* out) {
   return Status::Ok();
 }
 
-Status getString(const FlatJsonObject& obj, std::string_view key, std::string* out) {
+Status getStringView(const FlatJsonObject& obj, std::string_view key, std::string_view* out) {
   const JsonField* f = obj.find(key);
   if (f == nullptr) return fieldError(key, "missing");
   if (f->type != JsonType::kString) return fieldError(key, "expected a string");
   *out = f->text;
+  return Status::Ok();
+}
+
+Status getString(const FlatJsonObject& obj, std::string_view key, std::string* out) {
+  std::string_view text;
+  NS_RETURN_IF_ERROR(getStringView(obj, key, &text));
+  out->assign(text);
   return Status::Ok();
 }
 
@@ -262,8 +326,8 @@ Status getUint64(const FlatJsonObject& obj, std::string_view key, uint64_t* out)
 }
 
 Status getHex64(const FlatJsonObject& obj, std::string_view key, uint64_t* out) {
-  std::string text;
-  NS_RETURN_IF_ERROR(getString(obj, key, &text));
+  std::string_view text;
+  NS_RETURN_IF_ERROR(getStringView(obj, key, &text));
   if (text.size() < 3 || text.size() > 18 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) {
     return fieldError(key, "expected \"0x\" and 1 to 16 hex digits");
   }

@@ -32,19 +32,17 @@ Status getInto(const FlatJsonObject& obj, std::string_view key, int64_t lo, int6
   return s;
 }
 
-Status getName(const FlatJsonObject& obj, std::string_view key, std::string* out) {
-  NS_RETURN_IF_ERROR(getString(obj, key, out));
-  return Status::Ok();
-}
+constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+constexpr std::string_view kOpLineStart = "{\"type\":\"op\",";  // how the writer starts op lines
 
-Status badName(std::string_view key, const std::string& value) {
+Status badName(std::string_view key, std::string_view value) {
   return Status(Code::kInvalidArgument, fmt::format("field '{}': unknown value '{}'", key, value));
 }
 
 Status getFixedString(const FlatJsonObject& obj, std::string_view key, char* out, size_t size) {
-  std::string text;
-  NS_RETURN_IF_ERROR(getString(obj, key, &text));
-  if (text.size() >= size || text.find('\0') != std::string::npos) {
+  std::string_view text;
+  NS_RETURN_IF_ERROR(getStringView(obj, key, &text));
+  if (text.size() >= size || text.find('\0') != std::string_view::npos) {
     return Status(Code::kInvalidArgument,
                   fmt::format("field '{}': longer than {} bytes or holds NUL", key, size - 1));
   }
@@ -77,6 +75,9 @@ TraceParser::TraceParser(std::string name, ReadOptions options) : options_(optio
 }
 
 Status TraceParser::addLine(std::string_view line) {
+  if (file_.lines == 0 && line.substr(0, kByteOrderMark.size()) == kByteOrderMark) {
+    line.remove_prefix(kByteOrderMark.size());
+  }
   ++file_.lines;
   Status s = parseLine(line);
   if (!s.ok()) {
@@ -97,7 +98,18 @@ Result<TraceFile> TraceParser::finish() {
     return NS_ERROR(Code::kInvalidArgument, "{}:1: no complete header line (not an ncclshim trace?)",
                     file_.path);
   }
+  NS_RETURN_IF_ERROR(flushBatch());
+  file_.comms = comms_.take();
+  file_.ops = ops_.take();
   return std::move(file_);
+}
+
+Status TraceParser::flushBatch() {
+  if (batch_.empty()) return Status::Ok();
+  file_.opsNotKept += batch_.size();
+  Status s = options_.onOps(file_, batch_);
+  batch_.clear();
+  return s;
 }
 
 Status TraceParser::parseLine(std::string_view line) {
@@ -108,16 +120,21 @@ Status TraceParser::parseLine(std::string_view line) {
     if (!sawHeader_) return Status(Code::kInvalidArgument, "empty first line: expected the header");
     return Status::Ok();  // blank lines carry nothing
   }
-  NS_RETURN_IF_ERROR(parseFlatJson(line, &object_));
-  std::string type;
-  NS_RETURN_IF_ERROR(getString(object_, "type", &type));
+  const bool fastSkip = options_.skipOps && sawHeader_ && line.substr(0, kOpLineStart.size()) == kOpLineStart;
+  if (!fastSkip) NS_RETURN_IF_ERROR(parseFlatJson(line, &object_));
+  std::string_view type = "op";
+  if (!fastSkip) NS_RETURN_IF_ERROR(getStringView(object_, "type", &type));
   if (!sawHeader_) {
     if (type != "header") return Status(Code::kInvalidArgument, "field 'type': the first line must be the header");
     return parseHeader();
   }
   file_.endsWithFooter = false;
-  if (file_.comms.size() + file_.ops.size() >= options_.maxRecords) {
+  if (records() >= options_.maxRecords) {
     return Status(Code::kInvalidArgument, fmt::format("more than {} records", options_.maxRecords));
+  }
+  if (type == "op" && options_.skipOps) {
+    ++file_.opsNotKept;
+    return Status::Ok();
   }
   if (type == "op") return parseOp();
   if (type == "comm") return parseComm();
@@ -129,8 +146,8 @@ Status TraceParser::parseLine(std::string_view line) {
 }
 
 Status TraceParser::parseHeader() {
-  std::string format;
-  NS_RETURN_IF_ERROR(getString(object_, "format", &format));
+  std::string_view format;
+  NS_RETURN_IF_ERROR(getStringView(object_, "format", &format));
   if (format != "ncclshim-trace") return badName("format", format);
   TraceHeader& h = file_.header;
   h.globalRank = kNoRank;
@@ -155,9 +172,9 @@ Status TraceParser::parseComm() {
   CommEntry entry;
   entry.line = file_.lines;
   CommRecord& r = entry.record = makeCommRecord(CommEvent::kInit);
-  std::string name;
+  std::string_view name;
   NS_RETURN_IF_ERROR(getUint64(object_, "n", &entry.n));
-  NS_RETURN_IF_ERROR(getName(object_, "event", &name));
+  NS_RETURN_IF_ERROR(getStringView(object_, "event", &name));
   if (!parseCommEventName(name, &r.event)) return badName("event", name);
   NS_RETURN_IF_ERROR(getHex64(object_, "comm", &r.commId));
   NS_RETURN_IF_ERROR(getHex64(object_, "parent", &r.parentId));
@@ -171,7 +188,7 @@ Status TraceParser::parseComm() {
   NS_RETURN_IF_ERROR(getInto(object_, "pid", 0, kI32Max, &r.pid));
   NS_RETURN_IF_ERROR(getInto(object_, "device", -1, kI32Max, &r.cudaDevice));
   NS_RETURN_IF_ERROR(getInto(object_, "t_ns", INT64_MIN, INT64_MAX, &r.timestampNs));
-  file_.comms.push_back(entry);
+  comms_.push_back(entry);
   return Status::Ok();
 }
 
@@ -179,22 +196,22 @@ Status TraceParser::parseOp() {
   OpEntry entry;
   entry.line = file_.lines;
   OpRecord& r = entry.record = makeOpRecord(OpCode::kAllReduce);
-  std::string name;
+  std::string_view name;
   NS_RETURN_IF_ERROR(getUint64(object_, "n", &entry.n));
   NS_RETURN_IF_ERROR(getHex64(object_, "comm", &r.commId));
   NS_RETURN_IF_ERROR(getInto(object_, "rank", -1, kI32Max, &r.rank));
   NS_RETURN_IF_ERROR(getUint64(object_, "seq", &r.seq));
-  NS_RETURN_IF_ERROR(getName(object_, "op", &name));
+  NS_RETURN_IF_ERROR(getStringView(object_, "op", &name));
   if (!parseOpName(name, &r.op)) return badName("op", name);
   NS_RETURN_IF_ERROR(getUint64(object_, "count", &r.count));
-  NS_RETURN_IF_ERROR(getName(object_, "dtype", &name));
+  NS_RETURN_IF_ERROR(getStringView(object_, "dtype", &name));
   if (!parseDatatypeName(name, &r.datatype)) return badName("dtype", name);
   NS_RETURN_IF_ERROR(getInto(object_, "flags", 0, UINT32_MAX, &r.flags));
-  NS_RETURN_IF_ERROR(getName(object_, "redop", &name));
+  NS_RETURN_IF_ERROR(getStringView(object_, "redop", &name));
   if (object_.find("redop_id")) {
     NS_RETURN_IF_ERROR(getInto(object_, "redop_id", kI32Min, kI32Max, &r.redop));
   } else if (!parseRedopName(name, &r.redop)) {
-    return badName("redop", name + (name == "premulsum" || name == "user" ? "' without 'redop_id" : ""));
+    return badName("redop", std::string(name) + (name == "premulsum" || name == "user" ? "' without 'redop_id" : ""));
   }
   NS_RETURN_IF_ERROR(getInto(object_, "root", -1, kI32Max, &r.root));
   NS_RETURN_IF_ERROR(getInto(object_, "peer", -1, kI32Max, &r.peer));
@@ -207,8 +224,12 @@ Status TraceParser::parseOp() {
   NS_RETURN_IF_ERROR(getInto(object_, "gpu_start_ns", INT64_MIN, INT64_MAX, &r.gpuStartNs, true));
   NS_RETURN_IF_ERROR(getInto(object_, "gpu_end_ns", INT64_MIN, INT64_MAX, &r.gpuEndNs, true));
   NS_RETURN_IF_ERROR(getInto(object_, "result", kI32Min, kI32Max, &r.result, true));
-  file_.ops.push_back(entry);
-  return Status::Ok();
+  if (!options_.onOps) {
+    ops_.push_back(entry);
+    return Status::Ok();
+  }
+  batch_.push_back(entry);
+  return batch_.size() >= options_.opBatch ? flushBatch() : Status::Ok();
 }
 
 Status TraceParser::parseFooter() {
@@ -257,41 +278,45 @@ Result<TraceFile> readTraceFile(const std::string& path, const ReadOptions& opti
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return NS_ERROR(Code::kSystemError, "{}: cannot open: {}", path, std::strerror(errno));
   TraceParser parser(path, options);
-  std::string pending;  // a line not yet ended; bounded by kMaxLineBytes
-  std::vector<char> chunk(1 << 20);
+  // Lines are parsed where they lie in the buffer; only the unfinished last line of a read moves
+  // (to the front) before the next read appends to it.
+  constexpr size_t kReadBytes = size_t(1) << 20;
+  std::vector<char> buffer(kReadBytes + kMaxLineBytes + 1);
+  size_t held = 0;  // bytes of an unfinished line at the front of buffer
   int64_t lineNo = 0;
   Status status;
   while (status.ok()) {
-    ssize_t n = ::read(fd, chunk.data(), chunk.size());
+    ssize_t n = ::read(fd, buffer.data() + held, kReadBytes);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       status = NS_ERROR(Code::kSystemError, "{}: read failed: {}", path, std::strerror(errno));
       break;
     }
     if (n == 0) break;
-    std::string_view data(chunk.data(), static_cast<size_t>(n));
-    while (status.ok() && !data.empty()) {
-      size_t end = data.find('\n');
-      size_t take = end == std::string_view::npos ? data.size() : end;
-      if (pending.size() + take > kMaxLineBytes) {
-        status = Status(Code::kInvalidArgument,
-                        fmt::format("{}:{}: line longer than {} bytes", path, lineNo + 1, kMaxLineBytes));
-        break;
-      }
-      if (end == std::string_view::npos) {
-        pending.append(data);
-        break;
-      }
-      pending.append(data.substr(0, end));
+    const char* begin = buffer.data();
+    const char* end = begin + held + static_cast<size_t>(n);
+    const char* line = begin;
+    const char* scan = begin + held;  // the held bytes hold no '\n'
+    while (const char* newline = static_cast<const char*>(std::memchr(scan, '\n', static_cast<size_t>(end - scan)))) {
+      if (static_cast<size_t>(newline - line) > kMaxLineBytes) break;  // reported below
       ++lineNo;
-      status = parser.addLine(pending);
-      pending.clear();
-      data.remove_prefix(end + 1);
+      status = parser.addLine(std::string_view(line, static_cast<size_t>(newline - line)));
+      if (!status.ok()) break;
+      line = scan = newline + 1;
     }
+    if (!status.ok()) break;
+    held = static_cast<size_t>(end - line);
+    const char* newline = static_cast<const char*>(std::memchr(line, '\n', held));
+    if (held > kMaxLineBytes || (newline != nullptr && static_cast<size_t>(newline - line) > kMaxLineBytes)) {
+      status = Status(Code::kInvalidArgument,
+                      fmt::format("{}:{}: line longer than {} bytes", path, lineNo + 1, kMaxLineBytes));
+      break;
+    }
+    std::memmove(buffer.data(), line, held);
   }
   ::close(fd);
   if (!status.ok()) return status;
-  parser.addCut(pending);
+  parser.addCut(std::string_view(buffer.data(), held));
   return parser.finish();
 }
 

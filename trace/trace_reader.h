@@ -1,16 +1,20 @@
 // Reading ncclshim trace files (FORMAT.md) back into the record structs: one file, a text buffer
 // (for fuzzing), or a directory of per-rank files. Malformed input gives an error naming the file,
 // the line and the field; a file cut by a killed process keeps every complete line and reports the
-// cut. Sizes are bounded (line length, field count, records) and no exception escapes.
+// cut. Sizes are bounded (line length, field count, records) and no exception escapes. A UTF-8 byte
+// order mark at the start of a file and CRLF line ends are accepted. Records are kept in vectors of
+// exactly their size (RecordBlocks while reading), or streamed in batches (ReadOptions::onOps).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/status.h"
 #include "trace/json_line.h"
+#include "trace/record_blocks.h"
 #include "trace/trace_record.h"
 
 namespace nshim::trace {
@@ -41,6 +45,7 @@ struct TraceFile {
   bool truncated = false;         // the file ends inside a line (the process was killed)
   int64_t cutLine = 0;            // number of that partial line
   uint64_t cutBytes = 0;          // bytes of it that were present
+  uint64_t opsNotKept = 0;        // op records streamed to ReadOptions::onOps or skipped (skipOps)
 
   // Footer's, else header's, else the first comm record's global rank; kNoRank if none.
   int32_t globalRank() const;
@@ -55,6 +60,14 @@ struct TraceSet {
 struct ReadOptions {
   uint64_t maxRecords = uint64_t(1) << 28;   // per file
   uint64_t maxFiles = 1 << 16;               // per directory
+  // Structure only: header, comm, footer and drops lines are read; op lines are counted
+  // (opsNotKept) and, when they start as the writer writes them ({"type":"op",), not parsed.
+  bool skipOps = false;
+  // Streaming: op records go to onOps in batches of up to opBatch (file order) instead of into
+  // TraceFile::ops; `file` is the file read so far (its path and header; comms and ops stay empty
+  // until the end). An error from onOps ends the read with that error.
+  std::function<Status(const TraceFile& file, std::vector<OpEntry>& batch)> onOps;
+  size_t opBatch = 1 << 16;
 };
 
 // Incremental parser behind the readers: feed complete lines (without '\n') in order, then the
@@ -65,6 +78,8 @@ class TraceParser {
   Status addLine(std::string_view line);
   void addCut(std::string_view partial);
   Result<TraceFile> finish();
+  // Records accepted so far (comm + op, kept or not).
+  uint64_t records() const { return comms_.size() + ops_.size() + file_.opsNotKept + batch_.size(); }
 
  private:
   Status parseLine(std::string_view line);
@@ -73,11 +88,15 @@ class TraceParser {
   Status parseOp();
   Status parseFooter();
   Status parseDrops();
+  Status flushBatch();
 
   ReadOptions options_;
   TraceFile file_;
   bool sawHeader_ = false;
   FlatJsonObject object_;
+  RecordBlocks<CommEntry> comms_;
+  RecordBlocks<OpEntry> ops_;
+  std::vector<OpEntry> batch_;  // streaming (options_.onOps): ops not handed over yet
 };
 
 Result<TraceFile> parseTrace(std::string_view text, const std::string& name, const ReadOptions& options = {});
