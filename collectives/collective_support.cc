@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "collectives/collectives.h"
 #include "collectives/reduce.h"
 
 namespace nshim {
@@ -32,6 +33,14 @@ Status validateCollective(const Communicator& comm, const char* opName, const vo
 }
 
 int ringWindow(const Communicator& comm) { return std::max(1, comm.options().maxInflight); }
+
+size_t reductionScratchBound(const CollectiveOptions& options) {
+  constexpr size_t kLargestElement = 8;  // slices and chunks are whole elements: at least one
+  const size_t window = static_cast<size_t>(std::max(1, options.maxInflight));
+  const size_t ringStages = window * 2 * std::max(options.sliceBytes, kLargestElement);
+  const size_t chainStages = window * std::max(options.chunkBytes, kLargestElement);
+  return std::max({ringStages, chainStages, options.smallAllReduceBytes});
+}
 
 const void* preScaledInput(const void* send, size_t count, DataType type, const ReduceOp& op,
                            std::vector<char>* storage) {

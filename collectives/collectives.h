@@ -30,6 +30,11 @@ Status gather(Communicator& comm, const void* send, void* recv, size_t count, Da
 // root sends nranks * count elements (send only on root).
 Status scatter(Communicator& comm, const void* send, void* recv, size_t count, DataType type, int root);
 
+// The most scratch (Communicator::scratch) any reduction on a communicator with these options asks
+// for: the ring stages (window x 2 slices), the reduce chain's chunks, the recursive-doubling copy.
+// Reserving it before timing keeps its allocation and registration out of the first reduction.
+size_t reductionScratchBound(const CollectiveOptions& options);
+
 // Point-to-point, issued together: all operations in the batch are posted before any is waited for,
 // so any set of matching sends and receives completes without deadlock. Between a pair of ranks,
 // sends and receives are matched in issue order.

@@ -51,7 +51,12 @@ uint64_t cgroupHeadroomBytes() {
 
 }  // namespace
 
-RankMemoryPlan planRankMemory(const Workload& workload, int globalRank, bool verify, uint64_t capBytes) {
+bool reduces(const WorkOp& op) {
+  return op.kind == OpKind::kAllReduce || op.kind == OpKind::kReduceScatter || op.kind == OpKind::kReduce;
+}
+
+RankMemoryPlan planRankMemory(const Workload& workload, int globalRank, bool verify, uint64_t capBytes,
+                              uint64_t scratchBytes) {
   RankMemoryPlan plan;
   const std::vector<WorkOp>& ops = workload.ranks.at(globalRank).ops;
   for (const std::vector<uint32_t>& batch : issueBatches(ops)) {
@@ -61,6 +66,7 @@ RankMemoryPlan planRankMemory(const Workload& workload, int globalRank, bool ver
     std::vector<const WorkOp*> list;
     for (uint32_t k : batch) {
       list.push_back(&ops[k]);
+      if (reduces(ops[k])) plan.reducing.insert(id);
       BufferNeed one = collectiveBufferNeed(ops[k], nranks);
       if (one.sendBytes + one.recvBytes > plan.largestBytes) {
         plan.largestBytes = one.sendBytes + one.recvBytes;
@@ -73,6 +79,7 @@ RankMemoryPlan planRankMemory(const Workload& workload, int globalRank, bool ver
     max.recvBytes = std::max(max.recvBytes, need.recvBytes);
   }
   for (const auto& [id, need] : plan.arenas) plan.totalBytes += need.sendBytes + need.recvBytes;
+  plan.totalBytes += plan.reducing.size() * scratchBytes;
   return plan;
 }
 
@@ -94,33 +101,71 @@ std::string memoryText(uint64_t bytes) {
   return unit == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", value, units[unit]);
 }
 
-std::string checkReplayMemory(const MemoryCheckInput& input) {
-  const Workload& w = *input.workload;
+namespace {
+
+std::map<std::string, std::vector<int>> ranksByHost(const MemoryCheckInput& input) {
   std::map<std::string, std::vector<int>> ranksOf;
-  for (int g = 0; g < w.worldSize; ++g) ranksOf[input.hosts.at(g)].push_back(g);
-  for (const auto& [host, ranks] : ranksOf) {
-    uint64_t need = 0, available = UINT64_MAX;
+  for (int g = 0; g < input.workload->worldSize; ++g) ranksOf[input.hosts.at(g)].push_back(g);
+  return ranksOf;
+}
+
+// The least memory any of `ranks` says is available (they share a host); UINT64_MAX when unknown.
+uint64_t hostAvailable(const MemoryCheckInput& input, const std::vector<int>& ranks) {
+  uint64_t available = UINT64_MAX;
+  for (int g : ranks) {
+    if (input.available.at(g) != 0) available = std::min(available, input.available[g]);
+  }
+  return available;
+}
+
+uint64_t hostNeed(const MemoryCheckInput& input, const std::vector<int>& ranks, uint64_t cap) {
+  uint64_t need = 0;
+  for (int g : ranks) need += planRankMemory(*input.workload, g, input.verify, cap, input.scratchBytes).totalBytes;
+  return need;
+}
+
+}  // namespace
+
+uint64_t fittingCapBytes(const MemoryCheckInput& input, double fraction) {
+  if (input.verify) return 0;
+  const auto ranksOf = ranksByHost(input);
+  for (uint64_t cap = uint64_t{256} << 20; cap >= (uint64_t{4} << 20); cap = cap % 3 == 0 ? cap / 3 * 2 : cap / 4 * 3) {
+    if (cap > input.capBytes) continue;
+    bool fits = true;
+    for (const auto& [host, ranks] : ranksOf) {
+      const uint64_t available = hostAvailable(input, ranks);
+      if (available != UINT64_MAX && static_cast<double>(hostNeed(input, ranks, cap)) > fraction * available) {
+        fits = false;
+        break;
+      }
+    }
+    if (fits) return cap;
+  }
+  return 0;
+}
+
+std::string checkReplayMemory(const MemoryCheckInput& input) {
+  for (const auto& [host, ranks] : ranksByHost(input)) {
+    const uint64_t available = hostAvailable(input, ranks);
+    const uint64_t need = hostNeed(input, ranks, input.capBytes);
+    if (available == UINT64_MAX || need <= available) continue;
     RankMemoryPlan worst;
     int worstRank = ranks.front();
     for (int g : ranks) {
-      RankMemoryPlan plan = planRankMemory(w, g, input.verify, input.capBytes);
-      need += plan.totalBytes;
-      if (input.available.at(g) != 0) available = std::min(available, input.available[g]);
+      RankMemoryPlan plan = planRankMemory(*input.workload, g, input.verify, input.capBytes, input.scratchBytes);
       if (plan.largestBytes > worst.largestBytes) worst = plan, worstRank = g;
     }
-    if (available == UINT64_MAX || need <= available) continue;
-    const double fit = static_cast<double>(available) / static_cast<double>(need);
     std::string remedy;
     if (input.verify) {
       // Buffers grow with the message sizes: two significant digits, rounded down.
-      double scale = input.scale * fit;
+      double scale = input.scale * static_cast<double>(available) / static_cast<double>(need);
       double step = std::pow(10.0, std::floor(std::log10(scale)) - 1);
       remedy = fmt::format("--scale {:g} would fit (or leave out --verify: replays then keep each buffer within "
                            "--max-buffer)", std::floor(scale / step) * step);
     } else {
-      uint64_t cap = static_cast<uint64_t>(static_cast<double>(input.capBytes) * fit) & ~uint64_t{(1 << 20) - 1};
-      remedy = cap >= (1 << 20) ? fmt::format("--max-buffer {}M would fit", cap >> 20)
-                                : std::string("even 1 MiB buffers would not fit: run fewer ranks on this host");
+      const uint64_t cap = fittingCapBytes(input, kComfortableShare);
+      remedy = cap != 0 ? fmt::format("--max-buffer {}M would fit", cap >> 20)
+                        : std::string("even 4 MiB buffers would not fit: run fewer ranks on this host");
     }
     std::string largest = worst.largest == nullptr
                               ? std::string()

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,12 +18,18 @@ namespace nshim::phynet {
 
 struct RankMemoryPlan {
   std::map<uint64_t, BufferNeed> arenas;  // by communicator id
-  uint64_t totalBytes = 0;                // all arenas, both sides
+  std::set<uint64_t> reducing;            // communicators with a reduction (they hold engine scratch)
+  uint64_t totalBytes = 0;                // all arenas, both sides, and the reducing ones' scratch
   const WorkOp* largest = nullptr;        // the op with the most buffer bytes (uncapped)
   uint64_t largestBytes = 0;              // its send + receive buffer bytes
 };
 
-RankMemoryPlan planRankMemory(const Workload& workload, int globalRank, bool verify, uint64_t capBytes);
+// `scratchBytes`: what each reducing communicator's engine scratch takes (reductionScratchBound).
+RankMemoryPlan planRankMemory(const Workload& workload, int globalRank, bool verify, uint64_t capBytes,
+                              uint64_t scratchBytes);
+
+// Allreduce, reducescatter and reduce use the engine's scratch.
+bool reduces(const WorkOp& op);
 
 // Bytes this process may still allocate: MemAvailable, lowered to the cgroup's limit minus its
 // usage when there is one (v2 or v1). 0 when neither can be read.
@@ -34,11 +41,19 @@ struct MemoryCheckInput {
   std::vector<std::string> hosts;   // per global rank: host label (ranks of one host share its memory)
   bool verify = false;
   uint64_t capBytes = 0;            // --max-buffer
+  uint64_t scratchBytes = 0;        // per reducing communicator (planRankMemory)
   double scale = 1;                 // --scale given
 };
 
 // "" when every host has the memory its ranks need, else one line saying which host falls short.
 std::string checkReplayMemory(const MemoryCheckInput& input);
+
+// The share of a host's available memory that the default --max-buffer is lowered to fit in.
+constexpr double kComfortableShare = 0.75;
+
+// The largest of 256M, 192M, 128M, 96M, ... 4M (not above input.capBytes) with which every host's
+// ranks need at most `fraction` of its available memory; 0 when none does (input.verify: 0).
+uint64_t fittingCapBytes(const MemoryCheckInput& input, double fraction);
 
 // "1.5 GiB", "512 MiB", "100 B".
 std::string memoryText(uint64_t bytes);

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "collectives/collectives.h"
 #include "common/env.h"
 #include "common/host_identity.h"
 #include "common/log.h"
@@ -32,7 +33,7 @@ namespace nshim::phynet {
 namespace {
 
 constexpr size_t kVerdictBytes = 8192;
-constexpr int kCounterFields = 9;
+constexpr int kCounterFields = 12;
 constexpr int kPeerFields = 4;  // PeerTraffic, per global rank, after the counters
 constexpr useconds_t kLingerBeforeExitUs = 500'000;
 
@@ -66,7 +67,9 @@ std::vector<int64_t> packResult(const RankReplayResult& result) {
   std::vector<int64_t> out{static_cast<int64_t>(c.ops),      static_cast<int64_t>(c.opBytes),
                            static_cast<int64_t>(c.wireSent), static_cast<int64_t>(c.wireReceived),
                            static_cast<int64_t>(c.modelSent), c.runStartNs, c.runEndNs,
-                           static_cast<int64_t>(c.bytesVerified), static_cast<int64_t>(c.wireZeroCopy)};
+                           static_cast<int64_t>(c.bytesVerified), static_cast<int64_t>(c.wireZeroCopy),
+                           c.readyNs, static_cast<int64_t>(c.plannedBufferBytes),
+                           static_cast<int64_t>(c.peakRssBytes)};
   for (const PeerTraffic& p : c.peers) {
     for (uint64_t field : {p.sent, p.wire, p.messages, p.model}) out.push_back(static_cast<int64_t>(field));
   }
@@ -87,6 +90,9 @@ void unpackResult(const std::vector<int64_t>& in, int worldSize, RankCounters* c
   c->runEndNs = in[6];
   c->bytesVerified = static_cast<uint64_t>(in[7]);
   c->wireZeroCopy = static_cast<uint64_t>(in[8]);
+  c->readyNs = in[9];
+  c->plannedBufferBytes = static_cast<uint64_t>(in[10]);
+  c->peakRssBytes = static_cast<uint64_t>(in[11]);
   size_t i = kCounterFields;
   c->peers.resize(static_cast<size_t>(worldSize));
   for (PeerTraffic& p : c->peers) {
@@ -146,8 +152,9 @@ bool placeRanks(const ReplayOptions& options, MpiSession& mpi, TransportChoice* 
 }
 
 // Every host must hold its ranks' buffers (memory_plan.h): rank 0 decides on everyone's available
-// memory and says which host falls short before any traffic; every rank then ends.
-bool memoryFits(const ReplayOptions& options, const Workload& workload, const std::vector<RankEndpoint>& endpoints,
+// memory and says which host falls short before any traffic; every rank then ends. Without
+// --max-buffer, the default is first lowered (and said) until every host's ranks fit comfortably.
+bool memoryFits(ReplayOptions& options, const Workload& workload, const std::vector<RankEndpoint>& endpoints,
                 MpiSession& mpi) {
   MemoryCheckInput check;
   check.workload = &workload;
@@ -155,7 +162,20 @@ bool memoryFits(const ReplayOptions& options, const Workload& workload, const st
   check.hosts = hostLabels(endpoints);
   check.verify = options.verify;
   check.capBytes = options.maxBufferBytes;
+  check.scratchBytes = reductionScratchBound(CollectiveOptions::fromEnvironment());
   check.scale = options.scale;
+  uint64_t cap = options.maxBufferBytes;
+  if (!options.verify && !options.maxBufferGiven && mpi.rank() == 0) {
+    const uint64_t fitting = fittingCapBytes(check, kComfortableShare);
+    if (fitting != 0 && fitting < cap) {
+      say(0, fmt::format("--max-buffer {}M instead of the default {}M, so that every host's ranks fit in {:.0f}% of its "
+                         "available memory (the same bytes on the wire, in more pieces)", fitting >> 20, cap >> 20,
+                         kComfortableShare * 100));
+      cap = fitting;
+    }
+  }
+  mpi.broadcast(&cap, sizeof(cap), 0, "memory: buffer cap");
+  options.maxBufferBytes = check.capBytes = cap;
   char verdict[kVerdictBytes] = {};
   if (mpi.rank() == 0) std::snprintf(verdict, sizeof(verdict), "%s", checkReplayMemory(check).c_str());
   mpi.broadcast(verdict, sizeof(verdict), 0, "memory verdict");
@@ -176,7 +196,7 @@ int run(int argc, char** argv) {
     if (self == 0) std::fprintf(stderr, "phynet: %s (see --help)\n", parsed.status().message().c_str());
     return 2;
   }
-  const ReplayOptions& options = parsed.value();
+  ReplayOptions& options = parsed.value();  // memoryFits may lower the default --max-buffer
   if (options.help) {
     if (self == 0) std::fputs(replayUsage().c_str(), stdout);
     return 0;
@@ -246,6 +266,7 @@ int run(int argc, char** argv) {
   config.showProgress = self == 0;
   config.verify = options.verify;
   config.maxBufferBytes = options.maxBufferBytes;
+  config.startTogether = [&mpi] { mpi.barrier("the start of timing (every rank's buffers ready)"); };
   Result<RankReplayResult> replayed = replayRank(workload, self, boot.comms, config);
   if (!replayed.ok()) {
     say(self, fmt::format("replay failed: {}", replayed.status().message()));

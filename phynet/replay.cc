@@ -1,12 +1,15 @@
 // One rank's replay: batches, executors, the paced dispatcher thread and the watching loop.
 #include "phynet/replay.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <thread>
 
+#include "collectives/collectives.h"
 #include "phynet/comm_executor.h"
 #include "phynet/memory_plan.h"
 #include "phynet/traffic_model.h"
@@ -16,6 +19,12 @@ namespace nshim::phynet {
 namespace {
 
 constexpr int64_t kProgressEveryNs = 2'000'000'000;
+
+uint64_t peakResidentBytes() {
+  struct rusage usage {};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+}
 
 void sleepUntil(int64_t atNs, const FailureSlot& failure) {
   while (!failure.failed()) {
@@ -125,7 +134,8 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
   const std::vector<WorkOp>& ops = workload.ranks.at(globalRank).ops;
   const std::vector<std::vector<uint32_t>> batches = issueBatches(ops);
   const uint64_t cap = config.verify ? kNoCap : config.maxBufferBytes;
-  const RankMemoryPlan plan = planRankMemory(workload, globalRank, config.verify, cap);
+  const uint64_t scratch = comms.empty() ? 0 : reductionScratchBound(comms.begin()->second->options());
+  const RankMemoryPlan plan = planRankMemory(workload, globalRank, config.verify, cap, scratch);
   for (const auto& [id, need] : plan.arenas) {
     if (!comms.count(id)) return NS_ERROR(Code::kInternal, "rank {}: no communicator {:#x}", globalRank, id);
   }
@@ -142,6 +152,11 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
     executors[id] = std::make_unique<CommExecutor>(*workload.findComm(id), *comms[id], shared, need);
   }
 
+  // The engine's scratch too, so that no reduction allocates (and registers) memory while timed.
+  for (uint64_t id : plan.reducing) comms.at(id)->scratch(scratch);
+  result.counters.plannedBufferBytes = plan.totalBytes;
+  result.counters.readyNs = nowNs();
+  if (config.startTogether) config.startTogether();
   result.counters.runStartNs = nowNs();
   std::thread dispatcher([&] { dispatch(ops, batches, executors, config, shared, submitted); });
   int64_t nextProgress = result.counters.runStartNs + kProgressEveryNs;
@@ -179,6 +194,7 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
   for (const OpTiming& t : result.timings) result.counters.runEndNs = std::max(result.counters.runEndNs, t.endNs);
   addCounters(ops, workload, globalRank, config.iterations, cap, comms, &result.counters);
   for (auto& [id, executor] : executors) result.counters.bytesVerified += executor->bytesChecked();
+  result.counters.peakRssBytes = peakResidentBytes();
   return result;
 }
 

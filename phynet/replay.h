@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -24,6 +25,9 @@ struct ReplayConfig {
   bool showProgress = false;     // progress lines on stderr (rank 0)
   bool verify = false;           // --verify (phynet/data_check.h)
   uint64_t maxBufferBytes = kNoCap;  // --max-buffer: each arena side's cap without --verify (op_pieces.h)
+  // Called once this rank's buffers are allocated and its executors run, just before timing starts
+  // (phynet: a barrier across ranks, so that no rank's first operation waits for another's set-up).
+  std::function<void()> startTogether;
 };
 
 // Counters of one rank after the replay (all iterations).
@@ -43,8 +47,11 @@ struct RankCounters {
   uint64_t wireZeroCopy = 0;  // of wireReceived, written straight into the registered arena (ibverbs)
   uint64_t modelSent = 0;     // what traffic_model predicts for wireSent
   uint64_t bytesVerified = 0; // --verify: result bytes checked against their expected values
+  int64_t readyNs = 0;        // this rank's clock: buffers allocated, executors running (before startTogether)
   int64_t runStartNs = 0;     // this rank's clock
   int64_t runEndNs = 0;
+  uint64_t plannedBufferBytes = 0;  // the buffers planned for this rank (memory_plan.h)
+  uint64_t peakRssBytes = 0;        // this process's peak resident memory at the end (getrusage)
   std::vector<PeerTraffic> peers;  // by global rank (world size entries)
 };
 

@@ -146,6 +146,7 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
                       fmt::format("--max-buffer: '{}' (a size of at least 4K, like 64M or 1G)", value));
       }
       o.maxBufferBytes = static_cast<uint64_t>(bytes);
+      o.maxBufferGiven = true;
     } else if (name == "--timeout") {
       NS_RETURN_IF_ERROR(parseNumber(name, value, 0.1, 1e6, &o.timeoutSeconds));
     } else if (name == "--report") {
@@ -215,10 +216,11 @@ replay
   --ops LIST                only these ops: allreduce,allgather,reducescatter,broadcast,reduce,
                             alltoall,gather,scatter,sendrecv
   --groups LIST             only communicators with these labels: world,tp,dp,pp,ep,dp_ep,comm<N>
-  --max-buffer SIZE         cap on each of a communicator's two buffers per rank (default 256M): a
-                            larger op runs as pieces within it, the same bytes on the wire; not with
-                            --verify, which needs whole buffers (phynet then checks the hosts' memory
-                            before any traffic and names the --scale that fits)
+  --max-buffer SIZE         cap on each of a communicator's two buffers per rank (default 256M,
+                            lowered, and said, where a host's ranks would need over 3/4 of its
+                            available memory): a larger op runs as pieces within it, the same bytes
+                            on the wire; not with --verify, which needs whole buffers (phynet then
+                            checks the hosts' memory before any traffic and names the --scale that fits)
   --timeout S               deadline of every wait; a dead peer ends the run naming it (default 120)
   --verify                  move a known pattern and check every received byte (same sizes; elements
                             as uint8, reductions as wrapping sums); a wrong byte ends the run naming it

@@ -27,6 +27,7 @@ struct ReplayOptions {
   std::vector<std::string> ops;        // op filter ("allreduce", "sendrecv", ...); empty = all
   std::vector<std::string> groups;     // communicator label filter ("tp", "dp", ...); empty = all
   uint64_t maxBufferBytes = uint64_t{256} << 20;  // --max-buffer: per arena side without --verify
+  bool maxBufferGiven = false;         // the default may be lowered to fit the hosts' memory
   double timeoutSeconds = 120;         // every wait of the replay (transport, MPI phases)
   std::string csvPath;                 // --report
   std::string jsonPath;                // --json

@@ -1,11 +1,13 @@
 // Report writers. Unknown values print as "-" in the text table and as empty CSV fields / JSON null.
 #include "phynet/report_output.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
 
 #include "phynet/host_traffic_output.h"
+#include "phynet/memory_plan.h"
 #include "trace/trace_validate.h"
 
 namespace nshim::phynet {
@@ -64,6 +66,29 @@ std::string bucketName(uint64_t bytes) {
   return fmt::format("{}{}", bytes, units[unit]);
 }
 
+// When timing started (after every rank was ready) and the memory the ranks used, in two lines that
+// stay two lines at any world size (the JSON has every rank's figures).
+static void printStartAndMemory(FILE* out, const ReplayReport& r) {
+  if (r.ranks.empty()) return;
+  int64_t firstReady = r.ranks[0].readyNs, lastReady = firstReady;
+  size_t peakRank = 0, plannedRank = 0;
+  uint64_t lowestPeak = r.ranks[0].peakRssBytes;
+  for (size_t g = 0; g < r.ranks.size(); ++g) {
+    const RankCounters& c = r.ranks[g];
+    firstReady = std::min(firstReady, c.readyNs);
+    lastReady = std::max(lastReady, c.readyNs);
+    if (c.peakRssBytes > r.ranks[peakRank].peakRssBytes) peakRank = g;
+    if (c.plannedBufferBytes > r.ranks[plannedRank].plannedBufferBytes) plannedRank = g;
+    lowestPeak = std::min(lowestPeak, c.peakRssBytes);
+  }
+  fmt::print(out, "# timing starts       : together on all ranks, after every rank's connections were made and its "
+             "buffers allocated (ranks became ready over {:.1f} ms); set-up is not in any operation's time\n",
+             (lastReady - firstReady) * 1e-6);
+  fmt::print(out, "# memory per rank     : peak RSS {} (rank {}), lowest {}; replay buffers planned {} at most "
+             "(rank {})\n", memoryText(r.ranks[peakRank].peakRssBytes), peakRank, memoryText(lowestPeak),
+             memoryText(r.ranks[plannedRank].plannedBufferBytes), plannedRank);
+}
+
 void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxRows) {
   fmt::print(out, "# phynet replay: {}\n", r.description);
   fmt::print(out, "# world {} ranks, transport {}, pace {}, iterations {} (+{} warmup), scale {:g}, rate {}\n",
@@ -98,6 +123,7 @@ void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxR
              r.rows.empty() ? 0.0 : busbwSum / static_cast<double>(r.rows.size()), r.rows.size());
   fmt::print(out, "# end-to-end time     : {:.6f} s ({} measured iteration{})\n", r.endToEndSeconds, r.iterations,
              r.iterations == 1 ? "" : "s");
+  printStartAndMemory(out, r);
   fmt::print(out, "# per-rank counts (all iterations; wire = transport payload bytes, model = the algorithms' "
              "formula)\n");
   uint64_t verified = 0;
@@ -141,8 +167,9 @@ Status writeJsonReport(const std::string& path, const ReplayReport& r, const Tex
   for (size_t g = 0; g < r.ranks.size(); ++g) {
     const RankCounters& c = r.ranks[g];
     fmt::print(f, "{}{{\"rank\":{},\"ops\":{},\"op_bytes\":{},\"wire_sent\":{},\"wire_received\":{},\"model_sent\":{},"
-               "\"wire_zero_copy\":{}{}{}}}", g ? "," : "", g, c.ops, c.opBytes, c.wireSent, c.wireReceived,
-               c.modelSent, c.wireZeroCopy,
+               "\"wire_zero_copy\":{},\"ready_ns\":{},\"run_start_ns\":{},\"planned_buffer_bytes\":{},"
+               "\"peak_rss_bytes\":{}{}{}}}", g ? "," : "", g, c.ops, c.opBytes, c.wireSent, c.wireReceived,
+               c.modelSent, c.wireZeroCopy, c.readyNs, c.runStartNs, c.plannedBufferBytes, c.peakRssBytes,
                h.verified ? fmt::format(",\"verified_bytes\":{}", c.bytesVerified) : std::string(),
                rankEndpointJson(r, static_cast<int>(g)));
   }
