@@ -1,5 +1,8 @@
 // GpuFreeBackend: library-level calls (version, error strings, host memory), groups and PreMulSum
 // operators.
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -30,9 +33,17 @@ const char* GpuFreeBackend::getLastError(ncclComm_t comm) {
   return commMessage.c_str();
 }
 
-// GPU-free, "device" memory is host memory: page-aligned like cuMem allocations.
+// GPU-free, "device" memory is host memory: page-aligned like cuMem allocations. A size beyond the
+// host's physical memory is an NCCL error before the allocator sees it (an allocator may abort on
+// an impossible size, as sanitizers' do, instead of returning NULL).
 ncclResult_t GpuFreeBackend::memAlloc(void** ptr, size_t size) {
   if (ptr == nullptr) return reportError(checkNotNull("ncclMemAlloc", "ptr", ptr));
+  const long pages = sysconf(_SC_PHYS_PAGES), pageBytes = sysconf(_SC_PAGESIZE);
+  const uint64_t physical = pages > 0 && pageBytes > 0 ? uint64_t(pages) * uint64_t(pageBytes) : 0;
+  if (physical != 0 && size > physical) {
+    return reportError(NS_ERROR(Code::kSystemError, "ncclMemAlloc: {} bytes is more than this host's {} bytes of memory",
+                                size, physical));
+  }
   void* memory = nullptr;
   if (posix_memalign(&memory, 4096, size > 0 ? size : 1) != 0) {
     return reportError(NS_ERROR(Code::kSystemError, "ncclMemAlloc: cannot allocate {} bytes of host memory", size));

@@ -95,6 +95,12 @@ void runArgumentChecks(const Context& ctx, ncclComm_t comm) {
                    std::initializer_list<const char*> needles) {
     runCheck(ctx, "errors/" + name, [&] { return expectError(result, want, name, needles); });
   };
+  void* impossible = nullptr;
+  check("mem-alloc-impossible-size", ncclMemAlloc(&impossible, size_t{1} << 62), ncclSystemError,
+        {"ncclMemAlloc", "4611686018427387904 bytes"});
+  runCheck(ctx, "errors/mem-alloc-impossible-size-leaves-pointer", [&]() -> std::string {
+    return impossible == nullptr ? "" : "ncclMemAlloc failed but set the pointer";
+  });
   check("null-comm", ncclAllReduce(buf, out, 4, ncclFloat32, ncclSum, nullptr, nullptr), ncclInvalidArgument,
         {"ncclAllReduce", "comm"});
   check("bad-datatype", ncclAllReduce(buf, out, 4, static_cast<ncclDataType_t>(99), ncclSum, comm, nullptr),
