@@ -52,7 +52,9 @@ class DataCheck {
   std::vector<uint64_t> sentTo_;
   std::vector<uint64_t> receivedFrom_;
   uint64_t bytesChecked_ = 0;
-  std::vector<uint8_t> expected_;  // scratch
+  static constexpr size_t kCheckWindowBytes = size_t{1} << 20;
+  std::vector<uint8_t> expected_;  // scratch: one window of expected bytes
+  std::vector<uint8_t> one_;       // scratch: one member's window of a sum
 };
 
 }  // namespace nshim::phynet

@@ -2,6 +2,8 @@
 // results built by hand from the members' patterns pass and any changed byte, or stale data of an
 // earlier op, is caught and named; a verified replay of every op kind over in-process ranks checks
 // exactly the bytes each op delivers to this rank.
+#include <fmt/format.h>
+
 #include <map>
 #include <vector>
 
@@ -88,6 +90,38 @@ TEST_CASE("data check: an allreduce is the wrapping byte sum of every member, wh
   Status status = DataCheck(4, n).checkCollective(op, sum.data());
   REQUIRE_FALSE(status.ok());
   CHECK_THAT(status.message(), Catch::Contains("sum over every member") && Catch::Contains("byte 100 of 101"));
+}
+
+TEST_CASE("data check: messages over several check windows pass whole and name a wrong byte past the first window",
+          "[phynet]") {
+  // The expected bytes are built a window (1 MiB) at a time: every window must line up with the
+  // pattern stream, and a wrong byte deep in the message is named by its place in the message.
+  const int n = 3;
+  const size_t count = (size_t{5} << 20) / 2 + 12345;  // two and a half windows and a bit
+  const WorkOp op = collective(OpKind::kAllReduce, count);
+  std::vector<uint8_t> sum(count, 0);
+  for (int r = 0; r < n; ++r) {
+    DataCheck member(r, n);
+    std::vector<uint8_t> send(count);
+    member.fillCollective(op, send.data());
+    for (size_t i = 0; i < count; ++i) sum[i] = static_cast<uint8_t>(sum[i] + send[i]);
+  }
+  CHECK(DataCheck(1, n).checkCollective(op, sum.data()).ok());
+  const size_t wrong = (size_t{2} << 20) + 777;
+  sum[wrong] = static_cast<uint8_t>(sum[wrong] ^ 0x40);
+  Status status = DataCheck(1, n).checkCollective(op, sum.data());
+  REQUIRE_FALSE(status.ok());
+  CHECK_THAT(status.message(), Catch::Contains(fmt::format("byte {} of {}", wrong, count)));
+
+  DataCheck sender(0, 2), receiver(1, 2);
+  std::vector<uint8_t> message((size_t{3} << 20) + 5);
+  sender.fillSend(1, message.data(), message.size());
+  const uint64_t index = receiver.nextReceive(0);
+  CHECK(receiver.checkReceive(0, index, message.data(), message.size()).ok());
+  message[message.size() - 1] ^= 1;
+  Status last = receiver.checkReceive(0, index, message.data(), message.size());
+  REQUIRE_FALSE(last.ok());
+  CHECK_THAT(last.message(), Catch::Contains(fmt::format("byte {} of {}", message.size() - 1, message.size())));
 }
 
 TEST_CASE("data check: the second message of a pair differs from the first, so stale data fails", "[phynet]") {
