@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/main_fence.h"
 #include "trace/recorder.h"
 #include "trace/trace_reader.h"
 
@@ -132,5 +133,5 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  return nshim::trace::run(opts);
+  return nshim::runFenced("bench_record", [&] { return nshim::trace::run(opts); });
 }
