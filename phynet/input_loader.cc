@@ -47,6 +47,9 @@ Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize) {
     }
   }
   scaleWorkload(loaded.workload, options.scale);
+  if (!loaded.workload.skipped.empty()) {
+    loaded.notes.push_back("rows that move no data are not replayed: " + skippedText(loaded.workload.skipped));
+  }
   loaded.filteredOut = filterWorkload(loaded.workload, options.ops, options.groups);
   return loaded;
 }

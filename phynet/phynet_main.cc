@@ -57,7 +57,11 @@ std::string validate(const LoadedInput& input, const std::vector<uint64_t>& fing
   }
   size_t ops = 0;
   for (const RankWork& rank : w.ranks) ops += rank.ops.size();
-  if (ops == 0) return "no operations to replay (did --ops / --groups remove them all?)";
+  if (ops == 0) {
+    if (input.filteredOut > 0) return fmt::format("no operations to replay: --ops / --groups removed all {}", input.filteredOut);
+    if (!w.skipped.empty()) return "no operations to replay: every row moves no data (" + skippedText(w.skipped) + ")";
+    return "no operations to replay: the input holds no communication";
+  }
   Status status = checkWorkload(w);
   return status.ok() ? "" : status.message();
 }

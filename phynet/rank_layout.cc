@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -144,8 +145,24 @@ int WorkloadBuilder::commIndex(GroupKind kind, int rank) {
   return index;
 }
 
+void WorkloadBuilder::countSkipped(const char* why, GroupKind kind, const OpRequest& request) {
+  SkippedSources& skipped = skipped_[{why, static_cast<int>(request.kind), static_cast<int>(kind)}];
+  if (!skipped.sources.insert(request.source).second) return;
+  // The first in the file: the lowest line number ("file:line"; expansion order is not file order).
+  auto lineOf = [](const std::string& source) { return std::atoll(source.c_str() + source.rfind(':') + 1); };
+  if (skipped.first.empty() || lineOf(request.source) < lineOf(skipped.first)) skipped.first = request.source;
+}
+
 bool WorkloadBuilder::addOp(int rank, GroupKind kind, const OpRequest& request) {
-  if (request.bytes == 0 || layout_.groupSize(kind) < 2 || !layout_.inGroup(kind, rank)) return false;
+  if (request.bytes == 0) {
+    countSkipped("of 0 bytes", kind, request);
+    return false;
+  }
+  if (layout_.groupSize(kind) < 2) {
+    countSkipped("on a group of one rank", kind, request);
+    return false;
+  }
+  if (!layout_.inGroup(kind, rank)) return false;
   const CommGroup& comm = comms_[commIndex(kind, rank)];
   OpSize size = sizeOp(request.kind, request.bytes, static_cast<int>(comm.members.size()));
   WorkOp op;
@@ -172,6 +189,11 @@ Workload WorkloadBuilder::finish(std::string description) {
   workload.comms = std::move(comms_);
   workload.ranks = std::move(ranks_);
   workload.description = std::move(description);
+  for (const auto& [key, sources] : skipped_) {
+    const auto& [why, kind, group] = key;
+    workload.skipped.push_back({why, static_cast<OpKind>(kind), groupKindLabel(static_cast<GroupKind>(group)),
+                                sources.sources.size(), sources.first});
+  }
   return workload;
 }
 

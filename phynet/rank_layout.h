@@ -29,6 +29,9 @@
 #pragma once
 
 #include <array>
+#include <map>
+#include <tuple>
+#include <unordered_set>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -102,9 +105,9 @@ class WorkloadBuilder {
     pendingNs_[rank] = ns > INT64_MAX - pendingNs_[rank] ? INT64_MAX : pendingNs_[rank] + ns;
   }
   // Appends the op to `rank` on its group of `kind`. Ops on a single-member group or of zero bytes
-  // move no data and are dropped, as are ops of a group the rank is not in (embedding, middle
-  // stages): their compute time stays pending for the rank's next op.
-  // Returns whether an op was appended.
+  // move no data and are dropped (and counted by source line, for Workload::skipped), as are ops
+  // of a group the rank is not in (embedding, middle stages): their compute time stays pending for
+  // the rank's next op. Returns whether an op was appended.
   bool addOp(int rank, GroupKind kind, const OpRequest& request);
   // Ops appended so far (all ranks).
   uint64_t opCount() const { return opCount_; }
@@ -112,6 +115,7 @@ class WorkloadBuilder {
 
  private:
   int commIndex(GroupKind kind, int rank);
+  void countSkipped(const char* why, GroupKind kind, const OpRequest& request);
 
   RankLayout layout_;
   std::vector<CommGroup> comms_;
@@ -120,6 +124,11 @@ class WorkloadBuilder {
   std::vector<int64_t> pendingNs_;
   std::vector<RankWork> ranks_;
   uint64_t opCount_ = 0;
+  struct SkippedSources {
+    std::unordered_set<std::string> sources;  // distinct "file:line"
+    std::string first;
+  };
+  std::map<std::tuple<std::string, int, int>, SkippedSources> skipped_;  // by (why, op kind, group kind)
 };
 
 // --- helpers shared by the text readers ---

@@ -1,7 +1,18 @@
 // Workload helpers: names, sizes, lookups.
 #include "phynet/workload.h"
 
+#include <fmt/format.h>
+
 namespace nshim::phynet {
+
+std::string skippedText(const std::vector<SkippedRows>& skipped) {
+  std::string text;
+  for (const SkippedRows& s : skipped) {
+    text += fmt::format("{}{} {} row{} on {} {} (first {})", text.empty() ? "" : "; ", s.rows, opKindName(s.kind),
+                        s.rows == 1 ? "" : "s", s.group, s.why, s.firstSource);
+  }
+  return text;
+}
 
 const char* opKindName(OpKind kind) {
   static const char* kNames[] = {"allreduce", "allgather", "reducescatter", "broadcast", "reduce",

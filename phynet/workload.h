@@ -45,16 +45,29 @@ struct RankWork {
   std::vector<WorkOp> ops;  // issue order
 };
 
+// Rows of a workload file that put no operation on any rank, counted by what they asked for and why.
+struct SkippedRows {
+  std::string why;          // "0 bytes", "a group of one rank"
+  OpKind kind = OpKind::kAllReduce;
+  std::string group;        // the communicator's role ("tp", "pp", ...)
+  uint64_t rows = 0;        // distinct file lines
+  std::string firstSource;  // "file:line" of the first
+};
+
 struct Workload {
   int worldSize = 0;
   std::vector<CommGroup> comms;
   std::vector<RankWork> ranks;  // ranks[g].globalRank == g
   std::string description;      // e.g. "SimAI workload x.txt: TP=2 DP=4 EP=1 PP=1, 34 layers"
+  std::vector<SkippedRows> skipped;  // what the reader left out, to be said (workload files only)
 
   const CommGroup* findComm(uint64_t id) const;
 };
 
 // Bytes of one element / the nccl-tests "size" for an op of `count` on `nranks` ranks.
 uint64_t opBytes(OpKind kind, uint64_t count, DataType type, int nranks);
+
+// "216 reducescatter rows on tp of 0 bytes (first x.txt:5); ...": one clause per SkippedRows.
+std::string skippedText(const std::vector<SkippedRows>& skipped);
 
 }  // namespace nshim::phynet

@@ -210,6 +210,34 @@ const std::string kHeader =
     "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 ep: 1 pp: 1 all_gpus: 8\n1\n";
 const std::string kGoodLayer = "l\t-1\t1\tALLREDUCE\t4096\t1\tNONE\t0\t1\tALLREDUCE\t4096\t1\n";
 
+TEST_CASE("SimAI rows that move no data are counted by kind, group, reason and first line", "[phynet]") {
+  // TP=1: the TP ALLREDUCEs of a, b and c are on a group of one rank; the zero-byte REDUCESCATTERs of
+  // b and c (as in SimAI's workload_analytical.txt) move nothing. Every rank skips the same rows:
+  // they are counted once each.
+  const std::string text =
+      "HYBRID_TRANSFORMER model_parallel_NPU_group: 1 all_gpus: 4\n"
+      "3\n"
+      "a\t-1\t10\tALLREDUCE\t4096\t20\tNONE\t0\t30\tALLREDUCE\t4096\t1\n"
+      "b\t-1\t40\tALLREDUCE\t4096\t50\tREDUCESCATTER\t0\t60\tALLREDUCE\t4096\t1\n"
+      "c\t-1\t40\tALLREDUCE\t4096\t50\tREDUCESCATTER\t0\t60\tALLREDUCE\t4096\t1\n";
+  auto workload = parseSimAiWorkload(text, "skip.txt", WorkloadOptions{});
+  REQUIRE(workload.ok());
+  REQUIRE(workload->skipped.size() == 2);
+  std::map<std::string, const SkippedRows*> byWhy;
+  for (const SkippedRows& s : workload->skipped) byWhy[s.why] = &s;
+  REQUIRE(byWhy.count("of 0 bytes"));
+  CHECK(byWhy["of 0 bytes"]->rows == 2);
+  CHECK(byWhy["of 0 bytes"]->kind == OpKind::kReduceScatter);
+  CHECK(byWhy["of 0 bytes"]->firstSource == "skip.txt:4");
+  REQUIRE(byWhy.count("on a group of one rank"));
+  CHECK(byWhy["on a group of one rank"]->rows == 3);
+  CHECK(byWhy["on a group of one rank"]->group == "tp");
+  CHECK(byWhy["on a group of one rank"]->firstSource == "skip.txt:3");
+  CHECK(skippedText(workload->skipped).find("2 reducescatter rows on tp of 0 bytes (first skip.txt:4)") !=
+        std::string::npos);
+  for (const RankWork& rank : workload->ranks) CHECK(rank.ops.size() == 3);  // the DP allreduces
+}
+
 TEST_CASE("SimAI malformed inputs name file, line and field", "[phynet]") {
   const std::string example = slurp(examplePath(kExample));
   REQUIRE(example.size() > 20);

@@ -126,6 +126,17 @@ rc=$?
 [ "$rc" -ne 0 ] && grep -q "no RDMA device found" "$work/verbs.log"
 result $? "transport/ibverbs-without-rdma-device-refused" "rc $rc: $(tail -2 "$work/verbs.log")"
 
+# ---- rows that move no data are said, and a file of nothing else is refused saying why
+printf 'HYBRID_TRANSFORMER model_parallel_NPU_group: 1 all_gpus: 2\n1\nz\t-1\t1\tALLREDUCE\t64\t1\tNONE\t0\t1\tREDUCESCATTER\t0\t1\n' \
+  >"$work/nothing.txt"
+run 2 "$work/nothing.log" "$work/nothing.txt"
+rc=$?
+[ "$rc" -ne 0 ] && grep -q "no operations to replay: every row moves no data" "$work/nothing.log" &&
+  grep -Eq "1 allreduce row on tp on a group of one rank \(first [^ ]*nothing.txt:3\)" "$work/nothing.log" &&
+  grep -Eq "1 reducescatter row on dp of 0 bytes \(first [^ ]*nothing.txt:3\)" "$work/nothing.log" &&
+  ! grep -q -- "did --ops" "$work/nothing.log"
+result $? "refuse/all-rows-skipped-says-why" "rc $rc: $(grep phynet "$work/nothing.log" | head -3)"
+
 # ---- a rank killed mid-replay: the others end non-zero, naming it, well within the timeout
 timeout=10
 start=$SECONDS
