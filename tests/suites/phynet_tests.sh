@@ -152,6 +152,40 @@ result $? "kill/peers-exit-naming-the-lost-rank" "victim ${victim:-none}, rc $rc
 grep -q "^phynet: progress: rank 0: [0-9]*/[0-9]* ops" "$work/kill.log"
 result $? "kill/progress-lines-during-long-replay" "$(head -3 "$work/kill.log")"
 
+# ---- a rank stopped mid-replay (SIGSTOP): after ~5 s without progress its peers say which
+# communicator and op they wait in and on whom (once, not every progress tick); then it is killed
+start_stopped() {  # the rank-2 process under $launcher once it is replaying, stopped
+  victim=""
+  for _ in $(seq 1 100); do
+    sleep 0.2
+    grep -q "^phynet: progress" "$work/stop.log" 2>/dev/null || continue
+    for p in $(descendants "$launcher"); do
+      tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2 && victim=$p
+    done
+    [ -n "$victim" ] && break
+  done
+  [ -n "$victim" ] && kill -STOP "$victim"
+}
+run 4 "$work/stop.log" --iterations 50000 --timeout 20 "$work/t4" &
+launcher=$!
+start_stopped
+stopped_at=$SECONDS
+for _ in $(seq 1 60); do  # the first stall line is due ~5 s after the stop
+  sleep 0.25
+  grep -q "^phynet: rank [0-9]* waits" "$work/stop.log" && break
+done
+sleep 2.5  # every waiting rank has had its say (and a progress tick came)
+[ -n "$victim" ] && kill -9 "$victim"
+wait "$launcher"
+waits=$(grep "^phynet: rank [0-9]* waits" "$work/stop.log")
+[ -n "$victim" ] && [ $((SECONDS - stopped_at)) -le 20 ] &&
+  echo "$waits" | grep -qE "^phynet: rank [013] waits [5-9]\.[0-9] s on comm 0x[0-9a-f]+ \([a-z_]+\) [a-z]+ seq [0-9]+ \(iteration [0-9]+, [^)]*rank[013]\.jsonl:[0-9]+[^)]*\) for rank 2 \(a (send to|receive from) it\)$" &&
+  ! echo "$waits" | grep -q "^phynet: rank 2 waits" &&
+  [ "$(echo "$waits" | awk '{ print $3 }' | sort | uniq -d)" = "" ]
+result $? "stop/peers-say-who-waits-on-the-stopped-rank" "victim ${victim:-none}: $waits"
+grep -q "^phynet: progress: rank 0: .*, none completed for [5-9] s" "$work/stop.log"
+result $? "stop/progress-line-says-nothing-completes" "$(grep '^phynet: progress' "$work/stop.log" | tail -2)"
+
 # ---- SimAI / AICB example workloads (when present): replay on up to 8 ranks and report
 for f in examples/workloads/*.txt examples/workloads/*.csv; do
   [ -f "$f" ] || continue
