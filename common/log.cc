@@ -17,6 +17,7 @@ namespace nshim {
 namespace {
 
 std::atomic<int> gLogRank{-1};
+std::atomic<LogSink*> gLogSink{nullptr};
 
 LogLevel parseLevel(const std::string& text) {
   if (text == "TRACE" || text == "trace") return LogLevel::kTrace;
@@ -44,7 +45,13 @@ LogLevel logLevel() {
 
 void setLogRank(int rank) { gLogRank.store(rank, std::memory_order_relaxed); }
 
+LogSink* setLogSink(LogSink* sink) { return gLogSink.exchange(sink, std::memory_order_acq_rel); }
+
 void logWrite(LogLevel level, std::string_view message) {
+  if (LogSink* sink = gLogSink.load(std::memory_order_acquire)) {
+    sink->write(level, message);
+    return;
+  }
   static const char* kNames[] = {"NONE", "WARN", "INFO", "TRACE"};
   static const std::string host = [] {
     char name[256] = {0};

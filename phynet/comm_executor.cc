@@ -81,7 +81,10 @@ void CommExecutor::execute(const Batch& batch) {
   for (uint32_t i : batch.ops) list.push_back(&ops[i]);
   std::vector<OpTiming> timing(list.size());
   size_t failedOp = 0;
+  runningOps_.store(static_cast<uint32_t>(list.size()), std::memory_order_relaxed);
+  running_.store(uint64_t{batch.iteration} << 32 | batch.ops.front(), std::memory_order_release);
   Status status = runBatch(comm_, arena_, list, timing, &failedOp, check_ ? &*check_ : nullptr, shared_.capBytes);
+  running_.store(kIdle, std::memory_order_release);
   if (!status.ok()) {
     shared_.failure->set(Status(status.code(), explainFailure(status, group_, *list[failedOp], batch.iteration)));
     shared_.progress->notify();
@@ -91,6 +94,13 @@ void CommExecutor::execute(const Batch& batch) {
   for (size_t k = 0; k < list.size(); ++k) (*shared_.timings)[base + batch.ops[k]] = timing[k];
   shared_.opsDone->fetch_add(list.size(), std::memory_order_acq_rel);
   shared_.progress->notify();
+}
+
+std::optional<CommExecutor::Running> CommExecutor::running() const {
+  const uint64_t coded = running_.load(std::memory_order_acquire);
+  if (coded == kIdle) return std::nullopt;
+  return Running{static_cast<uint32_t>(coded), static_cast<uint32_t>(coded >> 32),
+                 runningOps_.load(std::memory_order_relaxed)};
 }
 
 std::string explainFailure(const Status& status, const CommGroup& group, const WorkOp& op, uint32_t iteration) {

@@ -81,6 +81,16 @@ class CommExecutor {
   // --verify: bytes of results checked so far (read after join()).
   uint64_t bytesChecked() const { return check_ ? check_->bytesChecked() : 0; }
 
+  // The batch now running, for stall reports (stall_report.h); read from any thread.
+  struct Running {
+    uint32_t firstOp = 0;  // index into the rank's ops
+    uint32_t iteration = 0;
+    uint32_t ops = 0;      // ops in the batch
+  };
+  std::optional<Running> running() const;
+  const CommGroup& group() const { return group_; }
+  Communicator& comm() const { return comm_; }
+
  private:
   void loop();
   void execute(const Batch& batch);
@@ -94,6 +104,9 @@ class CommExecutor {
   std::condition_variable ready_;
   std::deque<Batch> queue_;
   bool closed_ = false;
+  std::atomic<uint64_t> running_{kIdle};  // iteration << 32 | first op, or kIdle
+  std::atomic<uint32_t> runningOps_{0};
+  static constexpr uint64_t kIdle = UINT64_MAX;
   std::thread thread_;
 };
 

@@ -10,11 +10,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "collectives/collectives.h"
 #include "common/env.h"
 #include "common/host_identity.h"
 #include "common/log.h"
+#include "common/log_capture.h"
 #include "common/main_fence.h"
 #include "phynet/html_report.h"
 #include "phynet/input_loader.h"
@@ -22,6 +24,7 @@
 #include "phynet/mpi_bootstrap.h"
 #include "phynet/mpi_session.h"
 #include "phynet/rank_endpoint.h"
+#include "phynet/rank_messages.h"
 #include "phynet/replay.h"
 #include "phynet/report.h"
 #include "phynet/report_output.h"
@@ -39,6 +42,17 @@ constexpr useconds_t kLingerBeforeExitUs = 500'000;
 
 void say(int rank, const std::string& text) {
   std::fprintf(stderr, "phynet: rank %d: %s\n", rank, text.c_str());
+  std::fflush(stderr);
+}
+
+// Lines every rank may have logged (the same on most): each distinct one once, from rank 0, with
+// the ranks that said it (rank_messages.h).
+void sayOnce(const std::vector<std::string>& lines, MpiSession& mpi, const char* phase) {
+  std::vector<std::vector<int64_t>> gathered = mpi.gatherToRoot(packLines(lines), phase);
+  if (mpi.rank() != 0) return;
+  std::vector<std::vector<std::string>> perRank;
+  for (const std::vector<int64_t>& words : gathered) perRank.push_back(unpackLines(words));
+  for (const std::string& line : mergeRankMessages(perRank)) std::fprintf(stderr, "phynet: %s\n", line.c_str());
   std::fflush(stderr);
 }
 
@@ -206,9 +220,12 @@ int run(int argc, char** argv) {
     return 0;
   }
 
-  // Load on every rank; the lowest failing rank explains.
+  // Load on every rank; the lowest failing rank explains. What the loaders log is said once.
   setFenceActivity("loading " + options.input);
+  std::optional<LogCapture> loadLog(std::in_place);
   Result<LoadedInput> loaded = loadInput(options, mpi.size());
+  sayOnce(loadLog->take(), mpi, "load: log lines");
+  loadLog.reset();
   const int badLoad = mpi.firstFailing(!loaded.ok(), "load");
   if (badLoad >= 0) {
     if (badLoad == self) say(self, fmt::format("cannot load {}: {}", options.input, loaded.status().message()));

@@ -12,6 +12,7 @@
 #include "collectives/collectives.h"
 #include "phynet/comm_executor.h"
 #include "phynet/memory_plan.h"
+#include "phynet/stall_report.h"
 #include "phynet/traffic_model.h"
 #include "phynet/workload_transform.h"
 
@@ -162,6 +163,9 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
   int64_t nextProgress = result.counters.runStartNs + kProgressEveryNs;
   uint64_t lastDone = 0;
   int64_t lastChange = nowNs();
+  std::vector<const CommExecutor*> watched;
+  for (const auto& [id, executor] : executors) watched.push_back(executor.get());
+  StallReporter stalls(globalRank, ops, std::move(watched));
   while (done.load(std::memory_order_acquire) < total && !failure.failed()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
     const int64_t now = nowNs();
@@ -174,10 +178,14 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
                            globalRank, config.stallSeconds, d, total, submitted.load() - d));
       progress.notify();
     }
+    stalls.tick(now, lastChange);  // after a few seconds without progress: who waits on whom
     if (config.showProgress && now >= nextProgress) {
-      std::fprintf(stderr, "phynet: progress: rank %d: %llu/%llu ops (%.1f%%) after %.1f s\n", globalRank,
+      const double still = (now - lastChange) * 1e-9;
+      std::fprintf(stderr, "phynet: progress: rank %d: %llu/%llu ops (%.1f%%) after %.1f s%s\n", globalRank,
                    static_cast<unsigned long long>(d), static_cast<unsigned long long>(total),
-                   total ? 100.0 * d / total : 100.0, (now - result.counters.runStartNs) * 1e-9);
+                   total ? 100.0 * d / total : 100.0, (now - result.counters.runStartNs) * 1e-9,
+                   now - lastChange >= kStallReportAfterNs ? fmt::format(", none completed for {:.0f} s", still).c_str()
+                                                           : "");
       nextProgress = now + kProgressEveryNs;
     }
   }

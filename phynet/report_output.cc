@@ -6,8 +6,10 @@
 #include <cstring>
 #include <memory>
 
+#include "common/rank_ranges.h"
 #include "phynet/host_traffic_output.h"
 #include "phynet/memory_plan.h"
+#include "phynet/rank_messages.h"
 #include "trace/trace_validate.h"
 
 namespace nshim::phynet {
@@ -126,14 +128,21 @@ void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxR
   printStartAndMemory(out, r);
   fmt::print(out, "# per-rank counts (all iterations; wire = transport payload bytes, model = the algorithms' "
              "formula)\n");
+  // Ranks whose counts are equal share one line, "# ranks 0-3,6: ..." ("# rank N: ..." alone; the
+  // JSON has every rank). wire_zero_copy last: scripts read the fields before it by position.
   uint64_t verified = 0;
-  for (size_t g = 0; g < r.ranks.size(); ++g) {
-    const RankCounters& c = r.ranks[g];
-    // wire_zero_copy last: scripts read the fields before it by position.
-    fmt::print(out, "# rank {}: ops {} op_bytes {} wire_sent {} wire_received {} model_sent {}{} wire_zero_copy {}\n", g,
-               c.ops, c.opBytes, c.wireSent, c.wireReceived, c.modelSent,
-               h.verified ? fmt::format(" verified_bytes {}", c.bytesVerified) : std::string(), c.wireZeroCopy);
+  std::vector<std::string> counts;
+  for (const RankCounters& c : r.ranks) {
+    counts.push_back(fmt::format("ops {} op_bytes {} wire_sent {} wire_received {} model_sent {}{} wire_zero_copy {}",
+                                 c.ops, c.opBytes, c.wireSent, c.wireReceived, c.modelSent,
+                                 h.verified ? fmt::format(" verified_bytes {}", c.bytesVerified) : std::string(),
+                                 c.wireZeroCopy));
     verified += c.bytesVerified;
+  }
+  for (const std::vector<int>& ranks : ranksWithEqualText(counts)) {
+    fmt::print(out, "# {}: {}\n",
+               ranks.size() == 1 ? fmt::format("rank {}", ranks[0]) : "ranks " + rankRangesText(ranks),
+               counts[ranks[0]]);
   }
   printHostTraffic(out, r, maxRows);
   if (h.verified) {

@@ -17,7 +17,8 @@ struct TextHeader {
   bool verified = false;  // --verify ran: every result byte was checked
 };
 
-// Per-op rows (the first `maxRows`), the summary, the end-to-end time and the per-rank counters.
+// Per-op rows (the first `maxRows`), the summary, the end-to-end time and the per-rank counters
+// (ranks whose counters are equal on one line, "# ranks 0-7: ...").
 void printReport(FILE* out, const ReplayReport& report, const TextHeader& header, int maxRows);
 
 Status writeCsvReport(const std::string& path, const ReplayReport& report);

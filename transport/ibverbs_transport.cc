@@ -98,6 +98,7 @@ Status IbverbsTransport::waitAll(std::span<Request* const> requests, Deadline de
   const int64_t started = nowNs();
   int64_t spinUntil = started + spinNs_;
   WaitScan scan(requests);
+  WaitNoteScope note(waitNote());
   while (true) {
     bool moved;
     {
@@ -113,6 +114,7 @@ Status IbverbsTransport::waitAll(std::span<Request* const> requests, Deadline de
       sched_yield();  // on a shared core, let the peer (or the soft-RoCE kernel thread) run
       continue;
     }
+    note.sleepingOn(scan.pending());
     if (sleepOnChannel(deadline)) spinUntil = nowNs() + spinNs_;
   }
 }

@@ -74,20 +74,22 @@ class InProcessFabric {
   }
 
   // Blocks until all are done, the fabric failed or the deadline passed.
-  Status waitAll(int self, std::span<Request* const> requests, Deadline deadline) {
+  Status waitAll(int self, std::span<Request* const> requests, Deadline deadline, WaitNote& waitNote) {
     int64_t started = nowNs();
+    WaitNoteScope note(waitNote);
     std::unique_lock<std::mutex> lock(waitMutex_);
     while (true) {
-      bool allDone = true;
+      const Request* pending = nullptr;
       for (Request* req : requests) {
         if (!req->done()) {
-          allDone = false;
+          pending = req;
           break;
         }
         if (!req->status().ok()) return req->status();
       }
-      if (allDone) return Status::Ok();
+      if (pending == nullptr) return Status::Ok();
       if (deadline.expired()) return timeoutError(self, requests, (nowNs() - started) * 1e-9);
+      note.sleepingOn(pending);
       waitCv_.wait_for(lock, std::chrono::milliseconds(2));
     }
   }
@@ -158,7 +160,7 @@ class InProcessTransport final : public Transport {
     return fabric_->post(rank_, peer, tag, static_cast<char*>(buf), bytes, req, false);
   }
   Status waitAll(std::span<Request* const> requests, Deadline deadline) override {
-    return fabric_->waitAll(rank_, requests, deadline);
+    return fabric_->waitAll(rank_, requests, deadline, waitNote());
   }
   Status progress() override { return Status::Ok(); }
   PeerBytes peerBytes(int peer) const override { return fabric_->bytes(rank_, peer); }

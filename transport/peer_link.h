@@ -67,6 +67,8 @@ class WaitScan {
     if (first_ == requests_.size()) return Status::Ok();
     return std::nullopt;
   }
+  // The first request not yet done, once settle() has returned nullopt.
+  const Request* pending() const { return first_ < requests_.size() ? requests_[first_] : nullptr; }
 
  private:
   std::span<Request* const> requests_;

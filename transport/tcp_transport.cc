@@ -79,6 +79,7 @@ class TcpTransport final : public Transport {
     const int64_t started = nowNs();
     int64_t spinUntil = started + spinNs_;
     WaitScan scan(requests);
+    WaitNoteScope note(waitNote());
     while (true) {
       {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -92,6 +93,7 @@ class TcpTransport final : public Transport {
         if (yield_) sched_yield();
         continue;
       }
+      note.sleepingOn(scan.pending());
       if (blockInPoll(deadline)) spinUntil = nowNs() + spinNs_;
     }
   }

@@ -19,6 +19,7 @@
 
 #include "common/clock.h"
 #include "common/status.h"
+#include "transport/wait_note.h"
 
 namespace nshim {
 
@@ -96,6 +97,14 @@ class Transport {
   virtual Status registerMemory(const void* buf, size_t bytes) { return Status::Ok(); }
   // Ends the registration that started at `buf`; no transfer may still use it.
   virtual Status deregisterMemory(const void* buf) { return Status::Ok(); }
+
+  // What a waitAll now sleeping waits for (wait_note.h): set by the implementations, read by
+  // stall reports from any thread.
+  WaitNote& waitNote() { return waitNote_; }
+  const WaitNote& waitNote() const { return waitNote_; }
+
+ private:
+  WaitNote waitNote_;
 };
 
 // Owns one registration: deregisters it on destruction (the transport must outlive it).

@@ -26,6 +26,7 @@ work=$(mktemp -d /tmp/load-tests-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 source tests/lib/checks.sh  # result(), passed, failed
+source tests/lib/rank_lines.sh  # rank_lines: the report's per-rank count lines, one per rank
 
 for f in "$phynet" "$gen" "$perf"; do
   [ -x "$f" ] || { echo "missing $f: run make first"; echo "0 passed, 1 failed"; exit 1; }
@@ -65,19 +66,20 @@ want=$(for f in "$work"/trace/rank*.jsonl; do
     /"type":"op"/ && !/"op":"group(start|end)"/ { ops++; match($0, /"bytes":[0-9]+/); bytes += substr($0, RSTART + 8, RLENGTH - 8) }
     END { sub(/rank/, "", name); printf "%s %d %d\n", name, ops * it, bytes * it }' "$f"
 done | sort -n)
-got=$(sed -n 's/^# rank \([0-9]*\): ops \([0-9]*\) op_bytes \([0-9]*\) .*/\1 \2 \3/p' "$work/phynet.log" | sort -n)
+got=$(rank_lines "$work/phynet.log" | sed -n 's/^# rank \([0-9]*\): ops \([0-9]*\) op_bytes \([0-9]*\) .*/\1 \2 \3/p' | sort -n)
 [ -n "$got" ] && [ "$want" = "$got" ]
 result $? "phynet/every-rank-ops-and-bytes-equal-the-trace" "$(diff <(echo "$want") <(echo "$got") | head -5)"
-awk '/^# rank [0-9]+:/ { if ($9 != $13) bad = 1; sent += $9; recv += $11; n++ }
-     END { exit (n != '$np' || bad || sent != recv) }' "$work/phynet.log"
-result $? "phynet/wire-bytes-equal-the-model-sent-equals-received" "$(grep -m3 '^# rank' "$work/phynet.log")"
+rank_lines "$work/phynet.log" | awk '/^# rank [0-9]+:/ { if ($9 != $13) bad = 1; sent += $9; recv += $11; n++ }
+     END { exit (n != '$np' || bad || sent != recv) }'
+result $? "phynet/wire-bytes-equal-the-model-sent-equals-received" "$(grep -m3 '^# ranks\? ' "$work/phynet.log")"
 # --verify: every rank checked the bytes delivered to it (a wrong byte would have failed the run),
 # and the total printed is the ranks' sum.
-awk '/^# rank [0-9]+:/ { if ($14 != "verified_bytes" || $15 <= 0) bad = 1; total += $15; n++ }
+{ rank_lines "$work/phynet.log"; grep '^# data check' "$work/phynet.log"; } |
+  awk '/^# rank [0-9]+:/ { if ($14 != "verified_bytes" || $15 <= 0) bad = 1; total += $15; n++ }
      /^# data check/ { match($0, /\(([0-9]+) bytes/); said = substr($0, RSTART + 1, RLENGTH - 7) }
-     END { exit (n != '$np' || bad || said != total) }' "$work/phynet.log"
+     END { exit (n != '$np' || bad || said != total) }'
 result $? "phynet/every-rank-verified-every-received-byte ($(grep -o '([0-9]* bytes over all ranks' "$work/phynet.log" | tr -d '('))" \
-  "$(grep -m3 -E '^# (rank|data check)' "$work/phynet.log")"
+  "$(grep -m3 -E '^# (ranks?|data check) ' "$work/phynet.log")"
 files=("$work"/rss/rank.*)
 [ "${#files[@]}" -eq $np ] && [ "$(rss_max_mb "${files[@]}")" -lt "$rss_limit_mb" ]
 result $? "phynet/peak-rss-per-rank-min/median/max $(rss_summary "${files[@]}") (${#files[@]} ranks, limit $rss_limit_mb MB)" \

@@ -16,6 +16,7 @@ work=$(mktemp -d /tmp/phynet-tests-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 source tests/lib/checks.sh  # result(), passed, failed
+source tests/lib/rank_lines.sh  # rank_lines: the report's per-rank count lines, one per rank
 
 for f in "$phynet" "$gen"; do
   [ -x "$f" ] || { echo "missing $f: run make first"; echo "0 passed, 1 failed"; exit 1; }
@@ -41,10 +42,10 @@ trace_counts() {  # trace_counts <dir> <iterations> -> lines "rank ops bytes"
 }
 
 # Per-rank "rank ops op_bytes" from phynet's report, and the wire checks.
-report_counts() { sed -n 's/^# rank \([0-9]*\): ops \([0-9]*\) op_bytes \([0-9]*\) .*/\1 \2 \3/p' "$1" | sort -n; }
+report_counts() { rank_lines "$1" | sed -n 's/^# rank \([0-9]*\): ops \([0-9]*\) op_bytes \([0-9]*\) .*/\1 \2 \3/p' | sort -n; }
 wire_ok() {  # every rank's wire_sent equals model_sent, and sent bytes equal received bytes overall
-  awk '/^# rank [0-9]+:/ { if ($9 != $13) bad = 1; sent += $9; recv += $11; n++ }
-       END { exit (n == 0 || bad || sent != recv) }' "$1"
+  rank_lines "$1" | awk '/^# rank [0-9]+:/ { if ($9 != $13) bad = 1; sent += $9; recv += $11; n++ }
+       END { exit (n == 0 || bad || sent != recv) }'
 }
 
 check_replay() {  # check_replay <name> <np> <trace dir> <iterations> [phynet args...]
@@ -59,7 +60,7 @@ check_replay() {  # check_replay <name> <np> <trace dir> <iterations> [phynet ar
   [ -n "$got" ] && [ "$want" = "$got" ]
   result $? "$name/ops-and-bytes-per-rank-equal-trace" "want [$want] got [$got]"
   wire_ok "$log"
-  result $? "$name/wire-bytes-equal-model" "$(grep '^# rank' "$log")"
+  result $? "$name/wire-bytes-equal-model" "$(grep '^# ranks\? ' "$log")"
   local rows
   rows=$(($(wc -l <"$work/$name.csv") - 1))
   [ "$rows" -gt 0 ] && grep -q "^# Avg bus bandwidth" "$log" && grep -q "^# end-to-end time" "$log"
@@ -104,7 +105,7 @@ run 4 "$work/bad.log" --verbose "$work/bad"
 rc=$?
 msg=$(grep "refusing" "$work/bad.log")
 [ "$rc" -ne 0 ] && echo "$msg" | grep -q "rank 3 (rank 1 of communicator 0x[0-9a-f]* (tp)) disagrees at seq 0" &&
-  ! grep -q "connected over tcp\|^# rank" "$work/bad.log"
+  ! grep -q "connected over tcp\|^# ranks\? " "$work/bad.log"
 result $? "refuse/collective-mismatch-names-rank-comm-seq" "rc $rc: $(tail -3 "$work/bad.log")"
 
 mkdir -p "$work/badp2p"
@@ -163,6 +164,40 @@ result $? "kill/peers-exit-naming-the-lost-rank" "victim ${victim:-none}, rc $rc
 grep -q "^phynet: progress: rank 0: [0-9]*/[0-9]* ops" "$work/kill.log"
 result $? "kill/progress-lines-during-long-replay" "$(head -3 "$work/kill.log")"
 
+# ---- a rank stopped mid-replay (SIGSTOP): after ~5 s without progress its peers say which
+# communicator and op they wait in and on whom (once, not every progress tick); then it is killed
+start_stopped() {  # the rank-2 process under $launcher once it is replaying, stopped
+  victim=""
+  for _ in $(seq 1 100); do
+    sleep 0.2
+    grep -q "^phynet: progress" "$work/stop.log" 2>/dev/null || continue
+    for p in $(descendants "$launcher"); do
+      tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2 && victim=$p
+    done
+    [ -n "$victim" ] && break
+  done
+  [ -n "$victim" ] && kill -STOP "$victim"
+}
+run 4 "$work/stop.log" --iterations 50000 --timeout 20 "$work/t4" &
+launcher=$!
+start_stopped
+stopped_at=$SECONDS
+for _ in $(seq 1 60); do  # the first stall line is due ~5 s after the stop
+  sleep 0.25
+  grep -q "^phynet: rank [0-9]* waits" "$work/stop.log" && break
+done
+sleep 2.5  # every waiting rank has had its say (and a progress tick came)
+[ -n "$victim" ] && kill -9 "$victim"
+wait "$launcher"
+waits=$(grep "^phynet: rank [0-9]* waits" "$work/stop.log")
+[ -n "$victim" ] && [ $((SECONDS - stopped_at)) -le 20 ] &&
+  echo "$waits" | grep -qE "^phynet: rank [013] waits [0-9]+\.[0-9] s on comm 0x[0-9a-f]+ \([a-z_]+\) [a-z]+ seq [0-9]+ \(iteration [0-9]+, [^)]*rank[013]\.jsonl:[0-9]+[^)]*\) for rank 2 \(a (send to|receive from) it\)$" &&
+  ! echo "$waits" | grep -q "^phynet: rank 2 waits" &&
+  [ "$(echo "$waits" | awk '{ print $3, $8 }' | sort | uniq -d)" = "" ]  # once per rank and communicator
+result $? "stop/peers-say-who-waits-on-the-stopped-rank" "victim ${victim:-none}: $waits"
+grep -q "^phynet: progress: rank 0: .*, none completed for [0-9][0-9]* s" "$work/stop.log"
+result $? "stop/progress-line-says-nothing-completes" "$(grep '^phynet: progress' "$work/stop.log" | tail -2)"
+
 # ---- SimAI / AICB example workloads (when present): replay on up to 8 ranks and report
 for f in examples/workloads/*.txt examples/workloads/*.csv; do
   [ -f "$f" ] || continue
@@ -177,6 +212,30 @@ for f in examples/workloads/*.txt examples/workloads/*.csv; do
   grep -qE "^# data check +: every result byte verified \([1-9][0-9]* bytes" "$work/$name.log"
   result $? "$name/verify-checks-every-result-byte" "$(grep -m1 '^# data check' "$work/$name.log")"
 done
+
+# ---- quiet at scale: 32 ranks of a SimAI file written for 9216 GPUs; the load warning every rank
+# gives is said once with its ranks, equal per-rank count lines share a line, the JSON keeps all
+f=examples/workloads/simai_tp2_dp4_ep2.txt
+if [ -f "$f" ]; then
+  sed '1s/all_gpus: *[0-9]*/all_gpus: 9216/' "$f" >"$work/w9216.txt"
+  run 32 "$work/w32.log" --scale 0.01 --json "$work/w32.json" "$work/w9216.txt"
+  rc=$?
+  warned=$(grep -c "all_gpus 9216 replaced by the world size 32" "$work/w32.log")
+  [ "$rc" -eq 0 ] && [ "$warned" -eq 1 ] &&
+    grep -q "^phynet: WARN .*all_gpus 9216 replaced by the world size 32.* (on 32 ranks: 0-31)$" "$work/w32.log"
+  result $? "scale/load-warning-said-once-with-its-ranks" "rc $rc, $warned lines: $(grep -m3 'all_gpus' "$work/w32.log")"
+  lines=$(grep -c "^# ranks\? [0-9]" "$work/w32.log")
+  [ "$lines" -ge 1 ] && [ "$lines" -le 8 ] && [ "$(rank_lines "$work/w32.log" | grep -c '^# rank [0-9]*: ops 8 ')" -eq 32 ] &&
+    [ "$(rank_lines "$work/w32.log" | awk '{ print $3 }' | tr -d : | tr '\n' ' ')" = "$(seq -s ' ' 0 31) " ]
+  result $? "scale/equal-count-lines-collapse-into-rank-ranges" "$lines lines: $(grep '^# ranks\? [0-9]' "$work/w32.log" | head -5)"
+  if command -v python3 >/dev/null; then
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert [r['rank'] for r in d['ranks']]==list(range(32))" \
+      "$work/w32.json" 2>"$work/w32.jsonerr"
+    result $? "scale/json-keeps-every-rank" "$(cat "$work/w32.jsonerr")"
+  fi
+  [ "$(wc -l <"$work/w32.log")" -le 80 ]
+  result $? "scale/32-rank-terminal-output-stays-short" "$(wc -l <"$work/w32.log") lines"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -19,6 +19,7 @@ work=$(mktemp -d /tmp/tools-tests-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 source tests/lib/checks.sh  # result(), passed, failed
+source tests/lib/rank_lines.sh  # rank_lines: the report's per-rank count lines, one per rank
 [ -x "$tool" ] || { echo "missing $tool: run make first"; echo "0 passed, 1 failed"; exit 1; }
 
 # ---- every subcommand has --help
@@ -142,7 +143,7 @@ if command -v mpirun >/dev/null && [ -x "$phynet" ]; then
   timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 --mca pml ob1 --mca btl self,tcp \
     --mca btl_tcp_if_include lo "$phynet" --ifname lo --rows 0 "$work/tp2.txt" >"$work/simai-replay.log" 2>&1
   rc=$?
-  [ "$rc" -eq 0 ] && [ "$(grep -c '^# rank [01]: ops 65 op_bytes 6568960 ' "$work/simai-replay.log")" -eq 2 ]
+  [ "$rc" -eq 0 ] && [ "$(rank_lines "$work/simai-replay.log" | grep -c '^# rank [01]: ops 65 op_bytes 6568960 ')" -eq 2 ]
   result $? "convert/simai-replays-in-phynet" "$(tail -5 "$work/simai-replay.log")"
 else
   echo "SKIP convert/simai-replays-in-phynet (no mpirun or $phynet)"

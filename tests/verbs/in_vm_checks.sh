@@ -13,6 +13,7 @@ cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 source tests/lib/checks.sh  # result(), passed, failed
 source tests/lib/processes.sh  # wait_for_busy_ranks
+source tests/lib/rank_lines.sh  # rank_lines: the report's per-rank count lines, one per rank
 export NCCLSHIM_IB_HCA=${NCCLSHIM_IB_HCA:-rxe0}
 export NCCLSHIM_TIMEOUT=${NCCLSHIM_TIMEOUT:-60}
 
@@ -49,7 +50,7 @@ tail -n 12 "$log"
 [ "$rc" -eq 0 ]; result $? "phynet-ibverbs/exit" "exit $rc"
 for rank in 0 1; do
   expected_ops=$(grep -c '"type":"op"' "examples/traces/megatron_tp2/rank$rank.jsonl")
-  row=$(grep "^# rank $rank: ops" "$log")
+  row=$(rank_lines "$log" | grep "^# rank $rank: ops")
   [[ $row =~ ops\ ([0-9]+)\ op_bytes\ ([0-9]+)\ wire_sent\ ([0-9]+)\ wire_received\ ([0-9]+)\ model_sent\ ([0-9]+) ]]
   ok=$?
   [ $ok -eq 0 ] && [ "${BASH_REMATCH[1]}" -eq "$expected_ops" ] && [ "${BASH_REMATCH[3]}" -eq "${BASH_REMATCH[5]}" ]
@@ -63,8 +64,8 @@ rc=$?
 tail -n 3 "$log"
 [ "$rc" -eq 0 ] && grep -q "data check *: every result byte verified (.*, 0 wrong)" "$log"
 result $? "phynet-ibverbs/verify-every-byte" "exit $rc: $(tail -n 2 "$log")"
-grep "^# rank [01]:" "$log" | grep -q "wire_zero_copy [1-9]"
-result $? "phynet-ibverbs/zero-copy-used" "$(grep "^# rank" "$log")"
+rank_lines "$log" | grep "^# rank [01]:" | grep -q "wire_zero_copy [1-9]"
+result $? "phynet-ibverbs/zero-copy-used" "$(grep "^# ranks\? " "$log")"
 
 echo "== 4. SIGKILL of a rank mid-collective over ibverbs (ncclshim perf, NCCL API, 3 ranks)"
 # As tests/suites/fault_tests.sh does over TCP: once the three forked ranks are busy in their
