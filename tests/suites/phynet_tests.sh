@@ -191,10 +191,10 @@ sleep 2.5  # every waiting rank has had its say (and a progress tick came)
 wait "$launcher"
 waits=$(grep "^phynet: rank [0-9]* waits" "$work/stop.log")
 [ -n "$victim" ] && [ $((SECONDS - stopped_at)) -le 20 ] &&
-  echo "$waits" | grep -qE "^phynet: rank [013] waits [0-9]+\.[0-9] s on comm 0x[0-9a-f]+ \([a-z_]+\) [a-z]+ seq [0-9]+ \(iteration [0-9]+, [^)]*rank[013]\.jsonl:[0-9]+[^)]*\) for rank 2 \(a (send to|receive from) it\)$" &&
-  ! echo "$waits" | grep -q "^phynet: rank 2 waits" &&
-  [ "$(echo "$waits" | awk '{ print $3, $8 }' | sort | uniq -d)" = "" ]  # once per rank and communicator
-result $? "stop/peers-say-who-waits-on-the-stopped-rank" "victim ${victim:-none}: $waits"
+  grep -qE "^phynet: rank [013] waits [0-9]+\.[0-9] s on comm 0x[0-9a-f]+ \([a-z_]+\) [a-z]+ seq [0-9]+ \(iteration [0-9]+, [^)]*rank[013]\.jsonl:[0-9]+[^)]*\) for rank 2 \(a (send to|receive from) it\)$" <<<"$waits" &&
+  ! grep -q "^phynet: rank 2 waits" <<<"$waits" &&
+  [ "$(echo "$waits" | awk '{ print $3, $9 }' | sort | uniq -d)" = "" ]  # once per rank and communicator
+result $? "stop/peers-say-who-waits-on-the-stopped-rank" "victim ${victim:-none}, $((SECONDS - stopped_at)) s after the stop: $waits"
 grep -q "^phynet: progress: rank 0: .*, none completed for [0-9][0-9]* s" "$work/stop.log"
 result $? "stop/progress-line-says-nothing-completes" "$(grep '^phynet: progress' "$work/stop.log" | tail -2)"
 
