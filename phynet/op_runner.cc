@@ -3,8 +3,6 @@
 // (always out of place: the send region and the receive region of the arena).
 #include "phynet/op_runner.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 
 #include "collectives/collectives.h"
@@ -57,22 +55,12 @@ BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks, bool 
 
 namespace {
 
-// Writes a byte in every page, so that the kernel maps the whole buffer now, before timing: a
-// fresh large allocation comes straight from mmap and may not be touched by the zero fill, and
-// each page's first-touch fault would otherwise be charged to the first operation that uses it.
-void touchEveryPage(std::vector<char>& memory) {
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  volatile char* bytes = memory.data();
-  for (size_t i = 0; i < memory.size(); i += page) bytes[i] = 0;
-}
-
 // Grows `memory` to `bytes` (zero-filled) and registers it anew; without a registration the
 // transport copies through its own buffers, so a refusal only costs speed.
 void growRegistered(std::vector<char>& memory, size_t bytes, Transport* transport, MemoryRegistration& registration) {
   if (memory.size() >= bytes) return;
   registration.reset();
-  memory.assign(bytes, 0);
-  touchEveryPage(memory);
+  memory.assign(bytes, 0);  // the zero fill maps every page now, before timing
   if (transport == nullptr) return;
   auto registered = MemoryRegistration::create(*transport, memory.data(), memory.size());
   if (registered.ok()) {
