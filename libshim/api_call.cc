@@ -29,10 +29,15 @@ void queryShape(void* comm, CommState& state) {
 
 }  // namespace
 
-int& groupDepthOfThread() noexcept {
-  static thread_local int depth = 0;
-  return depth;
-}
+namespace {
+// Read by every recorded call and every ncclGroupEnd: initial-exec, like the recorder's thread
+// cache, so no TLS call. tDeferred counts the entries of deferredOfThread(), which is touched only
+// when there are some.
+__attribute__((tls_model("initial-exec"))) constinit thread_local int tGroupDepth = 0;
+__attribute__((tls_model("initial-exec"))) constinit thread_local int tDeferred = 0;
+}  // namespace
+
+int& groupDepthOfThread() noexcept { return tGroupDepth; }
 
 namespace {
 
@@ -53,6 +58,7 @@ CommCreated registerCreatedAt(ncclResult_t result, ncclComm_t* out, CommCreated 
   if (made.comm != nullptr) return registerCreated(made);
   if (deferrable && result == ncclSuccess && out != nullptr && groupDepthOfThread() > 0) {
     deferredOfThread().push_back(DeferredCreation{out, made});
+    ++tDeferred;
   }
   return made;
 }
@@ -60,13 +66,14 @@ CommCreated registerCreatedAt(ncclResult_t result, ncclComm_t* out, CommCreated 
 void leaveGroup(CreatedComms& made) {
   int& depth = groupDepthOfThread();
   if (depth > 0) --depth;
+  if (depth > 0 || tDeferred == 0) return;
   std::vector<DeferredCreation>& deferred = deferredOfThread();
-  if (depth > 0 || deferred.empty()) return;
   for (DeferredCreation& entry : deferred) {
     entry.made.comm = *entry.out;
     if (entry.made.comm != nullptr) made.push_back(registerCreated(entry.made));
   }
   deferred.clear();
+  tDeferred = 0;
 }
 
 void beginRecordedCall(ApiCall& call) noexcept {

@@ -1,7 +1,7 @@
 // The frame of every exported NCCL function: the exception guard (api_guard.h) around the backend
-// call and, only while the record hook is on (record_hook.h), the call's description, its
-// communicator's state and sequence number, host timestamps and the hook. With the hook off the
-// frame adds one load and one predictable branch to guardedCall.
+// call and, only when the record hook wants the call (record_hook.h), the call's description, its
+// communicator's state and sequence number, host timestamps and the hook. Otherwise the frame adds
+// one load and one predictable branch to guardedCall.
 #pragma once
 
 #include <vector>
@@ -38,7 +38,7 @@ inline void describeOp(ApiCall& call, const void* sendbuff, void* recvbuff, size
 // `body(NcclBackend&)` makes the call.
 template <typename Describe, typename Body>
 inline ncclResult_t apiCall(ApiId id, Describe&& describe, Body&& body) noexcept {
-  if (__builtin_expect(!recordHookEnabled(), 1)) return guardedCall(apiName(id), body);
+  if (__builtin_expect(!recordHookWants(id), 1)) return guardedCall(apiName(id), body);
   ApiCall call;
   call.fn = id;
   describe(call);
@@ -58,7 +58,7 @@ inline ncclResult_t apiCall(ApiId id, Describe&& describe, Body&& body) noexcept
 // catches anything; reported with result 0.
 template <typename Describe, typename Body>
 inline const char* stringCall(ApiId id, Describe&& describe, const char* fallback, Body&& body) noexcept {
-  if (__builtin_expect(!recordHookEnabled(), 1)) return guardedString(fallback, body);
+  if (__builtin_expect(!recordHookWants(id), 1)) return guardedString(fallback, body);
   ApiCall call;
   call.fn = id;
   describe(call);

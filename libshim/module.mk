@@ -13,7 +13,7 @@ SHIM_TEST_OBJS := $(SHIM_TEST_SRCS:%.cc=$(BUILD)/obj/shimtests/%.o)
 SHIM_TEST_PROGRAM := $(BUILD)/tests/nccl_api_test_program
 NCCL_STUB := $(BUILD)/tests/stub/libnccl.so.2
 
-.PHONY: shim shim-test forward-test hotpath-bench
+.PHONY: shim shim-test forward-test hotpath-bench p2p-group-bench
 all: $(SHIM_LIB) $(SHIM_TEST_PROGRAM)
 shim: $(SHIM_LIB)
 
@@ -57,13 +57,14 @@ FORWARD_LINKED_LIB := $(BUILD)/tests/libforward_linked.so
 FORWARD_UNLINKED_LIB := $(BUILD)/tests/libforward_unlinked.so
 FORWARD_LOADER := $(BUILD)/tests/forward_loader
 HOTPATH_BENCH := $(BUILD)/hotpath_bench
+P2P_GROUP_BENCH := $(BUILD)/p2p_group_bench
 FORWARD_TEST_DEPS := tests/shim/forward_test_program.cc tests/shim/forward_test_util.h tests/shim/fake_nccl_log.h \
                      $(NCCL_CFLAGS_FILE)
 FORWARD_CXX = $(CXX) -std=c++20 $(OPT) -g -Wall -Wextra -Wno-unused-parameter $(NCCL_CFLAGS)
 FAKE_RPATH := -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN/fake'
 
 all: $(FAKE_NCCL) $(FAKE_NCCL_OLD) $(FORWARD_PROGRAM) $(FORWARD_LINKED_LIB) $(FORWARD_UNLINKED_LIB) \
-     $(FORWARD_LOADER) $(HOTPATH_BENCH)
+     $(FORWARD_LOADER) $(HOTPATH_BENCH) $(P2P_GROUP_BENCH)
 
 $(FAKE_NCCL): tests/shim/fake_nccl.c tests/shim/fake_nccl_log.h $(NCCL_CFLAGS_FILE)
 	@mkdir -p $(dir $@)
@@ -91,8 +92,16 @@ $(HOTPATH_BENCH): bench/hotpath_bench.cc $(FAKE_NCCL) $(NCCL_CFLAGS_FILE)
 	$(CXX) -std=c++20 $(OPT) -g -Wall -Wextra $(NCCL_CFLAGS) -o $@ $< $(FAKE_NCCL) -Wl,--enable-new-dtags \
 	  -Wl,-rpath,'$$ORIGIN/tests/fake'
 
+# bench/run_p2p_group_bench.sh: grouped send/recv on two communicators from one thread.
+$(P2P_GROUP_BENCH): bench/p2p_group_bench.cc $(FAKE_NCCL) $(NCCL_CFLAGS_FILE)
+	$(CXX) -std=c++20 $(OPT) -g -Wall -Wextra $(NCCL_CFLAGS) -o $@ $< $(FAKE_NCCL) -Wl,--enable-new-dtags \
+	  -Wl,-rpath,'$$ORIGIN/tests/fake'
+
 forward-test: all
 	bash tests/suites/forward_tests.sh
 
 hotpath-bench: $(SHIM_LIB) $(HOTPATH_BENCH)
 	bash bench/run_hotpath_bench.sh
+
+p2p-group-bench: $(SHIM_LIB) $(P2P_GROUP_BENCH)
+	bash bench/run_p2p_group_bench.sh

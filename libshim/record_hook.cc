@@ -37,14 +37,14 @@ int decideHookState() {
   gTracing = traceRecordingEnabled();
   if (gTracing) NS_INFO("recording NCCL calls to {}", envString("NCCLSHIM_TRACE_DIR", ""));
   std::string debug = envString("NCCLSHIM_HOOK_DEBUG", "");
-  if (debug.empty()) return gTracing ? 1 : 0;
+  if (debug.empty()) return gTracing ? detail::kHookTraced : detail::kHookOff;
   if (debug != "noop") {
     std::string path = expandPid(debug);
     gDebugFd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (gDebugFd < 0) NS_WARN("NCCLSHIM_HOOK_DEBUG: cannot open {}; the hook runs without a log", path);
   }
   NS_INFO("record hook on (NCCLSHIM_HOOK_DEBUG={})", debug);
-  return 1;
+  return detail::kHookAll;
 }
 
 // One line per call: every field of ApiCall, then one "new=" entry per communicator created.
@@ -72,18 +72,18 @@ void writeDebugLine(const ApiCall& call) {
 }  // namespace
 
 namespace detail {
-bool initHookSlow() noexcept {
+int initHookSlow() noexcept {
   static const int decided = [] {
-    int state = 0;
+    int state = kHookOff;
     try {
       state = decideHookState();
     } catch (...) {
-      state = 0;
+      state = kHookOff;
     }
     gHookState.store(state, std::memory_order_release);  // after gDebugFd
     return state;
   }();
-  return decided != 0;
+  return decided;
 }
 }  // namespace detail
 

@@ -1,8 +1,10 @@
 // The record hook: every exported NCCL call, in every mode (forward and GPU-free), reports itself
 // to recordApiCall() with its function id, arguments, result, host timestamps and the state of its
 // communicator (comm id, per-comm sequence number). The API layer (api_call.h) gathers all that
-// only when recordHookEnabled() is true: when recording is off a call pays one load and one
-// predictable branch. The recorder (trace/) plugs in behind recordApiCall (record_hook.cc).
+// only when recordHookWants() the call: when recording is off a call pays one load and one
+// predictable branch, and with only the trace on, so do the calls the trace does not write
+// (ncclCommCount, ncclCommUserRank, ncclCommGetAsyncError... which nccl-tests and PyTorch make
+// around every operation). The recorder (trace/) plugs in behind recordApiCall (record_hook.cc).
 // No nccl.h here: enum arguments are carried as int32_t with NCCL's numbering.
 #pragma once
 
@@ -32,7 +34,7 @@ inline constexpr const char* kApiNames[] = {
 // "ncclAllReduce" for ApiId::kAllReduce.
 inline const char* apiName(ApiId id) { return detail::kApiNames[static_cast<size_t>(id)]; }
 // Collectives and point-to-point calls: they take a per-communicator sequence number.
-inline bool isOperation(ApiId id) { return id >= ApiId::kAllReduce && id <= ApiId::kRecv; }
+constexpr bool isOperation(ApiId id) { return id >= ApiId::kAllReduce && id <= ApiId::kRecv; }
 
 inline constexpr int32_t kHookNone = -1;     // an argument the function does not have
 inline constexpr int32_t kShrinkColor = -2;  // CommCreated::color of a communicator made by ncclCommShrink
@@ -94,20 +96,39 @@ struct ApiCall {
 inline constexpr uint32_t kGpuTimed = 1;     // gpuStartNs / gpuEndNs are valid
 inline constexpr uint32_t kGpuCaptured = 2;  // the stream was being captured into a CUDA graph
 
-namespace detail {
-extern std::atomic<int> gHookState;  // -1 not decided yet, 0 off, 1 on
-bool initHookSlow() noexcept;
-}  // namespace detail
-
-// Whether calls are reported to recordApiCall (decided at the first call, then fixed).
-inline bool recordHookEnabled() noexcept {
-  int state = detail::gHookState.load(std::memory_order_acquire);  // a plain load on x86
-  if (__builtin_expect(state >= 0, 1)) return state != 0;
-  return detail::initHookSlow();
+// The calls the trace writes (trace_bridge.cc): operations, group starts and ends, and the end of a
+// communicator. Creation calls (api_call.h's creationCall) run the hook whenever it is on.
+constexpr bool traceWritesCall(ApiId id) {
+  return isOperation(id) || id == ApiId::kGroupStart || id == ApiId::kGroupEnd || id == ApiId::kCommDestroy ||
+         id == ApiId::kCommAbort || id == ApiId::kCommFinalize;
 }
 
-// THE hook: called after every exported call while recordHookEnabled(). Must not throw, block
-// for long or call back into NCCL.
+namespace detail {
+inline constexpr int kHookOff = 0;
+inline constexpr int kHookTraced = 1;  // the trace only: the calls traceWritesCall() names
+inline constexpr int kHookAll = 2;     // NCCLSHIM_HOOK_DEBUG: every call
+extern std::atomic<int> gHookState;    // -1 not decided yet, else one of the above
+int initHookSlow() noexcept;
+inline int hookState() noexcept {
+  int state = gHookState.load(std::memory_order_acquire);  // a plain load on x86
+  if (__builtin_expect(state >= 0, 1)) return state;
+  return initHookSlow();
+}
+}  // namespace detail
+
+// Whether the hook is on, for some calls at least (decided at the first call, then fixed).
+inline bool recordHookEnabled() noexcept { return detail::hookState() != detail::kHookOff; }
+
+// Whether call `id` is reported to recordApiCall: every call under NCCLSHIM_HOOK_DEBUG, the calls
+// the trace writes when only the trace is on. `id` is a constant at every call site, so this is
+// one load and one predictable branch.
+inline bool recordHookWants(ApiId id) noexcept {
+  int state = detail::hookState();
+  return state == detail::kHookAll || (traceWritesCall(id) && state == detail::kHookTraced);
+}
+
+// THE hook: called after every exported call that recordHookWants(). Must not throw, block for
+// long or call back into NCCL.
 void recordApiCall(const ApiCall& call) noexcept;
 
 }  // namespace nshim
