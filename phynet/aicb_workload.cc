@@ -419,6 +419,7 @@ Result<Workload> parseAicbWorkload(std::string_view text, const std::string& nam
   NS_RETURN_IF_ERROR(checkRows(name, rows, layout));
 
   WorkloadBuilder builder(layout);
+  const uint32_t fileIndex = internSourceFile(name);
   for (int rank = 0; rank < layout.world; ++rank) {
     const int stage = layout.ppIndex(rank);
     for (int it = 0; it < options.iterations; ++it) {
@@ -433,7 +434,7 @@ Result<Workload> parseAicbWorkload(std::string_view text, const std::string& nam
         request.bytes = row.what == RowKind::kBarrier ? 4 : scaleBytes(row.bytes, options.scale);
         request.root = row.root;
         request.recordedNs = row.elapsed ? roundNs(*row.elapsed * 1e6) : -1;
-        request.source = fmt::format("{}:{}", name, row.line);
+        request.source = SourceLine(fileIndex, row.line);
         if (row.what == RowKind::kP2p) {
           request.peer = stage + row.step;
           if (request.peer < 0 || request.peer >= layout.pp) continue;  // no neighbour on this side

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <utility>
 
+#include "phynet/workload_check.h"
+
 namespace nshim::phynet {
 
 const char* groupKindLabel(GroupKind kind) {
@@ -147,10 +149,9 @@ int WorkloadBuilder::commIndex(GroupKind kind, int rank) {
 
 void WorkloadBuilder::countSkipped(const char* why, GroupKind kind, const OpRequest& request) {
   SkippedSources& skipped = skipped_[{why, static_cast<int>(request.kind), static_cast<int>(kind)}];
-  if (!skipped.sources.insert(request.source).second) return;
-  // The first in the file: the lowest line number ("file:line"; expansion order is not file order).
-  auto lineOf = [](const std::string& source) { return std::atoll(source.c_str() + source.rfind(':') + 1); };
-  if (skipped.first.empty() || lineOf(request.source) < lineOf(skipped.first)) skipped.first = request.source;
+  if (!skipped.sources.insert(request.source.key()).second) return;
+  // The first in the file: the lowest line number (expansion order is not file order).
+  if (skipped.first.empty() || request.source.line() < skipped.first.line()) skipped.first = request.source;
 }
 
 bool WorkloadBuilder::addOp(int rank, GroupKind kind, const OpRequest& request) {
@@ -177,13 +178,21 @@ bool WorkloadBuilder::addOp(int rank, GroupKind kind, const OpRequest& request) 
   op.computeNs = pendingNs_[rank];
   op.recordedNs = request.recordedNs;
   op.source = request.source;
+  if (op.bytes > kMaxOpBytes && (!tooLarge_ || op.source.line() < tooLarge_->source.line())) {
+    tooLarge_ = TooLarge{op.source, op.kind, op.bytes};
+  }
   pendingNs_[rank] = 0;
   ranks_[rank].ops.push_back(std::move(op));
   ++opCount_;
   return true;
 }
 
-Workload WorkloadBuilder::finish(std::string description) {
+Result<Workload> WorkloadBuilder::finish(std::string description) {
+  if (tooLarge_) {
+    return NS_ERROR(Code::kInvalidArgument, "{}: {} of {} bytes, more than the {} bytes (1 PiB) phynet replays in "
+                    "one operation; shrink it with --scale", tooLarge_->source, opKindName(tooLarge_->kind),
+                    tooLarge_->bytes, kMaxOpBytes);
+  }
   Workload workload;
   workload.worldSize = layout_.world;
   workload.comms = std::move(comms_);

@@ -30,6 +30,7 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_set>
 #include <cstdint>
@@ -91,7 +92,7 @@ struct OpRequest {
   int root = -1;            // communicator rank (broadcast, reduce)
   int peer = -1;            // communicator rank (send, recv)
   int64_t recordedNs = -1;
-  std::string source;       // "file:line"
+  SourceLine source;        // "file:line"
 };
 
 class WorkloadBuilder {
@@ -111,7 +112,9 @@ class WorkloadBuilder {
   bool addOp(int rank, GroupKind kind, const OpRequest& request);
   // Ops appended so far (all ranks).
   uint64_t opCount() const { return opCount_; }
-  Workload finish(std::string description);
+  // The workload, or an error naming the first line (lowest line number) with an op larger than
+  // phynet replays (kMaxOpBytes), so that a loaded workload always passes checkWorkload's size rule.
+  Result<Workload> finish(std::string description);
 
  private:
   int commIndex(GroupKind kind, int rank);
@@ -124,9 +127,15 @@ class WorkloadBuilder {
   std::vector<int64_t> pendingNs_;
   std::vector<RankWork> ranks_;
   uint64_t opCount_ = 0;
+  struct TooLarge {
+    SourceLine source;
+    OpKind kind = OpKind::kAllReduce;
+    uint64_t bytes = 0;
+  };
+  std::optional<TooLarge> tooLarge_;  // the op of the lowest line beyond kMaxOpBytes
   struct SkippedSources {
-    std::unordered_set<std::string> sources;  // distinct "file:line"
-    std::string first;
+    std::unordered_set<uint64_t> sources;  // distinct "file:line" (SourceLine::key)
+    SourceLine first;
   };
   std::map<std::tuple<std::string, int, int>, SkippedSources> skipped_;  // by (why, op kind, group kind)
 };

@@ -258,6 +258,7 @@ struct Expander {
   const std::vector<Layer>& layers;
   const WorkloadOptions& options;
   WorkloadBuilder& builder;
+  const uint32_t fileIndex = internSourceFile(file);
 
   void phase(int rank, const Layer& layer, PhaseIndex index) {
     const Phase& p = layer.phases[index];
@@ -269,7 +270,7 @@ struct Expander {
     request.kind = p.kind;
     request.bytes = scaleBytes(p.bytes, options.scale);
     if (p.kind == OpKind::kBroadcast) request.root = 0;
-    request.source = fmt::format("{}:{}", file, layer.line);
+    request.source = SourceLine(fileIndex, layer.line);
     builder.addOp(rank, p.group, request);
   }
 
@@ -278,7 +279,7 @@ struct Expander {
     request.kind = kind;
     request.bytes = scaleBytes(header.ppCommBytes, options.scale);
     request.peer = peerStage;
-    request.source = fmt::format("{}:1", file);
+    request.source = SourceLine(fileIndex, 1);
     builder.addOp(rank, GroupKind::kPp, request);
   }
 

@@ -12,7 +12,7 @@ std::string stallLine(int globalRank, double waitedSeconds, const CommGroup& gro
                                  : fmt::format("communicator rank {}", wait.peer);
   return fmt::format("phynet: rank {} waits {:.1f} s on comm {} {} seq {} (iteration {}{}{}) for {} ({} it)",
                      globalRank, waitedSeconds, commName(group), opKindName(op.kind), op.seq, iteration,
-                     op.source.empty() ? "" : ", " + op.source,
+                     op.source.empty() ? "" : ", " + op.source.str(),
                      batchOps > 1 ? fmt::format(", first of a group of {} ops", batchOps) : std::string(), peer,
                      wait.isSend ? "a send to" : "a receive from");
 }

@@ -3,8 +3,15 @@
 // group ids and the recorded times into issue offsets, gaps and durations.
 #include "phynet/trace_workload.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <new>
+
+#include "common/parallel_for.h"
 
 #include "trace/trace_validate.h"
 
@@ -89,16 +96,41 @@ Result<std::map<uint64_t, CommBuild>> collectComms(const trace::TraceSet& set) {
   return comms;
 }
 
-// One file's op records -> that rank's operations.
-Status convertOps(const trace::TraceFile& file, const Workload& workload, RankWork* out, TraceLoadStats* stats) {
-  std::vector<const trace::OpEntry*> entries;
-  entries.reserve(file.ops.size());
-  for (const trace::OpEntry& e : file.ops) entries.push_back(&e);
-  std::stable_sort(entries.begin(), entries.end(), [](auto* a, auto* b) { return a->n < b->n; });
+// Gives the memory of records[0, consumed) back to the system (whole pages only): a converted
+// record is never read again, and the vector is freed when the file is done. Lets a large trace's
+// peak memory be its records or its operations, not both.
+void releaseConsumed(const trace::OpEntry* records, size_t consumed) {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(records) + page - 1) & ~(page - 1);
+  const uintptr_t end = reinterpret_cast<uintptr_t>(records + consumed) & ~(page - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
+// One file's op records -> that rank's operations. The records are consumed: their memory is
+// released as the conversion goes (when they are in recording order).
+Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* out, TraceLoadStats* stats) {
+  // Recording order: the file's order unless several threads' records interleaved (then sorted).
+  auto byN = [](const trace::OpEntry& a, const trace::OpEntry& b) { return a.n < b.n; };
+  std::vector<const trace::OpEntry*> sorted;
+  if (!std::is_sorted(file.ops.begin(), file.ops.end(), byN)) {
+    sorted.reserve(file.ops.size());
+    for (const trace::OpEntry& e : file.ops) sorted.push_back(&e);
+    std::stable_sort(sorted.begin(), sorted.end(), [&byN](auto* a, auto* b) { return byN(*a, *b); });
+  }
+  size_t calls = 0;
+  for (const trace::OpEntry& e : file.ops) {
+    calls += e.record.op != OpCode::kGroupStart && e.record.op != OpCode::kGroupEnd ? 1 : 0;
+  }
+  out->ops.reserve(out->ops.size() + calls);
+  const uint32_t fileIndex = internSourceFile(file.path);
+  auto entryAt = [&](size_t i) { return sorted.empty() ? &file.ops[i] : sorted[i]; };
 
   int depth = 0, groupCounter = 0, currentGroup = 0;
   int64_t firstStart = -1, prevEnd = -1;
-  for (const trace::OpEntry* entry : entries) {
+  constexpr size_t kReleaseEvery = 1 << 14;  // records (about 2 MiB)
+  for (size_t i = 0; i < file.ops.size(); ++i) {
+    if (sorted.empty() && i % kReleaseEvery == 0 && i > 0) releaseConsumed(file.ops.data(), i);
+    const trace::OpEntry* entry = entryAt(i);
     const trace::OpRecord& r = entry->record;
     if (r.op == OpCode::kGroupStart) {
       if (depth++ == 0) currentGroup = ++groupCounter;
@@ -109,7 +141,7 @@ Status convertOps(const trace::TraceFile& file, const Workload& workload, RankWo
       continue;
     }
     WorkOp op;
-    op.source = where(file, entry->line);
+    op.source = SourceLine(fileIndex, entry->line);
     if (!toOpKind(r.op, &op.kind)) {
       return NS_ERROR(Code::kInvalidArgument, "{}: unknown op code {}", op.source, static_cast<int>(r.op));
     }
@@ -165,12 +197,12 @@ Status convertOps(const trace::TraceFile& file, const Workload& workload, RankWo
 
 }  // namespace
 
-Result<Workload> workloadFromTraceSet(const trace::TraceSet& set, TraceLoadStats* stats) {
+Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats) {
   if (set.files.empty()) return NS_ERROR(Code::kInvalidArgument, "the trace has no files");
   Workload workload;
   workload.worldSize = static_cast<int>(set.files.size());
-  std::vector<const trace::TraceFile*> byRank(workload.worldSize, nullptr);
-  for (const trace::TraceFile& file : set.files) {
+  std::vector<trace::TraceFile*> byRank(workload.worldSize, nullptr);
+  for (trace::TraceFile& file : set.files) {
     int g = file.globalRank();
     if (g == trace::kNoRank) {
       return NS_ERROR(Code::kInvalidArgument, "{}: no global rank (header, footer and comm records carry none)",
@@ -195,10 +227,23 @@ Result<Workload> workloadFromTraceSet(const trace::TraceSet& set, TraceLoadStats
   }
   labelCommsByShape(workload);
   workload.ranks.resize(workload.worldSize);
+  // Ranks convert independently (comms are read-only by now): one thread per core. Each file's
+  // records are released as soon as it is converted, so the peak holds little more than one copy.
+  std::vector<Status> results(workload.worldSize);
+  std::vector<TraceLoadStats> rankStats(workload.worldSize);
+  parallelFor(static_cast<size_t>(workload.worldSize), [&](size_t g) {
+    workload.ranks[g].globalRank = static_cast<int>(g);
+    try {
+      results[g] = convertOps(*byRank[g], workload, &workload.ranks[g], &rankStats[g]);
+    } catch (const std::bad_alloc&) {
+      results[g] = NS_ERROR(Code::kSystemError, "{}: out of memory while converting it", byRank[g]->path);
+    }
+    byRank[g]->ops = {};
+  });
   size_t total = 0;
   for (int g = 0; g < workload.worldSize; ++g) {
-    workload.ranks[g].globalRank = g;
-    NS_RETURN_IF_ERROR(convertOps(*byRank[g], workload, &workload.ranks[g], stats));
+    NS_RETURN_IF_ERROR(results[g]);
+    if (stats) stats->skippedFailedCalls += rankStats[g].skippedFailedCalls;
     total += workload.ranks[g].ops.size();
   }
   workload.description = fmt::format("ncclshim trace: {} ranks, {} communicators, {} operations",
@@ -208,7 +253,7 @@ Result<Workload> workloadFromTraceSet(const trace::TraceSet& set, TraceLoadStats
 
 Result<Workload> loadTraceWorkload(const std::string& path, TraceLoadStats* stats) {
   NS_ASSIGN_OR_RETURN(trace::TraceSet set, trace::readTracePath(path));
-  NS_ASSIGN_OR_RETURN(Workload workload, workloadFromTraceSet(set, stats));
+  NS_ASSIGN_OR_RETURN(Workload workload, workloadFromTraceSet(std::move(set), stats));
   workload.description = fmt::format("{} ({})", workload.description, path);
   return workload;
 }

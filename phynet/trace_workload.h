@@ -21,7 +21,8 @@ struct TraceLoadStats {
 };
 
 Result<Workload> loadTraceWorkload(const std::string& path, TraceLoadStats* stats = nullptr);
-Result<Workload> workloadFromTraceSet(const trace::TraceSet& set, TraceLoadStats* stats = nullptr);
+// Takes the set (by value: each file's op records are released as soon as they are converted).
+Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats = nullptr);
 
 // Labels communicators by shape, since a trace does not name roles: all ranks -> "world",
 // consecutive global ranks -> "tp", a constant stride -> "dp" for the smallest such stride and "pp"

@@ -10,6 +10,7 @@
 
 #include "collectives/datatype.h"
 #include "common/status.h"
+#include "phynet/source_line.h"
 
 namespace nshim::phynet {
 
@@ -23,10 +24,10 @@ struct CommGroup {
   std::string label;         // role for reports: "tp", "dp", "ep", "dp_ep", "pp", "world", or "comm<N>"
 };
 
+// 88 bytes (a workload may hold tens of millions): fields are ordered to leave no padding.
 struct WorkOp {
   uint64_t commId = 0;
   uint64_t seq = 0;          // per-communicator sequence number on this rank, from 0
-  OpKind kind = OpKind::kAllReduce;
   uint64_t count = 0;        // NCCL count argument (per-rank block for allgather/reducescatter/alltoall)
   DataType type = DataType::kFloat32;
   ReduceKind reduce = ReduceKind::kSum;
@@ -36,9 +37,12 @@ struct WorkOp {
   int64_t issueNs = -1;      // recorded issue time relative to the rank's first op; -1 unknown
   int64_t computeNs = 0;     // compute time to spend before issuing this op when pacing
   int64_t recordedNs = -1;   // recorded duration (GPU time if the trace has it); -1 unknown
+  OpKind kind = OpKind::kAllReduce;
   int group = 0;             // ops with the same non-zero group id were issued in one ncclGroup
-  std::string source;        // "file:line" the op came from, for error messages
+  SourceLine source;         // "file:line" the op came from, for error messages
 };
+
+static_assert(sizeof(WorkOp) <= 88, "WorkOp grew: keep it small, workloads hold millions");
 
 struct RankWork {
   int globalRank = 0;
@@ -51,7 +55,7 @@ struct SkippedRows {
   OpKind kind = OpKind::kAllReduce;
   std::string group;        // the communicator's role ("tp", "pp", ...)
   uint64_t rows = 0;        // distinct file lines
-  std::string firstSource;  // "file:line" of the first
+  SourceLine firstSource;   // "file:line" of the first
 };
 
 struct Workload {

@@ -2,7 +2,7 @@
 //   dump [--format jsonl|csv] [--comms] <path>   re-emits the records (normalised JSON Lines, or a
 //                                                CSV table of ops, or of communicator events)
 //   validate <path>                              checks each file and the ranks against each other
-// Exit status: 0 ok, 1 validation errors, 2 unreadable input or bad usage.
+// Exit status: 0 ok, 1 validation errors, 2 unreadable input or bad usage, 70 internal error (fence).
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "common/main_fence.h"
 #include "trace/trace_format.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_validate.h"
@@ -138,9 +139,12 @@ int runValidate(const std::vector<std::string>& args) {
   ValidationReport report = validateTraceSet(*set);
   for (const std::string& e : report.errors) std::printf("error: %s\n", e.c_str());
   for (const std::string& w : report.warnings) std::printf("warning: %s\n", w.c_str());
-  if (report.suppressed > 0) std::printf("(%zu more messages not shown)\n", report.suppressed);
+  for (const ValidationReport::NotShown& more : report.notShown) {
+    std::printf("... and %zu more %s of this kind: %s (the first %zu are shown)\n", more.count,
+                more.error ? "errors" : "warnings", more.kind.c_str(), kMessagesShownPerKind);
+  }
   std::printf("%s: %zu files, %zu errors, %zu warnings\n", report.ok() ? "valid" : "INVALID",
-              set->files.size(), report.errors.size(), report.warnings.size());
+              set->files.size(), report.errorCount, report.warningCount);
   return report.ok() ? 0 : 1;
 }
 
@@ -148,15 +152,17 @@ int runValidate(const std::vector<std::string>& args) {
 }  // namespace nshim::trace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
-    std::fputs(nshim::trace::kUsage, args.empty() ? stderr : stdout);
-    return args.empty() ? 2 : 0;
-  }
-  std::string command = args[0];
-  args.erase(args.begin());
-  if (command == "dump") return nshim::trace::runDump(args);
-  if (command == "validate") return nshim::trace::runValidate(args);
-  std::fputs(nshim::trace::kUsage, stderr);
-  return 2;
+  return nshim::runFenced("ncclshim-trace", [&] {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+      std::fputs(nshim::trace::kUsage, args.empty() ? stderr : stdout);
+      return args.empty() ? 2 : 0;
+    }
+    std::string command = args[0];
+    args.erase(args.begin());
+    if (command == "dump") return nshim::trace::runDump(args);
+    if (command == "validate") return nshim::trace::runValidate(args);
+    std::fputs(nshim::trace::kUsage, stderr);
+    return 2;
+  });
 }

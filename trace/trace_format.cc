@@ -7,17 +7,18 @@
 namespace nshim::trace {
 namespace {
 
-constexpr const char* kOpNames[kNumOpCodes] = {
+constexpr std::string_view kOpNames[kNumOpCodes] = {
     "allreduce", "broadcast", "reduce", "allgather", "reducescatter", "alltoall",
     "gather",    "scatter",   "send",   "recv",      "groupstart",    "groupend"};
-constexpr const char* kEventNames[kNumCommEvents] = {"init", "split", "destroy", "abort", "finalize"};
-constexpr const char* kDatatypeNames[kNumDatatypes] = {
+constexpr std::string_view kEventNames[kNumCommEvents] = {"init", "split", "destroy", "abort", "finalize"};
+constexpr std::string_view kDatatypeNames[kNumDatatypes] = {
     "int8",    "uint8",   "int32",    "uint32",     "int64",     "uint64",
     "float16", "float32", "float64",  "bfloat16",   "float8e4m3", "float8e5m2"};
-constexpr const char* kRedopNames[kNumBuiltinRedOps] = {"sum", "prod", "max", "min", "avg"};
+constexpr std::string_view kRedopNames[kNumBuiltinRedOps] = {"sum", "prod", "max", "min", "avg"};
 
+// Tables of string_views (not char pointers): a lookup compares lengths first and never calls strlen.
 template <size_t N>
-int findName(const char* const (&names)[N], std::string_view name) {
+int findName(const std::string_view (&names)[N], std::string_view name) {
   for (size_t i = 0; i < N; ++i) {
     if (name == names[i]) return static_cast<int>(i);
   }
@@ -35,23 +36,23 @@ size_t finish(LineBuffer& line) {
 
 const char* opName(OpCode op) {
   auto i = static_cast<uint32_t>(op);
-  return i < kNumOpCodes ? kOpNames[i] : "unknown";
+  return i < kNumOpCodes ? kOpNames[i].data() : "unknown";
 }
 
 const char* commEventName(CommEvent event) {
   auto i = static_cast<uint32_t>(event);
-  return i < kNumCommEvents ? kEventNames[i] : "unknown";
+  return i < kNumCommEvents ? kEventNames[i].data() : "unknown";
 }
 
 const char* datatypeName(int32_t datatype) {
   if (datatype == kNoDatatype) return "none";
-  return datatype >= 0 && datatype < kNumDatatypes ? kDatatypeNames[datatype] : "unknown";
+  return datatype >= 0 && datatype < kNumDatatypes ? kDatatypeNames[datatype].data() : "unknown";
 }
 
 const char* redopName(int32_t redop, bool preMulSum) {
   if (preMulSum) return "premulsum";
   if (redop == kNoRedOp) return "none";
-  if (redop >= 0 && redop < kNumBuiltinRedOps) return kRedopNames[redop];
+  if (redop >= 0 && redop < kNumBuiltinRedOps) return kRedopNames[redop].data();
   return "user";
 }
 

@@ -1,6 +1,7 @@
 // Trace reader: splits input into lines (bounded), parses each as a flat JSON object and converts it
-// by its "type" into the record structs with every field range-checked. Errors are prefixed with
-// "<file>:<line>: " so that a bad field is found at once.
+// by its "type" into the record structs with every field range-checked. Op lines as the writer lays
+// them out are read in one pass by scanWriterOpLine; any other line takes the general parser. Errors
+// are prefixed with "<file>:<line>: " so that a bad field is found at once.
 #include "trace/trace_reader.h"
 
 #include <dirent.h>
@@ -10,10 +11,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include <fmt/format.h>
 
+#include "common/parallel_for.h"
+#include "trace/op_line_scan.h"
 #include "trace/trace_format.h"
 
 namespace nshim::trace {
@@ -72,6 +77,7 @@ std::string TraceFile::endDescription() const {
 
 TraceParser::TraceParser(std::string name, ReadOptions options) : options_(options) {
   file_.path = std::move(name);
+  if (std::getenv("NCCLSHIM_TRACE_GENERAL_PARSER") != nullptr) options_.opFastPath = false;
 }
 
 Status TraceParser::addLine(std::string_view line) {
@@ -99,9 +105,20 @@ Result<TraceFile> TraceParser::finish() {
                     file_.path);
   }
   NS_RETURN_IF_ERROR(flushBatch());
-  file_.comms = comms_.take();
-  file_.ops = ops_.take();
+  file_.comms = std::move(comms_);
+  file_.ops = std::move(ops_);
   return std::move(file_);
+}
+
+void TraceParser::reserveForInput(uint64_t inputBytes) {
+  if (options_.onOps || options_.skipOps) return;
+  // No op line the reader accepts is shorter than this (the required keys alone are longer), so the
+  // vector never reallocates; a reservation is capped at a quarter of the machine's memory.
+  constexpr uint64_t kShortestOpLine = 128;
+  const uint64_t physical = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
+  const uint64_t records = std::min<uint64_t>({inputBytes / kShortestOpLine + 16, options_.maxRecords,
+                                               physical / 4 / sizeof(OpEntry)});
+  ops_.reserve(static_cast<size_t>(records));
 }
 
 Status TraceParser::flushBatch() {
@@ -120,7 +137,16 @@ Status TraceParser::parseLine(std::string_view line) {
     if (!sawHeader_) return Status(Code::kInvalidArgument, "empty first line: expected the header");
     return Status::Ok();  // blank lines carry nothing
   }
-  const bool fastSkip = options_.skipOps && sawHeader_ && line.substr(0, kOpLineStart.size()) == kOpLineStart;
+  const bool writerOpLine = sawHeader_ && line.substr(0, kOpLineStart.size()) == kOpLineStart;
+  if (writerOpLine && options_.opFastPath && !options_.skipOps && records() < options_.maxRecords) {
+    OpEntry entry;
+    if (scanWriterOpLine(line, &entry.n, &entry.record)) {
+      file_.endsWithFooter = false;
+      entry.line = file_.lines;
+      return keepOp(entry);
+    }
+  }
+  const bool fastSkip = options_.skipOps && writerOpLine;
   if (!fastSkip) NS_RETURN_IF_ERROR(parseFlatJson(line, &object_));
   std::string_view type = "op";
   if (!fastSkip) NS_RETURN_IF_ERROR(getStringView(object_, "type", &type));
@@ -224,6 +250,10 @@ Status TraceParser::parseOp() {
   NS_RETURN_IF_ERROR(getInto(object_, "gpu_start_ns", INT64_MIN, INT64_MAX, &r.gpuStartNs, true));
   NS_RETURN_IF_ERROR(getInto(object_, "gpu_end_ns", INT64_MIN, INT64_MAX, &r.gpuEndNs, true));
   NS_RETURN_IF_ERROR(getInto(object_, "result", kI32Min, kI32Max, &r.result, true));
+  return keepOp(entry);
+}
+
+Status TraceParser::keepOp(const OpEntry& entry) {
   if (!options_.onOps) {
     ops_.push_back(entry);
     return Status::Ok();
@@ -261,6 +291,7 @@ Status TraceParser::parseDrops() {
 
 Result<TraceFile> parseTrace(std::string_view text, const std::string& name, const ReadOptions& options) {
   TraceParser parser(name, options);
+  parser.reserveForInput(text.size());
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find('\n', start);
@@ -278,6 +309,8 @@ Result<TraceFile> readTraceFile(const std::string& path, const ReadOptions& opti
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return NS_ERROR(Code::kSystemError, "{}: cannot open: {}", path, std::strerror(errno));
   TraceParser parser(path, options);
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) parser.reserveForInput(static_cast<uint64_t>(st.st_size));
   // Lines are parsed where they lie in the buffer; only the unfinished last line of a read moves
   // (to the front) before the next read appends to it.
   constexpr size_t kReadBytes = size_t(1) << 20;
@@ -320,6 +353,34 @@ Result<TraceFile> readTraceFile(const std::string& path, const ReadOptions& opti
   return parser.finish();
 }
 
+namespace {
+
+// Reads `paths` on up to one thread per core (files are independent; a streaming onOps callback
+// is not assumed thread-safe, so streaming reads stay on this thread). The result is in `paths`
+// order; on failure, the error of the first failing path.
+Result<std::vector<TraceFile>> readFilesInParallel(const std::vector<std::string>& paths, const ReadOptions& options) {
+  std::vector<Result<TraceFile>> results(paths.size(), Status(Code::kInternal, "not read"));
+  parallelFor(
+      paths.size(),
+      [&](size_t i) {
+        try {
+          results[i] = readTraceFile(paths[i], options);
+        } catch (const std::bad_alloc&) {
+          results[i] = NS_ERROR(Code::kSystemError, "{}: out of memory while reading it", paths[i]);
+        }
+      },
+      options.onOps ? 1 : 16);
+  std::vector<TraceFile> files;
+  files.reserve(paths.size());
+  for (Result<TraceFile>& r : results) {
+    if (!r.ok()) return r.status();
+    files.push_back(std::move(r).value());
+  }
+  return files;
+}
+
+}  // namespace
+
 Result<TraceSet> readTraceDir(const std::string& dir, const ReadOptions& options) {
   DIR* d = opendir(dir.c_str());
   if (d == nullptr) return NS_ERROR(Code::kSystemError, "{}: cannot open directory: {}", dir, std::strerror(errno));
@@ -338,12 +399,10 @@ Result<TraceSet> readTraceDir(const std::string& dir, const ReadOptions& options
   }
   closedir(d);
   if (paths.empty()) return NS_ERROR(Code::kInvalidArgument, "{}: no *.jsonl trace files", dir);
+  std::sort(paths.begin(), paths.end());  // the first error in path order is the one reported
+  NS_ASSIGN_OR_RETURN(std::vector<TraceFile> files, readFilesInParallel(paths, options));
   TraceSet set;
-  for (const std::string& path : paths) {
-    auto file = readTraceFile(path, options);
-    if (!file.ok()) return file.status();
-    set.files.push_back(std::move(file).value());
-  }
+  set.files = std::move(files);
   std::sort(set.files.begin(), set.files.end(), [](const TraceFile& a, const TraceFile& b) {
     uint32_t ra = static_cast<uint32_t>(a.globalRank()), rb = static_cast<uint32_t>(b.globalRank());
     return ra != rb ? ra < rb : a.path < b.path;  // kNoRank (-1) sorts last as UINT32_MAX

@@ -3,7 +3,8 @@
 // the line and the field; a file cut by a killed process keeps every complete line and reports the
 // cut. Sizes are bounded (line length, field count, records) and no exception escapes. A UTF-8 byte
 // order mark at the start of a file and CRLF line ends are accepted. Records are kept in vectors of
-// exactly their size (RecordBlocks while reading), or streamed in batches (ReadOptions::onOps).
+// vectors reserved from the input's size (the capacity beyond the records read is never touched, so
+// it costs address space, not memory), or streamed in batches (ReadOptions::onOps).
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,6 @@
 
 #include "common/status.h"
 #include "trace/json_line.h"
-#include "trace/record_blocks.h"
 #include "trace/trace_record.h"
 
 namespace nshim::trace {
@@ -63,6 +63,10 @@ struct ReadOptions {
   // Structure only: header, comm, footer and drops lines are read; op lines are counted
   // (opsNotKept) and, when they start as the writer writes them ({"type":"op",), not parsed.
   bool skipOps = false;
+  // Op lines in the writer's exact layout are read by scanWriterOpLine (op_line_scan.h); false sends
+  // every line through the general JSON parser (tests compare the two; the benchmark times both).
+  // The environment variable NCCLSHIM_TRACE_GENERAL_PARSER (any value) turns it off too.
+  bool opFastPath = true;
   // Streaming: op records go to onOps in batches of up to opBatch (file order) instead of into
   // TraceFile::ops; `file` is the file read so far (its path and header; comms and ops stay empty
   // until the end). An error from onOps ends the read with that error.
@@ -78,6 +82,8 @@ class TraceParser {
   Status addLine(std::string_view line);
   void addCut(std::string_view partial);
   Result<TraceFile> finish();
+  // Reserves room for as many op records as `inputBytes` of text can hold (address space only).
+  void reserveForInput(uint64_t inputBytes);
   // Records accepted so far (comm + op, kept or not).
   uint64_t records() const { return comms_.size() + ops_.size() + file_.opsNotKept + batch_.size(); }
 
@@ -88,20 +94,22 @@ class TraceParser {
   Status parseOp();
   Status parseFooter();
   Status parseDrops();
+  Status keepOp(const OpEntry& entry);  // into ops_, or the streaming batch
   Status flushBatch();
 
   ReadOptions options_;
   TraceFile file_;
   bool sawHeader_ = false;
   FlatJsonObject object_;
-  RecordBlocks<CommEntry> comms_;
-  RecordBlocks<OpEntry> ops_;
+  std::vector<CommEntry> comms_;
+  std::vector<OpEntry> ops_;
   std::vector<OpEntry> batch_;  // streaming (options_.onOps): ops not handed over yet
 };
 
 Result<TraceFile> parseTrace(std::string_view text, const std::string& name, const ReadOptions& options = {});
 Result<TraceFile> readTraceFile(const std::string& path, const ReadOptions& options = {});
-// Every regular "*.jsonl" file of `dir`; an error if there is none.
+// Every regular "*.jsonl" file of `dir`, read on up to one thread per core (on this thread alone
+// when onOps is set); an error if there is none.
 Result<TraceSet> readTraceDir(const std::string& dir, const ReadOptions& options = {});
 // A directory (readTraceDir) or one file (a set of one).
 Result<TraceSet> readTracePath(const std::string& path, const ReadOptions& options = {});

@@ -24,29 +24,32 @@ struct Member {
 
 class Validator {
  public:
-  explicit Validator(size_t cap) : cap_(cap) {}
-
-  void error(std::string message) { add(report_.errors, std::move(message)); }
-  void warning(std::string message) { add(report_.warnings, std::move(message)); }
+  void error(std::string_view kind, std::string message) { add(kind, true, std::move(message)); }
+  void warning(std::string_view kind, std::string message) { add(kind, false, std::move(message)); }
   ValidationReport take() { return std::move(report_); }
 
   void checkFile(const TraceFile& file);
   void checkCommunicators();
 
  private:
-  void add(std::vector<std::string>& list, std::string message) {
-    if (report_.errors.size() + report_.warnings.size() >= cap_) {
-      ++report_.suppressed;
+  void add(std::string_view kind, bool isError, std::string message) {
+    (isError ? report_.errorCount : report_.warningCount) += 1;
+    size_t& seen = seenPerKind_[std::string(kind)];
+    if (++seen <= kMessagesShownPerKind) {
+      (isError ? report_.errors : report_.warnings).push_back(std::move(message));
       return;
     }
-    list.push_back(std::move(message));
+    if (seen == kMessagesShownPerKind + 1) report_.notShown.push_back({std::string(kind), isError, 0});
+    for (auto& entry : report_.notShown) {
+      if (entry.kind == kind && entry.error == isError) ++entry.count;
+    }
   }
   void checkOpFields(const TraceFile& file, const OpEntry& op, int32_t commSize);
   void compareCollectives(uint64_t comm, const std::map<int32_t, Member*>& members);
   void compareP2p(uint64_t comm, const std::map<int32_t, Member*>& members);
 
-  size_t cap_;
   ValidationReport report_;
+  std::map<std::string, size_t, std::less<>> seenPerKind_;
   std::map<MemberKey, Member> members_;
 };
 
@@ -68,13 +71,13 @@ void Validator::checkFile(const TraceFile& file) {
     MemberKey key{c.record.commId, c.record.rank};
     if (c.record.event == CommEvent::kInit || c.record.event == CommEvent::kSplit) {
       if (c.record.nranks <= 0 || c.record.rank < 0 || c.record.rank >= c.record.nranks) {
-        error(fmt::format("{}: comm {} created with rank {} of {} ranks", where(file, c.line),
+        error("comm created with a rank outside it", fmt::format("{}: comm {} created with rank {} of {} ranks", where(file, c.line),
                           commIdText(c.record.commId), c.record.rank, c.record.nranks));
         continue;
       }
       Member& m = members_[key];
       if (m.created != nullptr) {
-        error(fmt::format("{}: comm {} rank {} created again (first at {})", where(file, c.line),
+        error("comm rank created twice", fmt::format("{}: comm {} rank {} created again (first at {})", where(file, c.line),
                           commIdText(key.first), key.second, where(*m.file, m.created->line)));
         continue;
       }
@@ -92,13 +95,13 @@ void Validator::checkFile(const TraceFile& file) {
     MemberKey key{r.commId, r.rank};
     auto it = members_.find(key);
     if (it == members_.end() || it->second.file != &file) {
-      error(fmt::format("{}: {} on comm {} rank {}, which has no init/split record in this file",
+      error("op on a comm not created in its file", fmt::format("{}: {} on comm {} rank {}, which has no init/split record in this file",
                         where(file, op.line), opName(r.op), commIdText(r.commId), r.rank));
       continue;
     }
     auto end = ended.find(key);
     if (end != ended.end() && end->second->n < op.n) {
-      error(fmt::format("{}: {} on comm {} after its {} at line {}", where(file, op.line), opName(r.op),
+      error("op after its comm ended", fmt::format("{}: {} on comm {} after its {} at line {}", where(file, op.line), opName(r.op),
                         commIdText(r.commId), commEventName(end->second->record.event), end->second->line));
     }
     checkOpFields(file, op, it->second.created->record.nranks);
@@ -112,29 +115,40 @@ void Validator::checkFile(const TraceFile& file) {
       std::string message = fmt::format("{}: comm {} rank {}: sequence number {} where {} was expected ({})",
                                         where(file, ops[i]->line), commIdText(key.first), key.second,
                                         ops[i]->record.seq, i, ops[i]->record.seq < i ? "duplicate" : "gap");
-      if (lossy) warning(message + " (the file lost records)");
-      else error(message);
+      if (lossy) warning("sequence gap or duplicate", message + " (the file lost records)");
+      else error("sequence gap or duplicate", message);
       break;
     }
   }
-  if (file.truncated || !file.endsWithFooter) warning(fmt::format("{}: {}", file.path, file.endDescription()));
-  if (file.dropped > 0) warning(fmt::format("{}: the writer dropped {} records (buffer full)", file.path, file.dropped));
+  if (file.truncated || !file.endsWithFooter) warning("file not closed", fmt::format("{}: {}", file.path, file.endDescription()));
+  if (file.dropped > 0) warning("records dropped", fmt::format("{}: the writer dropped {} records (buffer full)", file.path, file.dropped));
   if (file.endsWithFooter && file.footer.records != file.comms.size() + file.ops.size()) {
-    warning(fmt::format("{}: footer counts {} records, the file holds {}", file.path, file.footer.records,
+    warning("footer count differs", fmt::format("{}: footer counts {} records, the file holds {}", file.path, file.footer.records,
                         file.comms.size() + file.ops.size()));
   }
 }
 
 void Validator::checkOpFields(const TraceFile& file, const OpEntry& op, int32_t commSize) {
   const OpRecord& r = op.record;
-  std::string at = fmt::format("{}: {} seq {}", where(file, op.line), opName(r.op), r.seq);
-  if (r.nranks != commSize) error(fmt::format("{}: nranks {} but the comm has {}", at, r.nranks, commSize));
-  if (datatypeSize(r.datatype) == 0) error(fmt::format("{}: no valid datatype", at));
-  if (isReduction(r.op) && r.redop == kNoRedOp) error(fmt::format("{}: reduction without a redop", at));
-  if (isRooted(r.op) && (r.root < 0 || r.root >= commSize)) error(fmt::format("{}: root {} outside the comm", at, r.root));
-  if (isP2p(r.op) && (r.peer < 0 || r.peer >= commSize)) error(fmt::format("{}: peer {} outside the comm", at, r.peer));
+  auto at = [&] { return fmt::format("{}: {} seq {}", where(file, op.line), opName(r.op), r.seq); };
+  if (r.nranks != commSize) {
+    error("op nranks differs from its comm", fmt::format("{}: nranks {} but the comm has {}", at(), r.nranks, commSize));
+  }
+  if (datatypeSize(r.datatype) == 0) error("no valid datatype", fmt::format("{}: no valid datatype", at()));
+  if (isReduction(r.op) && r.redop == kNoRedOp) {
+    error("reduction without a redop", fmt::format("{}: reduction without a redop", at()));
+  }
+  if (isRooted(r.op) && (r.root < 0 || r.root >= commSize)) {
+    error("root outside the comm", fmt::format("{}: root {} outside the comm", at(), r.root));
+  }
+  if (isP2p(r.op) && (r.peer < 0 || r.peer >= commSize)) {
+    error("peer outside the comm", fmt::format("{}: peer {} outside the comm", at(), r.peer));
+  }
   uint64_t expected = traceBytes(r.op, r.count, r.datatype, commSize);
-  if (r.bytes != expected) warning(fmt::format("{}: bytes {} but the bytes rule gives {}", at, r.bytes, expected));
+  if (r.bytes != expected) {
+    warning("bytes differ from the bytes rule",
+            fmt::format("{}: bytes {} but the bytes rule gives {}", at(), r.bytes, expected));
+  }
 }
 
 void Validator::checkCommunicators() {
@@ -147,7 +161,7 @@ void Validator::checkCommunicators() {
     bool sizesAgree = true;
     for (auto& [rank, m] : members) {
       if (m->created->record.nranks != nranks) {
-        error(fmt::format("comm {}: rank {} ({}) says {} ranks, rank {} says {}", commIdText(comm), rank,
+        error("members disagree on the comm size", fmt::format("comm {}: rank {} ({}) says {} ranks, rank {} says {}", commIdText(comm), rank,
                           where(*m->file, m->created->line), m->created->record.nranks,
                           members.begin()->first, nranks));
         sizesAgree = false;
@@ -155,7 +169,7 @@ void Validator::checkCommunicators() {
     }
     if (!sizesAgree) continue;
     if (static_cast<int32_t>(members.size()) < nranks) {
-      warning(fmt::format("comm {}: {} of {} ranks have records (missing trace files?)", commIdText(comm),
+      warning("comm members without a file", fmt::format("comm {}: {} of {} ranks have records (missing trace files?)", commIdText(comm),
                           members.size(), nranks));
     }
     compareCollectives(comm, members);
@@ -181,7 +195,7 @@ void Validator::compareCollectives(uint64_t comm, const std::map<int32_t, Member
       bool same = a.op == b.op && a.count == b.count && a.datatype == b.datatype && a.root == b.root &&
                   (a.redop == b.redop || (a.flags & b.flags & kOpFlagPreMulSum));
       if (!same) {
-        error(fmt::format("comm {}: collective #{} differs: rank {} {} count {} {} root {} ({}) vs rank {} {} count {} {} root {} ({})",
+        error("collectives differ between ranks", fmt::format("comm {}: collective #{} differs: rank {} {} count {} {} root {} ({}) vs rank {} {} count {} {} root {} ({})",
                           commIdText(comm), i, firstRank, opName(a.op), a.count, datatypeName(a.datatype), a.root,
                           where(*first->file, reference[i]->line), rank, opName(b.op), b.count,
                           datatypeName(b.datatype), b.root, where(*m->file, mine[i]->line)));
@@ -189,7 +203,7 @@ void Validator::compareCollectives(uint64_t comm, const std::map<int32_t, Member
       }
     }
     if (mine.size() != reference.size()) {
-      error(fmt::format("comm {}: rank {} issued {} collectives, rank {} issued {}", commIdText(comm), firstRank,
+      error("collective counts differ between ranks", fmt::format("comm {}: rank {} issued {} collectives, rank {} issued {}", commIdText(comm), firstRank,
                         reference.size(), rank, mine.size()));
       return;
     }
@@ -213,13 +227,13 @@ void Validator::compareP2p(uint64_t comm, const std::map<int32_t, Member*>& memb
     const auto& r = received[{src, dst}];
     for (size_t i = 0; i < std::min(s.size(), r.size()); ++i) {
       if (s[i] != r[i]) {
-        error(fmt::format("comm {}: message #{} from rank {} to rank {}: {} bytes sent, {} bytes received",
+        error("send and receive sizes differ", fmt::format("comm {}: message #{} from rank {} to rank {}: {} bytes sent, {} bytes received",
                           commIdText(comm), i, src, dst, s[i], r[i]));
         return;
       }
     }
     if (s.size() != r.size()) {
-      error(fmt::format("comm {}: rank {} sends {} messages to rank {}, which receives {}", commIdText(comm),
+      error("send and receive counts differ", fmt::format("comm {}: rank {} sends {} messages to rank {}, which receives {}", commIdText(comm),
                         src, s.size(), dst, r.size()));
     }
   };
@@ -233,8 +247,8 @@ void Validator::compareP2p(uint64_t comm, const std::map<int32_t, Member*>& memb
 
 std::string commIdText(uint64_t commId) { return fmt::format("0x{:016x}", commId); }
 
-ValidationReport validateTraceSet(const TraceSet& set, size_t maxMessages) {
-  Validator validator(maxMessages);
+ValidationReport validateTraceSet(const TraceSet& set) {
+  Validator validator;
   for (const TraceFile& file : set.files) validator.checkFile(file);
   validator.checkCommunicators();
   return validator.take();

@@ -238,6 +238,29 @@ TEST_CASE("SimAI rows that move no data are counted by kind, group, reason and f
   for (const RankWork& rank : workload->ranks) CHECK(rank.ops.size() == 3);  // the DP allreduces
 }
 
+TEST_CASE("SimAI ops beyond the largest phynet replays are refused at load with the first line", "[phynet]") {
+  // What the fuzzer found: the reader accepted a 1.25e21-byte op that the cross-rank check refuses.
+  const std::string text =
+      "HYBRID_TRANSFORMER model_parallel_NPU_group: 1 all_gpus: 2\n"
+      "3\n"
+      "a\t-1\t10\tNONE\t0\t20\tNONE\t0\t30\tALLREDUCE\t4096\t1\n"
+      "b\t-1\t10\tNONE\t0\t20\tNONE\t0\t30\tREDUCESCATTER\t000000000000000000001250620864434885974\t1\n"
+      "c\t-1\t10\tNONE\t0\t20\tNONE\t0\t30\tALLGATHER\t2251799813685248\t1\n";
+  auto workload = parseSimAiWorkload(text, "big.txt", WorkloadOptions{});
+  REQUIRE_FALSE(workload.ok());
+  const std::string& message = workload.status().message();
+  CHECK(message.find("big.txt:4: reducescatter of ") == 0);
+  CHECK(message.find("1 PiB") != std::string::npos);
+  CHECK(message.find("--scale") != std::string::npos);
+  // Just within the limit (2^50 bytes in all) loads and passes the check.
+  const std::string fits =
+      "HYBRID_TRANSFORMER model_parallel_NPU_group: 1 all_gpus: 2\n1\n"
+      "a\t-1\t10\tNONE\t0\t20\tNONE\t0\t30\tALLREDUCE\t1125899906842624\t1\n";
+  auto ok = parseSimAiWorkload(fits, "fits.txt", WorkloadOptions{});
+  REQUIRE(ok.ok());
+  CHECK(checkWorkload(*ok).ok());
+}
+
 TEST_CASE("SimAI malformed inputs name file, line and field", "[phynet]") {
   const std::string example = slurp(examplePath(kExample));
   REQUIRE(example.size() > 20);

@@ -55,12 +55,12 @@ TEST_CASE("the stall line names rank, communicator, op and the peer's global ran
   WorkOp op;
   op.kind = OpKind::kAllReduce;
   op.seq = 1234;
-  op.source = "w.txt:7";
+  op.source = SourceLine("w.txt", 7);
   CHECK(stallLine(4, 5.04, dp, op, 3, 1, {1, false, 1}) ==
         "phynet: rank 4 waits 5.0 s on comm 0x0000000000001234 (dp) allreduce seq 1234 (iteration 3, w.txt:7) "
         "for rank 9 (a receive from it)");
   op.kind = OpKind::kSend;
-  op.source.clear();
+  op.source = SourceLine();
   CHECK(stallLine(9, 31.0, dp, op, 0, 4, {0, true, 1}) ==
         "phynet: rank 9 waits 31.0 s on comm 0x0000000000001234 (dp) send seq 1234 (iteration 0, first of a group "
         "of 4 ops) for rank 4 (a send to it)");

@@ -1,6 +1,7 @@
 // Reader and validator tests: a file cut anywhere keeps every complete record and reports the cut;
 // malformed lines fail with file:line:field; hostile mutations never crash the parser; JSON string
-// escapes; a directory of per-rank files is read in rank order and checked across ranks.
+// escapes; a directory of per-rank files is read in rank order and checked across ranks; validation
+// shows the first messages of each kind and counts the rest.
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -269,6 +270,43 @@ TEST_CASE("a directory of rank files is read in rank order and validated across 
     REQUIRE_FALSE(set.ok());
     CHECK(set.status().message().find(dir.path() + "/zz.jsonl:1: field 'format'") == 0);
   }
+}
+
+TEST_CASE("validation shows the first messages of each kind and counts the rest", "[trace]") {
+  TraceSet set;
+  TraceFile& file = set.files.emplace_back();
+  file.path = "r0.jsonl";
+  file.endsWithFooter = false;  // one "file not closed" warning
+  CommEntry init{0, 2, makeCommRecord(CommEvent::kInit)};
+  init.record.commId = 0x77;
+  init.record.nranks = 1;
+  init.record.rank = 0;
+  file.comms.push_back(init);
+  for (uint64_t i = 0; i < 100; ++i) {
+    OpEntry op{i + 1, int64_t(i) + 3, makeOpRecord(OpCode::kAllReduce)};
+    op.record.commId = 0x77;
+    op.record.rank = 0;
+    op.record.nranks = 1;
+    op.record.seq = i;
+    op.record.count = 4;
+    op.record.datatype = 7;
+    op.record.redop = i < 30 ? kNoRedOp : 0;  // 30 errors of one kind
+    op.record.bytes = 1;                      // 100 warnings of another: the rule gives 16
+    file.ops.push_back(op);
+  }
+  ValidationReport report = validateTraceSet(set);
+  CHECK(report.errorCount == 30);
+  CHECK(report.warningCount == 101);
+  CHECK(report.errors.size() == kMessagesShownPerKind);
+  CHECK(report.warnings.size() == kMessagesShownPerKind + 1);
+  CHECK(report.errors[0].find("r0.jsonl:3: allreduce seq 0: reduction without a redop") == 0);
+  REQUIRE(report.notShown.size() == 2);
+  CHECK(report.notShown[0].kind == "reduction without a redop");
+  CHECK(report.notShown[0].error);
+  CHECK(report.notShown[0].count == 10);
+  CHECK(report.notShown[1].kind == "bytes differ from the bytes rule");
+  CHECK_FALSE(report.notShown[1].error);
+  CHECK(report.notShown[1].count == 80);
 }
 
 }  // namespace

@@ -119,7 +119,7 @@ DiffSide diffSideFromWorkload(const phynet::Workload& workload, const std::strin
                    isReducing(kind) ? reduceKindName(w.reduce) : "none", std::to_string(w.root),
                    std::to_string(w.peer), std::to_string(side.comms[op.comm].members.size()),
                    std::to_string(w.bytes), "0"};
-      op.where = w.source;
+      op.where = w.source.str();
       side.ranks[rank.globalRank].push_back(std::move(op));
     }
   }

@@ -155,7 +155,7 @@ Result<InferredJob> inferJob(const phynet::Workload& w, const LayoutTarget& targ
         return NS_ERROR(Code::kInvalidArgument, "{}: {} on {}: {} workloads cannot express this op", op.source,
                         phynet::opKindName(op.kind), phynet::commName(*c), target.format);
       }
-      JobOp j{op.kind, job.kindOf.at(c->id), op.bytes, op.root, op.computeNs, op.recordedNs, op.source};
+      JobOp j{op.kind, job.kindOf.at(c->id), op.bytes, op.root, op.computeNs, op.recordedNs, op.source.str()};
       if (op.kind == OpKind::kBroadcast && op.root != 0 && !target.anyBroadcastRoot) {
         return NS_ERROR(Code::kInvalidArgument, "{}: broadcast from root {}: {} broadcasts start at rank 0",
                         op.source, op.root, target.format);
