@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Trace ingest benchmark (issue 15): records per second and peak memory per record of the three
-# readers of a large trace, against Python's json module reading the same files in the same run.
+# Trace ingest benchmark (issue 15): records per second and peak memory per record of ncclshim's
+# trace readers, against Python's json module reading the same files in the same run.
 #   summary   ncclshim summary <dir>            (phynet's trace loader + the distribution tables)
 #   validate  ncclshim-trace validate <dir>     (every record kept, checked across ranks)
+#   phynet    mpirun -np 2 phynet --check <dir> (each rank loads the whole trace, as in a replay;
+#             the time and peak RSS are rank 0's, from its "loaded it in" line)
 #   general   as summary, with the op-line fast path off (NCCLSHIM_TRACE_GENERAL_PARSER=1)
 #   python    json.loads of every line          (the peer: a well-kept C JSON parser, no checks)
-# Rounds are interleaved (summary, validate, general, python, summary, ...) because this machine is
-# noisy; the table gives the median and the spread (min-max) of each.
+# Rounds are interleaved (summary, validate, phynet, general, python, summary, ...) because this
+# machine is noisy; the table gives the median and the spread (min-max) of each.
 #
 # usage: bench/trace_ingest_bench.sh [--records N] [--rounds R] [--dir D]
 #        (defaults: 2,100,000 records in two rank files, 3 rounds, a temporary directory)
@@ -21,12 +23,12 @@ while [ $# -gt 0 ]; do
     --records) records="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --dir) dir="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "trace_ingest_bench: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 
-for tool in build/ncclshim build/ncclshim-trace; do
+for tool in build/ncclshim build/ncclshim-trace build/phynet; do
   [ -x "$tool" ] || { echo "trace_ingest_bench: $tool is missing: run 'make all' first" >&2; exit 2; }
 done
 if [ -z "$dir" ]; then
@@ -67,9 +69,26 @@ measure() {
 }
 
 [ -x /usr/bin/time ] || { echo "trace_ingest_bench: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
+# phynet's own figures for its load (mpirun's start-up is not part of it).
+measure_phynet() {
+  local log="$dir/phynet.log"
+  if ! timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 --mca pml ob1 --mca btl self,tcp \
+      --mca btl_tcp_if_include lo build/phynet --ifname lo --check "$dir/trace" > "$log" 2>&1; then
+    echo "trace_ingest_bench: phynet --check failed:" >&2
+    tail -5 "$log" >&2
+    exit 1
+  fi
+  local figures
+  figures=$(sed -n 's/^phynet: rank 0 loaded it in \([0-9.]*\) s, peak RSS \([0-9]*\) MiB$/\1 \2/p' "$log")
+  [ -n "$figures" ] || { echo "trace_ingest_bench: no load line in phynet's output" >&2; cat "$log" >&2; exit 1; }
+  echo "phynet $(echo "$figures" | awk '{print $1, $2 * 1024}')" >> "$timings"
+  echo "# round $round: phynet $(echo "$figures" | awk '{printf "%.2f s, %.0f MiB", $1, $2}')" >&2
+}
+
 for round in $(seq 1 "$rounds"); do
   measure summary build/ncclshim summary "$dir/trace"
   measure validate build/ncclshim-trace validate "$dir/trace"
+  measure_phynet
   measure general env NCCLSHIM_TRACE_GENERAL_PARSER=1 build/ncclshim summary "$dir/trace"
   measure python python3 "$dir/python_reader.py" "$dir/trace"
 done
@@ -91,7 +110,7 @@ for name, values in runs.items():
     rates[name] = statistics.median(rate)
     print(f"{name:<10} {statistics.median(rate):>14.2f} ({rate[0]:.2f}-{rate[-1]:.2f}) {'':>8}"
           f"{statistics.median(per):>10.0f} ({per[0]:.0f}-{per[-1]:.0f})")
-for name in ("summary", "validate", "general"):
+for name in ("summary", "validate", "phynet", "general"):
     print(f"ratio {name}/python: {rates[name] / rates['python']:.2f}")
-print(f"target: >= 2.00 M records/s and <= 200 B per record for summary and validate")
+print(f"target: >= 2.00 M records/s and <= 200 B per record for summary, validate and phynet's load")
 EOF

@@ -13,11 +13,13 @@
 #include <optional>
 
 #include "collectives/collectives.h"
+#include "common/clock.h"
 #include "common/env.h"
 #include "common/host_identity.h"
 #include "common/log.h"
 #include "common/log_capture.h"
 #include "common/main_fence.h"
+#include "common/peak_rss.h"
 #include "phynet/html_report.h"
 #include "phynet/input_loader.h"
 #include "phynet/memory_plan.h"
@@ -223,7 +225,10 @@ int run(int argc, char** argv) {
   // Load on every rank; the lowest failing rank explains. What the loaders log is said once.
   setFenceActivity("loading " + options.input);
   std::optional<LogCapture> loadLog(std::in_place);
+  const int64_t loadStartNs = nowNs();
   Result<LoadedInput> loaded = loadInput(options, mpi.size());
+  const double loadSeconds = (nowNs() - loadStartNs) * 1e-9;
+  const uint64_t loadPeakRss = peakResidentBytes();
   sayOnce(loadLog->take(), mpi, "load: log lines");
   loadLog.reset();
   const int badLoad = mpi.firstFailing(!loaded.ok(), "load");
@@ -253,6 +258,8 @@ int run(int argc, char** argv) {
                  usedCommunicators(workload).size(), workload.worldSize,
                  input.filteredOut ? fmt::format(" ({} filtered out)", input.filteredOut).c_str() : "",
                  workload.description.c_str());
+    std::fprintf(stderr, "phynet: rank 0 loaded it in %.2f s, peak RSS %.0f MiB\n", loadSeconds,
+                 static_cast<double>(loadPeakRss) / (1 << 20));
     for (const std::string& note : input.notes) std::fprintf(stderr, "phynet: note: %s\n", note.c_str());
   }
 
@@ -267,6 +274,10 @@ int run(int argc, char** argv) {
   if (!placeRanks(options, mpi, &choice, &endpoints)) return 1;
   setFenceActivity("checking the hosts' memory");
   if (!memoryFits(options, workload, endpoints, mpi)) return 1;
+  if (options.checkOnly) {
+    if (self == 0) std::fprintf(stderr, "phynet: --check: the workload can be replayed as given (no traffic sent)\n");
+    return 0;
+  }
   choice.collectives = CollectiveOptions::fromEnvironment();
   choice.collectives.timeoutSeconds = timeout;
   choice.verbose = options.verbose;

@@ -1,8 +1,6 @@
 // One rank's replay: batches, executors, the paced dispatcher thread and the watching loop.
 #include "phynet/replay.h"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -10,6 +8,7 @@
 #include <thread>
 
 #include "collectives/collectives.h"
+#include "common/peak_rss.h"
 #include "phynet/comm_executor.h"
 #include "phynet/memory_plan.h"
 #include "phynet/stall_report.h"
@@ -20,12 +19,6 @@ namespace nshim::phynet {
 namespace {
 
 constexpr int64_t kProgressEveryNs = 2'000'000'000;
-
-uint64_t peakResidentBytes() {
-  struct rusage usage {};
-  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
-  return static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
-}
 
 void sleepUntil(int64_t atNs, const FailureSlot& failure) {
   while (!failure.failed()) {

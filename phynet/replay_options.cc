@@ -94,6 +94,7 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
       continue;
     }
     if (name == "--verbose") { o.verbose = true; continue; }
+    if (name == "--check") { o.checkOnly = true; continue; }
     if (name == "--verify") { o.verify = true; continue; }
     static const char* const kValued[] = {"--transport", "--ifname", "--hca", "--pace",   "--format", "--iterations",
                                           "--warmup",    "--scale",  "--ops",    "--groups", "--timeout",
@@ -221,6 +222,8 @@ replay
                             available memory): a larger op runs as pieces within it, the same bytes
                             on the wire; not with --verify, which needs whole buffers (phynet then
                             checks the hosts' memory before any traffic and names the --scale that fits)
+  --check                   load, validate, place the ranks and check the hosts' memory, then stop:
+                            no connection, no traffic (a workload's check before a long replay)
   --timeout S               deadline of every wait; a dead peer ends the run naming it (default 120)
   --verify                  move a known pattern and check every received byte (same sizes; elements
                             as uint8, reductions as wrapping sums); a wrong byte ends the run naming it

@@ -38,6 +38,7 @@ struct ReplayOptions {
   bool verify = false;                 // patterned data, every received byte checked (data_check.h)
   bool help = false;
   bool verbose = false;
+  bool checkOnly = false;  // --check: stop before the first connection
 };
 
 // Parses argv (argv[0] is skipped). Values are checked (ranges, known names).

@@ -1,6 +1,8 @@
 // Trace -> workload and cross-rank validation: membership by communicator id, issue order, group
 // ids from GroupStart/GroupEnd, recorded times, labels by shape; errors name file:line; a rank that
-// disagrees on a collective or on a send/recv size is refused naming rank, communicator and seq.
+// disagrees on a collective or on a send/recv size is refused naming rank, communicator and seq;
+// records out of recording order, and long traces whose converted records are released as it goes.
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -121,6 +123,48 @@ TEST_CASE("a trace set becomes a workload with members, groups and times", "[phy
   CHECK(ops[3].peer == 2);
   CHECK(ops[1].source == "rank3.jsonl:5");
   CHECK(checkWorkload(w).ok());
+}
+
+TEST_CASE("records out of recording order (several threads' rings) convert as in order", "[phynet]") {
+  trace::TraceSet shuffled = sampleSet();
+  for (trace::TraceFile& file : shuffled.files) std::reverse(file.ops.begin(), file.ops.end());
+  auto a = workloadFromTraceSet(sampleSet());
+  auto b = workloadFromTraceSet(std::move(shuffled));
+  REQUIRE((a.ok() && b.ok()));
+  for (int g = 0; g < 4; ++g) {
+    REQUIRE(a->ranks[g].ops.size() == b->ranks[g].ops.size());
+    for (size_t i = 0; i < a->ranks[g].ops.size(); ++i) {
+      const WorkOp& x = a->ranks[g].ops[i];
+      const WorkOp& y = b->ranks[g].ops[i];
+      CHECK((x.kind == y.kind && x.seq == y.seq && x.count == y.count && x.group == y.group &&
+             x.issueNs == y.issueNs && x.computeNs == y.computeNs && x.source == y.source));
+    }
+  }
+}
+
+TEST_CASE("a long trace converts every record while the converted ones are released", "[phynet]") {
+  // More records than the conversion releases at a time (16384), so released pages lie behind it.
+  constexpr int kOps = 50'000;
+  trace::TraceSet set;
+  for (int g = 0; g < 2; ++g) {
+    TextTrace t(g);
+    t.comm(kWorld, 2, g);
+    for (int i = 0; i < kOps; ++i) t.op(OpCode::kAllReduce, kWorld, g, 2, 1 + uint64_t(i));
+    set.files.push_back(t.file());
+  }
+  auto loaded = workloadFromTraceSet(std::move(set));
+  REQUIRE(loaded.ok());
+  for (int g = 0; g < 2; ++g) {
+    const std::vector<WorkOp>& ops = loaded->ranks[g].ops;
+    REQUIRE(ops.size() == size_t(kOps));
+    int wrong = 0;
+    for (int i = 0; i < kOps; ++i) {
+      wrong += ops[i].count != 1 + uint64_t(i) || ops[i].seq != uint64_t(i) || ops[i].issueNs != int64_t(i) * 10'000 ||
+               !(ops[i].source == "rank" + std::to_string(g) + ".jsonl:" + std::to_string(i + 3));
+    }
+    CHECK(wrong == 0);
+  }
+  CHECK(checkWorkload(*loaded).ok());
 }
 
 TEST_CASE("a rank that disagrees on a collective is refused naming rank, communicator and seq", "[phynet]") {
