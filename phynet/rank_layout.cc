@@ -196,6 +196,7 @@ Result<Workload> WorkloadBuilder::finish(std::string description) {
   Workload workload;
   workload.worldSize = layout_.world;
   workload.comms = std::move(comms_);
+  workload.indexComms();
   workload.ranks = std::move(ranks_);
   workload.description = std::move(description);
   for (const auto& [key, sources] : skipped_) {

@@ -226,6 +226,7 @@ Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats
     workload.comms.push_back(CommGroup{id, std::move(build.members), ""});
   }
   labelCommsByShape(workload);
+  workload.indexComms();
   workload.ranks.resize(workload.worldSize);
   // Ranks convert independently (comms are read-only by now): one thread per core. Each file's
   // records are released as soon as it is converted, so the peak holds little more than one copy.

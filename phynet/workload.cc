@@ -21,10 +21,18 @@ const char* opKindName(OpKind kind) {
 }
 
 const CommGroup* Workload::findComm(uint64_t id) const {
+  auto it = commIndex.find(id);
+  if (it != commIndex.end() && it->second < comms.size() && comms[it->second].id == id) return &comms[it->second];
   for (const CommGroup& comm : comms) {
     if (comm.id == id) return &comm;
   }
   return nullptr;
+}
+
+void Workload::indexComms() {
+  commIndex.clear();
+  commIndex.reserve(comms.size());
+  for (size_t i = 0; i < comms.size(); ++i) commIndex.emplace(comms[i].id, i);
 }
 
 uint64_t opBytes(OpKind kind, uint64_t count, DataType type, int nranks) {

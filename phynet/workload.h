@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "collectives/datatype.h"
@@ -64,8 +65,13 @@ struct Workload {
   std::vector<RankWork> ranks;  // ranks[g].globalRank == g
   std::string description;      // e.g. "SimAI workload x.txt: TP=2 DP=4 EP=1 PP=1, 34 layers"
   std::vector<SkippedRows> skipped;  // what the reader left out, to be said (workload files only)
+  // id -> index in comms, for findComm (a 9216-rank SimAI job has thousands of communicators and
+  // tens of millions of ops). Built by indexComms(); an entry that is stale (comms changed since)
+  // is detected and findComm scans instead, so it is an accelerator, never a source of truth.
+  std::unordered_map<uint64_t, size_t> commIndex;
 
   const CommGroup* findComm(uint64_t id) const;
+  void indexComms();  // after building or changing comms
 };
 
 // Bytes of one element / the nccl-tests "size" for an op of `count` on `nranks` ranks.
