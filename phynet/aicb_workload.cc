@@ -1,5 +1,6 @@
-// AICB CSV reader: header by column name, rows to typed records, the layout inferred from group sizes
-// (or given), then every rank replays every row on its own groups (rules in aicb_workload.h).
+// AICB CSV reader: header by column name, rows to typed records (in the block of their pipeline stage,
+// when the file has stage banners), the layout inferred from group sizes (or given), then every rank
+// replays its stage's rows on its own groups (rules in aicb_workload.h).
 #include "phynet/aicb_workload.h"
 
 #include <array>
@@ -18,6 +19,7 @@ enum class RowKind { kCollective, kP2p, kBarrier, kCompute, kEpochEnd };
 
 struct Row {
   int line = 0;
+  int stage = -1;  // the pp_stage block it is in; -1 when the file has no stage banners
   RowKind what = RowKind::kCollective;
   OpKind op = OpKind::kAllReduce;
   GroupKind group = GroupKind::kWorld;
@@ -377,6 +379,50 @@ Status checkRows(const std::string& file, const std::vector<Row>& rows, const Ra
 
 }  // namespace
 
+// "[ pp_stage3: [rank48, rank49, ...] ]": the block of pipeline stage 3 starts (AICB writes one block
+// per stage for PP > 1, each with its own header). Other bracketed lines (AICB's "[rank0 ~ rank7]")
+// are not stage banners. Returns the stage, or -1.
+int stageOfBanner(std::string_view content) {
+  content.remove_prefix(1);  // '['
+  while (!content.empty() && content.front() == ' ') content.remove_prefix(1);
+  constexpr std::string_view kStage = "pp_stage";
+  if (content.substr(0, kStage.size()) != kStage) return -1;
+  content.remove_prefix(kStage.size());
+  int stage = 0, digits = 0;
+  while (!content.empty() && content.front() >= '0' && content.front() <= '9' && digits < 7) {
+    stage = stage * 10 + (content.front() - '0');
+    content.remove_prefix(1);
+    ++digits;
+  }
+  return digits > 0 && !content.empty() && content.front() == ':' ? stage : -1;
+}
+
+// Each stage's rows must be there once the layout is known: a file with stage blocks gives every
+// stage of the layout its block, and no block beyond the layout's stages.
+Status checkStages(const std::string& file, const std::vector<std::pair<int, int>>& banners, const RankLayout& layout) {
+  if (banners.empty()) return Status::Ok();
+  std::vector<int> seenAt(layout.pp, 0);
+  for (auto [stage, line] : banners) {
+    if (stage >= layout.pp) {
+      return inputError(file, line, "pp_stage",
+                        fmt::format("stage {} but the layout has {} pipeline stages ({})", stage, layout.pp,
+                                    layout.toString()));
+    }
+    if (seenAt[stage] != 0) {
+      return inputError(file, line, "pp_stage", fmt::format("a second block of stage {} (the first at line {})",
+                                                            stage, seenAt[stage]));
+    }
+    seenAt[stage] = line;
+  }
+  for (int s = 0; s < layout.pp; ++s) {
+    if (seenAt[s] == 0) {
+      return inputError(file, banners.front().second, "pp_stage",
+                        fmt::format("the file has stage blocks but none for stage {} of {}", s, layout.pp));
+    }
+  }
+  return Status::Ok();
+}
+
 Result<Workload> parseAicbWorkload(std::string_view text, const std::string& name, const WorkloadOptions& options) {
   if (options.iterations < 1) return inputError(name, 0, "option iterations", "must be at least 1");
   if (!(options.scale > 0) || !std::isfinite(options.scale)) {
@@ -387,15 +433,25 @@ Result<Workload> parseAicbWorkload(std::string_view text, const std::string& nam
   std::vector<TextLine> lines = splitLines(plain);
   std::optional<Columns> cols;
   std::vector<Row> rows;
+  std::vector<std::pair<int, int>> banners;  // (stage, line) of each pp_stage banner
+  int stage = -1;
   for (const TextLine& line : lines) {
     std::string_view content = trim(line.text);
-    if (content.empty() || content.front() == '[') continue;
+    if (!content.empty() && content.front() == '[') {
+      if (int s = stageOfBanner(content); s >= 0) {
+        banners.emplace_back(s, line.number);
+        stage = s;
+      }
+      continue;
+    }
+    if (content.empty()) continue;
     std::vector<std::string> fields = splitCsv(content);
     if (!cols) {
       NS_ASSIGN_OR_RETURN(Columns header, parseHeader(name, line.number, fields));
       cols = header;
     } else if (fields[0] != "comm_type") {
       NS_ASSIGN_OR_RETURN(Row row, parseRow(name, line, *cols, std::move(fields)));
+      row.stage = stage;
       rows.push_back(row);
     }
   }
@@ -415,15 +471,52 @@ Result<Workload> parseAicbWorkload(std::string_view text, const std::string& nam
       s.line = row.line;
     }
   }
+  for (auto [stage, line] : banners) {  // stage blocks give the number of pipeline stages too
+    SizeSeen& pp = seen[static_cast<int>(GroupKind::kPp)];
+    if (stage + 1 > pp.size) {
+      pp.size = stage + 1;
+      pp.line = line;
+    }
+  }
   NS_ASSIGN_OR_RETURN(RankLayout layout, inferLayout(name, seen, options));
   NS_RETURN_IF_ERROR(checkRows(name, rows, layout));
+  NS_RETURN_IF_ERROR(checkStages(name, banners, layout));
+  // Consecutive isend/irecv rows of a block are one batch (Megatron's batch_isend_irecv: one NCCL
+  // group); a batch is named by its first row.
+  std::vector<size_t> batchOf(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const bool continues = i > 0 && rows[i].what == RowKind::kP2p && rows[i - 1].what == RowKind::kP2p &&
+                           rows[i - 1].stage == rows[i].stage;
+    batchOf[i] = continues ? batchOf[i - 1] : i;
+  }
+  // The embedding group joins the first and the last stage, but AICB's generator writes its rows in
+  // one end's block only: then the other end issues them too, as Megatron's ranks do.
+  std::vector<bool> blockHasEmbedding(layout.pp, banners.empty());
+  for (const Row& row : rows) {
+    if (row.group == GroupKind::kEmbedding && row.stage >= 0) blockHasEmbedding[row.stage] = true;
+  }
+  const int lastStage = layout.pp - 1;
+  auto sharedEmbedding = [&](const Row& row, int rankStage) {
+    const bool ends = (row.stage == 0 || row.stage == lastStage) && (rankStage == 0 || rankStage == lastStage);
+    return row.group == GroupKind::kEmbedding && ends && !blockHasEmbedding[rankStage];
+  };
+  for (const Row& row : rows) {
+    if (row.stage >= 0 && layout.pp > 1 && sharedEmbedding(row, row.stage == 0 ? lastStage : 0)) {
+      NS_WARN("{}:{}: embedding_group rows only in the block of stage {}: stage {} issues them too (the "
+              "embedding group joins the first and last stage)", name, row.line, row.stage,
+              row.stage == 0 ? lastStage : 0);
+      break;
+    }
+  }
 
   WorkloadBuilder builder(layout);
   const uint32_t fileIndex = internSourceFile(name);
   for (int rank = 0; rank < layout.world; ++rank) {
     const int stage = layout.ppIndex(rank);
     for (int it = 0; it < options.iterations; ++it) {
-      for (const Row& row : rows) {
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const Row& row = rows[i];
+        if (row.stage >= 0 && row.stage != stage && !sharedEmbedding(row, stage)) continue;  // another stage's
         if (row.what == RowKind::kEpochEnd) continue;
         if (row.what == RowKind::kCompute) {
           if (row.elapsed) builder.addCompute(rank, roundNs(*row.elapsed * (isLog ? 1e6 : 1.0)));
@@ -438,6 +531,7 @@ Result<Workload> parseAicbWorkload(std::string_view text, const std::string& nam
         if (row.what == RowKind::kP2p) {
           request.peer = stage + row.step;
           if (request.peer < 0 || request.peer >= layout.pp) continue;  // no neighbour on this side
+          request.group = static_cast<int>(1 + (static_cast<size_t>(it) * rows.size() + batchOf[i]) % INT32_MAX);
         }
         builder.addOp(rank, row.group, request);
       }

@@ -5,9 +5,11 @@
 // a CSV); UTF-16 is refused.
 // Format: a header naming the columns `comm_type,comm_group,comm_group_size,msg_size,stage,dst,src,
 // additional,_elapsed_time,algbw,busbw,count`; columns are found by name (comm_type, comm_group and
-// msg_size are required; comm_group_size and the rest may be missing). Lines starting with '[' (AICB's
-// "[rank0 ~ rank127]" or "[ pp_stage0: [...] ]" banners), blank lines and repeated header lines are
-// skipped. AICB writes rows with str() and no quoting, so a computation row's tuple msg_size
+// msg_size are required; comm_group_size and the rest may be missing). A "[ pp_stageN: [...] ]" banner
+// (AICB writes one block per pipeline stage for PP > 1, each with its header) starts the block of
+// stage N: the ranks of stage N replay only that block's rows, and a file with blocks must have one
+// for every stage of the layout. Other lines starting with '[' ("[rank0 ~ rank127]"), blank lines and
+// repeated header lines are skipped. AICB writes rows with str() and no quoting, so a computation row's tuple msg_size
 // "((s, b, h), (h, o))" spans several fields: it is rejoined; quoted fields are accepted too. "None",
 // empty and -1 (pandas' fill value) mean "absent" in the optional numeric columns.
 //
@@ -16,7 +18,8 @@
 // comm_group: tp_group, dp_group, ep_group, ep_dp_group (our dp_ep), ep_tp_group, pp_group,
 // embedding_group (first and last stage), all / all_nodes (world). isend / irecv are pipeline
 // transfers on the PP group whose direction comes from `additional` (send_prev, send_next, recv_prev,
-// recv_next); as in AICB's applyer they are skipped on the stage that has no such neighbour. barrier is
+// recv_next); as in AICB's applyer they are skipped on the stage that has no such neighbour.
+// Consecutive isend/irecv rows of a block are one batch (Megatron's batch_isend_irecv: one NCCL group). barrier is
 // a 4-byte allreduce on the world. computation adds its _elapsed_time to the compute gap before the
 // rank's next op. epoch_end marks an iteration and moves no data. `count` and `stage` are ignored.
 //

@@ -177,6 +177,7 @@ bool WorkloadBuilder::addOp(int rank, GroupKind kind, const OpRequest& request) 
   op.peer = request.peer;
   op.computeNs = pendingNs_[rank];
   op.recordedNs = request.recordedNs;
+  op.group = request.group;
   op.source = request.source;
   if (op.bytes > kMaxOpBytes && (!tooLarge_ || op.source.line() < tooLarge_->source.line())) {
     tooLarge_ = TooLarge{op.source, op.kind, op.bytes};

@@ -92,6 +92,7 @@ struct OpRequest {
   int root = -1;            // communicator rank (broadcast, reduce)
   int peer = -1;            // communicator rank (send, recv)
   int64_t recordedNs = -1;
+  int group = 0;            // non-zero: issued in one NCCL group with the rank's other ops of this id
   SourceLine source;        // "file:line"
 };
 

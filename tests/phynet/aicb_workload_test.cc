@@ -205,6 +205,52 @@ TEST_CASE("AICB pipeline p2p rows pair up between neighbouring stages", "[phynet
   CHECK(checkWorkload(*workload).ok());
 }
 
+TEST_CASE("AICB pp_stage blocks: each stage's ranks replay their own block, p2p rows in batches", "[phynet]") {
+  // The shape of AICB's L65B-M1-C05 tp2_pp8 CSV on PP=2: a banner and a header per stage, the
+  // embedding allreduce in the last stage's block only. TP=2, PP=2: stages {0,1} and {2,3}.
+  const std::string header =
+      "comm_type,comm_group,comm_group_size,msg_size,stage,dst,src,additional,_elapsed_time,algbw,busbw,count\n";
+  const std::string text =
+      "[ pp_stage0: [rank0, rank1] ]\n" + header +                                                    // 1-2
+      "CommType.all_reduce,CommGroup.tp_group,2,4096,forward,None,None,,None,None,None,1\n" +          // 3
+      "CommType.all_reduce,CommGroup.tp_group,2,4096,forward,None,None,,None,None,None,1\n" +          // 4
+      "CommType.isend,CommGroup.pp_group,1,65536,forward_step,None,None,send_next,None,None,None,1\n" + // 5
+      "CommType.irecv,CommGroup.pp_group,1,65536,backward_step,None,None,recv_next,None,None,None,1\n" +  // 6
+      "[ pp_stage1: [rank2, rank3] ]\n" + header +                                                    // 7-8
+      "CommType.irecv,CommGroup.pp_group,1,65536,forward_step,None,None,recv_prev,None,None,None,1\n" +  // 9
+      "CommType.all_reduce,CommGroup.tp_group,2,8192,forward,None,None,,None,None,None,1\n" +          // 10
+      "CommType.isend,CommGroup.pp_group,1,65536,backward_step,None,None,send_prev,None,None,None,1\n" + // 11
+      "CommType.all_reduce,CommGroup.embedding_group,2,1024,init,None,None,,None,None,None,1\n";      // 12
+  auto workload = parseAicbWorkload(text, "stages.csv", WorkloadOptions{});
+  REQUIRE(workload.ok());
+  REQUIRE(workload->worldSize == 4);
+  for (int rank : {0, 1}) {  // block 0 (4 ops) and the embedding allreduce of block 1
+    const std::vector<WorkOp>& ops = workload->ranks[rank].ops;
+    REQUIRE(ops.size() == 5);
+    CHECK((ops[0].bytes == 4096 && ops[1].bytes == 4096 && ops[0].source == "stages.csv:3"));
+    CHECK((ops[2].kind == OpKind::kSend && ops[3].kind == OpKind::kRecv));
+    CHECK((ops[2].group != 0 && ops[2].group == ops[3].group));  // rows 5-6: one batch
+    CHECK((ops[4].bytes == 1024 && ops[4].source == "stages.csv:12"));
+  }
+  for (int rank : {2, 3}) {  // block 1 only
+    const std::vector<WorkOp>& ops = workload->ranks[rank].ops;
+    REQUIRE(ops.size() == 4);
+    CHECK((ops[0].kind == OpKind::kRecv && ops[0].group != 0 && ops[0].source == "stages.csv:9"));
+    CHECK((ops[1].bytes == 8192 && ops[1].group == 0));
+    CHECK((ops[2].kind == OpKind::kSend && ops[2].group != 0 && ops[2].group != ops[0].group));
+    CHECK(ops[3].bytes == 1024);
+  }
+  CHECK(checkWorkload(*workload).ok());
+
+  // A file with blocks needs one per stage of the layout, once each.
+  auto missing = parseAicbWorkload("[ pp_stage1: [rank2, rank3] ]\n" + header +
+                                       "CommType.all_reduce,CommGroup.pp_group,2,8,init,None,None,,None,None,None,1\n",
+                                   "one.csv", WorkloadOptions{});
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().message().find("one.csv:1: pp_stage: the file has stage blocks but none for stage 0 of 2") ==
+        0);
+}
+
 void requireError(const std::string& text, const std::string& where, const std::string& detail,
                   WorkloadOptions options = {}) {
   auto result = parseAicbWorkload(text, "bad.csv", options);
