@@ -357,16 +357,27 @@ Status checkRows(const std::string& file, const std::vector<Row>& rows, const Ra
       warned[static_cast<int>(GroupKind::kPp)] = true;
       NS_WARN("{}:{}: pipeline send/recv rows with PP=1 are skipped (pass --pp N)", file, row.line);
     }
-    if (row.groupSize && *row.groupSize > layout.world) {
+    // A job replayed on fewer ranks than it had folds its data-parallel dimension (DP, and EP within
+    // it): those groups shrink with the world; TP and PP groups are kept, so they must fit.
+    const bool folds = row.group == GroupKind::kDp || row.group == GroupKind::kEp || row.group == GroupKind::kDpEp ||
+                       row.group == GroupKind::kWorld;
+    if (row.groupSize && *row.groupSize > layout.world && !folds) {
       return inputError(file, row.line, "comm_group_size",
-                        fmt::format("a group of {} ranks is larger than the world ({})", *row.groupSize,
-                                    layout.toString()));
+                        fmt::format("the {} group of {} ranks is larger than the world ({}): only the "
+                                    "data-parallel groups fold onto fewer ranks", groupKindLabel(row.group),
+                                    *row.groupSize, layout.toString()));
     }
     const bool p2pOne = row.group == GroupKind::kPp && row.groupSize && *row.groupSize == 1;
     if (row.groupSize && *row.groupSize != expected && !p2pOne && !warned[static_cast<int>(row.group)]) {
       warned[static_cast<int>(row.group)] = true;
-      NS_WARN("{}:{}: comm_group_size {} differs from the layout's {} group of {} ({}); using the layout", file,
-              row.line, *row.groupSize, groupKindLabel(row.group), expected, layout.toString());
+      if (folds && *row.groupSize > expected) {
+        NS_WARN("{}:{}: the file's {} group has {} ranks; folded onto {}, it has {} (the data-parallel dimension "
+                "shrinks with the world, TP and PP are kept; message sizes stay as written)", file, row.line,
+                groupKindLabel(row.group), *row.groupSize, layout.toString(), expected);
+      } else {
+        NS_WARN("{}:{}: comm_group_size {} differs from the layout's {} group of {} ({}); using the layout", file,
+                row.line, *row.groupSize, groupKindLabel(row.group), expected, layout.toString());
+      }
     }
     if (row.root >= expected) {
       return inputError(file, row.line, row.rootField,

@@ -33,7 +33,10 @@
 // dp_group rows (or world / (TP*PP) when the world size is given), world = TP*DP*PP. A group the file
 // uses whose size is unknown is an error naming the flag that gives it (--tp, --ep, --pp, or
 // --world-size for DP: AICB's micro_test files have no comm_group_size column). A row whose comm_group_size differs from the layout's group
-// is a warning (AICB writes 1 for pp_group p2p rows), one larger than the world is an error.
+// is a warning (AICB writes 1 for pp_group p2p rows). On fewer ranks than the file's job (AICB's
+// model CSVs are 128-rank jobs) the data-parallel groups (dp, ep, ep_dp, all) fold: they shrink with
+// the world, said once per group, message sizes as written; a TP, PP or embedding group larger than
+// the world is an error.
 // options.iterations repeats the whole file. Each op's source is "file:line".
 // Errors (kInvalidArgument) read "file:line: field: problem": no header, a missing column, a truncated
 // row, a wrong column count, an unknown comm_type / comm_group / additional, a negative or non-numeric

@@ -251,6 +251,47 @@ TEST_CASE("AICB pp_stage blocks: each stage's ranks replay their own block, p2p 
         0);
 }
 
+TEST_CASE("AICB 128-rank CSVs fold onto fewer ranks: data-parallel groups shrink, TP is kept", "[phynet]") {
+  // As AICB's model CSVs (128-rank jobs): ZeRO rows on a 128-rank dp_group and the world ("all"),
+  // Megatron rows on a TP=8 group and a 16-rank dp_group.
+  const std::string header =
+      "comm_type,comm_group,comm_group_size,msg_size,stage,dst,src,additional,_elapsed_time,algbw,busbw,count\n";
+  const std::string zero = header +
+                           "CommType.all_gather,CommGroup.dp_group,128,1048576,f,None,None,,None,None,None,1\n"
+                           "CommType.reduce_scatter,CommGroup.dp_group,128,1048576,b,None,None,,None,None,None,1\n"
+                           "CommType.all_reduce,CommGroup.all,128,8,s,None,None,,None,None,None,1\n"
+                           "CommType.all_gather,CommGroup.dp_group,128,2097152,f,None,None,,None,None,None,1\n";
+  WorkloadOptions options;
+  options.worldSize = 8;
+  auto folded = parseAicbWorkload(zero, "zero.csv", options);
+  REQUIRE(folded.ok());
+  REQUIRE(folded->worldSize == 8);
+  for (const RankWork& rank : folded->ranks) {
+    std::map<std::string, int> perGroup;
+    for (const WorkOp& op : rank.ops) {
+      const CommGroup* comm = folded->findComm(op.commId);
+      REQUIRE(comm->members.size() == 8);
+      ++perGroup[comm->label];
+    }
+    CHECK(perGroup == std::map<std::string, int>{{"dp", 3}, {"world", 1}});
+    CHECK(rank.ops[3].bytes == 2097152);  // sizes as written
+  }
+  CHECK(checkWorkload(*folded).ok());
+
+  const std::string megatron = header +
+                               "CommType.all_reduce,CommGroup.tp_group,8,65536,f,None,None,,None,None,None,1\n"
+                               "CommType.all_reduce,CommGroup.dp_group,16,4096,b,None,None,,None,None,None,1\n"
+                               "CommType.all_reduce,CommGroup.tp_group,8,65536,f,None,None,,None,None,None,1\n";
+  auto tpKept = parseAicbWorkload(megatron, "g13b.csv", options);
+  REQUIRE(tpKept.ok());
+  for (const RankWork& rank : tpKept->ranks) {
+    REQUIRE(rank.ops.size() == 2);  // the dp allreduce is on a group of one rank: skipped, and said
+    CHECK(tpKept->findComm(rank.ops[0].commId)->members.size() == 8);
+  }
+  REQUIRE(tpKept->skipped.size() == 1);
+  CHECK(tpKept->skipped[0].why == "on a group of one rank");
+}
+
 void requireError(const std::string& text, const std::string& where, const std::string& detail,
                   WorkloadOptions options = {}) {
   auto result = parseAicbWorkload(text, "bad.csv", options);
@@ -305,8 +346,8 @@ TEST_CASE("AICB malformed inputs name file, line and field", "[phynet]") {
     options.worldSize = 8;
     requireError(kHeader + "CommType.all_reduce,CommGroup.tp_group,16,4096,f,None,None,,None,None,None,1\n",
                  "2: comm_group_size", "TP=16 is larger than the world", options);
-    requireError(kHeader + kTpRow + "CommType.all_reduce,CommGroup.dp_group,16,4096,f,None,None,,None,None,None,1\n",
-                 "3: comm_group_size", "larger than the world", options);
+    requireError(kHeader + kTpRow + "CommType.all_reduce,CommGroup.embedding_group,16,4096,f,None,None,,None,None,None,1\n",
+                 "3: comm_group_size", "the embedding group of 16 ranks is larger than the world", options);
     options.worldSize = 2;
     requireError(example, "10: comm_group_size", "EP=2 does not divide DP=1", options);
     options = WorkloadOptions{};
