@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "phynet/p2p_order_check.h"
 #include "phynet/workload_transform.h"
 
 namespace nshim::phynet {
@@ -170,6 +171,31 @@ Finding checkPointToPoint(const CommLists& l) {
   return best;
 }
 
+// Every communicator with sends or receives, in the order the replay runs its operations: the
+// first that would deadlock.
+Status checkOrder(const Workload& w, const std::vector<CommLists>& lists) {
+  std::unordered_map<uint64_t, size_t> withP2p;  // comm id -> index into lists / ordered
+  for (size_t i = 0; i < lists.size(); ++i) {
+    if (!lists[i].sends.empty() || !lists[i].recvs.empty()) withP2p.emplace(lists[i].comm->id, i);
+  }
+  if (withP2p.empty()) return Status::Ok();
+  std::vector<std::vector<std::vector<const WorkOp*>>> ordered(lists.size());
+  for (const auto& [id, i] : withP2p) ordered[i].resize(lists[i].comm->members.size());
+  for (const RankWork& rank : w.ranks) {
+    for (const WorkOp& op : rank.ops) {
+      auto it = withP2p.find(op.commId);
+      if (it == withP2p.end()) continue;
+      ordered[it->second][lists[it->second].rankOf.at(rank.globalRank)].push_back(&op);
+    }
+  }
+  for (size_t i = 0; i < lists.size(); ++i) {
+    if (ordered[i].empty()) continue;
+    std::string deadlock = findDeadlock(*lists[i].comm, ordered[i]);
+    if (!deadlock.empty()) return Status(Code::kInvalidArgument, deadlock);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status checkWorkload(const Workload& workload) {
@@ -188,7 +214,7 @@ Status checkWorkload(const Workload& workload) {
     }
   }
   if (first.position != SIZE_MAX) return Status(Code::kInvalidArgument, first.message);
-  return Status::Ok();
+  return checkOrder(workload, lists);
 }
 
 }  // namespace nshim::phynet

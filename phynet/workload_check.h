@@ -3,8 +3,10 @@
 // within kMaxOpBytes), then,
 // per communicator, that every member issues the same sequence of collectives (kind, count, type,
 // reduction, root, bytes), and that point-to-point traffic pairs up (the k-th send from a to b and
-// the k-th receive on b from a carry the same bytes). The first mismatch is reported naming the
-// rank, the communicator (id and label) and the sequence number.
+// the k-th receive on b from a carry the same bytes), and that, in the order the replay issues them
+// (batches of one NCCL group together, a send waiting for its receive), no communicator deadlocks
+// (p2p_order_check.h). The first problem is reported naming the rank, the communicator (id and
+// label), the sequence number and the file:line.
 #pragma once
 
 #include "common/status.h"

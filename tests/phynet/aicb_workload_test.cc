@@ -242,6 +242,27 @@ TEST_CASE("AICB pp_stage blocks: each stage's ranks replay their own block, p2p 
   }
   CHECK(checkWorkload(*workload).ok());
 
+  // Both stages send before they receive, in separate batches: each send waits for the other's.
+  const std::string deadlocked =
+      "[ pp_stage0: [rank0, rank1] ]\n" + header +                                                    // 1-2
+      "CommType.all_reduce,CommGroup.tp_group,2,4096,forward,None,None,,None,None,None,1\n" +          // 3
+      "CommType.isend,CommGroup.pp_group,1,65536,forward_step,None,None,send_next,None,None,None,1\n" + // 4
+      "CommType.all_reduce,CommGroup.tp_group,2,4096,forward,None,None,,None,None,None,1\n" +          // 5
+      "CommType.irecv,CommGroup.pp_group,1,65536,backward_step,None,None,recv_next,None,None,None,1\n" +  // 6
+      "[ pp_stage1: [rank2, rank3] ]\n" + header +                                                    // 7-8
+      "CommType.isend,CommGroup.pp_group,1,65536,backward_step,None,None,send_prev,None,None,None,1\n" + // 9
+      "CommType.all_reduce,CommGroup.tp_group,2,8192,forward,None,None,,None,None,None,1\n" +          // 10
+      "CommType.irecv,CommGroup.pp_group,1,65536,forward_step,None,None,recv_prev,None,None,None,1\n";  // 11
+  auto stuck = parseAicbWorkload(deadlocked, "stages.csv", WorkloadOptions{});
+  REQUIRE(stuck.ok());
+  Status verdict = checkWorkload(*stuck);
+  REQUIRE_FALSE(verdict.ok());
+  CHECK(verdict.message().find("deadlocks") != std::string::npos);
+  CHECK(verdict.message().find("(stage 0) waits in send") != std::string::npos);
+  CHECK(verdict.message().find("stages.csv:4) for rank 2") != std::string::npos);
+  CHECK(verdict.message().find("(stage 1) waits in send") != std::string::npos);
+  CHECK(verdict.message().find("stages.csv:9) for rank 0") != std::string::npos);
+
   // A file with blocks needs one per stage of the layout, once each.
   auto missing = parseAicbWorkload("[ pp_stage1: [rank2, rank3] ]\n" + header +
                                        "CommType.all_reduce,CommGroup.pp_group,2,8,init,None,None,,None,None,None,1\n",
