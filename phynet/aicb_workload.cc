@@ -388,8 +388,6 @@ Status checkRows(const std::string& file, const std::vector<Row>& rows, const Ra
   return Status::Ok();
 }
 
-}  // namespace
-
 // "[ pp_stage3: [rank48, rank49, ...] ]": the block of pipeline stage 3 starts (AICB writes one block
 // per stage for PP > 1, each with its own header). Other bracketed lines (AICB's "[rank0 ~ rank7]")
 // are not stage banners. Returns the stage, or -1.
@@ -433,6 +431,8 @@ Status checkStages(const std::string& file, const std::vector<std::pair<int, int
   }
   return Status::Ok();
 }
+
+}  // namespace
 
 Result<Workload> parseAicbWorkload(std::string_view text, const std::string& name, const WorkloadOptions& options) {
   if (options.iterations < 1) return inputError(name, 0, "option iterations", "must be at least 1");

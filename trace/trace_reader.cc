@@ -306,8 +306,12 @@ Result<TraceFile> parseTrace(std::string_view text, const std::string& name, con
 }
 
 Result<TraceFile> readTraceFile(const std::string& path, const ReadOptions& options) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return NS_ERROR(Code::kSystemError, "{}: cannot open: {}", path, std::strerror(errno));
+  struct CloseOnExit {
+    int fd;
+    ~CloseOnExit() { ::close(fd); }
+  } closer{fd};  // also when an allocation below throws
   TraceParser parser(path, options);
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) parser.reserveForInput(static_cast<uint64_t>(st.st_size));
@@ -347,7 +351,6 @@ Result<TraceFile> readTraceFile(const std::string& path, const ReadOptions& opti
     }
     std::memmove(buffer.data(), line, held);
   }
-  ::close(fd);
   if (!status.ok()) return status;
   parser.addCut(std::string_view(buffer.data(), held));
   return parser.finish();
