@@ -280,8 +280,11 @@ Result<RankLayout> inferLayout(const std::string& file, const std::array<SizeSee
   NS_RETURN_IF_ERROR(pick(GroupKind::kPp, options.pp, "pass --pp N", &pp));
   if (tp < 1) return sizeError(GroupKind::kTp, options.tp, "tp", fmt::format("zero or negative TP {}", tp));
   if (pp < 1) return sizeError(GroupKind::kPp, options.pp, "pp", fmt::format("zero or negative PP {}", pp));
+  const int64_t dpSeen = std::llround(at(GroupKind::kDp).size), dpEpSeen = std::llround(at(GroupKind::kDpEp).size);
   if (options.ep == 0 && at(GroupKind::kEp).size == 0 && at(GroupKind::kEpTp).size > 0) {
     ep = std::llround(at(GroupKind::kEpTp).size) / tp;  // ep_tp_group holds TP x EP ranks
+  } else if (options.ep == 0 && at(GroupKind::kEp).size == 0 && dpEpSeen > 0 && dpSeen > 0 && dpSeen % dpEpSeen == 0) {
+    ep = dpSeen / dpEpSeen;  // ep_group rows without a size (AICB's MoE CSVs): ep_dp_group holds DP / EP ranks
   } else {
     NS_RETURN_IF_ERROR(pick(GroupKind::kEp, options.ep, "pass --ep N", &ep));
   }

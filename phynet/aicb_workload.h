@@ -30,7 +30,9 @@
 //
 // Layout: options.tp/ep/pp/worldSize when non-zero; otherwise TP, EP, PP from the largest
 // comm_group_size of the tp_group, ep_group, pp_group rows (1 when the file has no such rows), DP from
-// dp_group rows (or world / (TP*PP) when the world size is given), world = TP*DP*PP. A group the file
+// dp_group rows (or world / (TP*PP) when the world size is given), world = TP*DP*PP. EP without a
+// size on its ep_group rows (AICB's MoE CSVs write None) comes from ep_tp_group (TP x EP ranks) or
+// from dp_group / ep_dp_group (DP / EP ranks) when the file has those sizes. A group the file
 // uses whose size is unknown is an error naming the flag that gives it (--tp, --ep, --pp, or
 // --world-size for DP: AICB's micro_test files have no comm_group_size column). A row whose comm_group_size differs from the layout's group
 // is a warning (AICB writes 1 for pp_group p2p rows). On fewer ranks than the file's job (AICB's

@@ -313,6 +313,30 @@ TEST_CASE("AICB 128-rank CSVs fold onto fewer ranks: data-parallel groups shrink
   CHECK(tpKept->skipped[0].why == "on a group of one rank");
 }
 
+TEST_CASE("AICB MoE rows without an ep_group size take EP from dp_group / ep_dp_group", "[phynet]") {
+  // As AICB's generator writes MoE CSVs: ep_group size None. DP=8 and ep_dp_group of 2 give EP=4.
+  const std::string text =
+      "comm_type,comm_group,comm_group_size,msg_size,stage,dst,src,additional,_elapsed_time,algbw,busbw,count\n"
+      "CommType.all_reduce,CommGroup.dp_group,8,4096,init,None,None,,None,None,None,1\n"
+      "CommType.all_to_all,CommGroup.ep_group,None,65536,moe,None,None,,None,None,None,1\n"
+      "CommType.all_reduce,CommGroup.ep_dp_group,2,4096,grad,None,None,,None,None,None,1\n";
+  auto workload = parseAicbWorkload(text, "moe.csv", WorkloadOptions{});
+  REQUIRE(workload.ok());
+  CHECK(workload->description.find("TP=1 DP=8 EP=4 PP=1 (8 ranks)") != std::string::npos);
+  for (const RankWork& rank : workload->ranks) {
+    REQUIRE(rank.ops.size() == 3);
+    CHECK(workload->findComm(rank.ops[1].commId)->members.size() == 4);
+    CHECK(workload->findComm(rank.ops[2].commId)->members.size() == 2);
+  }
+  CHECK(checkWorkload(*workload).ok());
+  // Without ep_dp_group the file does not say: the error names the flag.
+  auto unknown = parseAicbWorkload(text.substr(0, text.rfind("CommType.all_reduce,CommGroup.ep_dp_group")), "moe.csv",
+                                   WorkloadOptions{});
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.status().message().find("moe.csv:3: comm_group_size: size of ep_group unknown") == 0);
+  CHECK(unknown.status().message().find("pass --ep N") != std::string::npos);
+}
+
 void requireError(const std::string& text, const std::string& where, const std::string& detail,
                   WorkloadOptions options = {}) {
   auto result = parseAicbWorkload(text, "bad.csv", options);
