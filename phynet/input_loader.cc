@@ -19,6 +19,7 @@ Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize) {
   layout.tp = options.tp;
   layout.ep = options.ep;
   layout.pp = options.pp;
+  layout.simai = options.simaiRules;
   switch (loaded.format) {
     case InputFormat::kSimAi: {
       NS_ASSIGN_OR_RETURN(loaded.workload, loadSimAiWorkload(options.input, layout));

@@ -99,7 +99,7 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
     static const char* const kValued[] = {"--transport", "--ifname", "--hca", "--pace",   "--format", "--iterations",
                                           "--warmup",    "--scale",  "--ops",    "--groups", "--timeout",
                                           "--report",    "--json",   "--rate",   "--rows",   "--world-size",
-                                          "--tp",        "--ep",     "--pp",     "--max-buffer"};
+                                          "--tp",        "--ep",     "--pp",     "--max-buffer", "--simai-rules"};
     if (std::find(std::begin(kValued), std::end(kValued), name) == std::end(kValued)) {
       return Status(Code::kInvalidArgument, fmt::format("unknown option {}", name));
     }
@@ -166,6 +166,11 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
       NS_RETURN_IF_ERROR(parseInt(name, value, 1, 1 << 20, &o.ep));
     } else if (name == "--pp") {
       NS_RETURN_IF_ERROR(parseInt(name, value, 1, 1 << 20, &o.pp));
+    } else if (name == "--simai-rules") {
+      std::string error;
+      if (!parseSimAiRules(value, &o.simaiRules, &error)) {
+        return Status(Code::kInvalidArgument, "--simai-rules: " + error);
+      }
     }
   }
   if (o.input.empty() && !o.help) {
@@ -203,6 +208,10 @@ bootstrap and gather the report; data goes over the chosen transport.
 input
   --format auto|trace|simai|aicb   input kind (auto: directory/.jsonl trace, .txt SimAI, .csv AICB)
   --world-size N --tp N --ep N --pp N   layout for SimAI/AICB (default: from the file; world = MPI size)
+  --simai-rules LIST        SimAI's own semantics to follow (default all; none, or a list of):
+                            min-fwd-4096 (HYBRID_TRANSFORMER_FWD_IN_BCKWD forward ops below 4096 B
+                            raised to 4096 B), pp-per-microbatch (vpp*ga pp_comm transfers each way
+                            per stage boundary), micro-first-layer (MICRO: the first layer only)
 replay
   --transport tcp|ibverbs   data transport (default tcp)
   --ifname LIST             socket interface(s), as NCCLSHIM_SOCKET_IFNAME (e.g. eth0, lo): the TCP

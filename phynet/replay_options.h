@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "phynet/workload_options.h"
 
 namespace nshim::phynet {
 
@@ -35,6 +36,7 @@ struct ReplayOptions {
   double rateGBps = 0;                 // link rate for the efficiency column; 0 = none
   int maxRows = 40;                    // per-op rows printed on stdout (all go to the CSV/JSON)
   int worldSize = 0, tp = 0, ep = 0, pp = 0;  // layout for SimAI / AICB inputs
+  SimAiRules simaiRules;                      // --simai-rules (SimAI inputs)
   bool verify = false;                 // patterned data, every received byte checked (data_check.h)
   bool help = false;
   bool verbose = false;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "common/log.h"
@@ -27,6 +28,7 @@ struct Header {
   Policy policy = Policy::kHybrid;
   std::string policyWord;
   std::optional<int64_t> tp, ep, pp, world;
+  int64_t vpp = 1, ga = 1;  // virtual pipeline stages, gradient accumulation (micro-batches)
   double ppCommBytes = 0;
 };
 
@@ -135,7 +137,9 @@ Result<Header> parseHeader(const std::string& file, std::string_view text) {
     else if (key == "ep") header.ep = number;
     else if (key == "pp") header.pp = number;
     else if (key == "all_gpus") header.world = number;
-    else if (key != "vpp" && key != "ga") NS_WARN("{}:1: unknown key '{}' ignored", file, key);
+    else if (key == "vpp") header.vpp = number;
+    else if (key == "ga") header.ga = number;
+    else NS_WARN("{}:1: unknown key '{}' ignored", file, key);
   }
   return header;
 }
@@ -260,6 +264,13 @@ struct Expander {
   WorkloadBuilder& builder;
   const uint32_t fileIndex = internSourceFile(file);
 
+  // SimAI's iterate_hybrid_parallel_Transformer_fwd_in_bckwd raises forward sizes below 4096 B.
+  bool raisesForward() const {
+    return options.simai.forwardAtLeast4096 && header.policyWord == "HYBRID_TRANSFORMER_FWD_IN_BCKWD";
+  }
+  // SimAI's exposed pipeline time counts 2*vpp*GA pp_comm transfers per boundary: vpp*GA each way.
+  int64_t transfersEachWay() const { return options.simai.ppPerMicrobatch ? header.vpp * header.ga : 1; }
+
   void phase(int rank, const Layer& layer, PhaseIndex index) {
     const Phase& p = layer.phases[index];
     if (header.policy != Policy::kMicro) builder.addCompute(rank, p.computeNs);
@@ -268,7 +279,8 @@ struct Expander {
     if (header.policy == Policy::kModel && index == kWeightGrad) return;
     OpRequest request;
     request.kind = p.kind;
-    request.bytes = scaleBytes(p.bytes, options.scale);
+    const double bytes = index == kForward && raisesForward() && p.bytes > 0 && p.bytes < 4096 ? 4096 : p.bytes;
+    request.bytes = scaleBytes(bytes, options.scale);
     if (p.kind == OpKind::kBroadcast) request.root = 0;
     request.source = SourceLine(fileIndex, layer.line);
     builder.addOp(rank, p.group, request);
@@ -280,10 +292,14 @@ struct Expander {
     request.bytes = scaleBytes(header.ppCommBytes, options.scale);
     request.peer = peerStage;
     request.source = SourceLine(fileIndex, 1);
-    builder.addOp(rank, GroupKind::kPp, request);
+    for (int64_t k = transfersEachWay(); k > 0; --k) builder.addOp(rank, GroupKind::kPp, request);
   }
 
   void iteration(int rank) {
+    if (header.policy == Policy::kMicro && options.simai.microFirstLayer) {  // SimAI's iterate_micro_benchmark
+      phase(rank, layers.front(), kWeightGrad);
+      return;
+    }
     const int stages = builder.layout().pp;
     const int stage = builder.layout().ppIndex(rank);
     const bool piped = stages > 1 && header.ppCommBytes > 0;
@@ -298,6 +314,40 @@ struct Expander {
     if (piped && stage > 0) pipeline(rank, OpKind::kSend, stage - 1);
   }
 };
+
+// What SimAI's rules changed, or would have changed where they are off: "; as SimAI: ..." for the
+// workload's description (so phynet's and the tools' reports say it), "" when nothing applies.
+std::string describeRules(const Expander& e, const RankLayout& layout) {
+  std::vector<std::string> said;
+  size_t small = 0;
+  for (const Layer& layer : e.layers) {
+    const Phase& p = layer.phases[kForward];
+    small += p.comm && p.bytes > 0 && p.bytes < 4096 ? 1 : 0;
+  }
+  if (e.header.policyWord == "HYBRID_TRANSFORMER_FWD_IN_BCKWD" && small > 0) {
+    said.push_back(e.raisesForward()
+                       ? fmt::format("forward ops below 4096 B raised to 4096 B ({} layers)", small)
+                       : fmt::format("forward ops below 4096 B kept as written ({} layers; rule min-fwd-4096 off, "
+                                     "SimAI raises them)", small));
+  }
+  const int64_t microbatches = e.header.vpp * e.header.ga;
+  if (layout.pp > 1 && e.header.ppCommBytes > 0 && microbatches > 1) {
+    said.push_back(e.options.simai.ppPerMicrobatch
+                       ? fmt::format("vpp*ga = {} pp_comm transfers each way per stage boundary", microbatches)
+                       : fmt::format("one pp_comm transfer each way per stage boundary (rule pp-per-microbatch "
+                                     "off; SimAI counts vpp*ga = {})", microbatches));
+  }
+  if (e.header.policy == Policy::kMicro && e.layers.size() > 1) {
+    said.push_back(e.options.simai.microFirstLayer
+                       ? std::string("MICRO: the first layer's weight-grad op only")
+                       : std::string("MICRO: every layer's weight-grad op (rule micro-first-layer off; SimAI "
+                                     "issues the first layer's only)"));
+  }
+  if (said.empty()) return "";
+  std::string text = "; as SimAI: " + said[0];
+  for (size_t i = 1; i < said.size(); ++i) text += ", " + said[i];
+  return text;
+}
 
 }  // namespace
 
@@ -334,6 +384,13 @@ Result<Workload> parseSimAiWorkload(std::string_view text, const std::string& na
     NS_WARN("{}:2: declares {} layer lines but has {}; using the {} present", name, declared, layers.size(),
             layers.size());
   }
+  if (layout.pp > 1 && header.ppCommBytes > 0 && options.simai.ppPerMicrobatch &&
+      header.vpp > options.maxPipelineTransfers / header.ga) {
+    return inputError(name, 1, "ga", fmt::format("vpp*ga = {}*{} pp_comm transfers each way per stage boundary are "
+                                                 "more than phynet replays (at most {}); --simai-rules without "
+                                                 "pp-per-microbatch replays one", header.vpp, header.ga,
+                                                 options.maxPipelineTransfers));
+  }
   if (layout.pp > 1 && header.ppCommBytes <= 0) {
     NS_WARN("{}:1: PP={} without pp_comm: pipeline send/recv between stages are not replayed", name, layout.pp);
   }
@@ -343,8 +400,36 @@ Result<Workload> parseSimAiWorkload(std::string_view text, const std::string& na
   for (int rank = 0; rank < layout.world; ++rank) {
     for (int it = 0; it < options.iterations; ++it) expander.iteration(rank);
   }
-  return builder.finish(fmt::format("SimAI workload {}: {} {}, {} layers, {} iteration(s)", baseName(name),
-                                    header.policyWord, layout.toString(), layers.size(), options.iterations));
+  return builder.finish(fmt::format("SimAI workload {}: {} {}, {} layers, {} iteration(s){}", baseName(name),
+                                    header.policyWord, layout.toString(), layers.size(), options.iterations,
+                                    describeRules(expander, layout)));
+}
+
+bool parseSimAiRules(std::string_view text, SimAiRules* out, std::string* error) {
+  if (text == "all") {
+    *out = SimAiRules{};
+    return true;
+  }
+  SimAiRules rules{false, false, false};
+  if (text == "none") {
+    *out = rules;
+    return true;
+  }
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    const std::string_view name = text.substr(0, comma);
+    if (name == "min-fwd-4096") rules.forwardAtLeast4096 = true;
+    else if (name == "pp-per-microbatch") rules.ppPerMicrobatch = true;
+    else if (name == "micro-first-layer") rules.microFirstLayer = true;
+    else {
+      *error = fmt::format("'{}' is not a SimAI rule (all, none, or a list of min-fwd-4096, pp-per-microbatch, "
+                           "micro-first-layer)", name);
+      return false;
+    }
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+  }
+  *out = rules;
+  return true;
 }
 
 Result<Workload> loadSimAiWorkload(const std::string& path, const WorkloadOptions& options) {

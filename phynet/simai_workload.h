@@ -19,15 +19,23 @@
 //   backward: for each layer in reverse, ig compute, ig op, wg compute, wg op.
 // Compute times accumulate into the computeNs of the rank's next op; NONE ops, zero-byte ops and ops on
 // single-member groups (e.g. TP=1) produce no op, so their compute time moves to the next op. Compute
-// left after the last op of the run is dropped. The update time, vpp, ga and checkpoints are parsed
-// and validated but not replayed (SimAI models them analytically).
+// left after the last op of the run is dropped. The update time and checkpoints are parsed and
+// validated but not replayed (SimAI models them analytically).
+// SimAI's own rules, followed by default and each switchable (options.simai, --simai-rules), and
+// said in the workload's description ("; as SimAI: ..."), also where one is off and would have
+// changed something: min-fwd-4096, HYBRID_TRANSFORMER_FWD_IN_BCKWD raises forward sizes in (0, 4096)
+// to 4096 B (SimAI's iterate_hybrid_parallel_Transformer_fwd_in_bckwd); pp-per-microbatch, vpp*ga
+// pp_comm transfers each way per stage boundary and iteration (SimAI's exposed pipeline time counts
+// 2*vpp*GA of them per boundary); micro-first-layer, MICRO replays only the first layer's weight-grad
+// op, once per iteration (SimAI's iterate_micro_benchmark).
 // Policies: HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_TRANSFORMER, HYBRID_CUSTOMIZED, HYBRID_DATA_MODEL,
 // HYBRID_MODEL_DATA replay all three phases (model_parallel_NPU_group required); DATA replays only
 // weight-grad ops (TP defaults to 1); MICRO replays only weight-grad ops and no compute; MODEL and
 // DISTRIBUTED_INFERENCE replay forward and input-grad ops (TP defaults to the world).
 // Pipeline: with PP > 1 and pp_comm > 0, stage s receives pp_comm bytes from s-1 before its forward
 // layers and sends them to s+1 after; the backward mirrors it (recv from s+1 first, send to s-1
-// last), on the PP group with peers as stage indices; one micro-batch per iteration. With PP > 1 and
+// last), on the PP group with peers as stage indices; each transfer vpp*ga times (pp-per-microbatch;
+// once with the rule off). With PP > 1 and
 // no pp_comm, pipeline traffic is skipped with a warning.
 // Sizes: bytes are each op's whole buffer (nccl-tests size), multiplied by options.scale; count and
 // type follow rank_layout.h. World = all_gpus, DP = world / (TP * PP). options.worldSize/tp/ep/pp,

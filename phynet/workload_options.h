@@ -3,7 +3,22 @@
 // what it carries). Zero means "take it from the file" for every layout field.
 #pragma once
 
+#include <cstdint>
+#include <string>
+#include <string_view>
+
 namespace nshim::phynet {
+
+// SimAI's own semantics, followed by default (simai_workload.h says what each does); each can be
+// turned off (--simai-rules) to replay the file as written.
+struct SimAiRules {
+  bool forwardAtLeast4096 = true;  // "min-fwd-4096": HYBRID_TRANSFORMER_FWD_IN_BCKWD forward sizes in (0, 4096) -> 4096
+  bool ppPerMicrobatch = true;     // "pp-per-microbatch": vpp*ga pp_comm transfers each way per stage boundary
+  bool microFirstLayer = true;     // "micro-first-layer": MICRO replays only the first layer's weight-grad op
+};
+
+// "all", "none" or a comma list of the rule names above; false and `error` set on a bad list.
+bool parseSimAiRules(std::string_view text, SimAiRules* out, std::string* error);
 
 struct WorkloadOptions {
   int iterations = 1;   // the whole file's operations are repeated this many times (>= 1)
@@ -16,6 +31,10 @@ struct WorkloadOptions {
   // ranks, and a larger size is a typo or a hostile file (it would overflow the layout's products
   // and expand into that many ranks' worth of ops). Every group size is checked against it first.
   int maxWorldSize = 1 << 16;
+  SimAiRules simai;     // SimAI files only
+  // The most pp_comm transfers each way per stage boundary (vpp*ga, rule pp-per-microbatch): real
+  // jobs have hundreds; a larger product is refused before it expands.
+  int64_t maxPipelineTransfers = 1 << 16;
 };
 
 }  // namespace nshim::phynet

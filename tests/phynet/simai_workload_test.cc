@@ -194,6 +194,85 @@ TEST_CASE("SimAI pipeline stages exchange pp_comm bytes around their layers", "[
   CHECK(checkWorkload(*workload).ok());
 }
 
+TEST_CASE("SimAI's own rules by default, each switchable, said in the description", "[phynet]") {
+  WorkloadOptions off;
+  std::string error;
+  REQUIRE(parseSimAiRules("none", &off.simai, &error));
+  SECTION("forward ops below 4096 B are raised to 4096 B under HYBRID_TRANSFORMER_FWD_IN_BCKWD") {
+    const std::string body = "1\nl\t-1\t1\tALLREDUCE\t100\t1\tALLREDUCE\t100\t1\tALLREDUCE\t100\t1\n";
+    const std::string fwdInBckwd = "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 all_gpus: 4\n" + body;
+    auto raised = parseSimAiWorkload(fwdInBckwd, "f.txt", WorkloadOptions{});
+    REQUIRE(raised.ok());
+    const std::vector<WorkOp>& ops = raised->ranks[0].ops;  // forward (tp), input grad (tp), weight grad (dp)
+    REQUIRE(ops.size() == 3);
+    CHECK(ops[0].bytes == 4096);
+    CHECK(ops[1].bytes == 100);  // SimAI raises forward sizes only
+    CHECK(ops[2].bytes == 100);
+    CHECK(raised->description.find("as SimAI: forward ops below 4096 B raised to 4096 B (1 layers)") !=
+          std::string::npos);
+    auto kept = parseSimAiWorkload(fwdInBckwd, "f.txt", off);
+    REQUIRE(kept.ok());
+    CHECK(kept->ranks[0].ops[0].bytes == 100);
+    CHECK(kept->description.find("rule min-fwd-4096 off") != std::string::npos);
+    auto other = parseSimAiWorkload("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus: 4\n" + body, "f.txt",
+                                    WorkloadOptions{});
+    REQUIRE(other.ok());
+    CHECK(other->ranks[0].ops[0].bytes == 100);  // other policies keep them
+  }
+  SECTION("vpp*ga pp_comm transfers each way per stage boundary") {
+    const std::string text =
+        "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 1 ep: 1 pp: 2 vpp: 2 ga: 3 all_gpus: 4 "
+        "pp_comm: 65536\n1\nl\t-1\t100\tNONE\t0\t200\tNONE\t0\t300\tALLREDUCE\t4096\t1\n";
+    auto six = parseSimAiWorkload(text, "pp.txt", WorkloadOptions{});
+    REQUIRE(six.ok());
+    auto count = [](const std::vector<WorkOp>& ops, OpKind kind) {
+      int n = 0;
+      for (const WorkOp& op : ops) n += op.kind == kind ? 1 : 0;
+      return n;
+    };
+    for (int rank = 0; rank < 4; ++rank) {  // each stage sends 6 and receives 6 (2 * vpp * ga = 12 per boundary)
+      CHECK(count(six->ranks[rank].ops, OpKind::kSend) == 6);
+      CHECK(count(six->ranks[rank].ops, OpKind::kRecv) == 6);
+    }
+    CHECK(checkWorkload(*six).ok());
+    CHECK(six->description.find("vpp*ga = 6 pp_comm transfers each way per stage boundary") != std::string::npos);
+    auto one = parseSimAiWorkload(text, "pp.txt", off);
+    REQUIRE(one.ok());
+    CHECK(count(one->ranks[0].ops, OpKind::kSend) == 1);
+    CHECK(one->description.find("rule pp-per-microbatch off; SimAI counts vpp*ga = 6") != std::string::npos);
+    WorkloadOptions small;
+    small.maxPipelineTransfers = 5;  // 6 is more: refused before it expands, naming the way out
+    auto refused = parseSimAiWorkload(text, "pp.txt", small);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.status().message().find("pp.txt:1: ga: vpp*ga = 2*3") == 0);
+    CHECK(refused.status().message().find("--simai-rules") != std::string::npos);
+  }
+  SECTION("MICRO replays the first layer's weight-grad op, as SimAI's micro benchmark loop") {
+    const std::string text = "MICRO all_gpus: 4\n3\n"
+                             "a\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t4096\t1\n"
+                             "b\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLGATHER\t8192\t1\n"
+                             "c\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t16384\t1\n";
+    WorkloadOptions passes;
+    passes.iterations = 5;
+    auto first = parseSimAiWorkload(text, "micro.txt", passes);
+    REQUIRE(first.ok());
+    REQUIRE(first->ranks[0].ops.size() == 5);
+    for (const WorkOp& op : first->ranks[0].ops) CHECK((op.kind == OpKind::kAllReduce && op.bytes == 4096));
+    CHECK(first->description.find("MICRO: the first layer's weight-grad op only") != std::string::npos);
+    off.iterations = 5;
+    auto all = parseSimAiWorkload(text, "micro.txt", off);
+    REQUIRE(all.ok());
+    CHECK(all->ranks[0].ops.size() == 15);
+  }
+  SECTION("rule lists") {
+    SimAiRules rules;
+    REQUIRE(parseSimAiRules("min-fwd-4096,micro-first-layer", &rules, &error));
+    CHECK((rules.forwardAtLeast4096 && !rules.ppPerMicrobatch && rules.microFirstLayer));
+    CHECK_FALSE(parseSimAiRules("min-fwd-4096,fast", &rules, &error));
+    CHECK(error.find("'fast' is not a SimAI rule") == 0);
+  }
+}
+
 // The error of parsing `text` as "bad.txt" must name "bad.txt:<line>: <field>" and contain `detail`.
 void requireError(const std::string& text, const std::string& where, const std::string& detail,
                   WorkloadOptions options = {}) {

@@ -83,7 +83,7 @@ std::string parse(int argc, char** argv, bool compare, PageArgs* a) {
                           : !compare && flag == "--input"     ? &a->workload
                                                               : nullptr;
     const bool layout = !compare && (flag == "--from" || flag == "--world-size" || flag == "--tp" ||
-                                     flag == "--ep" || flag == "--pp");
+                                     flag == "--ep" || flag == "--pp" || flag == "--simai-rules");
     if (!target && !layout) return "unknown option " + flag;
     if (inlineValue) {
       value = arg.substr(eq + 1);

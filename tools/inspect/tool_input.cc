@@ -48,6 +48,9 @@ const char* inputOptionsHelp() {
   --world-size N    SimAI / AICB: ranks in the job (default: from the file)
   --tp N, --ep N, --pp N
                     SimAI / AICB: layout sizes (default: from the file), as phynet's options
+  --simai-rules LIST
+                    SimAI's own semantics to follow (default all; none, or a list of min-fwd-4096,
+                    pp-per-microbatch, micro-first-layer), as phynet's option
 )";
 }
 
@@ -64,6 +67,11 @@ bool takeInputOption(std::string_view flag, std::string_view value, InputOptions
       *error = fmt::format("--from: '{}' is not auto, trace, simai, aicb or report", value);
     }
     options->format = std::string(value);
+    return true;
+  }
+  if (flag == "--simai-rules") {
+    std::string problem;
+    if (!phynet::parseSimAiRules(value, &options->simaiRules, &problem)) *error = "--simai-rules: " + problem;
     return true;
   }
   int* target = flag == "--world-size" ? &options->worldSize
@@ -105,6 +113,7 @@ Result<LoadedWorkload> loadWorkloadInput(const std::string& path, InputKind kind
   layout.tp = options.tp;
   layout.ep = options.ep;
   layout.pp = options.pp;
+  layout.simai = options.simaiRules;
   switch (kind) {
     case InputKind::kSimAi: {
       NS_ASSIGN_OR_RETURN(loaded.workload, phynet::loadSimAiWorkload(path, layout));

@@ -11,6 +11,7 @@
 
 #include "common/status.h"
 #include "phynet/workload.h"
+#include "phynet/workload_options.h"
 
 namespace nshim::tools {
 
@@ -23,6 +24,7 @@ struct InputOptions {
   int tp = 0;
   int ep = 0;
   int pp = 0;
+  phynet::SimAiRules simaiRules;  // --simai-rules, as phynet's
 };
 
 // The input options every command accepts, for --help texts.
