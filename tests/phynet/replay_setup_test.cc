@@ -64,9 +64,11 @@ TEST_CASE("buffers and scratch are mapped before timing starts and timing starts
   CHECK(calls.load() == 2);
   // Before the change the engine's scratch (16 MiB per rank and communicator: 8192 pages for the
   // two ranks) was allocated inside the first reduction. What is left are the replay's small
-  // per-operation vectors and the test's own threads ending.
+  // per-operation vectors and the test's own threads ending: about 15 faults in a normal build,
+  // about 1,650 under ASan (shadow memory and its allocator's quarantine). Half the scratch's pages
+  // separates both from the old behaviour.
   INFO("minor page faults while timed: " << timedFaults);
-  CHECK(timedFaults < 1024);
+  CHECK(timedFaults < 4096);
   for (const RankReplayResult& a : replay.results) {
     CHECK(a.counters.readyNs > 0);
     CHECK(a.counters.plannedBufferBytes > 0);
