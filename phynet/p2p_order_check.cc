@@ -17,83 +17,76 @@ namespace {
 
 bool isP2p(const WorkOp& op) { return op.kind == OpKind::kSend || op.kind == OpKind::kRecv; }
 
-// Where an operation sits: its member and batch.
-struct Place {
-  int member = -1;
-  size_t batch = 0;
-};
+constexpr size_t kNone = SIZE_MAX;
 
 }  // namespace
 
 std::string findDeadlock(const CommGroup& comm, const std::vector<std::vector<const WorkOp*>>& ops) {
   const int n = static_cast<int>(ops.size());
-  // Batches: consecutive ops of one non-zero group.
-  std::vector<std::vector<std::vector<const WorkOp*>>> batches(n);
+  // Per member, per op (indexed like ops[r]): its batch (consecutive ops of one non-zero group), and
+  // what it waits for: the batch of its partner on the partner's member (the k-th send a->b with the
+  // k-th receive on b from a), or its ordinal among the member's collectives.
+  std::vector<std::vector<size_t>> batchStart(n);  // first op of each batch, then ops[r].size()
+  std::vector<std::vector<size_t>> batchOf(n), partnerBatch(n), collectiveOrdinal(n);
+  std::vector<std::vector<size_t>> collectivesBefore(n);  // per batch: collectives in earlier batches
   for (int r = 0; r < n; ++r) {
-    for (size_t i = 0; i < ops[r].size(); ++i) {
-      const bool joins = i > 0 && ops[r][i]->group != 0 && ops[r][i]->group == ops[r][i - 1]->group;
-      if (!joins) batches[r].emplace_back();
-      batches[r].back().push_back(ops[r][i]);
-    }
-  }
-  // Where each send and receive sits, per (from, to) in order; collectives before each batch.
-  std::map<std::pair<int, int>, std::vector<Place>> sends, recvs;
-  std::vector<std::vector<size_t>> collectivesBefore(n);  // member -> collectives in batches < b
-  std::map<const WorkOp*, size_t> collectiveIndex;        // the k-th collective of its member
-  for (int r = 0; r < n; ++r) {
+    const auto& mine = ops[r];
+    batchOf[r].resize(mine.size());
+    partnerBatch[r].assign(mine.size(), kNone);
+    collectiveOrdinal[r].assign(mine.size(), kNone);
     size_t collectives = 0;
-    for (size_t b = 0; b < batches[r].size(); ++b) {
-      collectivesBefore[r].push_back(collectives);
-      for (const WorkOp* op : batches[r][b]) {
-        if (op->kind == OpKind::kSend) sends[{r, op->peer}].push_back({r, b});
-        else if (op->kind == OpKind::kRecv) recvs[{op->peer, r}].push_back({r, b});
-        else collectiveIndex[op] = collectives++;
+    for (size_t i = 0; i < mine.size(); ++i) {
+      const bool joins = i > 0 && mine[i]->group != 0 && mine[i]->group == mine[i - 1]->group;
+      if (!joins) {
+        batchStart[r].push_back(i);
+        collectivesBefore[r].push_back(collectives);
       }
+      batchOf[r][i] = batchStart[r].size() - 1;
+      if (!isP2p(*mine[i])) collectiveOrdinal[r][i] = collectives++;
     }
+    batchStart[r].push_back(mine.size());
     collectivesBefore[r].push_back(collectives);
   }
-  // Member m has posted every batch up to at[m]. The partner of each send and receive (the k-th
-  // send a->b and the k-th receive on b from a) is found by walking each member's batches in order.
-  std::vector<size_t> at(n, 0);
-  std::map<const WorkOp*, Place> waitsOn;
+  // Partners, pair by pair: the sends of a to b and the receives on b from a, each in issue order.
+  std::map<std::pair<int, int>, std::vector<size_t>> sends, recvs;  // (from, to) -> op indices
   for (int r = 0; r < n; ++r) {
-    std::map<int, size_t> sentTo, receivedFrom;
-    for (size_t b = 0; b < batches[r].size(); ++b) {
-      for (const WorkOp* op : batches[r][b]) {
-        if (op->kind == OpKind::kSend) {
-          const auto& list = recvs[{r, op->peer}];
-          const size_t k = sentTo[op->peer]++;
-          if (k < list.size()) waitsOn[op] = list[k];
-        } else if (op->kind == OpKind::kRecv) {
-          const auto& list = sends[{op->peer, r}];
-          const size_t k = receivedFrom[op->peer]++;
-          if (k < list.size()) waitsOn[op] = list[k];
-        }
-      }
+    for (size_t i = 0; i < ops[r].size(); ++i) {
+      const WorkOp& op = *ops[r][i];
+      if (op.peer < 0 || op.peer >= n) continue;
+      if (op.kind == OpKind::kSend) sends[{r, op.peer}].push_back(i);
+      else if (op.kind == OpKind::kRecv) recvs[{op.peer, r}].push_back(i);
     }
   }
+  for (const auto& [pair, sent] : sends) {
+    auto it = recvs.find(pair);
+    if (it == recvs.end()) continue;
+    const auto [from, to] = pair;
+    for (size_t k = 0; k < std::min(sent.size(), it->second.size()); ++k) {
+      partnerBatch[from][sent[k]] = batchOf[to][it->second[k]];
+      partnerBatch[to][it->second[k]] = batchOf[from][sent[k]];
+    }
+  }
+  std::vector<size_t> at(n, 0);  // member r has posted every batch up to at[r]
+  auto peerOf = [&](int r, size_t i) { return ops[r][i]->peer; };
   // Collectives every member has posted (from the round's start: a round that moves nobody is a
   // fixed point all the same).
   size_t collectivesPosted = 0;
-  auto ready = [&](const WorkOp* op) -> bool {
-    if (isP2p(*op)) {
-      auto it = waitsOn.find(op);
-      return it != waitsOn.end() && at[it->second.member] >= it->second.batch;
-    }
-    return collectiveIndex.at(op) < collectivesPosted;
+  auto ready = [&](int r, size_t i) -> bool {
+    if (collectiveOrdinal[r][i] != kNone) return collectiveOrdinal[r][i] < collectivesPosted;
+    return partnerBatch[r][i] != kNone && at[peerOf(r, i)] >= partnerBatch[r][i];
   };
+  auto batchCount = [&](int r) { return batchStart[r].size() - 1; };
   bool moved = true;
   while (moved) {
     moved = false;
     collectivesPosted = SIZE_MAX;
     for (int m = 0; m < n; ++m) {
-      const size_t posted = collectivesBefore[m][std::min(at[m] + 1, batches[m].size())];
-      collectivesPosted = std::min(collectivesPosted, posted);
+      collectivesPosted = std::min(collectivesPosted, collectivesBefore[m][std::min(at[m] + 1, batchCount(m))]);
     }
     for (int r = 0; r < n; ++r) {
-      while (at[r] < batches[r].size()) {
+      while (at[r] < batchCount(r)) {
         bool all = true;
-        for (const WorkOp* op : batches[r][at[r]]) all = all && ready(op);
+        for (size_t i = batchStart[r][at[r]]; i < batchStart[r][at[r] + 1] && all; ++i) all = ready(r, i);
         if (!all) break;
         ++at[r];
         moved = true;
@@ -104,11 +97,12 @@ std::string findDeadlock(const CommGroup& comm, const std::vector<std::vector<co
   std::string stuck;
   int shown = 0, count = 0;
   for (int r = 0; r < n; ++r) {
-    if (at[r] >= batches[r].size()) continue;
+    if (at[r] >= batchCount(r)) continue;
     ++count;
     if (shown == 4) continue;
-    for (const WorkOp* op : batches[r][at[r]]) {
-      if (ready(op)) continue;
+    for (size_t i = batchStart[r][at[r]]; i < batchStart[r][at[r] + 1]; ++i) {
+      if (ready(r, i)) continue;
+      const WorkOp* op = ops[r][i];
       const std::string who = comm.label == "pp" ? fmt::format("stage {}", r) : fmt::format("its rank {}", r);
       const std::string forWhom =
           isP2p(*op) ? fmt::format("rank {}", op->peer >= 0 && op->peer < n ? comm.members[op->peer] : -1)
