@@ -64,11 +64,14 @@ TEST_CASE("buffers and scratch are mapped before timing starts and timing starts
   CHECK(calls.load() == 2);
   // Before the change the engine's scratch (16 MiB per rank and communicator: 8192 pages for the
   // two ranks) was allocated inside the first reduction. What is left are the replay's small
-  // per-operation vectors and the test's own threads ending: about 15 faults in a normal build,
-  // about 1,650 under ASan (shadow memory and its allocator's quarantine). Half the scratch's pages
-  // separates both from the old behaviour.
+  // per-operation vectors and the test's own threads ending: about 15 faults. Under ASan the count
+  // says nothing about the replay (its quarantine keeps freed memory from being reused, so every
+  // allocation touches fresh pages: 1,600 to 5,000 faults depending on the tests run before), and
+  // the check is left to the normal build.
   INFO("minor page faults while timed: " << timedFaults);
-  CHECK(timedFaults < 4096);
+#if !defined(__SANITIZE_ADDRESS__)
+  CHECK(timedFaults < 1024);
+#endif
   for (const RankReplayResult& a : replay.results) {
     CHECK(a.counters.readyNs > 0);
     CHECK(a.counters.plannedBufferBytes > 0);
