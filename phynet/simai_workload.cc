@@ -263,11 +263,11 @@ struct Expander {
   const WorkloadOptions& options;
   WorkloadBuilder& builder;
   const uint32_t fileIndex = internSourceFile(file);
+  // SimAI's iterate_hybrid_parallel_Transformer_fwd_in_bckwd raises forward sizes below 4096 B
+  // (decided once: phase() runs for every layer of every rank).
+  const bool fwdInBckwd = header.policyWord == "HYBRID_TRANSFORMER_FWD_IN_BCKWD";
 
-  // SimAI's iterate_hybrid_parallel_Transformer_fwd_in_bckwd raises forward sizes below 4096 B.
-  bool raisesForward() const {
-    return options.simai.forwardAtLeast4096 && header.policyWord == "HYBRID_TRANSFORMER_FWD_IN_BCKWD";
-  }
+  bool raisesForward() const { return options.simai.forwardAtLeast4096 && fwdInBckwd; }
   // SimAI's exposed pipeline time counts 2*vpp*GA pp_comm transfers per boundary: vpp*GA each way.
   int64_t transfersEachWay() const { return options.simai.ppPerMicrobatch ? header.vpp * header.ga : 1; }
 
@@ -324,7 +324,7 @@ std::string describeRules(const Expander& e, const RankLayout& layout) {
     const Phase& p = layer.phases[kForward];
     small += p.comm && p.bytes > 0 && p.bytes < 4096 ? 1 : 0;
   }
-  if (e.header.policyWord == "HYBRID_TRANSFORMER_FWD_IN_BCKWD" && small > 0) {
+  if (e.fwdInBckwd && small > 0) {
     said.push_back(e.raisesForward()
                        ? fmt::format("forward ops below 4096 B raised to 4096 B ({} layers)", small)
                        : fmt::format("forward ops below 4096 B kept as written ({} layers; rule min-fwd-4096 off, "

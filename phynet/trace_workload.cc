@@ -12,7 +12,6 @@
 #include <new>
 
 #include "common/parallel_for.h"
-
 #include "trace/trace_validate.h"
 
 namespace nshim::phynet {
