@@ -523,7 +523,7 @@ Result<Workload> parseAicbWorkload(std::string_view text, const std::string& nam
     }
   }
 
-  WorkloadBuilder builder(layout);
+  WorkloadBuilder builder(layout, options.onlyRank, options.opSink);
   const uint32_t fileIndex = internSourceFile(name);
   for (int rank = 0; rank < layout.world; ++rank) {
     const int stage = layout.ppIndex(rank);

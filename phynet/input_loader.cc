@@ -9,7 +9,7 @@
 
 namespace nshim::phynet {
 
-Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize) {
+Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize, int onlyRank) {
   LoadedInput loaded;
   loaded.format = resolveFormat(options);
   WorkloadOptions layout;
@@ -20,6 +20,7 @@ Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize) {
   layout.ep = options.ep;
   layout.pp = options.pp;
   layout.simai = options.simaiRules;
+  layout.onlyRank = onlyRank;
   switch (loaded.format) {
     case InputFormat::kSimAi: {
       NS_ASSIGN_OR_RETURN(loaded.workload, loadSimAiWorkload(options.input, layout));
@@ -31,7 +32,7 @@ Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize) {
     }
     default: {
       TraceLoadStats stats;
-      NS_ASSIGN_OR_RETURN(loaded.workload, loadTraceWorkload(options.input, &stats));
+      NS_ASSIGN_OR_RETURN(loaded.workload, loadTraceWorkload(options.input, &stats, onlyRank));
       if (stats.cutFiles) {
         loaded.notes.push_back(fmt::format("{} trace file(s) were cut by a killed process; their complete lines "
                                            "are replayed", stats.cutFiles));

@@ -16,11 +16,12 @@ namespace nshim::phynet {
 struct LoadedInput {
   Workload workload;
   InputFormat format = InputFormat::kTrace;
-  size_t filteredOut = 0;              // ops removed by --ops / --groups
+  size_t filteredOut = 0;              // ops removed by --ops / --groups (of the ranks loaded)
   std::vector<std::string> notes;      // things worth telling the user (cut files, skipped calls)
 };
 
 // `mpiWorldSize` is the default world size of SimAI / AICB layouts (--world-size overrides it).
-Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize);
+// onlyRank >= 0: only that rank's operations are kept (Workload::onlyRank); filteredOut counts them.
+Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize, int onlyRank = -1);
 
 }  // namespace nshim::phynet

@@ -7,6 +7,7 @@
 
 #include "common/rank_ranges.h"
 #include "phynet/op_runner.h"
+#include "phynet/rank_messages.h"
 #include "phynet/replay.h"
 #include "phynet/workload_transform.h"
 
@@ -101,11 +102,55 @@ std::string memoryText(uint64_t bytes) {
   return unit == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", value, units[unit]);
 }
 
+std::vector<uint64_t> candidateCaps(uint64_t givenCap) {
+  std::vector<uint64_t> caps;
+  for (uint64_t cap = uint64_t{256} << 20; cap >= (uint64_t{4} << 20); cap = cap % 3 == 0 ? cap / 3 * 2 : cap / 4 * 3) {
+    caps.push_back(cap);
+  }
+  if (std::find(caps.begin(), caps.end(), givenCap) == caps.end()) caps.push_back(givenCap);
+  return caps;
+}
+
+RankMemoryFacts rankMemoryFacts(const Workload& workload, int globalRank, bool verify, const std::vector<uint64_t>& caps,
+                                uint64_t scratchBytes) {
+  RankMemoryFacts facts;
+  if (globalRank < 0 || globalRank >= static_cast<int>(workload.ranks.size())) {
+    facts.totalAtCap.assign(caps.size(), 0);
+    return facts;
+  }
+  for (uint64_t cap : caps) {
+    RankMemoryPlan plan = planRankMemory(workload, globalRank, verify, cap, scratchBytes);
+    facts.totalAtCap.push_back(plan.totalBytes);
+    if (plan.largest && facts.largest.empty()) {
+      facts.largestBytes = plan.largestBytes;
+      facts.largest = fmt::format("{} at {}", describeOp(*plan.largest), plan.largest->source);
+    }
+  }
+  return facts;
+}
+
+std::vector<int64_t> packMemoryFacts(const RankMemoryFacts& facts) {
+  std::vector<int64_t> words{static_cast<int64_t>(facts.largestBytes)};
+  for (uint64_t total : facts.totalAtCap) words.push_back(static_cast<int64_t>(total));
+  std::vector<int64_t> text = packLines({facts.largest});
+  words.insert(words.end(), text.begin(), text.end());
+  return words;
+}
+
+bool unpackMemoryFacts(const std::vector<int64_t>& words, size_t caps, RankMemoryFacts* out) {
+  if (words.size() < 1 + caps + 1) return false;
+  out->largestBytes = static_cast<uint64_t>(words[0]);
+  out->totalAtCap.assign(words.begin() + 1, words.begin() + 1 + static_cast<std::ptrdiff_t>(caps));
+  std::vector<std::string> lines = unpackLines(std::vector<int64_t>(words.begin() + 1 + static_cast<std::ptrdiff_t>(caps), words.end()));
+  out->largest = lines.empty() ? "" : lines.front();
+  return true;
+}
+
 namespace {
 
 std::map<std::string, std::vector<int>> ranksByHost(const MemoryCheckInput& input) {
   std::map<std::string, std::vector<int>> ranksOf;
-  for (int g = 0; g < input.workload->worldSize; ++g) ranksOf[input.hosts.at(g)].push_back(g);
+  for (size_t g = 0; g < input.ranks.size(); ++g) ranksOf[input.hosts.at(g)].push_back(static_cast<int>(g));
   return ranksOf;
 }
 
@@ -119,8 +164,12 @@ uint64_t hostAvailable(const MemoryCheckInput& input, const std::vector<int>& ra
 }
 
 uint64_t hostNeed(const MemoryCheckInput& input, const std::vector<int>& ranks, uint64_t cap) {
+  const size_t at = static_cast<size_t>(std::find(input.caps.begin(), input.caps.end(), cap) - input.caps.begin());
   uint64_t need = 0;
-  for (int g : ranks) need += planRankMemory(*input.workload, g, input.verify, cap, input.scratchBytes).totalBytes;
+  for (int g : ranks) {
+    const std::vector<uint64_t>& totals = input.ranks.at(g).totalAtCap;
+    need += at < totals.size() ? totals[at] : 0;
+  }
   return need;
 }
 
@@ -129,8 +178,8 @@ uint64_t hostNeed(const MemoryCheckInput& input, const std::vector<int>& ranks, 
 uint64_t fittingCapBytes(const MemoryCheckInput& input, double fraction) {
   if (input.verify) return 0;
   const auto ranksOf = ranksByHost(input);
-  for (uint64_t cap = uint64_t{256} << 20; cap >= (uint64_t{4} << 20); cap = cap % 3 == 0 ? cap / 3 * 2 : cap / 4 * 3) {
-    if (cap > input.capBytes) continue;
+  for (uint64_t cap : input.caps) {
+    if (cap > input.capBytes || cap < (uint64_t{4} << 20)) continue;
     bool fits = true;
     for (const auto& [host, ranks] : ranksOf) {
       const uint64_t available = hostAvailable(input, ranks);
@@ -149,12 +198,11 @@ std::string checkReplayMemory(const MemoryCheckInput& input) {
     const uint64_t available = hostAvailable(input, ranks);
     const uint64_t need = hostNeed(input, ranks, input.capBytes);
     if (available == UINT64_MAX || need <= available) continue;
-    RankMemoryPlan worst;
     int worstRank = ranks.front();
     for (int g : ranks) {
-      RankMemoryPlan plan = planRankMemory(*input.workload, g, input.verify, input.capBytes, input.scratchBytes);
-      if (plan.largestBytes > worst.largestBytes) worst = plan, worstRank = g;
+      if (input.ranks[g].largestBytes > input.ranks[worstRank].largestBytes) worstRank = g;
     }
+    const RankMemoryFacts& worst = input.ranks[worstRank];
     std::string remedy;
     if (input.verify) {
       // Buffers grow with the message sizes: two significant digits, rounded down.
@@ -167,11 +215,11 @@ std::string checkReplayMemory(const MemoryCheckInput& input) {
       remedy = cap != 0 ? fmt::format("--max-buffer {}M would fit", cap >> 20)
                         : std::string("even 4 MiB buffers would not fit: run fewer ranks on this host");
     }
-    std::string largest = worst.largest == nullptr
+    std::string largest = worst.largest.empty()
                               ? std::string()
-                              : fmt::format("; its largest operation is {} at {} (rank {}, {} of buffers{})",
-                                            describeOp(*worst.largest), worst.largest->source, worstRank,
-                                            memoryText(worst.largestBytes), input.verify ? " with --verify" : "");
+                              : fmt::format("; its largest operation is {} (rank {}, {} of buffers{})", worst.largest,
+                                            worstRank, memoryText(worst.largestBytes),
+                                            input.verify ? " with --verify" : "");
     return fmt::format("host {} ({}) needs {} of buffers{} but has {} available (MemAvailable / cgroup limit){}; {}",
                        host, fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", rankRangesText(ranks)), memoryText(need),
                        input.verify ? "" : fmt::format(" (each within --max-buffer {})", memoryText(input.capBytes)),

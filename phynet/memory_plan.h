@@ -35,13 +35,29 @@ bool reduces(const WorkOp& op);
 // usage when there is one (v2 or v1). 0 when neither can be read.
 uint64_t availableMemoryBytes();
 
+// The --max-buffer values the check considers: 256M, 192M, 128M, 96M, ... 4M, and `givenCap`.
+std::vector<uint64_t> candidateCaps(uint64_t givenCap);
+
+// What the host check needs of one rank, computed where the rank's ops are (Workload::onlyRank):
+// its plan's total at each candidate cap, and its largest operation.
+struct RankMemoryFacts {
+  std::vector<uint64_t> totalAtCap;  // planRankMemory(...).totalBytes, per candidateCaps() entry
+  uint64_t largestBytes = 0;
+  std::string largest;               // "allreduce ... at file:line", "" when the rank has no ops
+};
+RankMemoryFacts rankMemoryFacts(const Workload& workload, int globalRank, bool verify, const std::vector<uint64_t>& caps,
+                                uint64_t scratchBytes);
+// As words for MpiSession::gatherToRoot, and back (false on words that do not fit `caps`).
+std::vector<int64_t> packMemoryFacts(const RankMemoryFacts& facts);
+bool unpackMemoryFacts(const std::vector<int64_t>& words, size_t caps, RankMemoryFacts* out);
+
 struct MemoryCheckInput {
-  const Workload* workload = nullptr;
+  std::vector<uint64_t> caps;            // candidateCaps(--max-buffer)
+  std::vector<RankMemoryFacts> ranks;    // per global rank
   std::vector<uint64_t> available;  // per global rank: availableMemoryBytes() there (0 = unknown)
   std::vector<std::string> hosts;   // per global rank: host label (ranks of one host share its memory)
   bool verify = false;
-  uint64_t capBytes = 0;            // --max-buffer
-  uint64_t scratchBytes = 0;        // per reducing communicator (planRankMemory)
+  uint64_t capBytes = 0;            // --max-buffer (one of caps)
   double scale = 1;                 // --scale given
 };
 

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <set>
 
 #include "phynet/workload_transform.h"
 #include "transport/unique_id.h"
@@ -20,20 +19,8 @@ struct IdMessage {
 
 }  // namespace
 
-std::vector<const CommGroup*> usedCommunicators(const Workload& workload) {
-  std::set<uint64_t> used;
-  for (const RankWork& rank : workload.ranks) {
-    for (const WorkOp& op : rank.ops) used.insert(op.commId);
-  }
-  std::vector<const CommGroup*> out;
-  for (const CommGroup& comm : workload.comms) {
-    if (used.count(comm.id)) out.push_back(&comm);
-  }
-  std::sort(out.begin(), out.end(), [](const CommGroup* a, const CommGroup* b) { return a->id < b->id; });
-  return out;
-}
-
-BootstrapOutcome bootstrapCommunicators(const Workload& workload, MpiSession& mpi, const TransportChoice& choice) {
+BootstrapOutcome bootstrapCommunicators(const Workload& workload, const std::vector<uint64_t>& usedIds, MpiSession& mpi,
+                                        const TransportChoice& choice) {
   BootstrapOutcome outcome;
   const int self = mpi.rank();
   Result<TransportKind> kind = transportKindFromName(choice.name);
@@ -43,7 +30,9 @@ BootstrapOutcome bootstrapCommunicators(const Workload& workload, MpiSession& mp
     return outcome;
   }
   Status failure;
-  for (const CommGroup* comm : usedCommunicators(workload)) {
+  for (uint64_t id : usedIds) {
+    const CommGroup* comm = workload.findComm(id);
+    if (!comm) continue;  // cannot happen: the ids come from this workload's communicators
     const int root = *std::min_element(comm->members.begin(), comm->members.end());
     const int commRank = commRankOf(*comm, self);
     const int n = static_cast<int>(comm->members.size());

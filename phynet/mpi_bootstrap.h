@@ -33,9 +33,9 @@ struct BootstrapOutcome {
   bool localFailure = false; // this rank's own failure (print it); else another rank's (it prints)
 };
 
-// Communicators that carry at least one op (on any rank), in id order.
-std::vector<const CommGroup*> usedCommunicators(const Workload& workload);
-
-BootstrapOutcome bootstrapCommunicators(const Workload& workload, MpiSession& mpi, const TransportChoice& choice);
+// Connects the communicators of `usedIds` (those that carry at least one op on some rank, ascending:
+// RankValidation::usedComms, the same on every rank), in that order; collective over every rank.
+BootstrapOutcome bootstrapCommunicators(const Workload& workload, const std::vector<uint64_t>& usedIds, MpiSession& mpi,
+                                        const TransportChoice& choice);
 
 }  // namespace nshim::phynet

@@ -112,6 +112,14 @@ void MpiSession::broadcast(void* data, size_t bytes, int root, const char* name)
   MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, MPI_COMM_WORLD);
 }
 
+void MpiSession::broadcastWords(std::vector<int64_t>* words, int root, const char* name) {
+  Phase phase(watchdog_, name, phaseSeconds_, rank_);
+  uint64_t size = words->size();
+  MPI_Bcast(&size, 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+  words->resize(size);
+  if (size > 0) MPI_Bcast(words->data(), static_cast<int>(size), MPI_INT64_T, root, MPI_COMM_WORLD);
+}
+
 std::vector<uint64_t> MpiSession::allGather(uint64_t value, const char* name) {
   Phase phase(watchdog_, name, phaseSeconds_, rank_);
   std::vector<uint64_t> all(size_);

@@ -56,6 +56,8 @@ class MpiSession {
   // The lowest rank whose `failed` is true, or -1.
   int firstFailing(bool failed, const char* phase);
   void broadcast(void* data, size_t bytes, int root, const char* phase);
+  // Root's `words` to every rank (resized there).
+  void broadcastWords(std::vector<int64_t>* words, int root, const char* phase);
   std::vector<uint64_t> allGather(uint64_t value, const char* phase);
   // Every rank's string (each cut at kMaxGatheredString bytes).
   std::vector<std::string> allGatherStrings(const std::string& value, const char* phase);

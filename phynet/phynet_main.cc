@@ -25,6 +25,8 @@
 #include "phynet/memory_plan.h"
 #include "phynet/mpi_bootstrap.h"
 #include "phynet/mpi_session.h"
+#include "phynet/op_packing.h"
+#include "phynet/rank_validation.h"
 #include "phynet/rank_endpoint.h"
 #include "phynet/rank_messages.h"
 #include "phynet/replay.h"
@@ -56,30 +58,6 @@ void sayOnce(const std::vector<std::string>& lines, MpiSession& mpi, const char*
   for (const std::vector<int64_t>& words : gathered) perRank.push_back(unpackLines(words));
   for (const std::string& line : mergeRankMessages(perRank)) std::fprintf(stderr, "phynet: %s\n", line.c_str());
   std::fflush(stderr);
-}
-
-// Rank 0's verdict on the workload, broadcast to every rank: "" = go.
-std::string validate(const LoadedInput& input, const std::vector<uint64_t>& fingerprints, int mpiSize) {
-  const Workload& w = input.workload;
-  if (w.worldSize != mpiSize) {
-    return fmt::format("the workload has {} ranks but mpirun started {}: run with -np {}", w.worldSize, mpiSize,
-                       w.worldSize);
-  }
-  for (int r = 1; r < mpiSize; ++r) {
-    if (fingerprints[r] != fingerprints[0]) {
-      return fmt::format("rank {} read a different workload than rank 0 (fingerprint {:#x} vs {:#x}): the input "
-                         "differs between hosts", r, fingerprints[r], fingerprints[0]);
-    }
-  }
-  size_t ops = 0;
-  for (const RankWork& rank : w.ranks) ops += rank.ops.size();
-  if (ops == 0) {
-    if (input.filteredOut > 0) return fmt::format("no operations to replay: --ops / --groups removed all {}", input.filteredOut);
-    if (!w.skipped.empty()) return "no operations to replay: every row moves no data (" + skippedText(w.skipped) + ")";
-    return "no operations to replay: the input holds no communication";
-  }
-  Status status = checkWorkload(w);
-  return status.ok() ? "" : status.message();
 }
 
 std::vector<int64_t> packResult(const RankReplayResult& result) {
@@ -124,16 +102,41 @@ void unpackResult(const std::vector<int64_t>& in, int worldSize, RankCounters* c
 }
 
 // How long a rank that finished waits for the others: its own replay time scaled by how much more
-// work (ops and bytes) the busiest rank has, four times over, plus the timeout.
-double finishWaitSeconds(const Workload& w, int self, double mySeconds, double timeout) {
-  auto work = [&](int g) {
-    double sum = 0;
-    for (const WorkOp& op : w.ranks[g].ops) sum += 65536.0 + static_cast<double>(op.bytes);
-    return sum;
-  };
-  double mine = std::max(work(self), 1.0), busiest = 0;
-  for (int g = 0; g < w.worldSize; ++g) busiest = std::max(busiest, work(g));
+// work (ops and bytes) the busiest rank has, four times over, plus the timeout. Every rank's work
+// is gathered (each holds only its own ops).
+double finishWaitSeconds(const Workload& w, int self, double mySeconds, double timeout, MpiSession& mpi) {
+  double sum = 0;
+  if (self < static_cast<int>(w.ranks.size())) {
+    for (const WorkOp& op : w.ranks[self].ops) sum += 65536.0 + static_cast<double>(op.bytes);
+  }
+  const std::vector<uint64_t> all = mpi.allGather(static_cast<uint64_t>(std::min(sum, 1e19)), "replay: work per rank");
+  const double mine = std::max(sum, 1.0);
+  const double busiest = static_cast<double>(*std::max_element(all.begin(), all.end()));
   return timeout + 4.0 * mySeconds * std::max(1.0, busiest / mine) + 30.0;
+}
+
+// Rank 0 receives every rank's operations, for the per-operation report (the only place where
+// one rank holds the world's ops, and only after the replay).
+Workload gatherWorkload(const Workload& mine, MpiSession& mpi) {
+  const int self = mpi.rank();
+  std::vector<std::vector<int64_t>> gathered = mpi.gatherToRoot(
+      packOps(self < static_cast<int>(mine.ranks.size()) ? mine.ranks[self].ops : std::vector<WorkOp>{}),
+      "gathering the operations for the report");
+  Workload all;
+  if (self != 0) return all;
+  all.worldSize = mine.worldSize;
+  all.comms = mine.comms;
+  all.indexComms();
+  all.description = mine.description;
+  all.skipped = mine.skipped;
+  all.ranks.resize(static_cast<size_t>(mine.worldSize));
+  for (int g = 0; g < mine.worldSize && g < static_cast<int>(gathered.size()); ++g) {
+    all.ranks[g].globalRank = g;
+    Result<std::vector<WorkOp>> ops = unpackOps(gathered[g]);
+    if (ops.ok()) all.ranks[g].ops = std::move(ops).value();
+    gathered[g] = {};
+  }
+  return all;
 }
 
 // Finds every rank's host and NIC: host identities are gathered, each rank takes its entry of the
@@ -177,13 +180,19 @@ bool placeRanks(const ReplayOptions& options, MpiSession& mpi, TransportChoice* 
 bool memoryFits(ReplayOptions& options, const Workload& workload, const std::vector<RankEndpoint>& endpoints,
                 MpiSession& mpi) {
   MemoryCheckInput check;
-  check.workload = &workload;
+  check.caps = candidateCaps(options.maxBufferBytes);
   check.available = mpi.allGather(availableMemoryBytes(), "memory: available bytes");
   check.hosts = hostLabels(endpoints);
   check.verify = options.verify;
   check.capBytes = options.maxBufferBytes;
-  check.scratchBytes = reductionScratchBound(CollectiveOptions::fromEnvironment());
   check.scale = options.scale;
+  const RankMemoryFacts mine = rankMemoryFacts(workload, mpi.rank(), options.verify, check.caps,
+                                               reductionScratchBound(CollectiveOptions::fromEnvironment()));
+  std::vector<std::vector<int64_t>> gathered = mpi.gatherToRoot(packMemoryFacts(mine), "memory: each rank's needs");
+  for (const std::vector<int64_t>& words : gathered) {
+    check.ranks.emplace_back();
+    unpackMemoryFacts(words, check.caps.size(), &check.ranks.back());
+  }
   uint64_t cap = options.maxBufferBytes;
   if (!options.verify && !options.maxBufferGiven && mpi.rank() == 0) {
     const uint64_t fitting = fittingCapBytes(check, kComfortableShare);
@@ -226,7 +235,7 @@ int run(int argc, char** argv) {
   setFenceActivity("loading " + options.input);
   std::optional<LogCapture> loadLog(std::in_place);
   const int64_t loadStartNs = nowNs();
-  Result<LoadedInput> loaded = loadInput(options, mpi.size());
+  Result<LoadedInput> loaded = loadInput(options, mpi.size(), self);  // this rank's ops only
   const double loadSeconds = (nowNs() - loadStartNs) * 1e-9;
   const uint64_t loadPeakRss = peakResidentBytes();
   sayOnce(loadLog->take(), mpi, "load: log lines");
@@ -239,29 +248,35 @@ int run(int argc, char** argv) {
   LoadedInput& input = loaded.value();
   const Workload& workload = input.workload;
 
-  // Validation on rank 0, the verdict to everyone.
-  std::vector<uint64_t> fingerprints = mpi.allGather(workloadFingerprint(workload), "load: fingerprints");
-  char verdict[kVerdictBytes] = {};
-  if (self == 0) {
-    std::string text = validate(input, fingerprints, mpi.size());
-    std::snprintf(verdict, sizeof(verdict), "%s", text.c_str());
-  }
-  mpi.broadcast(verdict, sizeof(verdict), 0, "validation verdict");
-  if (verdict[0] != '\0') {
-    if (self == 0) say(self, fmt::format("refusing to replay (no traffic was sent): {}", verdict));
+  // Validation across the ranks (rank_validation.h), the verdict to everyone.
+  setFenceActivity("validating " + options.input);
+  const int64_t checkStartNs = nowNs();
+  RankValidation validation = validateAcrossRanks(input, workloadFingerprint(workload), mpi);
+  const double checkSeconds = (nowNs() - checkStartNs) * 1e-9;
+  const std::vector<uint64_t> peakRss = mpi.allGather(std::max(loadPeakRss, peakResidentBytes()), "load: peak RSS");
+  if (!validation.verdict.empty()) {
+    if (self == 0) say(self, fmt::format("refusing to replay (no traffic was sent): {}", validation.verdict));
     return 1;
   }
   if (self == 0) {
-    size_t ops = 0;
-    for (const RankWork& rank : workload.ranks) ops += rank.ops.size();
-    std::fprintf(stderr, "phynet: validated %zu operations on %zu communicators across %d ranks%s: %s\n", ops,
-                 usedCommunicators(workload).size(), workload.worldSize,
-                 input.filteredOut ? fmt::format(" ({} filtered out)", input.filteredOut).c_str() : "",
+    std::fprintf(stderr, "phynet: validated %llu operations on %zu communicators across %d ranks%s: %s\n",
+                 static_cast<unsigned long long>(validation.totalOps), validation.usedComms.size(), workload.worldSize,
+                 validation.filteredOut ? fmt::format(" ({} filtered out)", validation.filteredOut).c_str() : "",
                  workload.description.c_str());
     std::fprintf(stderr, "phynet: rank 0 loaded it in %.2f s, peak RSS %.0f MiB\n", loadSeconds,
                  static_cast<double>(loadPeakRss) / (1 << 20));
-    for (const std::string& note : input.notes) std::fprintf(stderr, "phynet: note: %s\n", note.c_str());
+    const auto [lowest, highest] = std::minmax_element(peakRss.begin(), peakRss.end());
+    std::fprintf(stderr, "phynet: each rank holds only its own operations: peak RSS per rank %.0f-%.0f MiB (highest "
+                 "on rank %d); the ranks checked the workload in %.2f s (%llu operations examined in detail)\n",
+                 static_cast<double>(*lowest) / (1 << 20), static_cast<double>(*highest) / (1 << 20),
+                 static_cast<int>(highest - peakRss.begin()), checkSeconds,
+                 static_cast<unsigned long long>(validation.opsExamined));
   }
+  sayOnce([&] {
+    std::vector<std::string> notes;
+    for (const std::string& note : input.notes) notes.push_back("note: " + note);
+    return notes;
+  }(), mpi, "load: notes");
 
   // Bootstrap: a root may be busy connecting an earlier communicator for up to the timeout.
   TransportChoice choice;
@@ -282,7 +297,7 @@ int run(int argc, char** argv) {
   choice.collectives.timeoutSeconds = timeout;
   choice.verbose = options.verbose;
   mpi.setPhaseSeconds(2 * timeout + 30);
-  BootstrapOutcome boot = bootstrapCommunicators(workload, mpi, choice);
+  BootstrapOutcome boot = bootstrapCommunicators(workload, validation.usedComms, mpi, choice);
   if (!boot.status.ok()) {
     if (boot.localFailure || self == 0) say(self, boot.status.message());
     return 1;
@@ -310,17 +325,18 @@ int run(int argc, char** argv) {
   }
   const RankReplayResult& result = replayed.value();
   double mySeconds = (result.counters.runEndNs - result.counters.runStartNs) * 1e-9;
-  mpi.setPhaseSeconds(finishWaitSeconds(workload, self, mySeconds, timeout));
+  mpi.setPhaseSeconds(finishWaitSeconds(workload, self, mySeconds, timeout, mpi));
   mpi.barrier("end of the replay (waiting for the other ranks)");
   mpi.setPhaseSeconds(timeout + 30);
   std::vector<std::vector<int64_t>> gathered = mpi.gatherToRoot(packResult(result), "gathering the report");
   boot.comms.clear();  // close the transports after everyone has finished
+  const Workload everyRank = gatherWorkload(workload, mpi);  // rank 0: the world's ops; others: empty
 
   int rc = 0;
   setFenceActivity("writing the report");
   if (self == 0) {
     ReportInput in;
-    in.workload = &workload;
+    in.workload = &everyRank;
     in.iterations = options.iterations;
     in.warmup = options.warmup;
     in.rateGBps = options.rateGBps;
@@ -346,7 +362,7 @@ int run(int argc, char** argv) {
       }
     }
     if (!options.htmlPath.empty()) {  // the page, from the JSON just written (html_report.h)
-      Status page = writeHtmlReport(options.htmlPath, options.jsonPath, report, header, workload);
+      Status page = writeHtmlReport(options.htmlPath, options.jsonPath, report, header, everyRank);
       if (page.ok()) {
         std::printf("phynet: wrote %s\n", options.htmlPath.c_str());
       } else {

@@ -124,7 +124,9 @@ int64_t roundNs(double ns) {
   return std::llround(ns);
 }
 
-WorkloadBuilder::WorkloadBuilder(const RankLayout& layout) : layout_(layout) {
+WorkloadBuilder::WorkloadBuilder(const RankLayout& layout, int onlyRank,
+                                 std::function<void(int, const WorkOp&, const CommGroup&)> opSink)
+    : layout_(layout), onlyRank_(onlyRank), opSink_(std::move(opSink)) {
   for (int k = 0; k < kNumGroupKinds; ++k) {
     commOfRank_[k].assign(layout_.world, -1);
     nextSeq_[k].assign(layout_.world, 0);
@@ -183,7 +185,8 @@ bool WorkloadBuilder::addOp(int rank, GroupKind kind, const OpRequest& request) 
     tooLarge_ = TooLarge{op.source, op.kind, op.bytes};
   }
   pendingNs_[rank] = 0;
-  ranks_[rank].ops.push_back(std::move(op));
+  if (opSink_) opSink_(rank, op, comm);
+  else if (onlyRank_ < 0 || rank == onlyRank_) ranks_[rank].ops.push_back(std::move(op));
   ++opCount_;
   return true;
 }
@@ -199,6 +202,7 @@ Result<Workload> WorkloadBuilder::finish(std::string description) {
   workload.comms = std::move(comms_);
   workload.indexComms();
   workload.ranks = std::move(ranks_);
+  workload.onlyRank = onlyRank_;
   workload.description = std::move(description);
   for (const auto& [key, sources] : skipped_) {
     const auto& [why, kind, group] = key;

@@ -34,6 +34,7 @@
 #include <tuple>
 #include <unordered_set>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -98,7 +99,11 @@ struct OpRequest {
 
 class WorkloadBuilder {
  public:
-  explicit WorkloadBuilder(const RankLayout& layout);
+  // onlyRank >= 0: only that rank's ops are stored (Workload::onlyRank); every rank's ops are still
+  // expanded, so communicators, sequence numbers, skipped rows and size errors are the whole world's.
+  // opSink set: every op goes there and none is stored (WorkloadOptions::opSink).
+  explicit WorkloadBuilder(const RankLayout& layout, int onlyRank = -1,
+                           std::function<void(int, const WorkOp&, const CommGroup&)> opSink = {});
 
   const RankLayout& layout() const { return layout_; }
   // Compute time `rank` spends before its next op.
@@ -122,6 +127,8 @@ class WorkloadBuilder {
   void countSkipped(const char* why, GroupKind kind, const OpRequest& request);
 
   RankLayout layout_;
+  int onlyRank_ = -1;
+  std::function<void(int, const WorkOp&, const CommGroup&)> opSink_;
   std::vector<CommGroup> comms_;
   std::array<std::vector<int>, kNumGroupKinds> commOfRank_;     // index into comms_, -1: not built
   std::array<std::vector<uint64_t>, kNumGroupKinds> nextSeq_;  // per kind, per rank

@@ -395,7 +395,7 @@ Result<Workload> parseSimAiWorkload(std::string_view text, const std::string& na
     NS_WARN("{}:1: PP={} without pp_comm: pipeline send/recv between stages are not replayed", name, layout.pp);
   }
 
-  WorkloadBuilder builder(layout);
+  WorkloadBuilder builder(layout, options.onlyRank, options.opSink);
   Expander expander{name, header, layers, options, builder};
   for (int rank = 0; rank < layout.world; ++rank) {
     for (int it = 0; it < options.iterations; ++it) expander.iteration(rank);

@@ -196,7 +196,7 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
 
 }  // namespace
 
-Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats) {
+Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats, int onlyRank) {
   if (set.files.empty()) return NS_ERROR(Code::kInvalidArgument, "the trace has no files");
   Workload workload;
   workload.worldSize = static_cast<int>(set.files.size());
@@ -226,6 +226,7 @@ Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats
   }
   labelCommsByShape(workload);
   workload.indexComms();
+  workload.onlyRank = onlyRank;
   workload.ranks.resize(workload.worldSize);
   // Ranks convert independently (comms are read-only by now): one thread per core. Each file's
   // records are released as soon as it is converted, so the peak holds little more than one copy.
@@ -233,6 +234,10 @@ Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats
   std::vector<TraceLoadStats> rankStats(workload.worldSize);
   parallelFor(static_cast<size_t>(workload.worldSize), [&](size_t g) {
     workload.ranks[g].globalRank = static_cast<int>(g);
+    if (onlyRank >= 0 && static_cast<int>(g) != onlyRank) {
+      byRank[g]->ops = {};
+      return;
+    }
     try {
       results[g] = convertOps(*byRank[g], workload, &workload.ranks[g], &rankStats[g]);
     } catch (const std::bad_alloc&) {
@@ -251,10 +256,32 @@ Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats
   return workload;
 }
 
-Result<Workload> loadTraceWorkload(const std::string& path, TraceLoadStats* stats) {
-  NS_ASSIGN_OR_RETURN(trace::TraceSet set, trace::readTracePath(path));
-  NS_ASSIGN_OR_RETURN(Workload workload, workloadFromTraceSet(std::move(set), stats));
-  workload.description = fmt::format("{} ({})", workload.description, path);
+Result<Workload> loadTraceWorkload(const std::string& path, TraceLoadStats* stats, int onlyRank) {
+  if (onlyRank < 0) {
+    NS_ASSIGN_OR_RETURN(trace::TraceSet set, trace::readTracePath(path));
+    NS_ASSIGN_OR_RETURN(Workload workload, workloadFromTraceSet(std::move(set), stats));
+    workload.description = fmt::format("{} ({})", workload.description, path);
+    return workload;
+  }
+  // Every file's structure, then this rank's file again with its op records.
+  trace::ReadOptions structureOnly;
+  structureOnly.skipOps = true;
+  NS_ASSIGN_OR_RETURN(trace::TraceSet set, trace::readTracePath(path, structureOnly));
+  uint64_t records = 0;
+  for (trace::TraceFile& file : set.files) {
+    records += file.opsNotKept;
+    if (file.globalRank() != onlyRank) continue;
+    NS_ASSIGN_OR_RETURN(trace::TraceSet mine, trace::readTracePath(file.path));
+    if (mine.files.size() != 1 || mine.files[0].globalRank() != onlyRank) {
+      return NS_ERROR(Code::kInvalidArgument, "{}: changed while it was read (global rank {} expected)", file.path,
+                      onlyRank);
+    }
+    file = std::move(mine.files[0]);
+  }
+  const size_t files = set.files.size();
+  NS_ASSIGN_OR_RETURN(Workload workload, workloadFromTraceSet(std::move(set), stats, onlyRank));
+  workload.description = fmt::format("ncclshim trace: {} ranks, {} communicators, {} op records ({})", files,
+                                     workload.comms.size(), records, path);
   return workload;
 }
 

@@ -20,9 +20,13 @@ struct TraceLoadStats {
   size_t droppedRecords = 0;      // records the recorder lost
 };
 
-Result<Workload> loadTraceWorkload(const std::string& path, TraceLoadStats* stats = nullptr);
+// onlyRank >= 0: every file's structure (header, comms, footer) is read, but only that rank's file's
+// operations (Workload::onlyRank), so memory does not grow with the number of files; the
+// description then counts op records (group markers included) instead of operations.
+Result<Workload> loadTraceWorkload(const std::string& path, TraceLoadStats* stats = nullptr, int onlyRank = -1);
 // Takes the set (by value: each file's op records are released as soon as they are converted).
-Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats = nullptr);
+// onlyRank >= 0: only that rank's file is converted (the others' ops are ignored).
+Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats = nullptr, int onlyRank = -1);
 
 // Labels communicators by shape, since a trace does not name roles: all ranks -> "world",
 // consecutive global ranks -> "tp", a constant stride -> "dp" for the smallest such stride and "pp"

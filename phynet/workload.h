@@ -63,6 +63,10 @@ struct Workload {
   int worldSize = 0;
   std::vector<CommGroup> comms;
   std::vector<RankWork> ranks;  // ranks[g].globalRank == g
+  // -1: every rank's ops are here. Otherwise only ranks[onlyRank] holds ops (the others are empty):
+  // a replay rank keeps its own operations, so its memory does not grow with the world
+  // (rank_validation.h checks across ranks from compact digests instead).
+  int onlyRank = -1;
   std::string description;      // e.g. "SimAI workload x.txt: TP=2 DP=4 EP=1 PP=1, 34 layers"
   std::vector<SkippedRows> skipped;  // what the reader left out, to be said (workload files only)
   // id -> index in comms, for findComm (a 9216-rank SimAI job has thousands of communicators and

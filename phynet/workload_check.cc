@@ -32,6 +32,35 @@ bool sameCollective(const WorkOp& a, const WorkOp& b) {
                                     a.kind == OpKind::kReduce));
 }
 
+// One op of global rank `g` on `comm`, where it is comm rank `self` (-1: not a member): membership,
+// root / peer inside the communicator, the size limit and the bytes rule.
+Status checkOpShape(int g, const WorkOp& op, const CommGroup& comm, int self) {
+  const int n = static_cast<int>(comm.members.size());
+  if (self < 0) {
+    return NS_ERROR(Code::kInvalidArgument, "rank {} issues {} (seq {}, {}) on communicator {}, which it is not a "
+                    "member of", g, opKindName(op.kind), op.seq, op.source, commName(comm));
+  }
+  const bool p2p = op.kind == OpKind::kSend || op.kind == OpKind::kRecv;
+  const bool rooted = op.kind == OpKind::kBroadcast || op.kind == OpKind::kReduce || op.kind == OpKind::kGather ||
+                      op.kind == OpKind::kScatter;
+  const int arg = p2p ? op.peer : op.root;
+  if ((p2p || rooted) && (arg < 0 || arg >= n)) {
+    return NS_ERROR(Code::kInvalidArgument, "rank {} on communicator {} at seq {}: {} {} is outside 0..{} ({})", g,
+                    commName(comm), op.seq, opKindName(op.kind), p2p ? "peer" : "root", arg, n - 1, op.source);
+  }
+  if (op.bytes > kMaxOpBytes) {
+    return NS_ERROR(Code::kInvalidArgument, "rank {} on communicator {} at seq {}: {} moves {} bytes, more than "
+                    "the {} bytes (1 PiB) phynet replays in one operation ({}); shrink it with --scale", g,
+                    commName(comm), op.seq, opKindName(op.kind), op.bytes, kMaxOpBytes, op.source);
+  }
+  if (op.bytes != opBytes(op.kind, op.count, op.type, n)) {
+    return NS_ERROR(Code::kInvalidArgument, "rank {} on communicator {} at seq {}: {} does not follow the bytes "
+                    "rule ({} bytes expected; {})", g, commName(comm), op.seq, describeOp(op),
+                    opBytes(op.kind, op.count, op.type, n), op.source);
+  }
+  return Status::Ok();
+}
+
 Status checkStructure(const Workload& w, std::vector<CommLists>* lists) {
   if (w.worldSize <= 0 || static_cast<int>(w.ranks.size()) != w.worldSize) {
     return NS_ERROR(Code::kInvalidArgument, "the workload has {} rank entries for a world of {}", w.ranks.size(),
@@ -67,29 +96,7 @@ Status checkStructure(const Workload& w, std::vector<CommLists>* lists) {
       }
       CommLists& l = (*lists)[it->second];
       auto member = l.rankOf.find(g);
-      const int n = static_cast<int>(l.comm->members.size());
-      if (member == l.rankOf.end()) {
-        return NS_ERROR(Code::kInvalidArgument, "rank {} issues {} (seq {}, {}) on communicator {}, which it is not a "
-                        "member of", g, opKindName(op.kind), op.seq, op.source, commName(*l.comm));
-      }
-      const bool p2p = op.kind == OpKind::kSend || op.kind == OpKind::kRecv;
-      const bool rooted = op.kind == OpKind::kBroadcast || op.kind == OpKind::kReduce || op.kind == OpKind::kGather ||
-                          op.kind == OpKind::kScatter;
-      const int arg = p2p ? op.peer : op.root;
-      if ((p2p || rooted) && (arg < 0 || arg >= n)) {
-        return NS_ERROR(Code::kInvalidArgument, "rank {} on communicator {} at seq {}: {} {} is outside 0..{} ({})", g,
-                        commName(*l.comm), op.seq, opKindName(op.kind), p2p ? "peer" : "root", arg, n - 1, op.source);
-      }
-      if (op.bytes > kMaxOpBytes) {
-        return NS_ERROR(Code::kInvalidArgument, "rank {} on communicator {} at seq {}: {} moves {} bytes, more than "
-                        "the {} bytes (1 PiB) phynet replays in one operation ({}); shrink it with --scale", g,
-                        commName(*l.comm), op.seq, opKindName(op.kind), op.bytes, kMaxOpBytes, op.source);
-      }
-      if (op.bytes != opBytes(op.kind, op.count, op.type, n)) {
-        return NS_ERROR(Code::kInvalidArgument, "rank {} on communicator {} at seq {}: {} does not follow the bytes "
-                        "rule ({} bytes expected; {})", g, commName(*l.comm), op.seq, describeOp(op),
-                        opBytes(op.kind, op.count, op.type, n), op.source);
-      }
+      NS_RETURN_IF_ERROR(checkOpShape(g, op, *l.comm, member == l.rankOf.end() ? -1 : member->second));
       const int self = member->second;
       if (op.kind == OpKind::kSend) l.sends[{self, op.peer}].push_back(&op);
       else if (op.kind == OpKind::kRecv) l.recvs[{op.peer, self}].push_back(&op);
@@ -197,6 +204,18 @@ Status checkOrder(const Workload& w, const std::vector<CommLists>& lists) {
 }
 
 }  // namespace
+
+Status checkRankStructure(const Workload& w, int globalRank) {
+  for (const WorkOp& op : w.ranks.at(globalRank).ops) {
+    const CommGroup* comm = w.findComm(op.commId);
+    if (!comm) {
+      return NS_ERROR(Code::kInvalidArgument, "rank {} at {}: {} on unknown communicator {:#018x}", globalRank,
+                      op.source, opKindName(op.kind), op.commId);
+    }
+    NS_RETURN_IF_ERROR(checkOpShape(globalRank, op, *comm, commRankOf(*comm, globalRank)));
+  }
+  return Status::Ok();
+}
 
 Status checkWorkload(const Workload& workload) {
   std::vector<CommLists> lists;

@@ -22,4 +22,9 @@ constexpr uint64_t kMaxOpBytes = uint64_t{1} << 50;
 // different communicators, the one at the lowest position in its communicator's sequence wins.
 Status checkWorkload(const Workload& workload);
 
+// The checks of one rank's ops that need no other rank (communicator known and the rank a member,
+// root / peer inside it, the size limit, the bytes rule), with checkWorkload's messages: what a
+// replay rank that holds only its own ops (Workload::onlyRank) checks before rank_validation.h.
+Status checkRankStructure(const Workload& workload, int globalRank);
+
 }  // namespace nshim::phynet

@@ -4,8 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+
+#include "phynet/workload.h"
 
 namespace nshim::phynet {
 
@@ -32,9 +35,15 @@ struct WorkloadOptions {
   // and expand into that many ranks' worth of ops). Every group size is checked against it first.
   int maxWorldSize = 1 << 16;
   SimAiRules simai;     // SimAI files only
+  // -1: expand every rank's ops. Otherwise only this rank's ops are kept (Workload::onlyRank); the
+  // communicators, the description and the skipped rows are the same as for the whole world.
+  int onlyRank = -1;
   // The most pp_comm transfers each way per stage boundary (vpp*ga, rule pp-per-microbatch): real
   // jobs have hundreds; a larger product is refused before it expands.
   int64_t maxPipelineTransfers = 1 << 16;
+  // Set: every op is handed here as it is expanded (rank, op, its communicator) and none is kept, so
+  // a tool that only counts needs no memory for a world's ops (the workload comes back without ops).
+  std::function<void(int rank, const WorkOp& op, const CommGroup& comm)> opSink;
 };
 
 }  // namespace nshim::phynet

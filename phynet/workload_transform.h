@@ -19,7 +19,8 @@ void scaleWorkload(Workload& workload, double scale);
 // communicator label is in `groups`; an empty list keeps everything. Returns the ops removed.
 size_t filterWorkload(Workload& workload, const std::vector<std::string>& ops, const std::vector<std::string>& groups);
 
-// FNV-1a over the communicators and every rank's operations (everything that decides traffic).
+// FNV-1a over the communicators and every rank's operations (everything that decides traffic); over
+// the communicators alone when the workload holds one rank's ops (Workload::onlyRank).
 uint64_t workloadFingerprint(const Workload& workload);
 
 // "allreduce count 1024 float32 sum (4096 bytes)", with root or peer where the op has one.

@@ -13,6 +13,7 @@
 #include "tools/inspect/distribution.h"
 #include "tools/inspect/distribution_output.h"
 #include "tools/inspect/report_reader.h"
+#include "tools/inspect/tool_input.h"
 
 namespace nshim::tools {
 namespace {
@@ -145,6 +146,61 @@ TEST_CASE("summary of a phynet report: time and busbw by op, group and size buck
   auto bad = parseReportCsv("op,group,comm,nranks,iteration\nallreduce,tp,0x1,2,0\n", "bad.csv");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message().find("missing column") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace nshim::tools
+
+namespace nshim::tools {
+namespace {
+
+// Every field of two distributions (the streamed count against the held workload's).
+void requireEqual(const WorkloadDistribution& a, const WorkloadDistribution& b) {
+  REQUIRE(a.description == b.description);
+  REQUIRE(a.worldSize == b.worldSize);
+  REQUIRE(std::tie(a.calls, a.bytes, a.wireBytes) == std::tie(b.calls, b.bytes, b.wireBytes));
+  REQUIRE(a.rows.size() == b.rows.size());
+  for (size_t i = 0; i < a.rows.size(); ++i) {
+    const DistributionRow &x = a.rows[i], &y = b.rows[i];
+    CHECK(std::tie(x.op, x.group, x.nranks, x.bucket, x.calls, x.bytes, x.wireBytes) ==
+          std::tie(y.op, y.group, y.nranks, y.bucket, y.calls, y.bytes, y.wireBytes));
+  }
+  REQUIRE(a.comms.size() == b.comms.size());
+  for (size_t i = 0; i < a.comms.size(); ++i) {
+    const CommSummary &x = a.comms[i], &y = b.comms[i];
+    CHECK(std::tie(x.id, x.group, x.members, x.calls, x.bytes, x.wireBytes) ==
+          std::tie(y.id, y.group, y.members, y.calls, y.bytes, y.wireBytes));
+  }
+  REQUIRE(a.ranks.size() == b.ranks.size());
+  for (size_t i = 0; i < a.ranks.size(); ++i) {
+    CHECK(std::tie(a.ranks[i].rank, a.ranks[i].calls, a.ranks[i].bytes, a.ranks[i].wireBytes) ==
+          std::tie(b.ranks[i].rank, b.ranks[i].calls, b.ranks[i].bytes, b.ranks[i].wireBytes));
+  }
+}
+
+TEST_CASE("summary counted as SimAI and AICB files expand equals the summary of the whole workload", "[tools]") {
+  for (const char* path : {"examples/workloads/simai_tp2_dp4_ep2.txt", "examples/workloads/aicb_tp2_dp4_ep2.csv",
+                           "tests/data/aicb/L7B-D1-C01_Llama7B_zero2_mbs1.csv"}) {
+    INFO(path);
+    const bool simai = std::string(path).ends_with(".txt");
+    InputOptions options;
+    if (!simai && std::string(path).find("L7B") != std::string::npos) options.worldSize = 16;  // folded
+    const InputKind kind = simai ? InputKind::kSimAi : InputKind::kAicb;
+    Result<LoadedWorkload> held = loadWorkloadInput(path, kind, options);
+    REQUIRE(held.ok());
+    REQUIRE_FALSE(held->opsStreamed);
+    DistributionCounter counter;
+    Result<LoadedWorkload> streamed =
+        loadWorkloadInput(path, kind, options, [&](int rank, const phynet::WorkOp& op, const phynet::CommGroup& comm) {
+          counter.add(rank, op, comm);
+        });
+    REQUIRE(streamed.ok());
+    REQUIRE(streamed->opsStreamed);
+    for (const phynet::RankWork& rank : streamed->workload.ranks) CHECK(rank.ops.empty());
+    const WorkloadDistribution whole = distributionOf(held->workload);
+    REQUIRE(whole.calls > 0);
+    requireEqual(counter.finish(streamed->workload), whole);
+  }
 }
 
 }  // namespace

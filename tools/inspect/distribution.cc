@@ -14,53 +14,57 @@ namespace {
 
 using RowKey = std::tuple<std::string, std::string, int, uint64_t>;  // op, group, nranks, bucket
 
+// Expected payload bytes of `op` from comm rank `self` of an n-rank communicator, ring algorithms.
+uint64_t ringWire(const phynet::WorkOp& op, int self, int nranks) {
+  if (self < 0 || nranks <= 0) return 0;  // an op on a communicator the workload does not know
+  CollectiveOptions ring;
+  ring.smallAllReduceBytes = 0;  // ring algorithms only (NCCLSHIM_ALGO=ring)
+  return phynet::modelSentBytes(op, self, nranks, ring);
+}
+
 }  // namespace
 
 uint64_t ringWireBytes(const phynet::Workload& workload, const phynet::WorkOp& op, int rank) {
   const phynet::CommGroup* comm = workload.findComm(op.commId);
   if (!comm) return 0;
-  CollectiveOptions ring;
-  ring.smallAllReduceBytes = 0;  // ring algorithms only (NCCLSHIM_ALGO=ring)
-  return phynet::modelSentBytes(op, phynet::commRankOf(*comm, rank), static_cast<int>(comm->members.size()), ring);
+  return ringWire(op, phynet::commRankOf(*comm, rank), static_cast<int>(comm->members.size()));
 }
 
-WorkloadDistribution distributionOf(const phynet::Workload& workload) {
+void DistributionCounter::add(int rank, const phynet::WorkOp& op, const phynet::CommGroup& comm) {
+  const int nranks = static_cast<int>(comm.members.size());
+  const uint64_t wire = ringWire(op, phynet::commRankOf(comm, rank), nranks);
+  DistributionRow& row = rows_[RowKey{phynet::opKindName(op.kind), comm.label, nranks, phynet::sizeBucket(op.bytes)}];
+  row.calls += 1;
+  row.bytes += op.bytes;
+  row.wireBytes += wire;
+  CommSummary& c = comms_[op.commId];
+  c.calls += 1;
+  c.bytes += op.bytes;
+  c.wireBytes += wire;
+  if (rank >= static_cast<int>(ranks_.size())) ranks_.resize(static_cast<size_t>(rank) + 1);
+  RankSummary& total = ranks_[rank];
+  total.calls += 1;
+  total.bytes += op.bytes;
+  total.wireBytes += wire;
+}
+
+WorkloadDistribution DistributionCounter::finish(const phynet::Workload& workload) {
   WorkloadDistribution d;
   d.description = workload.description;
   d.worldSize = workload.worldSize;
-  std::map<RowKey, DistributionRow> rows;
-  std::map<uint64_t, CommSummary> comms;
-  for (const phynet::RankWork& rank : workload.ranks) {
-    RankSummary total;
-    total.rank = rank.globalRank;
-    for (const phynet::WorkOp& op : rank.ops) {
-      const phynet::CommGroup* comm = workload.findComm(op.commId);
-      const std::string group = comm ? comm->label : "?";
-      const int nranks = comm ? static_cast<int>(comm->members.size()) : 0;
-      const uint64_t wire = ringWireBytes(workload, op, rank.globalRank);
-      RowKey key{phynet::opKindName(op.kind), group, nranks, phynet::sizeBucket(op.bytes)};
-      DistributionRow& row = rows[key];
-      row.calls += 1;
-      row.bytes += op.bytes;
-      row.wireBytes += wire;
-      CommSummary& c = comms[op.commId];
-      c.calls += 1;
-      c.bytes += op.bytes;
-      c.wireBytes += wire;
-      total.calls += 1;
-      total.bytes += op.bytes;
-      total.wireBytes += wire;
-    }
-    d.calls += total.calls;
-    d.bytes += total.bytes;
-    d.wireBytes += total.wireBytes;
-    d.ranks.push_back(total);
+  ranks_.resize(std::max<size_t>(ranks_.size(), static_cast<size_t>(std::max(workload.worldSize, 0))));
+  for (size_t g = 0; g < ranks_.size(); ++g) {
+    ranks_[g].rank = static_cast<int>(g);
+    d.calls += ranks_[g].calls;
+    d.bytes += ranks_[g].bytes;
+    d.wireBytes += ranks_[g].wireBytes;
   }
-  for (auto& [key, row] : rows) {
+  d.ranks = std::move(ranks_);
+  for (auto& [key, row] : rows_) {
     std::tie(row.op, row.group, row.nranks, row.bucket) = key;
     d.rows.push_back(row);
   }
-  for (auto& [id, c] : comms) {
+  for (auto& [id, c] : comms_) {
     c.id = id;
     if (const phynet::CommGroup* comm = workload.findComm(id)) {
       c.group = comm->label;
@@ -72,6 +76,18 @@ WorkloadDistribution distributionOf(const phynet::Workload& workload) {
     return std::tie(a.group, a.members) < std::tie(b.group, b.members);
   });
   return d;
+}
+
+WorkloadDistribution distributionOf(const phynet::Workload& workload) {
+  DistributionCounter counter;
+  static const phynet::CommGroup kUnknown{0, {}, "?"};
+  for (const phynet::RankWork& rank : workload.ranks) {
+    for (const phynet::WorkOp& op : rank.ops) {
+      const phynet::CommGroup* comm = workload.findComm(op.commId);
+      counter.add(rank.globalRank, op, comm ? *comm : kUnknown);
+    }
+  }
+  return counter.finish(workload);
 }
 
 ReportDistribution distributionOfReport(const ReplayReportCsv& report) {

@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -57,6 +59,22 @@ struct WorkloadDistribution {
 };
 
 WorkloadDistribution distributionOf(const phynet::Workload& workload);
+
+// The same distribution counted op by op, as a workload is expanded (WorkloadOptions::opSink), so
+// that a 9216-rank SimAI file is summarised without holding its tens of millions of ops.
+class DistributionCounter {
+ public:
+  void add(int rank, const phynet::WorkOp& op, const phynet::CommGroup& comm);
+  // The distribution of everything added; `workload` gives the description, the world and the
+  // communicators (its ops are not read).
+  WorkloadDistribution finish(const phynet::Workload& workload);
+
+ private:
+  using RowKey = std::tuple<std::string, std::string, int, uint64_t>;  // op, group, nranks, bucket
+  std::map<RowKey, DistributionRow> rows_;
+  std::map<uint64_t, CommSummary> comms_;
+  std::vector<RankSummary> ranks_;
+};
 
 // Expected payload bytes `op` sends from global rank `rank` under ring algorithms.
 uint64_t ringWireBytes(const phynet::Workload& workload, const phynet::WorkOp& op, int rank);

@@ -80,9 +80,16 @@ Status run(const SummaryArgs& a) {
     else printReportText(out.get(), a.input, d);
     return out.close();
   }
-  NS_ASSIGN_OR_RETURN(LoadedWorkload loaded, loadWorkloadInput(a.input, kind, a.inputOptions));
+  // SimAI / AICB ops are counted as they are expanded, never held (a 9216-rank file has tens of
+  // millions); a trace's are read as usual.
+  DistributionCounter counter;
+  NS_ASSIGN_OR_RETURN(LoadedWorkload loaded,
+                      loadWorkloadInput(a.input, kind, a.inputOptions,
+                                        [&counter](int rank, const phynet::WorkOp& op, const phynet::CommGroup& comm) {
+                                          counter.add(rank, op, comm);
+                                        }));
   for (const std::string& note : loaded.notes) std::fprintf(stderr, "ncclshim summary: note: %s\n", note.c_str());
-  WorkloadDistribution d = distributionOf(loaded.workload);
+  WorkloadDistribution d = loaded.opsStreamed ? counter.finish(loaded.workload) : distributionOf(loaded.workload);
   NS_ASSIGN_OR_RETURN(OutputFile out, OutputFile::open(a.output));
   if (a.format == "csv") printWorkloadCsv(out.get(), d, a.table);
   else if (a.format == "json") printWorkloadJson(out.get(), a.input, inputKindName(kind), d);

@@ -105,15 +105,19 @@ Result<InputKind> detectInput(const std::string& path, const std::string& format
                   path);
 }
 
-Result<LoadedWorkload> loadWorkloadInput(const std::string& path, InputKind kind, const InputOptions& options) {
+Result<LoadedWorkload> loadWorkloadInput(
+    const std::string& path, InputKind kind, const InputOptions& options,
+    std::function<void(int rank, const phynet::WorkOp& op, const phynet::CommGroup& comm)> opSink) {
   LoadedWorkload loaded;
   loaded.kind = kind;
+  loaded.opsStreamed = opSink && (kind == InputKind::kSimAi || kind == InputKind::kAicb);
   phynet::WorkloadOptions layout;
   layout.worldSize = options.worldSize;
   layout.tp = options.tp;
   layout.ep = options.ep;
   layout.pp = options.pp;
   layout.simai = options.simaiRules;
+  layout.opSink = std::move(opSink);
   switch (kind) {
     case InputKind::kSimAi: {
       NS_ASSIGN_OR_RETURN(loaded.workload, phynet::loadSimAiWorkload(path, layout));

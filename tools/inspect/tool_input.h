@@ -5,6 +5,7 @@
 // exactly the per-rank operations (and communicator labels) that phynet would replay.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,10 +40,15 @@ struct LoadedWorkload {
   phynet::Workload workload;
   InputKind kind = InputKind::kTrace;
   std::vector<std::string> notes;  // cut files, dropped records, calls that failed when recorded
+  bool opsStreamed = false;        // the ops went to the sink (SimAI / AICB); the workload holds none
 };
 
 // A trace, SimAI or AICB input as phynet's Workload (an error for a report).
-Result<LoadedWorkload> loadWorkloadInput(const std::string& path, InputKind kind, const InputOptions& options);
+// opSink set: SimAI / AICB ops are handed to it as they are expanded and not kept (a trace is read
+// as usual: its ops are in the workload and opsStreamed is false).
+Result<LoadedWorkload> loadWorkloadInput(
+    const std::string& path, InputKind kind, const InputOptions& options,
+    std::function<void(int rank, const phynet::WorkOp& op, const phynet::CommGroup& comm)> opSink = {});
 
 // A non-negative decimal integer option value; false when it is not one.
 bool parseCount(std::string_view text, int64_t* out);
