@@ -3,8 +3,9 @@
 # trace readers, against Python's json module reading the same files in the same run.
 #   summary   ncclshim summary <dir>            (phynet's trace loader + the distribution tables)
 #   validate  ncclshim-trace validate <dir>     (every record kept, checked across ranks)
-#   phynet    mpirun -np 2 phynet --check <dir> (each rank loads the whole trace, as in a replay;
-#             the time and peak RSS are rank 0's, from its "loaded it in" line)
+#   phynet    mpirun -np 2 phynet --check <dir> (each rank reads every file's structure and its own
+#             file's records, as in a replay; the time and peak RSS are rank 0's, from its "loaded
+#             it in" line, and its records are rank 0's file's)
 #   general   as summary, with the op-line fast path off (NCCLSHIM_TRACE_GENERAL_PARSER=1)
 #   python    json.loads of every line          (the peer: a well-kept C JSON parser, no checks)
 # Rounds are interleaved (summary, validate, phynet, general, python, summary, ...) because this
@@ -95,9 +96,11 @@ done
 grep -q "^valid: 2 files, 0 errors" "$dir/validate.out" || { echo "trace_ingest_bench: validate did not pass" >&2; cat "$dir/validate.out" >&2; exit 1; }
 [ "$(cat "$dir/python.out")" = "$((total + 4))" ] || { echo "trace_ingest_bench: python read $(cat "$dir/python.out") lines" >&2; exit 1; }
 
-python3 - "$timings" "$total" <<'EOF'
+own=$(($(wc -l < "$dir/trace/rank0.jsonl") - 4))  # rank 0's records: its file's lines but header, comms, footer
+python3 - "$timings" "$total" "$own" <<'EOF'
 import statistics, sys
 total = int(sys.argv[2])
+own = int(sys.argv[3])  # phynet's rank 0 parses its own file's records (and skims the other file)
 runs = {}
 for line in open(sys.argv[1]):
     name, seconds, kib = line.split()
@@ -105,8 +108,9 @@ for line in open(sys.argv[1]):
 print(f"{'reader':<10} {'M records/s (median, min-max)':>32} {'B per record (median, min-max)':>32}")
 rates = {}
 for name, values in runs.items():
-    rate = sorted(total / s / 1e6 if s > 0 else float('inf') for s, _ in values)
-    per = sorted(kib * 1024 / total for _, kib in values)
+    records = own if name == "phynet" else total
+    rate = sorted(records / s / 1e6 if s > 0 else float('inf') for s, _ in values)
+    per = sorted(kib * 1024 / records for _, kib in values)
     rates[name] = statistics.median(rate)
     print(f"{name:<10} {statistics.median(rate):>14.2f} ({rate[0]:.2f}-{rate[-1]:.2f}) {'':>8}"
           f"{statistics.median(per):>10.0f} ({per[0]:.0f}-{per[-1]:.0f})")
