@@ -162,4 +162,26 @@ std::vector<std::vector<int64_t>> MpiSession::gatherToRoot(const std::vector<int
   return out;
 }
 
+void MpiSession::gatherToRootEach(const std::vector<int64_t>& values, const char* name,
+                                  const std::function<void(int rank, std::vector<int64_t>& words)>& take) {
+  Phase phase(watchdog_, name, phaseSeconds_, rank_);
+  constexpr int kTag = 77;
+  if (rank_ != 0) {
+    MPI_Send(values.data(), static_cast<int>(values.size()), MPI_INT64_T, 0, kTag, MPI_COMM_WORLD);
+    return;
+  }
+  std::vector<int64_t> words = values;
+  take(0, words);
+  for (int r = 1; r < size_; ++r) {
+    MPI_Status status;
+    MPI_Probe(r, kTag, MPI_COMM_WORLD, &status);
+    int count = 0;
+    MPI_Get_count(&status, MPI_INT64_T, &count);
+    words.assign(static_cast<size_t>(count), 0);
+    MPI_Recv(words.data(), count, MPI_INT64_T, r, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    take(r, words);
+  }
+  words = {};
+}
+
 }  // namespace nshim::phynet

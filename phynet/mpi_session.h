@@ -7,6 +7,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -64,6 +65,10 @@ class MpiSession {
   static constexpr size_t kMaxGatheredString = 1024;
   // Rank 0 receives every rank's `values` (other ranks get an empty result).
   std::vector<std::vector<int64_t>> gatherToRoot(const std::vector<int64_t>& values, const char* phase);
+  // The same, one rank at a time: rank 0 hands each rank's words (its own first) to `take` before
+  // receiving the next, so it never holds every rank's words at once.
+  void gatherToRootEach(const std::vector<int64_t>& values, const char* phase,
+                        const std::function<void(int rank, std::vector<int64_t>& words)>& take);
 
  private:
   int rank_ = 0;

@@ -119,23 +119,25 @@ double finishWaitSeconds(const Workload& w, int self, double mySeconds, double t
 // one rank holds the world's ops, and only after the replay).
 Workload gatherWorkload(const Workload& mine, MpiSession& mpi) {
   const int self = mpi.rank();
-  std::vector<std::vector<int64_t>> gathered = mpi.gatherToRoot(
-      packOps(self < static_cast<int>(mine.ranks.size()) ? mine.ranks[self].ops : std::vector<WorkOp>{}),
-      "gathering the operations for the report");
   Workload all;
-  if (self != 0) return all;
-  all.worldSize = mine.worldSize;
-  all.comms = mine.comms;
-  all.indexComms();
-  all.description = mine.description;
-  all.skipped = mine.skipped;
-  all.ranks.resize(static_cast<size_t>(mine.worldSize));
-  for (int g = 0; g < mine.worldSize && g < static_cast<int>(gathered.size()); ++g) {
-    all.ranks[g].globalRank = g;
-    Result<std::vector<WorkOp>> ops = unpackOps(gathered[g]);
-    if (ops.ok()) all.ranks[g].ops = std::move(ops).value();
-    gathered[g] = {};
+  if (self == 0) {
+    all.worldSize = mine.worldSize;
+    all.comms = mine.comms;
+    all.indexComms();
+    all.description = mine.description;
+    all.skipped = mine.skipped;
+    all.ranks.resize(static_cast<size_t>(mine.worldSize));
   }
+  mpi.gatherToRootEach(
+      packOps(self < static_cast<int>(mine.ranks.size()) ? mine.ranks[self].ops : std::vector<WorkOp>{}),
+      "gathering the operations for the report", [&all](int g, std::vector<int64_t>& words) {
+        if (g >= static_cast<int>(all.ranks.size())) return;
+        all.ranks[g].globalRank = g;
+        Result<std::vector<WorkOp>> ops = unpackOps(words);
+        if (ops.ok()) all.ranks[g].ops = std::move(ops).value();
+        else say(0, fmt::format("rank {}'s operations for the report did not arrive intact ({}): its rows are "
+                                "missing from the report", g, ops.status().message()));
+      });
   return all;
 }
 
