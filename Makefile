@@ -18,9 +18,10 @@ TEST_SRCS := $(filter-out tests/shim/%,$(wildcard tests/*/*.cc)) tests/test_main
 TEST_OBJS := $(TEST_SRCS:%.cc=$(BUILD)/obj/%.o)
 UNIT_TESTS := $(BUILD)/unit_tests
 REDUCE_SPEED := $(BUILD)/reduce_speed
+SHM_BENCH := $(BUILD)/shm_bench
 
 .PHONY: all test bench clean engine setup run
-all: $(UNIT_TESTS) $(REDUCE_SPEED)
+all: $(UNIT_TESTS) $(REDUCE_SPEED) $(SHM_BENCH)
 engine: $(ENGINE_LIB)
 
 $(BUILD)/obj/%.o: %.cc
@@ -39,6 +40,10 @@ $(UNIT_TESTS): $(TEST_OBJS) $(ENGINE_LIB)
 
 # bench/reduce_speed.cc: copy and sum speed of this machine (used to explain the verbs benchmark).
 $(REDUCE_SPEED): $(BUILD)/obj/bench/reduce_speed.o $(ENGINE_LIB)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# bench/shm_bench.cc: the shared-memory transport against memcpy (bench/shm_bench.sh).
+$(SHM_BENCH): $(BUILD)/obj/bench/shm_bench.o $(ENGINE_LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The README's two commands. Each installs what is missing first, then builds.

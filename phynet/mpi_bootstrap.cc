@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "phynet/workload_transform.h"
+#include "transport/node_routed_transport.h"
 #include "transport/unique_id.h"
 
 namespace nshim::phynet {
@@ -16,6 +17,29 @@ struct IdMessage {
   uint8_t ok = 0;
   UniqueId id{};
 };
+
+// --intra-node shm: the communicator's peers on this rank's node over shared memory, the others
+// over `net` (node_routed_transport.h); `net` alone when no peer shares the node.
+Result<std::unique_ptr<Transport>> routeByNode(const CommGroup& comm, int self, int commRank, const UniqueId& id,
+                                               const TransportChoice& choice, std::unique_ptr<Transport> net) {
+  const int n = static_cast<int>(comm.members.size());
+  std::vector<bool> sameNode(static_cast<size_t>(n), false);
+  bool anyPeer = false;
+  for (int r = 0; r < n; ++r) {
+    const int g = comm.members[r];
+    sameNode[r] = g >= 0 && g < static_cast<int>(choice.nodeOfRank.size()) && self < static_cast<int>(choice.nodeOfRank.size()) &&
+                  choice.nodeOfRank[g] == choice.nodeOfRank[self];
+    anyPeer = anyPeer || (sameNode[r] && r != commRank);
+  }
+  if (!anyPeer) return net;
+  Result<std::unique_ptr<Transport>> shm = connectShmTransport(id, commRank, n, sameNode, choice.shm);
+  if (!shm.ok()) {
+    return Status(shm.status().code(), fmt::format("communicator {}: rank {} (rank {} of {}) could not set up shared "
+                                                   "memory with the ranks of its node: {}", commName(comm), self,
+                                                   commRank, n, shm.status().message()));
+  }
+  return createNodeRoutedTransport(std::move(shm).value(), std::move(net), std::move(sameNode));
+}
 
 }  // namespace
 
@@ -66,7 +90,16 @@ BootstrapOutcome bootstrapCommunicators(const Workload& workload, const std::vec
       std::fprintf(stderr, "phynet: rank %d: communicator %s: rank %d of %d connected over %s in %.1f ms\n", self,
                    commName(*comm).c_str(), commRank, n, transportKindName(kind.value()), (nowNs() - start) * 1e-6);
     }
-    outcome.comms[comm->id] = std::make_unique<Communicator>(std::move(transport).value(), choice.collectives);
+    std::unique_ptr<Transport> connected = std::move(transport).value();
+    if (choice.intraNodeShm) {
+      Result<std::unique_ptr<Transport>> routed = routeByNode(*comm, self, commRank, message.id, choice, std::move(connected));
+      if (!routed.ok()) {
+        failure = routed.status();
+        continue;
+      }
+      connected = std::move(routed).value();
+    }
+    outcome.comms[comm->id] = std::make_unique<Communicator>(std::move(connected), choice.collectives);
   }
   const int first = mpi.firstFailing(!failure.ok(), "bootstrap: outcome");
   if (first >= 0) {

@@ -9,11 +9,13 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "collectives/communicator.h"
 #include "common/status.h"
 #include "phynet/mpi_session.h"
 #include "phynet/workload.h"
+#include "transport/shm_transport.h"
 #include "transport/transport_factory.h"
 
 namespace nshim::phynet {
@@ -25,6 +27,10 @@ struct TransportChoice {
   SocketInterface interface;  // this rank's socket interface: bootstrap roots listen on it
   CollectiveOptions collectives;
   bool verbose = false;
+  // --intra-node shm: peers on this rank's node go over shared memory, the others over `name`.
+  bool intraNodeShm = false;
+  std::vector<int> nodeOfRank;  // per global rank (node_map.h)
+  ShmOptions shm;
 };
 
 struct BootstrapOutcome {

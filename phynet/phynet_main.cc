@@ -25,6 +25,7 @@
 #include "phynet/memory_plan.h"
 #include "phynet/mpi_bootstrap.h"
 #include "phynet/mpi_session.h"
+#include "phynet/node_map.h"
 #include "phynet/op_packing.h"
 #include "phynet/rank_validation.h"
 #include "phynet/rank_endpoint.h"
@@ -160,6 +161,17 @@ bool placeRanks(const ReplayOptions& options, MpiSession& mpi, TransportChoice* 
   choice->ibverbs.hca = nicForLocalRank(hcas, localRank);
   Result<TransportKind> kind = transportKindFromName(options.transport);
   const std::vector<std::string> labels = hostLabels(hostIds);
+  if (options.intraNode == "shm") {
+    Result<std::vector<int>> nodes = nodesOfRanks(hostIds, options.gpusPerNode);
+    if (!nodes.ok()) {  // the same verdict on every rank
+      if (self == 0) say(self, nodes.status().message());
+      return false;
+    }
+    choice->intraNodeShm = true;
+    choice->nodeOfRank = std::move(nodes).value();
+    choice->shm = ShmOptions::fromEnvironment();
+    choice->shm.timeoutSeconds = options.timeoutSeconds;
+  }
   Result<RankEndpoint> mine = kind.ok() ? resolveEndpoint(kind.value(), interface, choice->ibverbs,
                                                           hostIds[self], labels[self], localRank)
                                         : Result<RankEndpoint>(kind.status());
@@ -346,8 +358,16 @@ int run(int argc, char** argv) {
     in.counters.resize(mpi.size());
     for (int r = 0; r < mpi.size(); ++r) unpackResult(gathered[r], mpi.size(), &in.counters[r], &in.timings[r]);
     in.endpoints = endpoints;
+    if (choice.intraNodeShm && options.gpusPerNode > 0) {  // nodes within a host: the traffic tables are by node
+      for (int g = 0; g < mpi.size(); ++g) in.endpoints[g].hostId = fmt::format("node{}", choice.nodeOfRank[g]);
+    }
     ReplayReport report = buildReport(in);
-    TextHeader header{options.transport, options.pace == Pace::kFast ? "fast" : "recorded", options.scale,
+    const std::string transportText =
+        !choice.intraNodeShm ? options.transport
+        : options.gpusPerNode > 0 ? fmt::format("{} between nodes, shm within (nodes of {} ranks)", options.transport,
+                                                options.gpusPerNode)
+                                  : fmt::format("{} between hosts, shm within", options.transport);
+    TextHeader header{transportText, options.pace == Pace::kFast ? "fast" : "recorded", options.scale,
                       options.verify};
     printReport(stdout, report, header, options.maxRows);
     for (const auto& [path, status] :

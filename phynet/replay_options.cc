@@ -99,7 +99,8 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
     static const char* const kValued[] = {"--transport", "--ifname", "--hca", "--pace",   "--format", "--iterations",
                                           "--warmup",    "--scale",  "--ops",    "--groups", "--timeout",
                                           "--report",    "--json",   "--rate",   "--rows",   "--world-size",
-                                          "--tp",        "--ep",     "--pp",     "--max-buffer", "--simai-rules"};
+                                          "--tp",        "--ep",     "--pp",     "--max-buffer", "--simai-rules",
+                                          "--intra-node", "--gpus-per-node"};
     if (std::find(std::begin(kValued), std::end(kValued), name) == std::end(kValued)) {
       return Status(Code::kInvalidArgument, fmt::format("unknown option {}", name));
     }
@@ -114,6 +115,13 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
       o.transport = value;
     } else if (name == "--ifname") {
       o.ifname = value;
+    } else if (name == "--intra-node") {
+      if (value != "net" && value != "shm") {
+        return Status(Code::kInvalidArgument, fmt::format("--intra-node: '{}' (net or shm)", value));
+      }
+      o.intraNode = value;
+    } else if (name == "--gpus-per-node") {
+      NS_RETURN_IF_ERROR(parseInt(name, value, 1, 1 << 16, &o.gpusPerNode));
     } else if (name == "--hca") {
       o.hca = value;
     } else if (name == "--pace") {
@@ -219,6 +227,11 @@ replay
                             rank i entry i mod length (one NIC per rank, as on GPU hosts)
   --hca LIST                RDMA device(s) for ibverbs, as NCCLSHIM_IB_HCA (rxe0, mlx5_0:1); a list
                             gives local rank i entry i mod length
+  --intra-node net|shm      net (default): every hop over --transport; shm: hops between ranks of
+                            one node over shared memory (NCCL's NVLink: that traffic never reaches a
+                            NIC), only hops between nodes over --transport
+  --gpus-per-node G         a node is G consecutive global ranks, as launchers place them (they must
+                            share a host); default: the ranks of one host
   --pace fast|recorded      issue as fast as possible (default), or keep the recorded gaps
   --iterations N            replay the whole workload N times (default 1)
   --warmup N                N more iterations first, left out of the report (default 0)

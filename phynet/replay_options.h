@@ -21,6 +21,8 @@ struct ReplayOptions {
   std::string transport = "tcp";       // tcp | ibverbs
   std::string ifname;                  // NCCLSHIM_SOCKET_IFNAME: socket interface(s), one per local rank
   std::string hca;                     // NCCLSHIM_IB_HCA: RDMA device(s), one per local rank
+  std::string intraNode = "net";       // net: every hop over --transport; shm: hops within a node over shared memory
+  int gpusPerNode = 0;                 // ranks per node (consecutive global ranks); 0: the ranks of one host
   Pace pace = Pace::kFast;
   int iterations = 1;                  // the whole workload is replayed this many times
   int warmup = 0;                      // extra iterations first, not reported

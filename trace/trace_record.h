@@ -9,6 +9,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "common/fnv1a.h"
+
 namespace nshim::trace {
 
 constexpr uint32_t kTraceRecordAbi = 1;     // layout version of CommRecord / OpRecord
@@ -141,12 +143,7 @@ inline uint64_t traceBytes(OpCode op, uint64_t count, int32_t datatype, int32_t 
   }
 }
 
-// FNV-1a 64 over bytes, continuing from `hash`.
-inline uint64_t fnv1a64(const void* data, size_t len, uint64_t hash = 0xcbf29ce484222325ull) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < len; ++i) hash = (hash ^ p[i]) * 0x100000001b3ull;
-  return hash;
-}
+using ::nshim::fnv1a64;  // common/fnv1a.h
 
 // Communicator id of a communicator created from a unique id (all 128 bytes of ncclUniqueId).
 // Never 0 (0 means "no communicator").

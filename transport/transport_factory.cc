@@ -2,13 +2,15 @@
 #include "transport/transport_factory.h"
 
 #include "common/env.h"
+#include "transport/shm_transport.h"
 
 namespace nshim {
 
 Result<TransportKind> transportKindFromName(const std::string& name) {
   if (name == "tcp" || name == "TCP" || name == "socket") return TransportKind::kTcp;
   if (name == "ibverbs" || name == "IB" || name == "ib" || name == "roce") return TransportKind::kIbverbs;
-  return NS_ERROR(Code::kInvalidArgument, "unknown transport '{}' (use tcp or ibverbs)", name);
+  if (name == "shm") return TransportKind::kShm;
+  return NS_ERROR(Code::kInvalidArgument, "unknown transport '{}' (use tcp, ibverbs or shm)", name);
 }
 
 Result<TransportKind> transportKindFromEnvironment() {
@@ -17,11 +19,18 @@ Result<TransportKind> transportKindFromEnvironment() {
   return kind;
 }
 
-const char* transportKindName(TransportKind kind) { return kind == TransportKind::kIbverbs ? "ibverbs" : "tcp"; }
+const char* transportKindName(TransportKind kind) {
+  return kind == TransportKind::kIbverbs ? "ibverbs" : kind == TransportKind::kShm ? "shm" : "tcp";
+}
 
 Result<std::unique_ptr<Transport>> connectTransport(TransportKind kind, const UniqueId& id, int rank, int nranks,
                                                     const TcpOptions& tcp, const IbverbsOptions& ibverbs) {
   if (kind == TransportKind::kIbverbs) return connectIbverbsTransport(id, rank, nranks, ibverbs);
+  if (kind == TransportKind::kShm) {
+    ShmOptions shm = ShmOptions::fromEnvironment();
+    shm.timeoutSeconds = tcp.timeoutSeconds;
+    return connectShmTransport(id, rank, nranks, std::vector<bool>(static_cast<size_t>(nranks), true), shm);
+  }
   return connectTcpTransport(id, rank, nranks, tcp);
 }
 

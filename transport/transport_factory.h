@@ -1,6 +1,8 @@
 // One place that turns a transport name into a connected transport, for the shim
-// (NCCLSHIM_TRANSPORT) and phynet (--transport): "tcp" (the default, any host) or "ibverbs"
-// (RoCEv2 over an RDMA NIC; libibverbs is loaded only then).
+// (NCCLSHIM_TRANSPORT) and phynet (--transport): "tcp" (the default, any host), "ibverbs"
+// (RoCEv2 over an RDMA NIC; libibverbs is loaded only then) or "shm" (every rank on this host,
+// shared memory only: the shim's local runs and benchmarks; phynet routes by node instead,
+// --intra-node shm).
 #pragma once
 
 #include <memory>
@@ -14,10 +16,10 @@
 
 namespace nshim {
 
-enum class TransportKind { kTcp, kIbverbs };
+enum class TransportKind { kTcp, kIbverbs, kShm };
 
 Result<TransportKind> transportKindFromName(const std::string& name);
-// NCCLSHIM_TRANSPORT (tcp|ibverbs), default tcp.
+// NCCLSHIM_TRANSPORT (tcp|ibverbs|shm), default tcp.
 Result<TransportKind> transportKindFromEnvironment();
 const char* transportKindName(TransportKind kind);
 

@@ -5,7 +5,8 @@
 # algorithms' formula; a trace edited so one rank disagrees is refused before any traffic with a
 # message naming rank, communicator and seq; a rank killed mid-replay ends the others non-zero with
 # a message naming it; SimAI / AICB example workloads (examples/workloads/) replay and report, with
-# --verify checking every result byte.
+# --verify checking every result byte; with --intra-node shm the hops within a node go over shared
+# memory and only the hops between nodes over TCP (told apart by each transport's framing).
 # Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -126,6 +127,35 @@ run 4 "$work/verbs.log" --transport ibverbs "$work/t4"
 rc=$?
 [ "$rc" -ne 0 ] && grep -q "no RDMA device found" "$work/verbs.log"
 result $? "transport/ibverbs-without-rdma-device-refused" "rc $rc: $(tail -2 "$work/verbs.log")"
+
+# ---- --intra-node shm: hops within a node over shared memory (16 bytes of framing per message),
+#      hops between nodes over TCP (24 bytes), every result byte verified
+run 8 "$work/shm.log" --rows 0 --verify --intra-node shm --gpus-per-node 2 --json "$work/shm.json" \
+  examples/workloads/aicb_tp2_dp4_ep2.csv
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "data check .*, 0 wrong)" "$work/shm.log" &&
+  grep -q "transport tcp between nodes, shm within (nodes of 2 ranks)" "$work/shm.log"
+result $? "intra-node-shm/verify-0-wrong" "rc $rc: $(tail -3 "$work/shm.log")"
+python3 - "$work/shm.json" >"$work/shm-pairs.txt" 2>&1 <<'PY'
+import json, sys
+pairs = json.load(open(sys.argv[1]))["host_pairs"]
+bad, inside, between = [], 0, 0
+for p in pairs:
+    t = p["traffic"]
+    if t["messages"] == 0:
+        continue
+    framing = (t["wire_bytes"] - t["bytes"]) / t["messages"]
+    want = 16 if p["from"] == p["to"] else 24
+    if framing != want or t["bytes"] != t["model_bytes"]:
+        bad.append(f'{p["from"]}->{p["to"]}: {framing} B framing per message (want {want}), {t["bytes"]} vs model {t["model_bytes"]}')
+    inside += t["bytes"] if p["from"] == p["to"] else 0
+    between += t["bytes"] if p["from"] != p["to"] else 0
+print(f"within nodes {inside} B, between nodes {between} B")
+for b in bad:
+    print(b)
+sys.exit(1 if bad or inside == 0 or between == 0 else 0)
+PY
+result $? "intra-node-shm/within-node-hops-on-shm-between-on-tcp" "$(cat "$work/shm-pairs.txt")"
 
 # ---- rows that move no data are said, and a file of nothing else is refused saying why
 printf 'HYBRID_TRANSFORMER model_parallel_NPU_group: 1 all_gpus: 2\n1\nz\t-1\t1\tALLREDUCE\t64\t1\tNONE\t0\t1\tREDUCESCATTER\t0\t1\n' \
