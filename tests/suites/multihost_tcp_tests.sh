@@ -7,7 +7,8 @@
 # hostname, and NCCLSHIM_HOSTID overrides that; the bytes each fabric veth carried (kernel counters)
 # lie within the bound tests/multihost/check_nic_counters.py derives from TCP/IP overhead around the
 # report's per-NIC figures, which equal the model; a NIC missing on one host ends every rank at once
-# with a message naming that host and NIC. Skips visibly (and passes nothing) when namespaces cannot
+# with a message naming that host and NIC; with --intra-node shm the hops within a host go over
+# shared memory and the veths still carry exactly what the report says. Skips visibly (and passes nothing) when namespaces cannot
 # be made (not root). Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -39,11 +40,13 @@ run() {
     "$PWD/$phynet" --timeout 60 "$@" >"$log" 2>&1
 }
 
-# replay_checked <name> <hosts> <per host> <input>: --verify replay, counters around it, the checks.
+# replay_checked <name> <hosts> <per host> <input> [phynet args...]: --verify replay, counters around
+# it, the checks.
 replay_checked() {
   local name=$1 hosts=$2 per=$3 input=$4 log="$work/$1.log" json="$work/$1.json"
+  shift 4
   bash "$bed" counters >"$work/$name.before"
-  run "$hosts" "$per" "$log" "" --verify --json "$json" "$input"
+  run "$hosts" "$per" "$log" "" --verify --json "$json" "$@" "$input"
   local rc=$?
   bash "$bed" counters >"$work/$name.after"
   result "$rc" "$name/exit-0" "$(tail -5 "$log")"
@@ -82,6 +85,21 @@ same = [p for p in pairs if p["same_host"]]
 assert len(same) == 4 and all(p["traffic"]["bytes"] > 0 for p in same), same
 PY
 result $? "simai-4x2/tp-traffic-stays-in-hosts"
+
+# --intra-node shm: the ranks of a host are a node; their hops go over shared memory (16 bytes of
+# framing per message), those between hosts over TCP (24), and the veths carry what the report says.
+replay_checked aicb-4x2-shm 4 2 examples/workloads/aicb_tp2_dp4_ep2.csv --intra-node shm
+python3 - "$work/aicb-4x2-shm.json" <<'PY'
+import json, sys
+pairs = json.load(open(sys.argv[1]))["host_pairs"]
+for p in pairs:
+    t = p["traffic"]
+    if t["messages"]:
+        framing = (t["wire_bytes"] - t["bytes"]) / t["messages"]
+        assert framing == (16 if p["same_host"] else 24), (p, framing)
+assert sum(p["traffic"]["bytes"] for p in pairs if p["same_host"]) > 0, pairs
+PY
+result $? "aicb-4x2-shm/host-hops-on-shm-fabric-hops-on-tcp"
 
 # NCCLSHIM_HOSTID overrides the identity: one name for all makes them one host to phynet.
 run 4 2 "$work/hostid.log" "-x NCCLSHIM_HOSTID=onehost" --json "$work/hostid.json" examples/workloads/simai_tp2_dp4_ep2.txt
