@@ -234,7 +234,7 @@ class ShmTransport final : public Transport {
       if (peer.in.aborted() || peer.out.aborted()) {
         fail(NS_ERROR(Code::kRemoteError, "rank {}: rank {} on this host aborted the communicator", rank_, p));
       } else if (peer.out.peerDied() || peer.in.peerDied()) {
-        fail(NS_ERROR(Code::kRemoteError, "rank {}: rank {} on this host (pid {}) died", rank_, p,
+        fail(NS_ERROR(Code::kRemoteError, "rank {}: rank {} lost: its process on this host (pid {}) died", rank_, p,
                       peer.out.peerPid()));
       }
     }
