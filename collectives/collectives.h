@@ -47,6 +47,4 @@ struct P2POp {
 };
 Status runPointToPoint(Communicator& comm, std::span<const P2POp> ops);
 
-// The per-rank payload bytes each collective puts on the wire under the engine's algorithms, for
-// tests and reports (S = total buffer bytes as in nccl-tests conventions).
 }  // namespace nshim

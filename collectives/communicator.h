@@ -12,7 +12,7 @@
 
 namespace nshim {
 
-// Algorithm tuning; defaults follow NCCL's Simple protocol (DESIGN §2) and are overridable by
+// Algorithm tuning; defaults follow NCCL's Simple protocol (1 MiB slices, 8 in flight) and are overridable by
 // NCCLSHIM_SLICE_BYTES, NCCLSHIM_CHUNK_BYTES, NCCLSHIM_MAX_INFLIGHT, NCCLSHIM_TIMEOUT,
 // NCCLSHIM_ALGO (auto|ring) and NCCLSHIM_RD_THRESHOLD.
 struct CollectiveOptions {

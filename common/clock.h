@@ -12,8 +12,6 @@ inline int64_t nowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
 }
 
-inline double nowSeconds() { return static_cast<double>(nowNs()) * 1e-9; }
-
 class Deadline {
  public:
   static Deadline after(double seconds) {

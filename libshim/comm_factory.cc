@@ -3,6 +3,7 @@
 
 #include <random>
 
+#include "common/fnv1a.h"
 #include "transport/transport_factory.h"
 
 namespace nshim {
@@ -27,14 +28,7 @@ std::unique_ptr<Communicator> makeCommunicator(std::unique_ptr<Transport> transp
   return std::make_unique<Communicator>(std::move(transport), CollectiveOptions::fromEnvironment());
 }
 
-uint64_t commIdFromUniqueId(const UniqueId& id) {
-  uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a over the whole id
-  for (char byte : id.bytes) {
-    hash ^= static_cast<uint8_t>(byte);
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
-}
+uint64_t commIdFromUniqueId(const UniqueId& id) { return fnv1a64(id.bytes, sizeof(id.bytes)); }
 
 uint64_t commIdFromSplit(uint64_t parentId, int color, uint64_t splitSeq) {
   return mix(parentId ^ mix(static_cast<uint64_t>(static_cast<uint32_t>(color)) ^ mix(splitSeq)));

@@ -11,6 +11,7 @@
 #include "libshim/group.h"
 #include "libshim/split.h"
 #include "libshim/validate.h"
+#include "transport/bootstrap.h"
 #include "transport/inproc_transport.h"
 
 namespace nshim {

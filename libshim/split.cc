@@ -13,6 +13,7 @@
 #include "collectives/collectives.h"
 #include "libshim/comm_factory.h"
 #include "libshim/inproc_registry.h"
+#include "transport/bootstrap.h"
 #include "transport/inproc_transport.h"
 
 namespace nshim {

@@ -1,4 +1,4 @@
-// Reader of AICB workload / log CSVs (DESIGN §5): one rank's view of a training job's communication,
+// Reader of AICB workload / log CSVs (README "Replaying GPU-free with phynet"): one rank's view of a training job's communication,
 // replayed by every rank of the job on its own groups of the TP/DP/EP/PP layout of rank_layout.h.
 //
 // Text: UTF-8 with or without a byte order mark, LF, CRLF or CR line ends (as spreadsheet tools save

@@ -1,12 +1,13 @@
 // Per-communicator digests of a rank's operations and their comparison on rank 0.
 #include "phynet/comm_digest.h"
 
+#include "common/fnv1a.h"
+
 #include <map>
 #include <tuple>
 #include <unordered_map>
 
 #include "phynet/workload_transform.h"
-#include "trace/trace_record.h"
 
 namespace nshim::phynet {
 namespace {
@@ -15,11 +16,11 @@ enum Side : int64_t { kCollectives = 0, kSendsTo = 1, kReceivesFrom = 2 };
 
 struct Signature {
   uint64_t count = 0;
-  uint64_t hash = 0xcbf29ce484222325ull;
+  uint64_t hash = kFnv1a64Basis;
 
   template <typename T>
   void add(const T& value) {
-    hash = trace::fnv1a64(&value, sizeof(value), hash);
+    hash = fnv1a64(&value, sizeof(value), hash);
   }
   bool operator==(const Signature&) const = default;
 };

@@ -2,6 +2,8 @@
 // builder used by the SimAI and AICB readers (rules in rank_layout.h).
 #include "phynet/rank_layout.h"
 
+#include "common/fnv1a.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -84,15 +86,13 @@ std::string RankLayout::toString() const {
 }
 
 uint64_t commIdFor(std::string_view label, const std::vector<int>& members) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  auto mix = [&hash](uint8_t byte) {
-    hash ^= byte;
-    hash *= 0x100000001b3ull;
-  };
-  for (char c : label) mix(static_cast<uint8_t>(c));
-  mix(0);
+  const uint8_t end = 0;
+  uint64_t hash = fnv1a64(&end, 1, fnv1a64(label.data(), label.size()));
   for (int member : members) {
-    for (int shift = 0; shift < 32; shift += 8) mix(static_cast<uint8_t>(static_cast<uint32_t>(member) >> shift));
+    const uint32_t value = static_cast<uint32_t>(member);
+    const uint8_t bytes[4] = {static_cast<uint8_t>(value), static_cast<uint8_t>(value >> 8),
+                              static_cast<uint8_t>(value >> 16), static_cast<uint8_t>(value >> 24)};
+    hash = fnv1a64(bytes, sizeof(bytes), hash);
   }
   return hash == 0 ? 1 : hash;
 }

@@ -1,4 +1,4 @@
-// Reader of SimAI workload text (the file AICB writes for SimAI, DESIGN §5): expands its layer table
+// Reader of SimAI workload text (the file AICB writes for SimAI; README "Replaying GPU-free with phynet"): expands its layer table
 // into per-rank replay operations on the TP/DP/EP/PP layout of rank_layout.h.
 //
 // Text: UTF-8 with or without a byte order mark, LF, CRLF or CR line ends (as editors and spreadsheet

@@ -1,5 +1,5 @@
 // The numbers a report derives from an operation: nccl-tests' bus-bandwidth factor and the payload
-// bytes the engine's algorithms put on the wire from one rank (DESIGN §2 and §4), so that replayed
+// bytes the engine's algorithms put on the wire from one rank (collectives/*.cc; sizes as nccl-tests count them), so that replayed
 // traffic can be checked against the transport's byte counters.
 #pragma once
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what ncclshim needs on a fresh Debian 12 machine, and only what is missing, so it is
 # cheap to run before every build. On a machine without a package registry (the GPU machine) it
-# checks and reports instead: everything there is preinstalled (DESIGN §3).
+# checks and reports instead: everything there is preinstalled.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

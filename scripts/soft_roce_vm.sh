@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a command inside a throw-away VM that has a soft-RoCE device (rxe0), so that the ibverbs
-# transport can be tested on machines without an RDMA NIC (DESIGN §3: nested KVM hangs here, QEMU
+# transport can be tested on machines without an RDMA NIC (on these machines nested KVM hangs, QEMU
 # with TCG works, Debian's kernel ships rdma_rxe).
 #
 # Usage: scripts/soft_roce_vm.sh [--] <command> [args...]

@@ -53,7 +53,7 @@ run_suite() {
 }
 
 run_suite unit-tests catch2 "$BUILD/unit_tests"
-[ -f tests/shim/run_shim_tests.sh ] && run_suite shim-process-tests plain bash tests/shim/run_shim_tests.sh
+run_suite shim-process-tests plain bash tests/shim/run_shim_tests.sh
 for extra in tests/suites/*.sh; do
   [ -f "$extra" ] && run_suite "$(basename "$extra" .sh)" plain bash "$extra"
 done

@@ -39,6 +39,13 @@ Result<PeerSockets> bootstrapConnect(const UniqueId& id, int rank, int nranks, c
 // of the root's sockets so that peers see connections end when the root closes them.
 Status startBootstrapRoot(Fd listenFd, const SocketAddress& address, const Secret& secret);
 
+// Opens a listening socket on defaultListenAddress(), starts the bootstrap root thread of this
+// process for it and returns the id that the ranks pass to connectTcpTransport(). One id serves one
+// communicator; the root thread ends once its ranks are connected or have failed.
+Result<UniqueId> createUniqueId();
+// The same, listening on the given interface.
+Result<UniqueId> createUniqueId(const SocketInterface& interface);
+
 // "2,3" or "0,1,2,... (40 more)": ranks for error messages.
 std::string formatRankList(const std::vector<int>& ranks);
 

@@ -276,4 +276,15 @@ Status startBootstrapRoot(Fd listenFd, const SocketAddress& address, const Secre
   return RootRegistry::instance().add(std::make_unique<BootstrapRoot>(std::move(listenFd), address, secret));
 }
 
+Result<UniqueId> createUniqueId() { return createUniqueId(SocketInterface::fromEnvironment()); }
+
+Result<UniqueId> createUniqueId(const SocketInterface& interface) {
+  NS_ASSIGN_OR_RETURN(InterfaceAddress address, findInterface(interface));
+  SocketAddress bound;
+  NS_ASSIGN_OR_RETURN(Fd listenFd, listenOn(address.address, &bound));
+  NS_ASSIGN_OR_RETURN(Secret secret, randomSecret());
+  NS_RETURN_IF_ERROR(startBootstrapRoot(std::move(listenFd), bound, secret));
+  return encodeUniqueId(UniqueIdInfo{bound, secret});
+}
+
 }  // namespace nshim

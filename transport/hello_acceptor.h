@@ -34,7 +34,6 @@ class HelloAcceptor {
   // Each complete hello goes to onHello, which takes ownership of the connection.
   Status service(const pollfd* fds, size_t count, const OnHello& onHello);
 
-  size_t pendingCount() const { return pending_.size(); }
   // Closes every connection still sending its hello (after fork, in the child).
   void closeAll() { pending_.clear(); }
 

@@ -1,4 +1,4 @@
-// Unique id creation (listening socket + root thread) and its strict encoding/decoding.
+// The unique id: its secret, and its strict encoding and decoding (the root that serves it: bootstrap.h).
 #include "transport/unique_id.h"
 
 #include <errno.h>
@@ -8,19 +8,13 @@
 
 #include <cstring>
 
-#include "transport/bootstrap.h"
+#include "common/fnv1a.h"
 #include "transport/wire.h"
 
 namespace nshim {
 namespace {
 
 constexpr size_t kChecksummedBytes = 4 + 2 + 2 + SocketAddress::kWireBytes + 16;  // 44
-
-uint32_t fnv1a(const uint8_t* data, size_t n) {
-  uint32_t hash = 2166136261u;
-  for (size_t i = 0; i < n; ++i) hash = (hash ^ data[i]) * 16777619u;
-  return hash;
-}
 
 }  // namespace
 
@@ -61,7 +55,7 @@ UniqueId encodeUniqueId(const UniqueIdInfo& info) {
   info.root.toWire(address);
   writer.bytes(address, sizeof(address));
   writer.bytes(info.secret.data(), info.secret.size());
-  writer.u32(fnv1a(data, kChecksummedBytes));
+  writer.u32(fnv1a32(data, kChecksummedBytes));
   return id;
 }
 
@@ -86,7 +80,7 @@ Result<UniqueIdInfo> decodeUniqueId(const UniqueId& id) {
     return NS_ERROR(Code::kInvalidArgument, "unique id version {} is not supported (this build speaks {})",
                     version, kUniqueIdVersion);
   }
-  if (checksum != fnv1a(data, kChecksummedBytes)) {
+  if (checksum != fnv1a32(data, kChecksummedBytes)) {
     return NS_ERROR(Code::kInvalidArgument, "unique id checksum mismatch: the id was corrupted in transit");
   }
   auto root = SocketAddress::fromWire(address);
@@ -95,17 +89,6 @@ Result<UniqueIdInfo> decodeUniqueId(const UniqueId& id) {
   }
   info.root = *root;
   return info;
-}
-
-Result<UniqueId> createUniqueId() { return createUniqueId(SocketInterface::fromEnvironment()); }
-
-Result<UniqueId> createUniqueId(const SocketInterface& interface) {
-  NS_ASSIGN_OR_RETURN(InterfaceAddress address, findInterface(interface));
-  SocketAddress bound;
-  NS_ASSIGN_OR_RETURN(Fd listenFd, listenOn(address.address, &bound));
-  NS_ASSIGN_OR_RETURN(Secret secret, randomSecret());
-  NS_RETURN_IF_ERROR(startBootstrapRoot(std::move(listenFd), bound, secret));
-  return encodeUniqueId(UniqueIdInfo{bound, secret});
 }
 
 }  // namespace nshim

@@ -30,12 +30,6 @@ struct UniqueIdInfo {
 inline constexpr uint32_t kUniqueIdMagic = 0x4E534944;  // "NSID"
 inline constexpr uint16_t kUniqueIdVersion = 1;
 
-// Opens a listening socket on defaultListenAddress(), starts the bootstrap root thread of this
-// process for it and returns the id that the ranks pass to connectTcpTransport(). One id serves one
-// communicator; the root thread ends once its ranks are connected or have failed.
-Result<UniqueId> createUniqueId();
-// The same, listening on the given interface.
-Result<UniqueId> createUniqueId(const SocketInterface& interface);
 
 // Validates and decodes an id from an untrusted source: magic, version, checksum, address family.
 Result<UniqueIdInfo> decodeUniqueId(const UniqueId& id);

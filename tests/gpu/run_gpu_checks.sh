@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the capture checks on the GPU machine (2 GPUs, PyTorch + NCCL, see DESIGN §3) and writes
+# Runs the capture checks on the GPU machine (2 GPUs, PyTorch + NCCL; tests/gpu/prepare_carry.sh says what travels) and writes
 # logs, traces and tables under $OUT. Needs build/gpu/ carried from a build host: libncclshim.so,
 # ncclshim-trace and the megatron-core wheel (tests/gpu/prepare_carry.sh makes it).
 #   stage "capture": PyTorch collectives and Megatron-Core TP=2 / DP=2, without and with the shim

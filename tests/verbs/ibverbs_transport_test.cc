@@ -13,6 +13,7 @@
 #include "tests/transport/shared_transport_checks.h"
 #include "tests/transport/tcp_test_util.h"
 #include "tests/verbs/verbs_test_util.h"
+#include "transport/bootstrap.h"
 
 namespace nshim {
 namespace {

@@ -17,6 +17,7 @@
 #include "tests/test_util.h"
 #include "tests/transport/tcp_test_util.h"
 #include "tests/verbs/verbs_test_util.h"
+#include "transport/bootstrap.h"
 
 namespace nshim {
 namespace {

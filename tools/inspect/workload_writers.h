@@ -1,4 +1,4 @@
-// Writing a job (layout_infer.h) as the foreign workload formats phynet reads (DESIGN §5), so that
+// Writing a job (layout_infer.h) as the foreign workload formats phynet reads (SimAI text, AICB CSV), so that
 // phynet's readers expand it back to the same per-rank operations.
 //
 // SimAI text: policy HYBRID_TRANSFORMER_FWD_IN_BCKWD with the layout's TP, EP, world; pp 1. SimAI

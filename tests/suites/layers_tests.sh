@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The layers stay in their order (issue 14): every #include "folder/..." of a source file names a
+# folder its layer may use, common <- transport <- collectives <- libshim / phynet, with trace used
+# by libshim, phynet and tools, and tools reaching only the formats (trace, phynet's workload
+# readers) except tools/perf, the one tool that runs the engine; <infiniband/verbs.h> appears only in
+# the ibverbs/verbs files of transport/, <mpi.h> only in phynet/mpi_* and phynet_main.cc. One check
+# per folder; each failure names file:line and the include. Ends with "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+source tests/lib/checks.sh  # result(), passed, failed
+
+check_folder() {  # check_folder <folder> <allowed folders...>
+  local folder=$1; shift
+  local out
+  out=$(python3 - "$folder" "$@" <<'PY'
+import glob, os, re, sys
+folder, allowed = sys.argv[1], set(sys.argv[2:]) | {sys.argv[1].split("/")[0]}
+layers = {"common", "transport", "collectives", "trace", "libshim", "phynet", "tools"}
+bad = []
+for path in sorted(glob.glob(f"{folder}/**/*.cc", recursive=True) + glob.glob(f"{folder}/**/*.h", recursive=True)):
+    if folder == "tools" and path.startswith("tools/perf/"):
+        continue  # checked on its own
+    for n, line in enumerate(open(path, errors="replace"), 1):
+        m = re.match(r'\s*#\s*include\s*([<"])([^>"]+)[>"]', line)
+        if not m:
+            continue
+        quote, inc = m.groups()
+        base = os.path.basename(path)
+        if inc == "infiniband/verbs.h" and not (path.startswith("transport/") and base.startswith(("ibverbs", "verbs"))):
+            bad.append(f"{path}:{n}: <infiniband/verbs.h> outside transport/ibverbs*")
+        if inc == "mpi.h" and not (path.startswith("phynet/mpi_") or path == "phynet/phynet_main.cc"):
+            bad.append(f"{path}:{n}: <mpi.h> outside phynet/mpi_*")
+        first = inc.split("/")[0]
+        if quote == '"' and first in layers and first not in allowed:
+            bad.append(f"{path}:{n}: {folder}/ may not include {inc}")
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+)
+  result $? "layers/$folder" "$out"
+}
+
+check_folder common
+check_folder transport common
+check_folder collectives common transport
+check_folder trace common
+check_folder libshim common transport collectives trace
+check_folder phynet common transport collectives trace
+check_folder tools common trace phynet
+check_folder tools/perf common transport collectives libshim trace phynet tools
+echo "$passed passed, $failed failed"
