@@ -127,6 +127,8 @@ void Recorder::resetProcessState() {
   nextN_.store(0, std::memory_order_relaxed);
   comms_ = 0;
   ops_ = 0;
+  tasks_ = 0;
+  proxies_ = 0;
   invalid_ = 0;
   unregisteredDrops_ = 0;
   reclaimedDrops_ = 0;
@@ -185,6 +187,28 @@ void Recorder::recordComm(const CommRecord& record) noexcept {
   push([&](RingSlot* slot) {
     slot->kind = SlotKind::kComm;
     slot->comm = record;
+  });
+}
+
+void Recorder::recordTask(const TaskRecord& record) noexcept {
+  if (__builtin_expect(record.abi != kTraceRecordAbi, 0)) {
+    invalid_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  push([&](RingSlot* slot) {
+    slot->kind = SlotKind::kTask;
+    slot->task = record;
+  });
+}
+
+void Recorder::recordProxy(const ProxyRecord& record) noexcept {
+  if (__builtin_expect(record.abi != kTraceRecordAbi, 0)) {
+    invalid_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  push([&](RingSlot* slot) {
+    slot->kind = SlotKind::kProxy;
+    slot->proxy = record;
   });
 }
 
@@ -362,7 +386,9 @@ RecorderStats Recorder::stats() const {
   RecorderStats s;
   s.comms = comms_.load();
   s.ops = ops_.load();
-  s.records = s.comms + s.ops;
+  s.tasks = tasks_.load();
+  s.proxies = proxies_.load();
+  s.records = s.comms + s.ops + s.tasks + s.proxies;
   s.invalid = invalid_.load();
   auto& lock = const_cast<DrainLock&>(drainLock_);
   if (lock.lock(kLockTimeoutNs)) {

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# NCCL's decisions captured by libncclshim.so as its own profiler plugin, on the GPU machine with
+# ONE GPU: every MPI rank is its own node to NCCL (tests/gpu/as_node.sh sets NCCL_HOSTID), all on
+# the one GPU, so every hop between ranks crosses NCCL's network transport (Socket over loopback).
+# nccl-tests is built here from the sources carried in build/gpu/nccl-tests (MPI=1; binaries in
+# build-nt/, not carried, kept while the machine stays warm). Needs build/gpu/ from
+# tests/gpu/prepare_profiler_carry.sh. Writes logs, traces and tables under $OUT.
+#   stage smoke: build, all_reduce on 2 nodes without and with the shim, 4 nodes with it
+#   stage matrix: 7 ops on 2 nodes; forced NCCL_ALGO / NCCL_PROTO; 4 nodes; then the analysis
+set -u
+stage=${1:-smoke}
+OUT=${OUT:-/tmp/gpu-out}
+mkdir -p "$OUT"
+NCCL_DIR=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nccl
+PY=/opt/torch/.venv/bin/python
+SHIM=$PWD/build/gpu/libncclshim.so
+SRC=$PWD/build/gpu/nccl-tests
+BIN=$PWD/build-nt
+SIZES=${SIZES:-"-b 8 -e 4M -f 8"}
+export LD_LIBRARY_PATH=$NCCL_DIR/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export NCCL_NVLS_ENABLE=0 NCCL_IB_DISABLE=1 NCCL_NET=Socket NCCL_SOCKET_IFNAME=lo NCCL_TESTS_DEVICE=0
+
+build_tests() {
+  [ -x "$BIN/sendrecv_perf" ] && return 0
+  local home=/tmp/nccl_home mpi=/tmp/mpi_home
+  mkdir -p $home/lib $mpi
+  ln -sf "$NCCL_DIR/lib/libnccl.so.2" $home/lib/libnccl.so
+  ln -sfn "$NCCL_DIR/include" $home/include
+  ln -sfn "$(mpicc --showme:incdirs | awk '{print $1}')" $mpi/include
+  ln -sfn "$(mpicc --showme:libdirs | awk '{print $1}')" $mpi/lib
+  local start=$SECONDS
+  (cd "$SRC" && make -j16 MPI=1 MPI_HOME=$mpi NCCL_HOME=$home CUDA_HOME=/usr/local/cuda BUILDDIR="$BIN" \
+     NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90") > "$OUT/build_nccl_tests.log" 2>&1
+  echo "nccl-tests build: exit $? in $((SECONDS - start)) s" | tee -a "$OUT/build_nccl_tests.log"
+}
+
+# run <name> <nodes> <op> [VAR=value ...]: nccl-tests <op>_perf with the shim and the plugin
+# (unless SHIM=none), each rank its own node; trace in $OUT/traces/<name>, output in $OUT/<name>.log.
+run() {
+  local name=$1 nodes=$2 op=$3
+  shift 3
+  local xs=() v start=$SECONDS
+  for v in "$@"; do xs+=(-x "$v"); done
+  if [ "${SHIM_SIDE:-shim}" = shim ]; then
+    xs+=(-x SHIM_PRELOAD="$SHIM" -x NCCLSHIM_MODE=forward -x NCCLSHIM_PROFILER=1 -x NCCLSHIM_TRACE_DIR="$OUT/traces/$name")
+  fi
+  timeout 240 mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$nodes" --mca btl self,tcp \
+    -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_IB_DISABLE -x NCCL_NET -x NCCL_SOCKET_IFNAME -x NCCL_TESTS_DEVICE \
+    -x NCCL_DEBUG=INFO -x NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING "${xs[@]}" \
+    tests/gpu/as_node.sh "$BIN/${op}_perf" $SIZES -g 1 -c 1 -n 4 -w 1 > "$OUT/$name.log" 2>&1
+  local rc=$?
+  echo "$name: exit $rc in $((SECONDS - start)) s; $(grep -m1 'Out of bounds' "$OUT/$name.log"); $(grep -m1 'Avg bus' "$OUT/$name.log")" \
+    | tee -a "$OUT/runs.txt"
+}
+
+nvidia-smi -L > "$OUT/gpus.txt" 2>&1
+build_tests
+if [ "$stage" = smoke ]; then
+  SHIM_SIDE=none run plain-all_reduce-n2 2 all_reduce
+  run all_reduce-n2 2 all_reduce
+  run all_reduce-n4 4 all_reduce
+  grep -h "nNodes\|NCCL version\|Profiler\|PROFILER\|nccl-tests version" "$OUT"/all_reduce-n2.log | sort | uniq -c | head -20
+  ls -la "$OUT/traces"/* | head
+fi
+if [ "$stage" = matrix ]; then
+  for op in all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv; do
+    run "$op-n2" 2 "$op"
+  done
+  for algo in Ring Tree; do
+    for proto in LL Simple; do run "all_reduce-n2-$algo-$proto" 2 all_reduce NCCL_ALGO=$algo NCCL_PROTO=$proto; done
+  done
+  for op in all_gather reduce_scatter broadcast reduce; do
+    for proto in LL Simple; do run "$op-n2-Ring-$proto" 2 "$op" NCCL_ALGO=Ring NCCL_PROTO=$proto; done
+  done
+  for op in all_gather reduce_scatter alltoall sendrecv; do run "$op-n4" 4 "$op"; done
+  run all_reduce-n4-Ring-Simple 4 all_reduce NCCL_ALGO=Ring NCCL_PROTO=Simple
+  $PY tests/gpu/profiler_analysis.py "$OUT/traces" > "$OUT/analysis.md" 2> "$OUT/analysis.err"
+  echo "analysis exit $?"
+  build/gpu/ncclshim summary "$OUT/traces/all_reduce-n4" > "$OUT/summary_all_reduce-n4.txt" 2>&1
+  tail -n 40 "$OUT/analysis.md"
+fi
