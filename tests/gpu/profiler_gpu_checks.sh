@@ -4,9 +4,13 @@
 # the one GPU, so every hop between ranks crosses NCCL's network transport (Socket over loopback).
 # nccl-tests is built here from the sources carried in build/gpu/nccl-tests (MPI=1; binaries in
 # build-nt/, not carried, kept while the machine stays warm). Needs build/gpu/ from
-# tests/gpu/prepare_profiler_carry.sh. Writes logs, traces and tables under $OUT.
+# tests/gpu/prepare_profiler_carry.sh. Leaves under $OUT: runs.txt (one line per run), logs.tgz
+# (every run's nccl-tests output with NCCL's INFO log), traces.tgz (every run's trace directory),
+# nccl-tests-bin.tgz (the binaries, to carry to a later call). A run that would start after
+# BUDGET_S seconds (default 480) is skipped and said.
+#   stage all: build; all_reduce on 2 nodes without the shim; 7 ops on 2 nodes with it; forced
+#              NCCL_ALGO / NCCL_PROTO; 4 nodes
 #   stage smoke: build, all_reduce on 2 nodes without and with the shim, 4 nodes with it
-#   stage matrix: 7 ops on 2 nodes; forced NCCL_ALGO / NCCL_PROTO; 4 nodes; then the analysis
 set -u
 stage=${1:-smoke}
 OUT=${OUT:-/tmp/gpu-out}
@@ -15,12 +19,16 @@ NCCL_DIR=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nccl
 PY=/opt/torch/.venv/bin/python
 SHIM=$PWD/build/gpu/libncclshim.so
 SRC=$PWD/build/gpu/nccl-tests
-BIN=$PWD/build-nt
+BIN=${BIN:-$PWD/build-nt}
+BUDGET_S=${BUDGET_S:-480}
 SIZES=${SIZES:-"-b 8 -e 4M -f 8"}
 export LD_LIBRARY_PATH=$NCCL_DIR/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export NCCL_NVLS_ENABLE=0 NCCL_IB_DISABLE=1 NCCL_NET=Socket NCCL_SOCKET_IFNAME=lo NCCL_TESTS_DEVICE=0
 
 build_tests() {
+  if [ ! -x "$BIN/sendrecv_perf" ] && [ -f build/gpu/nccl-tests-bin.tgz ]; then
+    mkdir -p "$BIN" && tar -xzf build/gpu/nccl-tests-bin.tgz -C "$BIN"
+  fi
   [ -x "$BIN/sendrecv_perf" ] && return 0
   local home=/tmp/nccl_home mpi=/tmp/mpi_home
   mkdir -p $home/lib $mpi
@@ -40,6 +48,7 @@ run() {
   local name=$1 nodes=$2 op=$3
   shift 3
   local xs=() v start=$SECONDS
+  if [ "$SECONDS" -gt "$BUDGET_S" ]; then echo "$name: skipped (past ${BUDGET_S} s)" | tee -a "$OUT/runs.txt"; return; fi
   for v in "$@"; do xs+=(-x "$v"); done
   if [ "${SHIM_SIDE:-shim}" = shim ]; then
     xs+=(-x SHIM_PRELOAD="$SHIM" -x NCCLSHIM_MODE=forward -x NCCLSHIM_PROFILER=1 -x NCCLSHIM_TRACE_DIR="$OUT/traces/$name")
@@ -59,10 +68,9 @@ if [ "$stage" = smoke ]; then
   SHIM_SIDE=none run plain-all_reduce-n2 2 all_reduce
   run all_reduce-n2 2 all_reduce
   run all_reduce-n4 4 all_reduce
-  grep -h "nNodes\|NCCL version\|Profiler\|PROFILER\|nccl-tests version" "$OUT"/all_reduce-n2.log | sort | uniq -c | head -20
-  ls -la "$OUT/traces"/* | head
 fi
-if [ "$stage" = matrix ]; then
+if [ "$stage" = all ]; then
+  SHIM_SIDE=none run plain-all_reduce-n2 2 all_reduce
   for op in all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv; do
     run "$op-n2" 2 "$op"
   done
@@ -73,9 +81,14 @@ if [ "$stage" = matrix ]; then
     for proto in LL Simple; do run "$op-n2-Ring-$proto" 2 "$op" NCCL_ALGO=Ring NCCL_PROTO=$proto; done
   done
   for op in all_gather reduce_scatter alltoall sendrecv; do run "$op-n4" 4 "$op"; done
+  run all_reduce-n4 4 all_reduce
   run all_reduce-n4-Ring-Simple 4 all_reduce NCCL_ALGO=Ring NCCL_PROTO=Simple
-  $PY tests/gpu/profiler_analysis.py "$OUT/traces" > "$OUT/analysis.md" 2> "$OUT/analysis.err"
-  echo "analysis exit $?"
-  build/gpu/ncclshim summary "$OUT/traces/all_reduce-n4" > "$OUT/summary_all_reduce-n4.txt" 2>&1
-  tail -n 40 "$OUT/analysis.md"
 fi
+# What NCCL said about the emulated nodes and the plugin, and the first run's table.
+grep -h "nNodes\|NCCL version\|PROFILER/Plugin\|profiler plugin\|nccl-tests version\|Duplicate" "$OUT"/all_reduce-n*.log \
+  | sed 's/^[^ ]* //' | sort | uniq -c | head -20
+grep -E "^ +[0-9]+ +[0-9]+ +float" "$OUT/all_reduce-n2.log" | head -8
+# Everything back in few files ($OUT returns at most 8).
+(cd "$OUT" && tar -czf logs.tgz *.log && rm -f *.log && [ -d traces ] && tar -czf traces.tgz traces && rm -rf traces)
+[ -x "$BIN/sendrecv_perf" ] && tar -czf "$OUT/nccl-tests-bin.tgz" -C "$BIN" $(cd "$BIN" && ls *_perf)
+ls -la "$OUT"
