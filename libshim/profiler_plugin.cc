@@ -196,10 +196,11 @@ int pluginStopEvent(void* eHandle) noexcept {
   switch (handleKind(eHandle)) {
     case HandleKind::kTask: {
       uint64_t ticket = handleTicket(eHandle);
+      // The slot stays readable after the stop: NCCL starts the task's proxy operations later,
+      // on its proxy thread, naming the stopped task as their parent (until the pool wraps).
       if (TaskRecord* r = gTasks.find(ticket)) {
         r->endNs = nowNs();
         trace::recordTask(*r);
-        gTasks.retire(ticket);
       }
       break;
     }

@@ -9,7 +9,8 @@
 //   - on a separate "proxy" thread: per channel, ProxyOp events (coll: send to rank+1 and receive
 //     from rank-1; send / recv: one to / from the peer) with 3 steps each; every step raises states
 //     that carry no size (GPU wait, peer wait with a stale size) and one that does (SendWait /
-//     RecvFlushWait: fakeStepBytes below); then the task is stopped on the caller's thread.
+//     RecvFlushWait: fakeprof::stepBytes); the task was stopped before, on the caller's thread,
+//     as NCCL stops it at the end of the launch.
 // The checker (profiler_trace_check.cc) recomputes every value from the same rules.
 #include "fake_nccl_profiler.h"
 
@@ -176,9 +177,11 @@ void launch(std::vector<Pending>& tasks) {
     if (!(comm.mask & (task.coll ? abi::kEventColl : abi::kEventP2p))) continue;
     void* taskHandle = nullptr;
     p->startEvent(comm.context, &taskHandle, &d);
-    std::thread proxy(runProxy, p, comm, task, taskHandle);  // NCCL's proxy thread
-    proxy.join();
+    // NCCL stops the task when the launch is done, before its proxy thread starts the task's
+    // operations, which still name the stopped task as their parent.
     p->stopEvent(taskHandle);
+    std::thread proxy(runProxy, p, comm, task, taskHandle);
+    proxy.join();
   }
   tasks.clear();
 }

@@ -140,7 +140,7 @@ void checkFile(const TraceFile& file, int nranks, const std::string& algo, const
         bool pok = it->bytes == fakeprof::opBytes(c, isSend) && it->nSteps == fakeprof::kSteps &&
                    it->stepsDone == fakeprof::kSteps && it->chunkSize == fakeprof::kChunkSize &&
                    (it->flags & kTaskJoined) && it->ncclCommHash == t.ncclCommHash && it->rank == op.rank &&
-                   it->startNs >= t.startNs && it->endNs >= it->startNs;
+                   it->startNs >= t.endNs && it->endNs >= it->startNs;
         if (!pok) bad += " [proxy ch " + std::to_string(c) + " bytes " + std::to_string(it->bytes) + "]";
         pool.erase(it);
       }
