@@ -10,6 +10,8 @@
 # BUDGET_S seconds (default 480) is skipped and said.
 #   stage all: build; all_reduce on 2 nodes without the shim; 7 ops on 2 nodes with it; forced
 #              NCCL_ALGO / NCCL_PROTO; 4 nodes
+#   stage overhead: (also part of all) one process, one rank: NCCL alone / forwarding / recording /
+#              recording + plugin, 3 interleaved rounds of sendrecv and all_reduce, 8 B..32 KiB
 #   stage smoke: build, all_reduce on 2 nodes without and with the shim, 4 nodes with it
 set -u
 stage=${1:-smoke}
@@ -50,13 +52,14 @@ run() {
   local xs=() v start=$SECONDS
   if [ "$SECONDS" -gt "$BUDGET_S" ]; then echo "$name: skipped (past ${BUDGET_S} s)" | tee -a "$OUT/runs.txt"; return; fi
   for v in "$@"; do xs+=(-x "$v"); done
-  if [ "${SHIM_SIDE:-shim}" = shim ]; then
-    xs+=(-x SHIM_PRELOAD="$SHIM" -x NCCLSHIM_MODE=forward -x NCCLSHIM_PROFILER=1 -x NCCLSHIM_TRACE_DIR="$OUT/traces/$name")
-  fi
+  local side=${SHIM_SIDE:-plugin} trace_dir=${TRACE_ROOT:-$OUT/traces}/$name
+  [ "$side" != none ] && xs+=(-x SHIM_PRELOAD="$SHIM" -x NCCLSHIM_MODE=forward)
+  [ "$side" = rec ] || [ "$side" = plugin ] && xs+=(-x NCCLSHIM_TRACE_DIR="$trace_dir")
+  [ "$side" = plugin ] && xs+=(-x NCCLSHIM_PROFILER=1)
   timeout 240 mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$nodes" --mca btl self,tcp \
     -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_IB_DISABLE -x NCCL_NET -x NCCL_SOCKET_IFNAME -x NCCL_TESTS_DEVICE \
-    -x NCCL_DEBUG=INFO -x NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING "${xs[@]}" \
-    tests/gpu/as_node.sh "$BIN/${op}_perf" $SIZES -g 1 -c 1 -n 4 -w 1 > "$OUT/$name.log" 2>&1
+    -x NCCL_DEBUG="${NCCL_DEBUG:-INFO}" -x NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING "${xs[@]}" \
+    tests/gpu/as_node.sh "$BIN/${op}_perf" $SIZES -g 1 -c 1 ${ITERS:--n 4 -w 1} > "$OUT/$name.log" 2>&1
   local rc=$?
   echo "$name: exit $rc in $((SECONDS - start)) s; $(grep -m1 'Out of bounds' "$OUT/$name.log"); $(grep -m1 'Avg bus' "$OUT/$name.log")" \
     | tee -a "$OUT/runs.txt"
@@ -83,6 +86,19 @@ if [ "$stage" = all ]; then
   for op in all_gather reduce_scatter alltoall sendrecv; do run "$op-n4" 4 "$op"; done
   run all_reduce-n4 4 all_reduce
   run all_reduce-n4-Ring-Simple 4 all_reduce NCCL_ALGO=Ring NCCL_PROTO=Simple
+fi
+if [ "$stage" = all ] || [ "$stage" = overhead ]; then
+  # Host cost per call on one GPU, one process (NCCL's one-rank paths: sendrecv is a grouped
+  # send + recv to itself per iteration, all_reduce NCCL's one-rank copy): NCCL alone, forwarding,
+  # recording, recording + plugin; rounds interleaved; each side's best per size is the figure.
+  for round in 1 2 3; do
+    for op in sendrecv all_reduce; do
+      for side in none fwd rec plugin; do
+        SHIM_SIDE=$side TRACE_ROOT=/tmp/ov-traces NCCL_DEBUG=WARN SIZES="-b 8 -e 32K -f 2" ITERS="-n 500 -w 50 -c 0" \
+          run "overhead-$op-$side-r$round" 1 "$op"
+      done
+    done
+  done
 fi
 # What NCCL said about the emulated nodes and the plugin, and the first run's table.
 grep -h "nNodes\|NCCL version\|PROFILER/Plugin\|profiler plugin\|nccl-tests version\|Duplicate" "$OUT"/all_reduce-n*.log \
