@@ -10,6 +10,7 @@
 #include "trace/recorder.h"
 #include "trace/trace_format.h"
 #include "trace/trace_reader.h"
+#include "trace/trace_validate.h"
 
 namespace nshim::trace {
 namespace {
@@ -211,6 +212,37 @@ TEST_CASE("version-1 files still read; nccl lines in them are skipped", "[trace]
       CHECK(file.endsWithFooter);
     }
   }
+}
+
+TEST_CASE("validation counts nccl lines in the footer and checks their joins", "[trace]") {
+  // The committed version-2 example: every task and proxy line joined to an op, footer counts match.
+  auto example = readTraceDir("examples/traces/nccl_decisions_allreduce_n2");
+  REQUIRE(example.ok());
+  for (const TraceFile& file : example->files) {
+    CHECK(file.header.version == 2);
+    CHECK(file.tasks.size() == 104);
+    CHECK(file.footer.records == file.comms.size() + file.ops.size() + file.tasks.size() + file.proxies.size());
+  }
+  ValidationReport clean = validateTraceSet(*example);
+  CHECK(clean.errors.empty());
+  CHECK(clean.warnings.empty());
+  // A joined task whose op is missing is named.
+  const std::string comm =
+      R"({"type":"comm","n":0,"event":"init","comm":"0x1","parent":"0x0","split_seq":0,"color":0,"key":0,)"
+      R"("nranks":1,"rank":0,"global_rank":0,"host":"h","pid":1,"device":0,"t_ns":1})";
+  auto orphan = parseTrace(withHeader(2, comm + "\n" + kGoodTask), "t.jsonl");
+  REQUIRE(orphan.ok());
+  TraceSet set;
+  set.files.push_back(*orphan);
+  ValidationReport report = validateTraceSet(set);
+  int named = 0;  // (the other warning: the file has no footer)
+  for (const std::string& w : report.warnings) {
+    if (w.find("t.jsonl:3: nccl_task AllReduce names comm 0x0000000000000001 seq 0, which has no op line") !=
+        std::string::npos) {
+      ++named;
+    }
+  }
+  CHECK(named == 1);
 }
 
 }  // namespace
