@@ -11,11 +11,17 @@
     2(n-1)·S (ring and tree alike), allgather / reducescatter / alltoall (n-1)·S (S = the whole
     buffer), broadcast / reduce (n-1)·S, send / recv S per call; times the protocol's wire factor
     (SIMPLE 1, LL 2: 8 data bytes per 16-byte line, LL128 128/120); and sent == received.
-Exit status 1 when a check fails. Standard library only (runs here or on the GPU machine)."""
+  * with a second argument, the directory of the runs' logs (<run>.log, NCCL_DEBUG=INFO with the
+    TUNING subsystem): NCCL's own INFO line per collective ("AllReduce: 4096 Bytes -> Algo RING
+    proto LL channel{Lo..Hi}={0..0}", printed by rank 0) against rank 0's nccl_task lines: the
+    same (function, bytes, algorithm, protocol, channels) multiset.
+Exit status 1 when a check fails. Standard library only (runs here or on the GPU machine).
+Usage: profiler_analysis.py <traces dir> [<logs dir>]"""
 import collections
 import glob
 import json
 import os
+import re
 import sys
 
 WIRE = {"SIMPLE": 1.0, "LL": 2.0, "LL128": 128.0 / 120.0}
@@ -41,6 +47,41 @@ def read_run(path):
     return files
 
 
+ELEMENT = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8, "float16": 2, "float32": 4,
+           "float64": 8, "bfloat16": 2, "float8e4m3": 1, "float8e5m2": 1}
+TUNING = re.compile(r"(\w+): (\d+) Bytes -> Algo (\w+) proto (\w+) channel\{Lo\.\.Hi\}=\{(\d+)\.\.(\d+)\}")
+
+
+def compare_logs(root, logs, failures):
+    """NCCL's INFO tuning lines (rank 0) against rank 0's recorded collective tasks, per run."""
+    rows = []
+    for run in sorted(os.listdir(root)):
+        log = os.path.join(logs, run + ".log")
+        if not os.path.isfile(log):
+            continue
+        said = collections.Counter()
+        for line in open(log, errors="replace"):
+            m = TUNING.search(line)
+            if m:
+                said[(m[1], int(m[2]), m[3], m[4], int(m[6]) - int(m[5]) + 1)] += 1
+        recorded = collections.Counter()
+        for _, _, tasks, _ in read_run(os.path.join(root, run)):
+            for tlist in tasks.values():
+                for t in tlist:
+                    if t["task"] == "coll" and t["rank"] == 0:
+                        recorded[(t["func"], t["count"] * ELEMENT.get(t["dtype"], 0), t["algo"], t["proto"], t["channels"])] += 1
+        same = said == recorded
+        rows.append((run, sum(said.values()), sum(recorded.values()), "yes" if same else "NO"))
+        if not same:
+            failures.append(f"{run}: NCCL's INFO lines and rank 0's tasks differ: {list((said - recorded).items())[:3]} / "
+                            f"{list((recorded - said).items())[:3]}")
+    print("\n## NCCL's own INFO line per collective vs the recorded task (rank 0)\n")
+    print("| run | NCCL INFO lines | rank-0 collective tasks | same (func, bytes, algo, proto, channels) multiset |")
+    print("|---|---|---|---|")
+    for r in rows:
+        print("| " + " | ".join(str(x) for x in r) + " |")
+
+
 def expected_total(op, s, n):
     if op == "allreduce":
         return 2 * (n - 1) * s
@@ -49,7 +90,7 @@ def expected_total(op, s, n):
     return s  # send / recv: per call
 
 
-def main(root):
+def main(root, logs=None):
     failures = []
     decisions = collections.OrderedDict()  # (run, op, bytes) -> {algo/proto/channels: count}
     bytes_rows = collections.OrderedDict()  # (run, op, bytes, algo/proto) -> [ratios], mismatches
@@ -138,6 +179,8 @@ def main(root):
             failures.append(f"{run}: {op} {size} B SIMPLE: network bytes {min(rs):.4f}..{max(rs):.4f} of expected")
         if row["unbalanced"]:
             failures.append(f"{run}: {op} {size} B: sent != received in {row['unbalanced']} instances")
+    if logs:
+        compare_logs(root, logs, failures)
     print("\n## Checks\n")
     for f in failures:
         print(f"- FAIL {f}")
@@ -146,4 +189,4 @@ def main(root):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "traces"))
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "traces", sys.argv[2] if len(sys.argv) > 2 else None))
