@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Table of the host cost of the shim per call from tests/gpu/profiler_gpu_checks.sh's overhead
 stage: logs overhead-<op>-<side>-r<round>.log of nccl-tests (one process, one rank), sides none
-(NCCL alone), fwd (forwarding), rec (recording), plugin (recording + profiler plugin). Per op, side
+(NCCL alone), fwd (forwarding), noop (the record hook's path, empty body), rec (recording), quiet
+(recording, the writer asleep), plugin (recording + profiler plugin); the sides present are shown. Per op, side
 and size: the best out-of-place time over the rounds; then each side's added microseconds against
 NCCL alone, and the spread over rounds of NCCL alone (max - min) to judge the noise.
 Usage: nt_overhead_table.py <dir with the logs>"""
@@ -11,7 +12,9 @@ import os
 import re
 import sys
 
-SIDES = ["none", "fwd", "rec", "plugin"]
+SIDES = ["none", "fwd", "noop", "rec", "quiet", "plugin"]
+NAMES = {"none": "NCCL alone", "fwd": "forwarding", "noop": "hook path (noop)", "rec": "recording",
+         "quiet": "recording, writer asleep", "plugin": "recording + plugin"}
 
 
 def times(path):
@@ -29,7 +32,7 @@ def times(path):
 def main(root):
     runs = collections.defaultdict(lambda: collections.defaultdict(list))  # (op, side) -> size -> [us]
     for path in glob.glob(os.path.join(root, "overhead-*.log")):
-        m = re.match(r"overhead-(.+)-(none|fwd|rec|plugin)-r(\d+)\.log$", os.path.basename(path))
+        m = re.match(r"overhead-(.+)-(none|fwd|noop|rec|quiet|plugin)-r(\d+)\.log$", os.path.basename(path))
         if not m:
             continue
         for size, us in times(path).items():
@@ -37,14 +40,15 @@ def main(root):
     for op in sorted({op for op, _ in runs}):
         rounds = len(next(iter(runs[(op, "none")].values()), []))
         print(f"\n### {op} (one rank; out-of-place time per iteration, best of {rounds} rounds, us)\n")
-        print("| bytes | NCCL alone | spread | forwarding | recording | recording + plugin | +fwd | +rec | +rec+plugin |")
-        print("|---|---|---|---|---|---|---|---|---|")
+        sides = [side for side in SIDES if (op, side) in runs]
+        print("| bytes | NCCL alone | spread | " + " | ".join(NAMES[x] for x in sides[1:]) + " | " +
+              " | ".join("+" + x for x in sides[1:]) + " |")
+        print("|---" * (2 + 2 * (len(sides) - 1) + 1) + "|")
         for size in sorted(runs[(op, "none")]):
-            best = {s: min(runs[(op, s)].get(size, [float("nan")])) for s in SIDES}
+            best = {x: min(runs[(op, x)].get(size, [float("nan")])) for x in sides}
             base = runs[(op, "none")][size]
-            print(f"| {size} | {best['none']:.2f} | {max(base) - min(base):.2f} | {best['fwd']:.2f} | {best['rec']:.2f} | "
-                  f"{best['plugin']:.2f} | {best['fwd'] - best['none']:+.2f} | {best['rec'] - best['none']:+.2f} | "
-                  f"{best['plugin'] - best['none']:+.2f} |")
+            cells = [f"{best[x]:.2f}" for x in sides[1:]] + [f"{best[x] - best['none']:+.2f}" for x in sides[1:]]
+            print(f"| {size} | {best['none']:.2f} | {max(base) - min(base):.2f} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

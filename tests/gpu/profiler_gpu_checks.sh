@@ -12,6 +12,7 @@
 #              NCCL_ALGO / NCCL_PROTO; 4 nodes
 #   stage overhead: (also part of all) one process, one rank: NCCL alone / forwarding / recording /
 #              recording + plugin, 3 interleaved rounds of sendrecv and all_reduce, 8 B..32 KiB
+#   stage where: the overhead rounds with the hook's path alone (noop) and a sleeping writer (quiet)
 #   stage smoke: build, all_reduce on 2 nodes without and with the shim, 4 nodes with it
 set -u
 stage=${1:-smoke}
@@ -56,6 +57,9 @@ run() {
   [ "$side" != none ] && xs+=(-x SHIM_PRELOAD="$SHIM" -x NCCLSHIM_MODE=forward)
   [ "$side" = rec ] || [ "$side" = plugin ] && xs+=(-x NCCLSHIM_TRACE_DIR="$trace_dir")
   [ "$side" = plugin ] && xs+=(-x NCCLSHIM_PROFILER=1)
+  [ "$side" = noop ] && xs+=(-x NCCLSHIM_HOOK_DEBUG=noop)          # the hook's path, empty body
+  [ "$side" = quiet ] && xs+=(-x NCCLSHIM_TRACE_DIR="$trace_dir" -x NCCLSHIM_TRACE_FLUSH_MS=100000 \
+                               -x NCCLSHIM_TRACE_RING=1048576)       # recording, writer asleep
   timeout 240 mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$nodes" --mca btl self,tcp \
     -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_IB_DISABLE -x NCCL_NET -x NCCL_SOCKET_IFNAME -x NCCL_TESTS_DEVICE \
     -x NCCL_DEBUG="${NCCL_DEBUG:-INFO}" -x NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING "${xs[@]}" \
@@ -86,6 +90,18 @@ if [ "$stage" = all ]; then
   for op in all_gather reduce_scatter alltoall sendrecv; do run "$op-n4" 4 "$op"; done
   run all_reduce-n4 4 all_reduce
   run all_reduce-n4-Ring-Simple 4 all_reduce NCCL_ALGO=Ring NCCL_PROTO=Simple
+fi
+if [ "$stage" = where ]; then
+  # Where the recording cost sits: the hook's path alone (noop) and recording with the writer
+  # thread asleep (quiet: a ring that never fills, no drain during the run) beside the sides above.
+  for round in 1 2 3; do
+    for op in sendrecv all_reduce; do
+      for side in none fwd noop rec quiet; do
+        SHIM_SIDE=$side TRACE_ROOT=/tmp/ov-traces NCCL_DEBUG=WARN SIZES="-b 8 -e 32K -f 4" ITERS="-n 500 -w 50 -c 0" \
+          run "overhead-$op-$side-r$round" 1 "$op"
+      done
+    done
+  done
 fi
 if [ "$stage" = all ] || [ "$stage" = overhead ]; then
   # Host cost per call on one GPU, one process (NCCL's one-rank paths: sendrecv is a grouped
