@@ -12,9 +12,11 @@ import os
 import re
 import sys
 
-SIDES = ["none", "fwd", "noop", "rec", "quiet", "plugin"]
+SIDES = ["none", "fwd", "noop", "rec", "quiet", "ring", "fast", "plugin", "after", "afterplugin"]
 NAMES = {"none": "NCCL alone", "fwd": "forwarding", "noop": "hook path (noop)", "rec": "recording",
-         "quiet": "recording, writer asleep", "plugin": "recording + plugin"}
+         "quiet": "recording, writer asleep", "ring": "recording, ring never full",
+         "fast": "recording, drain every 1 ms", "plugin": "recording + plugin",
+         "after": "recording, adaptive drain", "afterplugin": "recording + plugin, adaptive drain"}
 
 
 def times(path):
@@ -32,7 +34,7 @@ def times(path):
 def main(root):
     runs = collections.defaultdict(lambda: collections.defaultdict(list))  # (op, side) -> size -> [us]
     for path in glob.glob(os.path.join(root, "overhead-*.log")):
-        m = re.match(r"overhead-(.+)-(none|fwd|noop|rec|quiet|plugin)-r(\d+)\.log$", os.path.basename(path))
+        m = re.match(r"overhead-(.+)-(none|fwd|noop|rec|quiet|ring|fast|plugin|after|afterplugin)-r(\d+)\.log$", os.path.basename(path))
         if not m:
             continue
         for size, us in times(path).items():

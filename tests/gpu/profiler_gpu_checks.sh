@@ -13,6 +13,7 @@
 #   stage overhead: (also part of all) one process, one rank: NCCL alone / forwarding / recording /
 #              recording + plugin, 3 interleaved rounds of sendrecv and all_reduce, 8 B..32 KiB
 #   stage where: the overhead rounds with the hook's path alone (noop) and a sleeping writer (quiet)
+#   stage drain: the writer's drain against the calling thread (needs build/gpu/libncclshim-before.so)
 #   stage smoke: build, all_reduce on 2 nodes without and with the shim, 4 nodes with it
 set -u
 stage=${1:-smoke}
@@ -54,7 +55,7 @@ run() {
   if [ "$SECONDS" -gt "$BUDGET_S" ]; then echo "$name: skipped (past ${BUDGET_S} s)" | tee -a "$OUT/runs.txt"; return; fi
   for v in "$@"; do xs+=(-x "$v"); done
   local side=${SHIM_SIDE:-plugin} trace_dir=${TRACE_ROOT:-$OUT/traces}/$name
-  [ "$side" != none ] && xs+=(-x SHIM_PRELOAD="$SHIM" -x NCCLSHIM_MODE=forward)
+  [ "$side" != none ] && xs+=(-x SHIM_PRELOAD="${SHIM_LIB:-$SHIM}" -x NCCLSHIM_MODE=forward)
   [ "$side" = rec ] || [ "$side" = plugin ] && xs+=(-x NCCLSHIM_TRACE_DIR="$trace_dir")
   [ "$side" = plugin ] && xs+=(-x NCCLSHIM_PROFILER=1)
   [ "$side" = noop ] && xs+=(-x NCCLSHIM_HOOK_DEBUG=noop)          # the hook's path, empty body
@@ -90,6 +91,27 @@ if [ "$stage" = all ]; then
   for op in all_gather reduce_scatter alltoall sendrecv; do run "$op-n4" 4 "$op"; done
   run all_reduce-n4 4 all_reduce
   run all_reduce-n4-Ring-Simple 4 all_reduce NCCL_ALGO=Ring NCCL_PROTO=Simple
+fi
+if [ "$stage" = drain ]; then
+  # The writer's drain against the calling thread, sendrecv (4 recorded calls per iteration):
+  # build/gpu/libncclshim-before.so (fixed drain interval) recording as is, with a ring that never
+  # fills (ring), draining every 1 ms on its timer (fast); and this build (adaptive interval),
+  # recording and recording + plugin. Side names: overhead-sendrecv-<side>-r<round>.
+  before=$PWD/build/gpu/libncclshim-before.so
+  for round in 1 2 3; do
+    for side in none fwd rec ring fast after afterplugin; do
+      env_side=rec lib=$before extra=()
+      case $side in
+        none|fwd) env_side=$side ;;
+        ring) extra=(NCCLSHIM_TRACE_RING=1048576) ;;
+        fast) extra=(NCCLSHIM_TRACE_FLUSH_MS=1) ;;
+        after) lib=$SHIM ;;
+        afterplugin) lib=$SHIM env_side=plugin ;;
+      esac
+      SHIM_SIDE=$env_side SHIM_LIB=$lib TRACE_ROOT=/tmp/ov-traces NCCL_DEBUG=WARN SIZES="-b 8 -e 32K -f 4" \
+        ITERS="-n 500 -w 50 -c 0" run "overhead-sendrecv-$side-r$round" 1 sendrecv "${extra[@]}"
+    done
+  done
 fi
 if [ "$stage" = where ]; then
   # Where the recording cost sits: the hook's path alone (noop) and recording with the writer
