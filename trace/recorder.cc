@@ -288,6 +288,7 @@ RingSlot* Recorder::waitForRoom(RecordRing* ring) {
 
 void Recorder::wakeWriter() {
   if (wakePending_.load(std::memory_order_relaxed) || wakePending_.exchange(true)) return;
+  producerWakes_.fetch_add(1, std::memory_order_relaxed);
   wakeWord_.store(1, std::memory_order_release);
   syscall(SYS_futex, reinterpret_cast<uint32_t*>(&wakeWord_), FUTEX_WAKE_PRIVATE, 1, nullptr,
           nullptr, 0);
@@ -310,9 +311,10 @@ void* Recorder::writerMain(void* self) {
   return nullptr;
 }
 
-// The writer drains every NCCLSHIM_TRACE_FLUSH_MS, sooner while records arrive fast: a drain that
-// found more than a quarter of a ring's worth halves the next interval (down to kMinDrainNs), a
-// quiet one doubles it back. A busy producer's ring then stays below the 3/4 mark at which the
+// The writer drains every NCCLSHIM_TRACE_FLUSH_MS, sooner while records arrive fast: after a drain
+// that found more than a quarter of a ring's worth, the next one comes when, at the rate just seen,
+// an eighth of a ring will have arrived (at least kMinDrainNs later); a quiet drain doubles the
+// interval back. A busy producer's ring then stays below the 3/4 mark at which the
 // producer itself wakes the writer (a futex wake on NCCL's calling thread, the writer then
 // draining beside it). On an H100 host, recording with the fixed interval ran a grouped send/recv
 // loop in its slow mode (~3 us more per iteration) in 9 of 9 rounds; the adaptive interval did
@@ -322,6 +324,7 @@ void Recorder::writerLoop() {
   const int64_t longest = config_.drainIntervalNs;
   const int64_t shortest = std::min(longest, kMinDrainNs);
   int64_t interval = longest;
+  int64_t lastDrainNs = nowNs();
   while (!stop_.load(std::memory_order_acquire)) {
     if (wakeWord_.load(std::memory_order_acquire) == 0) {
       timespec wait{time_t(interval / 1'000'000'000), long(interval % 1'000'000'000)};
@@ -334,8 +337,15 @@ void Recorder::writerLoop() {
     if (drainLock_.lock(kLockTimeoutNs)) {
       uint64_t emitted = drainLocked(true);
       drainLock_.unlock();
-      if (emitted > config_.ringRecords / 4) interval = std::max(shortest, interval / 2);
-      else if (emitted < config_.ringRecords / 16) interval = std::min(longest, interval * 2);
+      const int64_t now = nowNs();
+      const uint64_t ring = config_.ringRecords;
+      if (emitted > ring / 4) {
+        double perRecordNs = double(now - lastDrainNs) / double(emitted);
+        interval = std::clamp(static_cast<int64_t>(perRecordNs * double(ring / 8)), shortest, longest);
+      } else if (emitted < ring / 16) {
+        interval = std::min(longest, interval * 2);
+      }
+      lastDrainNs = now;
     }
   }
 }
@@ -402,6 +412,7 @@ RecorderStats Recorder::stats() const {
   s.tasks = tasks_.load();
   s.proxies = proxies_.load();
   s.records = s.comms + s.ops + s.tasks + s.proxies;
+  s.producerWakes = producerWakes_.load();
   s.invalid = invalid_.load();
   auto& lock = const_cast<DrainLock&>(drainLock_);
   if (lock.lock(kLockTimeoutNs)) {

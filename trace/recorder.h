@@ -42,6 +42,7 @@ struct RecorderStats {
   uint64_t invalid = 0;
   uint64_t tasks = 0;
   uint64_t proxies = 0;
+  uint64_t producerWakes = 0;  // times a recording thread woke the writer (its ring 3/4 full, or full)
 };
 
 // Lock for draining, owned by a thread id; async-signal-safe, with a deadline, and it refuses
@@ -141,6 +142,7 @@ class Recorder {
   char path_[kPathBytes] = {};
   TraceHeader header_{};
   std::atomic<uint64_t> comms_{0}, ops_{0}, tasks_{0}, proxies_{0}, invalid_{0}, unregisteredDrops_{0};
+  std::atomic<uint64_t> producerWakes_{0};
   uint64_t reclaimedDrops_ = 0;
   uint64_t dropsReported_ = 0;
   bool fileFailed_ = false;              // open failed: records are counted as dropped
