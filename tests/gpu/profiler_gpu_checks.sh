@@ -98,8 +98,8 @@ if [ "$stage" = drain ]; then
   # fills (ring), draining every 1 ms on its timer (fast); and this build (adaptive interval),
   # recording and recording + plugin. Side names: overhead-sendrecv-<side>-r<round>.
   before=$PWD/build/gpu/libncclshim-before.so
-  for round in 1 2 3; do
-    for side in none fwd rec ring fast after afterplugin; do
+  for round in $(seq 1 "${ROUNDS:-3}"); do
+    for side in ${DRAIN_SIDES:-none fwd rec ring fast after afterplugin}; do
       env_side=rec lib=$before extra=()
       case $side in
         none|fwd) env_side=$side ;;
