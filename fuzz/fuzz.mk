@@ -12,7 +12,7 @@ FUZZ_TARGETS := trace_reader simai_workload aicb_workload bootstrap unique_id
 FUZZ_LIB_SRCS := $(wildcard common/*.cc) collectives/datatype.cc collectives/float_convert.cc \
   transport/socket.cc transport/nic_list.cc transport/unique_id.cc transport/bootstrap.cc transport/bootstrap_root.cc \
   transport/bootstrap_messages.cc transport/hello_acceptor.cc \
-  trace/trace_reader.cc trace/op_line_scan.cc trace/json_line.cc trace/trace_format.cc trace/trace_validate.cc \
+  trace/trace_reader.cc trace/trace_reader_nccl.cc trace/op_line_scan.cc trace/json_line.cc trace/trace_format.cc trace/trace_format_nccl.cc trace/trace_validate.cc \
   phynet/simai_workload.cc phynet/aicb_workload.cc phynet/rank_layout.cc phynet/workload.cc \
   phynet/workload_check.cc phynet/p2p_order_check.cc phynet/workload_transform.cc phynet/trace_workload.cc \
   phynet/source_line.cc

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "libshim/api_current_op.h"
 #include "libshim/api_guard.h"
 #include "libshim/comm_table.h"
 #include "libshim/gpu_timer.h"
@@ -46,7 +47,12 @@ inline ncclResult_t apiCall(ApiId id, Describe&& describe, Body&& body) noexcept
   // Operations issued outside a group run on their stream now: time them there when asked.
   const bool timed = isOperation(id) && call.groupDepth == 0 && gpuTimingEnabled();
   GpuSpan span = timed ? gpuSpanBegin(call.stream) : GpuSpan{};
-  ncclResult_t result = guardedCall(apiName(id), body);
+  ncclResult_t result;
+  {
+    // The profiler plugin joins NCCL's decisions for this call to its record (api_current_op.h).
+    CurrentApiOpScope current(isOperation(id) ? call.commId : 0, call.seq);
+    result = guardedCall(apiName(id), body);
+  }
   call.endNs = nowNs();
   call.result = result;
   if (span.captured) call.gpuFlags |= kGpuCaptured;

@@ -8,7 +8,7 @@ SHIM_LIB := $(BUILD)/libncclshim.so
 NCCL_CFLAGS_FILE := $(BUILD)/nccl_cflags.txt
 NCCL_CFLAGS = $(shell cat $(NCCL_CFLAGS_FILE))
 
-SHIM_TEST_SRCS := $(filter-out tests/shim/forward_%,$(wildcard tests/shim/*.cc))
+SHIM_TEST_SRCS := $(filter-out tests/shim/forward_% tests/shim/fake_% tests/shim/profiler_%,$(wildcard tests/shim/*.cc))
 SHIM_TEST_OBJS := $(SHIM_TEST_SRCS:%.cc=$(BUILD)/obj/shimtests/%.o)
 SHIM_TEST_PROGRAM := $(BUILD)/tests/nccl_api_test_program
 NCCL_STUB := $(BUILD)/tests/stub/libnccl.so.2
@@ -66,13 +66,24 @@ FAKE_RPATH := -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN/fake'
 all: $(FAKE_NCCL) $(FAKE_NCCL_OLD) $(FORWARD_PROGRAM) $(FORWARD_LINKED_LIB) $(FORWARD_UNLINKED_LIB) \
      $(FORWARD_LOADER) $(HOTPATH_BENCH) $(P2P_GROUP_BENCH)
 
-$(FAKE_NCCL): tests/shim/fake_nccl.c tests/shim/fake_nccl_log.h $(NCCL_CFLAGS_FILE)
+# The fake's profiler side (fake_nccl_profiler.cc) drives a plugin named by NCCL_PROFILER_PLUGIN
+# as NCCL 2.28 does (tests/suites/profiler_tests.sh).
+FAKE_NCCL_DEPS := tests/shim/fake_nccl.c tests/shim/fake_nccl_log.h tests/shim/fake_nccl_profiler.h \
+                  $(BUILD)/obj/tests/fake_nccl_profiler.o $(NCCL_CFLAGS_FILE)
+$(BUILD)/obj/tests/fake_nccl_profiler.o: tests/shim/fake_nccl_profiler.cc tests/shim/fake_nccl_profiler.h \
+    tests/shim/fake_profiler_rules.h libshim/nccl_profiler_abi.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -shared -fPIC -O2 -Wall $(NCCL_CFLAGS) -Wl,-soname,libnccl.so.2 -o $@ $<
+	$(CXX) -std=c++20 -fPIC -O2 -Wall -Wextra -c -o $@ $<
 
-$(FAKE_NCCL_OLD): tests/shim/fake_nccl.c tests/shim/fake_nccl_log.h $(NCCL_CFLAGS_FILE)
+$(FAKE_NCCL): $(FAKE_NCCL_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -shared -fPIC -O2 -Wall -DFAKE_NCCL_OLD $(NCCL_CFLAGS) -Wl,-soname,libnccl.so.2 -o $@ $<
+	$(CC) -std=c11 -fPIC -O2 -Wall $(NCCL_CFLAGS) -c -o $@.o $<
+	$(CXX) -shared -Wl,-soname,libnccl.so.2 -o $@ $@.o $(BUILD)/obj/tests/fake_nccl_profiler.o -ldl -pthread
+
+$(FAKE_NCCL_OLD): $(FAKE_NCCL_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -fPIC -O2 -Wall -DFAKE_NCCL_OLD $(NCCL_CFLAGS) -c -o $@.o $<
+	$(CXX) -shared -Wl,-soname,libnccl.so.2 -o $@ $@.o $(BUILD)/obj/tests/fake_nccl_profiler.o -ldl -pthread
 
 $(FORWARD_PROGRAM): $(FORWARD_TEST_DEPS) $(FAKE_NCCL)
 	$(FORWARD_CXX) -o $@ $< $(FAKE_NCCL) $(FAKE_RPATH)
@@ -96,6 +107,19 @@ $(HOTPATH_BENCH): bench/hotpath_bench.cc $(FAKE_NCCL) $(NCCL_CFLAGS_FILE)
 $(P2P_GROUP_BENCH): bench/p2p_group_bench.cc $(FAKE_NCCL) $(NCCL_CFLAGS_FILE)
 	$(CXX) -std=c++20 $(OPT) -g -Wall -Wextra $(NCCL_CFLAGS) -o $@ $< $(FAKE_NCCL) -Wl,--enable-new-dtags \
 	  -Wl,-rpath,'$$ORIGIN/tests/fake'
+
+# The profiler plugin test (tests/suites/profiler_tests.sh): a rank program against the fake NCCL and
+# the trace checker (it reads traces, so it links the trace library).
+PROFILER_TEST_PROGRAM := $(BUILD)/tests/profiler_test_program
+PROFILER_TRACE_CHECK := $(BUILD)/tests/profiler_trace_check
+all: $(PROFILER_TEST_PROGRAM) $(PROFILER_TRACE_CHECK)
+
+$(PROFILER_TEST_PROGRAM): tests/shim/profiler_test_program.cc tests/shim/forward_test_util.h $(FAKE_NCCL) $(NCCL_CFLAGS_FILE)
+	$(FORWARD_CXX) -o $@ $< $(FAKE_NCCL) $(FAKE_RPATH)
+
+$(PROFILER_TRACE_CHECK): tests/shim/profiler_trace_check.cc tests/shim/fake_profiler_rules.h $(TRACE_LIB) $(ENGINE_LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) -o $@ $< $(TRACE_LIB) $(ENGINE_LIB) $(LDFLAGS) $(LDLIBS)
 
 forward-test: all
 	bash tests/suites/forward_tests.sh

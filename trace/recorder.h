@@ -40,6 +40,9 @@ struct RecorderStats {
   uint64_t ops = 0;
   uint64_t dropped = 0;
   uint64_t invalid = 0;
+  uint64_t tasks = 0;
+  uint64_t proxies = 0;
+  uint64_t producerWakes = 0;  // times a recording thread woke the writer (its ring 3/4 full, or full)
 };
 
 // Lock for draining, owned by a thread id; async-signal-safe, with a deadline, and it refuses
@@ -72,6 +75,9 @@ class Recorder {
   // Hot path. Records whose abi is not kTraceRecordAbi are counted as invalid and skipped.
   void recordOp(const OpRecord& record) noexcept;
   void recordComm(const CommRecord& record) noexcept;
+  // NCCL's decisions from the profiler plugin (libshim/profiler_plugin.cc).
+  void recordTask(const TaskRecord& record) noexcept;
+  void recordProxy(const ProxyRecord& record) noexcept;
 
   // Writes every record pushed so far (by any thread) before returning; returns the writer's
   // first error (sticky).
@@ -135,7 +141,8 @@ class Recorder {
   int fd_ = -1;
   char path_[kPathBytes] = {};
   TraceHeader header_{};
-  std::atomic<uint64_t> comms_{0}, ops_{0}, invalid_{0}, unregisteredDrops_{0};
+  std::atomic<uint64_t> comms_{0}, ops_{0}, tasks_{0}, proxies_{0}, invalid_{0}, unregisteredDrops_{0};
+  std::atomic<uint64_t> producerWakes_{0};
   uint64_t reclaimedDrops_ = 0;
   uint64_t dropsReported_ = 0;
   bool fileFailed_ = false;              // open failed: records are counted as dropped
@@ -170,6 +177,12 @@ inline void recordOp(const OpRecord& record) {
 }
 inline void recordComm(const CommRecord& record) {
   if (enabled()) detail::gGlobalRecorder->recordComm(record);
+}
+inline void recordTask(const TaskRecord& record) {
+  if (enabled()) detail::gGlobalRecorder->recordTask(record);
+}
+inline void recordProxy(const ProxyRecord& record) {
+  if (enabled()) detail::gGlobalRecorder->recordProxy(record);
 }
 // For the shim at ncclCommDestroy / ncclCommAbort / finalize; Ok when recording is off.
 inline Status flush() { return enabled() ? detail::gGlobalRecorder->flush() : Status::Ok(); }

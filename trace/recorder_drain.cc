@@ -110,6 +110,12 @@ void Recorder::emitSlot(const RingSlot& slot) {
     if (record.globalRank == kNoRank) record.globalRank = globalRank_.load(std::memory_order_relaxed);
     n = formatCommLine(record, slot.n, line_, sizeof(line_));
     comms_.fetch_add(1, std::memory_order_relaxed);
+  } else if (slot.kind == SlotKind::kTask) {
+    n = formatTaskLine(slot.task, slot.n, line_, sizeof(line_));
+    tasks_.fetch_add(1, std::memory_order_relaxed);
+  } else if (slot.kind == SlotKind::kProxy) {
+    n = formatProxyLine(slot.proxy, slot.n, line_, sizeof(line_));
+    proxies_.fetch_add(1, std::memory_order_relaxed);
   } else {
     n = formatOpLine(slot.op, slot.n, line_, sizeof(line_));
     ops_.fetch_add(1, std::memory_order_relaxed);
@@ -209,7 +215,9 @@ void Recorder::writeFooterLocked(const char* reason, int signal) {
   TraceFooter footer{};
   footer.comms = comms_.load();
   footer.ops = ops_.load();
-  footer.records = footer.comms + footer.ops;
+  footer.tasks = tasks_.load();
+  footer.proxies = proxies_.load();
+  footer.records = footer.comms + footer.ops + footer.tasks + footer.proxies;
   footer.dropped = dropsReported_;
   footer.invalid = invalid_.load();
   footer.globalRank = globalRank_.load(std::memory_order_relaxed);

@@ -12,7 +12,7 @@
 
 namespace nshim::trace {
 
-enum class SlotKind : uint32_t { kComm = 1, kOp = 2 };
+enum class SlotKind : uint32_t { kComm = 1, kOp = 2, kTask = 3, kProxy = 4 };
 
 struct RingSlot {
   uint64_t n;          // global order number (recorder-wide atomic counter)
@@ -21,6 +21,8 @@ struct RingSlot {
   union {
     CommRecord comm;
     OpRecord op;
+    TaskRecord task;
+    ProxyRecord proxy;
   };
 };
 

@@ -171,6 +171,8 @@ size_t formatFooterLine(const TraceFooter& f, char* out, size_t capacity) {
   line.key("ops"); line.putUint(f.ops);
   line.key("dropped"); line.putUint(f.dropped);
   line.key("invalid"); line.putUint(f.invalid);
+  line.key("nccl_tasks"); line.putUint(f.tasks);
+  line.key("nccl_proxies"); line.putUint(f.proxies);
   line.key("global_rank"); line.putInt(f.globalRank);
   line.key("reason"); line.putJsonString(f.reason, sizeof(f.reason));
   line.key("signal"); line.putInt(f.signal);

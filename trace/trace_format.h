@@ -39,6 +39,12 @@ size_t formatFooterLine(const TraceFooter& footer, char* out, size_t capacity);
 // {"type":"drops","dropped":<new>,"total":<total>}: written as soon as drops are noticed.
 size_t formatDropsLine(uint64_t dropped, uint64_t total, char* out, size_t capacity);
 
+// Version 2: NCCL's decisions from the profiler plugin (trace_format_nccl.cc).
+const char* taskKindName(TaskKind kind);  // "coll", "p2p"
+bool parseTaskKindName(std::string_view name, TaskKind* out);
+size_t formatTaskLine(const TaskRecord& record, uint64_t n, char* out, size_t capacity);
+size_t formatProxyLine(const ProxyRecord& record, uint64_t n, char* out, size_t capacity);
+
 // Copies a C string into a fixed char array, cut to size-1 bytes, NUL-terminated.
 void copyFixed(char* dst, size_t size, std::string_view src);
 

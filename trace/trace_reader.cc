@@ -19,41 +19,15 @@
 
 #include "common/parallel_for.h"
 #include "trace/op_line_scan.h"
+#include "trace/reader_fields.h"
 #include "trace/trace_format.h"
 
 namespace nshim::trace {
+using namespace reader_detail;
 namespace {
-
-constexpr int64_t kI32Min = INT32_MIN;
-constexpr int64_t kI32Max = INT32_MAX;
-
-// Reads an int64 field into a narrower destination.
-template <typename T>
-Status getInto(const FlatJsonObject& obj, std::string_view key, int64_t lo, int64_t hi, T* out,
-               bool optional = false) {
-  int64_t value = static_cast<int64_t>(*out);
-  Status s = optional ? getOptionalInt64(obj, key, lo, hi, &value) : getInt64(obj, key, lo, hi, &value);
-  if (s.ok()) *out = static_cast<T>(value);
-  return s;
-}
 
 constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
 constexpr std::string_view kOpLineStart = "{\"type\":\"op\",";  // how the writer starts op lines
-
-Status badName(std::string_view key, std::string_view value) {
-  return Status(Code::kInvalidArgument, fmt::format("field '{}': unknown value '{}'", key, value));
-}
-
-Status getFixedString(const FlatJsonObject& obj, std::string_view key, char* out, size_t size) {
-  std::string_view text;
-  NS_RETURN_IF_ERROR(getStringView(obj, key, &text));
-  if (text.size() >= size || text.find('\0') != std::string_view::npos) {
-    return Status(Code::kInvalidArgument,
-                  fmt::format("field '{}': longer than {} bytes or holds NUL", key, size - 1));
-  }
-  copyFixed(out, size, text);
-  return Status::Ok();
-}
 
 }  // namespace
 
@@ -166,6 +140,8 @@ Status TraceParser::parseLine(std::string_view line) {
   if (type == "comm") return parseComm();
   if (type == "footer") return parseFooter();
   if (type == "drops") return parseDrops();
+  if (type == "nccl_task" && file_.header.version >= 2) return parseTask();
+  if (type == "nccl_proxy" && file_.header.version >= 2) return parseProxy();
   if (type == "header") return Status(Code::kInvalidArgument, "field 'type': a second header");
   ++file_.ignoredLines;  // a record type of a newer writer (FORMAT.md: compatibility)
   return Status::Ok();
@@ -268,7 +244,8 @@ Status TraceParser::parseFooter() {
   f.globalRank = kNoRank;
   NS_RETURN_IF_ERROR(getUint64(object_, "records", &f.records));
   NS_RETURN_IF_ERROR(getUint64(object_, "dropped", &f.dropped));
-  for (auto [key, field] : {std::pair{"comms", &f.comms}, {"ops", &f.ops}, {"invalid", &f.invalid}}) {
+  for (auto [key, field] : {std::pair{"comms", &f.comms}, {"ops", &f.ops}, {"invalid", &f.invalid},
+                            {"nccl_tasks", &f.tasks}, {"nccl_proxies", &f.proxies}}) {
     if (object_.find(key)) NS_RETURN_IF_ERROR(getUint64(object_, key, field));
   }
   NS_RETURN_IF_ERROR(getInto(object_, "global_rank", -1, kI32Max, &f.globalRank, true));

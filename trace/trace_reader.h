@@ -31,11 +31,26 @@ struct OpEntry {
   OpRecord record{};
 };
 
+// Version 2: NCCL's decisions (FORMAT.md nccl_task / nccl_proxy).
+struct TaskEntry {
+  uint64_t n = 0;
+  int64_t line = 0;
+  TaskRecord record{};
+};
+
+struct ProxyEntry {
+  uint64_t n = 0;
+  int64_t line = 0;
+  ProxyRecord record{};
+};
+
 struct TraceFile {
   std::string path;
   TraceHeader header{};
   std::vector<CommEntry> comms;   // in file order
   std::vector<OpEntry> ops;       // in file order (sort by n for exact recording order)
+  std::vector<TaskEntry> tasks;   // version 2: nccl_task lines, in file order
+  std::vector<ProxyEntry> proxies;  // version 2: nccl_proxy lines, in file order
   bool hasFooter = false;
   TraceFooter footer{};           // the last footer line
   bool endsWithFooter = false;    // the last complete line is a footer: closed cleanly
@@ -85,7 +100,9 @@ class TraceParser {
   // Reserves room for as many op records as `inputBytes` of text can hold (address space only).
   void reserveForInput(uint64_t inputBytes);
   // Records accepted so far (comm + op, kept or not).
-  uint64_t records() const { return comms_.size() + ops_.size() + file_.opsNotKept + batch_.size(); }
+  uint64_t records() const {
+    return comms_.size() + ops_.size() + file_.opsNotKept + batch_.size() + file_.tasks.size() + file_.proxies.size();
+  }
 
  private:
   Status parseLine(std::string_view line);
@@ -94,6 +111,8 @@ class TraceParser {
   Status parseOp();
   Status parseFooter();
   Status parseDrops();
+  Status parseTask();   // trace_reader_nccl.cc
+  Status parseProxy();
   Status keepOp(const OpEntry& entry);  // into ops_, or the streaming batch
   Status flushBatch();
 

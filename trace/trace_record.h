@@ -13,8 +13,8 @@
 
 namespace nshim::trace {
 
-constexpr uint32_t kTraceRecordAbi = 1;     // layout version of CommRecord / OpRecord
-constexpr int kTraceFormatVersion = 1;      // version of the JSON Lines schema (FORMAT.md)
+constexpr uint32_t kTraceRecordAbi = 1;     // layout version of CommRecord / OpRecord / TaskRecord / ProxyRecord
+constexpr int kTraceFormatVersion = 2;      // version of the JSON Lines schema (FORMAT.md); 2 adds nccl_task / nccl_proxy
 constexpr size_t kHostNameBytes = 64;       // host names are cut to 63 bytes + NUL
 
 enum class CommEvent : uint32_t { kInit = 0, kSplit = 1, kDestroy = 2, kAbort = 3, kFinalize = 4 };
@@ -94,6 +94,65 @@ static_assert(sizeof(OpRecord) == 120, "OpRecord layout is ABI: bump kTraceRecor
 static_assert(std::is_trivially_copyable_v<CommRecord> && std::is_standard_layout_v<CommRecord>);
 static_assert(std::is_trivially_copyable_v<OpRecord> && std::is_standard_layout_v<OpRecord>);
 
+// What NCCL decided for one task of a call, as its profiler plugin saw it (libshim/profiler_*.cc,
+// FORMAT.md `nccl_task`): a collective (algorithm, protocol, channels) or one point-to-point
+// transfer (channels). commId / seq name the API call it belongs to when kTaskJoined is set.
+enum class TaskKind : uint32_t { kColl = 0, kP2p = 1 };
+constexpr uint32_t kTaskJoined = 1u << 0;  // commId / seq are the recorded API call's
+constexpr size_t kNcclNameBytes = 16;      // NCCL's names (func, algo), cut to 15 bytes + NUL
+constexpr size_t kNcclProtoBytes = 8;
+
+struct TaskRecord {
+  uint32_t abi;            // kTraceRecordAbi
+  TaskKind kind;
+  uint64_t commId;         // the API call's communicator id (0 when not joined)
+  uint64_t seq;            // the API call's per-communicator sequence number
+  uint64_t ncclCommHash;   // NCCL's own communicator hash (profiler init)
+  uint64_t ncclSeq;        // coll: NCCL's seqNumber (per communicator and function); p2p: 0
+  uint64_t count;          // NCCL's count (AllGather / Broadcast: bytes, NCCL counts them as int8)
+  int64_t startNs;         // CLOCK_MONOTONIC at the profiler's start and stop of the task
+  int64_t endNs;
+  int32_t rank;
+  int32_t nranks;
+  int32_t nnodes;          // nodes of the communicator, as NCCL counts them
+  int32_t rootOrPeer;      // coll: root; p2p: peer
+  int32_t datatype;        // NCCL numbering; kNoDatatype when NCCL gave none or an unknown name
+  uint32_t flags;          // kTaskJoined
+  uint8_t nChannels;
+  uint8_t nWarps;          // coll only
+  uint8_t reserved[6];
+  char func[kNcclNameBytes];    // NCCL's function name: AllReduce, Send, Recv, ...
+  char algo[kNcclNameBytes];    // coll: RING, TREE, PAT, NVLS, ...; p2p: ""
+  char proto[kNcclProtoBytes];  // coll: LL, LL128, SIMPLE; p2p: ""
+};
+
+// One network proxy operation of a task (profiler ProxyOp event with its steps): what one channel
+// sent to or received from one peer. bytes sums the steps' transfer sizes (NET transport).
+struct ProxyRecord {
+  uint32_t abi;            // kTraceRecordAbi
+  uint32_t isSend;         // 1 send, 0 receive (NCCL marks only NET sends as sends)
+  uint64_t commId;         // as TaskRecord, through the task this operation belongs to
+  uint64_t seq;
+  uint64_t ncclCommHash;
+  uint64_t bytes;          // sum of the steps' transSize
+  int64_t startNs;
+  int64_t endNs;
+  int32_t rank;
+  int32_t peer;
+  int32_t channel;
+  int32_t nSteps;          // network transfers NCCL planned
+  int32_t chunkSize;       // bytes per transfer NCCL planned
+  int32_t stepsDone;       // transfers that reported a size
+  uint32_t flags;          // kTaskJoined
+  int32_t reserved;
+  char func[kNcclNameBytes];  // the task's function
+};
+
+static_assert(sizeof(TaskRecord) == 136, "TaskRecord layout is ABI: bump kTraceRecordAbi");
+static_assert(sizeof(ProxyRecord) == 104, "ProxyRecord layout is ABI: bump kTraceRecordAbi");
+static_assert(std::is_trivially_copyable_v<TaskRecord> && std::is_standard_layout_v<TaskRecord>);
+static_assert(std::is_trivially_copyable_v<ProxyRecord> && std::is_standard_layout_v<ProxyRecord>);
+
 // File header / footer (the first and last lines of a trace file).
 struct TraceHeader {
   int32_t version;         // kTraceFormatVersion
@@ -113,6 +172,8 @@ struct TraceFooter {
   uint64_t ops;
   uint64_t dropped;        // records lost because a per-thread buffer stayed full
   uint64_t invalid;        // records refused (wrong abi)
+  uint64_t tasks;          // nccl_task lines (version 2)
+  uint64_t proxies;        // nccl_proxy lines (version 2)
   int32_t globalRank;
   int32_t signal;          // signal that ended the process, 0 otherwise
   int64_t endRealtimeNs;
@@ -175,6 +236,26 @@ inline OpRecord makeOpRecord(OpCode op) {
   r.root = kNoRank;
   r.peer = kNoRank;
   r.rank = kNoRank;
+  return r;
+}
+
+inline TaskRecord makeTaskRecord(TaskKind kind) {
+  TaskRecord r;
+  std::memset(&r, 0, sizeof(r));
+  r.abi = kTraceRecordAbi;
+  r.kind = kind;
+  r.rank = kNoRank;
+  r.rootOrPeer = kNoRank;
+  r.datatype = kNoDatatype;
+  return r;
+}
+
+inline ProxyRecord makeProxyRecord() {
+  ProxyRecord r;
+  std::memset(&r, 0, sizeof(r));
+  r.abi = kTraceRecordAbi;
+  r.rank = kNoRank;
+  r.peer = kNoRank;
   return r;
 }
 

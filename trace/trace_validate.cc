@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "trace/trace_format.h"
@@ -45,6 +46,7 @@ class Validator {
     }
   }
   void checkOpFields(const TraceFile& file, const OpEntry& op, int32_t commSize);
+  void checkNcclJoins(const TraceFile& file);
   void compareCollectives(uint64_t comm, const std::map<int32_t, Member*>& members);
   void compareP2p(uint64_t comm, const std::map<int32_t, Member*>& members);
 
@@ -122,9 +124,30 @@ void Validator::checkFile(const TraceFile& file) {
   }
   if (file.truncated || !file.endsWithFooter) warning("file not closed", fmt::format("{}: {}", file.path, file.endDescription()));
   if (file.dropped > 0) warning("records dropped", fmt::format("{}: the writer dropped {} records (buffer full)", file.path, file.dropped));
-  if (file.endsWithFooter && file.footer.records != file.comms.size() + file.ops.size()) {
+  const uint64_t held = file.comms.size() + file.ops.size() + file.tasks.size() + file.proxies.size();
+  if (file.endsWithFooter && file.footer.records != held) {
     warning("footer count differs", fmt::format("{}: footer counts {} records, the file holds {}", file.path, file.footer.records,
-                        file.comms.size() + file.ops.size()));
+                        held));
+  }
+  checkNcclJoins(file);
+}
+
+// Version 2: an nccl_task / nccl_proxy line marked joined names an op of its file (comm + seq).
+void Validator::checkNcclJoins(const TraceFile& file) {
+  if (file.tasks.empty() && file.proxies.empty()) return;
+  std::set<std::pair<uint64_t, uint64_t>> calls;
+  for (const OpEntry& op : file.ops) calls.insert({op.record.commId, op.record.seq});
+  for (const TaskEntry& t : file.tasks) {
+    if ((t.record.flags & kTaskJoined) && !calls.count({t.record.commId, t.record.seq})) {
+      warning("nccl line joined to no op", fmt::format("{}: nccl_task {} names comm {} seq {}, which has no op line",
+                                                       where(file, t.line), t.record.func, commIdText(t.record.commId), t.record.seq));
+    }
+  }
+  for (const ProxyEntry& p : file.proxies) {
+    if ((p.record.flags & kTaskJoined) && !calls.count({p.record.commId, p.record.seq})) {
+      warning("nccl line joined to no op", fmt::format("{}: nccl_proxy {} names comm {} seq {}, which has no op line",
+                                                       where(file, p.line), p.record.func, commIdText(p.record.commId), p.record.seq));
+    }
   }
 }
 

@@ -5,6 +5,8 @@
  *     allreduce writes recv = send ^ FAKE_NCCL_ALLREDUCE_XOR, broadcast/recv write a byte ramp;
  *   - FAKE_NCCL_FAIL=<name>[,<name>...]: those functions log, then fail with FAKE_NCCL_FAIL_CODE
  *     (default ncclRemoteError) and set the text ncclGetLastError returns;
+ *   - NCCL_PROFILER_PLUGIN=<library>: its ncclProfiler_v5 sees the events NCCL 2.28 raises for the
+ *     communicators made by ncclCommInitRank(Config) and for every operation (fake_nccl_profiler.cc);
  *   - built with -DFAKE_NCCL_OLD it lacks the NCCL 2.27 additions (Shrink, Revoke, windows), like
  *     an older NCCL. */
 #define _GNU_SOURCE /* flockfile */
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "fake_nccl_log.h"
+#include "fake_nccl_profiler.h"
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
@@ -154,6 +157,7 @@ ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId commId,
   LOG(FAKE_FMT_CommInitRank, (void*)comm, nranks, fakeIdHash(&commId, sizeof(commId)), rank);
   FAIL_IF_ASKED("ncclCommInitRank");
   *comm = newComm(nranks, rank, rank);
+  fakeProfilerCommInit(*comm, fakeIdHash(&commId, sizeof(commId)) ^ 0x5eed5eed00000000ull, nranks, rank);
   return ncclSuccess;
 }
 
@@ -162,6 +166,7 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId c
   LOG(FAKE_FMT_CommInitRankConfig, (void*)comm, nranks, fakeIdHash(&commId, sizeof(commId)), rank, (void*)config);
   FAIL_IF_ASKED("ncclCommInitRankConfig");
   *comm = newComm(nranks, rank, rank);
+  fakeProfilerCommInit(*comm, fakeIdHash(&commId, sizeof(commId)) ^ 0x5eed5eed00000000ull, nranks, rank);
   return ncclSuccess;
 }
 
@@ -219,6 +224,7 @@ ncclResult_t ncclCommFinalize(ncclComm_t comm) {
 ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   LOG(FAKE_FMT_CommDestroy, (void*)comm);
   FAIL_IF_ASKED("ncclCommDestroy");
+  fakeProfilerCommFinalize(comm);
   free(fake(comm));
   return ncclSuccess;
 }
@@ -226,6 +232,7 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm) {
 ncclResult_t ncclCommAbort(ncclComm_t comm) {
   LOG(FAKE_FMT_CommAbort, (void*)comm);
   FAIL_IF_ASKED("ncclCommAbort");
+  fakeProfilerCommFinalize(comm);
   free(fake(comm));
   return ncclSuccess;
 }
@@ -311,6 +318,7 @@ ncclResult_t ncclAllReduce(const void* sendbuff, void* recvbuff, size_t count, n
                            ncclComm_t comm, cudaStream_t stream) {
   LOG(FAKE_FMT_AllReduce, sendbuff, recvbuff, count, (int)datatype, (int)op, (void*)comm, (void*)stream);
   FAIL_IF_ASKED("ncclAllReduce");
+  fakeProfilerCall(comm, 1, "AllReduce", count, (int)datatype, -1);
   const unsigned char* in = (const unsigned char*)sendbuff;
   unsigned char* out = (unsigned char*)recvbuff;
   size_t bytes = count * typeSize(datatype);
@@ -322,6 +330,7 @@ ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t count, n
                            ncclComm_t comm, cudaStream_t stream) {
   LOG(FAKE_FMT_Broadcast, sendbuff, recvbuff, count, (int)datatype, root, (void*)comm, (void*)stream);
   FAIL_IF_ASKED("ncclBroadcast");
+  fakeProfilerCall(comm, 1, "Broadcast", count * typeSize(datatype), (int)ncclInt8, root); /* NCCL counts bytes */
   ramp(recvbuff, count * typeSize(datatype), 0xb0);
   return ncclSuccess;
 }
@@ -330,6 +339,7 @@ ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t datatype, int ro
                        cudaStream_t stream) {
   LOG(FAKE_FMT_Bcast, buff, count, (int)datatype, root, (void*)comm, (void*)stream);
   FAIL_IF_ASKED("ncclBcast");
+  fakeProfilerCall(comm, 1, "Broadcast", count * typeSize(datatype), (int)ncclInt8, root);
   ramp(buff, count * typeSize(datatype), 0xb0);
   return ncclSuccess;
 }
@@ -338,6 +348,7 @@ ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count, nccl
                         int root, ncclComm_t comm, cudaStream_t stream) {
   LOG(FAKE_FMT_Reduce, sendbuff, recvbuff, count, (int)datatype, (int)op, root, (void*)comm, (void*)stream);
   FAIL_IF_ASKED("ncclReduce");
+  fakeProfilerCall(comm, 1, "Reduce", count, (int)datatype, root);
   return ncclSuccess;
 }
 
@@ -345,6 +356,7 @@ ncclResult_t ncclAllGather(const void* sendbuff, void* recvbuff, size_t sendcoun
                            ncclComm_t comm, cudaStream_t stream) {
   LOG(FAKE_FMT_AllGather, sendbuff, recvbuff, sendcount, (int)datatype, (void*)comm, (void*)stream);
   FAIL_IF_ASKED("ncclAllGather");
+  fakeProfilerCall(comm, 1, "AllGather", sendcount * typeSize(datatype), (int)ncclInt8, -1);
   return ncclSuccess;
 }
 
@@ -352,6 +364,7 @@ ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recv
                                ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   LOG(FAKE_FMT_ReduceScatter, sendbuff, recvbuff, recvcount, (int)datatype, (int)op, (void*)comm, (void*)stream);
   FAIL_IF_ASKED("ncclReduceScatter");
+  fakeProfilerCall(comm, 1, "ReduceScatter", recvcount, (int)datatype, -1);
   return ncclSuccess;
 }
 
@@ -359,6 +372,13 @@ ncclResult_t ncclAlltoAll(const void* sendbuff, void* recvbuff, size_t count, nc
                           ncclComm_t comm, cudaStream_t stream) {
   LOG(FAKE_FMT_AlltoAll, sendbuff, recvbuff, count, (int)datatype, (void*)comm, (void*)stream);
   FAIL_IF_ASKED("ncclAlltoAll");
+  /* NCCL makes an alltoall one send and one receive task per peer, inside one group. */
+  fakeProfilerGroupStart();
+  for (int r = 0; fake(comm) != NULL && r < fake(comm)->nranks; ++r) {
+    fakeProfilerCall(comm, 0, "Send", count, (int)datatype, r);
+    fakeProfilerCall(comm, 0, "Recv", count, (int)datatype, r);
+  }
+  fakeProfilerGroupEnd();
   return ncclSuccess;
 }
 
@@ -380,6 +400,7 @@ ncclResult_t ncclSend(const void* sendbuff, size_t count, ncclDataType_t datatyp
                       cudaStream_t stream) {
   LOG(FAKE_FMT_Send, sendbuff, count, (int)datatype, peer, (void*)comm, (void*)stream);
   FAIL_IF_ASKED("ncclSend");
+  fakeProfilerCall(comm, 0, "Send", count, (int)datatype, peer);
   return ncclSuccess;
 }
 
@@ -387,6 +408,7 @@ ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype, int
                       cudaStream_t stream) {
   LOG(FAKE_FMT_Recv, recvbuff, count, (int)datatype, peer, (void*)comm, (void*)stream);
   FAIL_IF_ASKED("ncclRecv");
+  fakeProfilerCall(comm, 0, "Recv", count, (int)datatype, peer);
   ramp(recvbuff, count * typeSize(datatype), 0xc0);
   return ncclSuccess;
 }
@@ -396,12 +418,14 @@ ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype, int
 ncclResult_t ncclGroupStart(void) {
   LOG(FAKE_FMT_GroupStart);
   FAIL_IF_ASKED("ncclGroupStart");
+  fakeProfilerGroupStart();
   return ncclSuccess;
 }
 
 ncclResult_t ncclGroupEnd(void) {
   LOG(FAKE_FMT_GroupEnd);
   FAIL_IF_ASKED("ncclGroupEnd");
+  fakeProfilerGroupEnd();
   return ncclSuccess;
 }
 

@@ -69,6 +69,45 @@ result $? "summary/equals-hand-count" "$(cat "$work/hand.txt")"
 "$tool" summary "$trace" >"$work/summary.txt" && grep -q "^  allreduce .*world .* 2 .*128K" "$work/summary.txt" &&
   grep -q "^# per rank" "$work/summary.txt"
 result $? "summary/text-table" "$(head -20 "$work/summary.txt")"
+# ---- NCCL's decisions (format version 2): the algorithm / protocol mix equals a hand count
+decisions=examples/traces/nccl_decisions_allreduce_n2
+"$tool" summary "$decisions" --csv --table decisions >"$work/decisions.csv" 2>"$work/decisions.err"
+result $? "summary/decisions-exit-0" "$(cat "$work/decisions.err")"
+python3 - "$decisions" "$work/decisions.csv" >"$work/decisions_hand.txt" 2>&1 <<'PY'
+import collections, csv, glob, json, sys
+rows = collections.defaultdict(lambda: [0, 0, 99, 0, 0])  # calls, tasks, min ch, max ch, net sent
+for path in glob.glob(sys.argv[1] + "/*.jsonl"):
+    recs = [json.loads(l) for l in open(path)]
+    ops = {(r["comm"], r["seq"]): r for r in recs if r["type"] == "op"}
+    key_of = {}
+    for t in (r for r in recs if r["type"] == "nccl_task"):
+        op = ops[(t["comm"], t["seq"])]
+        bucket = 1
+        while bucket < op["bytes"]:
+            bucket *= 2
+        key = (op["op"], bucket, t["algo"], t["proto"])
+        row = rows[key]
+        row[1] += 1
+        row[2], row[3] = min(row[2], t["channels"]), max(row[3], t["channels"])
+        if (t["comm"], t["seq"]) not in key_of:
+            row[0] += 1
+            key_of[(t["comm"], t["seq"])] = key
+    for p in (r for r in recs if r["type"] == "nccl_proxy" and r["dir"] == "send"):
+        rows[key_of[(p["comm"], p["seq"])]][4] += p["bytes"]
+tool = {(r["op"], int(r["size_bucket"]), r["algo"], r["proto"]):
+        [int(r["calls"]), int(r["tasks"]), int(r["min_channels"]), int(r["max_channels"]), int(r["net_sent_bytes"])]
+        for r in csv.DictReader(open(sys.argv[2]))}
+print("hand:", dict(rows))
+print("tool:", tool)
+sys.exit(0 if tool == dict(rows) and len(tool) > 10 else 1)
+PY
+result $? "summary/decisions-equal-hand-count" "$(cat "$work/decisions_hand.txt")"
+"$tool" summary "$decisions" >"$work/decisions.txt" &&
+  grep -q "^# NCCL's decisions (profiler plugin): 208 tasks, 596 network proxy operations, 0 not joined" "$work/decisions.txt" &&
+  grep -qE "^  allreduce +2M +RING +SIMPLE +26 +26 +2 +54525952$" "$work/decisions.txt"
+result $? "summary/decisions-text" "$(tail -8 "$work/decisions.txt")"
+"$tool" summary "$trace" >"$work/v1.txt" && ! grep -q "NCCL's decisions" "$work/v1.txt"
+result $? "summary/no-decisions-in-v1-trace"
 "$tool" summary "$trace" --csv --table ranks >"$work/ranks.csv" && [ "$(sed -n 1p "$work/ranks.csv")" = "rank,calls,bytes,wire_bytes" ] &&
   [ "$(wc -l <"$work/ranks.csv")" -eq 3 ]
 result $? "summary/csv-ranks" "$(cat "$work/ranks.csv")"

@@ -81,6 +81,8 @@ void printWorkloadCsv(FILE* out, const WorkloadDistribution& d, SummaryTable tab
       fmt::print(out, "rank,calls,bytes,wire_bytes\n");
       for (const RankSummary& r : d.ranks) fmt::print(out, "{},{},{},{}\n", r.rank, r.calls, r.bytes, r.wireBytes);
       break;
+    case SummaryTable::kDecisions:  // from the trace itself (decision_mix.h), not the workload
+      break;
   }
 }
 

@@ -10,7 +10,7 @@
 
 namespace nshim::tools {
 
-enum class SummaryTable { kDistribution, kComms, kRanks };  // which table CSV carries
+enum class SummaryTable { kDistribution, kComms, kRanks, kDecisions };  // which table CSV carries
 
 void printWorkloadText(FILE* out, const std::string& source, const WorkloadDistribution& d);
 void printWorkloadCsv(FILE* out, const WorkloadDistribution& d, SummaryTable table);

@@ -6,6 +6,7 @@
 
 #include "tools/inspect/command_line.h"
 #include "tools/inspect/commands.h"
+#include "tools/inspect/decision_mix.h"
 #include "tools/inspect/distribution.h"
 #include "tools/inspect/distribution_output.h"
 #include "tools/inspect/output_file.h"
@@ -20,10 +21,14 @@ const char* kSummaryUsage = R"(usage: ncclshim summary <input> [options]
   workload .txt, an AICB .csv, or a phynet report .csv (--report FILE of phynet).
   Trace / workload: calls and bytes by op x group x message-size bucket (powers of two), per
   communicator and per rank, with the payload bytes each rank sends under ring algorithms.
+  A trace recorded with the profiler plugin (format version 2) adds NCCL's decisions: per op and
+  size bucket, the calls run with each algorithm / protocol, their channels and network bytes sent.
   Report: replayed time, algbw and busbw by op x group x message-size bucket.
 options:
   --format text|csv|json       output format (default text); --csv and --json are shorthands
-  --table dist|comms|ranks     the table CSV carries for a trace / workload (default dist)
+  --table dist|comms|ranks|decisions
+                               the table CSV carries for a trace / workload (default dist;
+                               decisions: NCCL's algorithm / protocol mix, traces only)
   -o PATH                      write to PATH instead of stdout
   -h, --help                   this text
 )";
@@ -55,7 +60,8 @@ std::string parseArgs(int argc, char** argv, SummaryArgs* a) {
       if (value == "dist" || value == "distribution") a->table = SummaryTable::kDistribution;
       else if (value == "comms") a->table = SummaryTable::kComms;
       else if (value == "ranks") a->table = SummaryTable::kRanks;
-      else return fmt::format("--table: '{}' is not dist, comms or ranks", value);
+      else if (value == "decisions") a->table = SummaryTable::kDecisions;
+      else return fmt::format("--table: '{}' is not dist, comms, ranks or decisions", value);
     } else if (flag == "-o" || flag == "--output") {
       a->output = value;
     } else {
@@ -80,6 +86,18 @@ Status run(const SummaryArgs& a) {
     else printReportText(out.get(), a.input, d);
     return out.close();
   }
+  if (a.table == SummaryTable::kDecisions && (kind != InputKind::kTrace || a.format != "csv")) {
+    return NS_ERROR(Code::kInvalidArgument, "--table decisions: CSV of a trace only");
+  }
+  DecisionMix mix;
+  if (kind == InputKind::kTrace && (a.format == "text" || a.table == SummaryTable::kDecisions)) {
+    NS_ASSIGN_OR_RETURN(mix, decisionMixOfTrace(a.input));
+  }
+  if (a.table == SummaryTable::kDecisions) {
+    NS_ASSIGN_OR_RETURN(OutputFile out, OutputFile::open(a.output));
+    printDecisionMixCsv(out.get(), mix);
+    return out.close();
+  }
   // SimAI / AICB ops are counted as they are expanded, never held (a 9216-rank file has tens of
   // millions); a trace's are read as usual.
   DistributionCounter counter;
@@ -94,6 +112,7 @@ Status run(const SummaryArgs& a) {
   if (a.format == "csv") printWorkloadCsv(out.get(), d, a.table);
   else if (a.format == "json") printWorkloadJson(out.get(), a.input, inputKindName(kind), d);
   else printWorkloadText(out.get(), a.input, d);
+  if (a.format == "text" && mix.tasks > 0) printDecisionMixText(out.get(), mix);
   return out.close();
 }
 

@@ -1,0 +1,31 @@
+// The recorded operation this thread is inside: set by the API frame (api_call.h) around the
+// backend call of every recorded collective / point-to-point call, so that the profiler plugin
+// (profiler_plugin.cc), which NCCL calls synchronously from inside that very call, can join what
+// NCCL decides to the API record (communicator id + per-comm sequence number). Two stores on entry,
+// one on exit; initial-exec TLS like the recorder's thread cache (no TLS call).
+#pragma once
+
+#include <cstdint>
+
+namespace nshim {
+
+struct CurrentApiOp {
+  uint64_t commId;  // 0: not inside a recorded operation
+  uint64_t seq;
+};
+
+__attribute__((tls_model("initial-exec"))) inline constinit thread_local CurrentApiOp tCurrentApiOp{0, 0};
+
+// RAII: marks the thread as inside operation (commId, seq) for its lifetime.
+class CurrentApiOpScope {
+ public:
+  CurrentApiOpScope(uint64_t commId, uint64_t seq) noexcept {
+    tCurrentApiOp.seq = seq;
+    tCurrentApiOp.commId = commId;
+  }
+  ~CurrentApiOpScope() { tCurrentApiOp.commId = 0; }
+  CurrentApiOpScope(const CurrentApiOpScope&) = delete;
+  CurrentApiOpScope& operator=(const CurrentApiOpScope&) = delete;
+};
+
+}  // namespace nshim

@@ -1,0 +1,259 @@
+// libncclshim.so as an NCCL profiler plugin (API v5, NCCL 2.28+): NCCL finds the exported
+// `ncclProfiler_v5` when NCCL_PROFILER_PLUGIN names this library (NCCLSHIM_PROFILER=1 sets it,
+// profiler_switch.cc). While the trace recorder is on, every collective and point-to-point task
+// NCCL launches becomes an `nccl_task` record (algorithm, protocol, channels, warps, NCCL's
+// sequence number) and every network proxy operation an `nccl_proxy` record (channel, peer, bytes
+// summed over its steps). Both are joined to the API record of the call they came from: NCCL
+// starts its CollApi / P2pApi event synchronously inside that call, where the API frame has set
+// tCurrentApiOp (api_current_op.h); the task names that event as its parent and each proxy
+// operation names its task. Events live in preallocated slots (profiler_slots.h): no lock,
+// allocation or syscall on NCCL's paths; the records go through the recorder's per-thread rings.
+// Recording off: init activates no event, and NCCL calls nothing else.
+#include <unistd.h>
+
+#include <cstring>
+#include <new>
+
+#include "common/clock.h"
+#include "common/env.h"
+#include "common/log.h"
+#include "libshim/api_current_op.h"
+#include "libshim/nccl_profiler_abi.h"
+#include "libshim/profiler_slots.h"
+#include "trace/recorder.h"
+#include "trace/trace_format.h"
+#include "trace/trace_record.h"
+
+namespace nshim::profiler {
+namespace {
+
+namespace abi = ::nshim::profiler_abi;
+using trace::ProxyRecord;
+using trace::TaskRecord;
+
+constexpr int kOk = 0;          // ncclSuccess
+constexpr int kSystemError = 2; // ncclSystemError
+
+// One communicator as NCCL announced it at init.
+struct CommContext {
+  uint64_t commHash;
+  int32_t rank;
+  int32_t nranks;
+  int32_t nnodes;
+};
+
+struct ApiPayload {
+  uint64_t commId;  // 0: the API event came from a call the shim did not record
+  uint64_t seq;
+};
+
+constexpr size_t kApiSlots = 1 << 14;
+constexpr size_t kTaskSlots = 1 << 14;
+constexpr size_t kProxySlots = 1 << 14;
+SlotPool<ApiPayload, kApiSlots> gApi;
+SlotPool<TaskRecord, kTaskSlots> gTasks;
+SlotPool<ProxyRecord, kProxySlots> gProxies;
+pid_t gPid = 0;  // set at the first init: proxy operations of another process have foreign parents
+
+// NCCL's type names (ncclDatatypeToString) to its numbering; kNoDatatype when unknown.
+int32_t datatypeFromName(const char* name) {
+  static constexpr const char* kNames[trace::kNumDatatypes] = {
+      "ncclInt8",    "ncclUint8",   "ncclInt32",   "ncclUint32",   "ncclInt64",      "ncclUint64",
+      "ncclFloat16", "ncclFloat32", "ncclFloat64", "ncclBfloat16", "ncclFloat8e4m3", "ncclFloat8e5m2"};
+  if (name == nullptr) return trace::kNoDatatype;
+  for (int i = 0; i < trace::kNumDatatypes; ++i) {
+    if (std::strcmp(name, kNames[i]) == 0) return i;
+  }
+  return trace::kNoDatatype;
+}
+
+template <size_t N>
+void copyName(char (&out)[N], const char* name) {
+  if (name == nullptr) return;  // the record starts zeroed
+  size_t i = 0;
+  for (; i + 1 < N && name[i] != '\0'; ++i) out[i] = name[i];
+  out[i] = '\0';
+}
+
+// The API call a task came from, through its CollApi / P2pApi parent.
+void joinApi(const void* parent, uint64_t* commId, uint64_t* seq, uint32_t* flags) {
+  if (handleKind(parent) != HandleKind::kApi) return;
+  ApiPayload api;
+  if (!gApi.read(handleTicket(parent), &api) || api.commId == 0) return;
+  *commId = api.commId;
+  *seq = api.seq;
+  *flags |= trace::kTaskJoined;
+}
+
+void* startApi() {
+  uint64_t ticket = gApi.claim();
+  ApiPayload& api = gApi.payload(ticket);
+  api.commId = tCurrentApiOp.commId;
+  api.seq = tCurrentApiOp.seq;
+  gApi.publish(ticket);
+  return makeHandle(HandleKind::kApi, ticket);
+}
+
+void* startTask(const CommContext& comm, const abi::EventDescrV5& e) {
+  const bool coll = e.type == abi::kEventColl;
+  uint64_t ticket = gTasks.claim();
+  TaskRecord& r = gTasks.payload(ticket);
+  r = trace::makeTaskRecord(coll ? trace::TaskKind::kColl : trace::TaskKind::kP2p);
+  r.startNs = nowNs();
+  r.ncclCommHash = comm.commHash;
+  r.rank = e.rank;
+  r.nranks = comm.nranks;
+  r.nnodes = comm.nnodes;
+  if (coll) {
+    r.ncclSeq = e.coll.seqNumber;
+    r.count = e.coll.count;
+    r.rootOrPeer = e.coll.root;
+    r.datatype = datatypeFromName(e.coll.datatype);
+    r.nChannels = e.coll.nChannels;
+    r.nWarps = e.coll.nWarps;
+    copyName(r.func, e.coll.func);
+    copyName(r.algo, e.coll.algo);
+    copyName(r.proto, e.coll.proto);
+  } else {
+    r.count = e.p2p.count;
+    r.rootOrPeer = e.p2p.peer;
+    r.datatype = datatypeFromName(e.p2p.datatype);
+    r.nChannels = e.p2p.nChannels;
+    copyName(r.func, e.p2p.func);
+  }
+  joinApi(e.parentObj, &r.commId, &r.seq, &r.flags);
+  gTasks.publish(ticket);
+  return makeHandle(HandleKind::kTask, ticket);
+}
+
+void* startProxyOp(const CommContext& comm, const abi::EventDescrV5& e) {
+  uint64_t ticket = gProxies.claim();
+  ProxyRecord& r = gProxies.payload(ticket);
+  r = trace::makeProxyRecord();
+  r.startNs = nowNs();
+  r.ncclCommHash = comm.commHash;
+  r.rank = e.rank;
+  r.isSend = e.proxyOp.isSend ? 1 : 0;
+  r.channel = e.proxyOp.channelId;
+  r.peer = e.proxyOp.peer;
+  r.nSteps = e.proxyOp.nSteps;
+  r.chunkSize = e.proxyOp.chunkSize;
+  // The parent task lives in this process only when NCCL's proxy does.
+  if (e.proxyOp.pid == gPid && handleKind(e.parentObj) == HandleKind::kTask) {
+    TaskRecord task;
+    if (gTasks.read(handleTicket(e.parentObj), &task)) {
+      r.commId = task.commId;
+      r.seq = task.seq;
+      r.flags = task.flags & trace::kTaskJoined;
+      std::memcpy(r.func, task.func, sizeof(r.func));
+    }
+  }
+  gProxies.publish(ticket);
+  return makeHandle(HandleKind::kProxyOp, ticket);
+}
+
+int pluginInit(void** context, uint64_t commHash, int* eActivationMask, const char* commName, int nNodes,
+               int nranks, int rank, abi::DebugLogger) {
+  if (context == nullptr || eActivationMask == nullptr) return kSystemError;
+  *context = nullptr;
+  *eActivationMask = 0;
+  if (!trace::enabled()) return kOk;  // nothing to record into: NCCL raises no event
+  auto* comm = new (std::nothrow) CommContext{commHash, rank, nranks, nNodes};
+  if (comm == nullptr) return kSystemError;
+  if (gPid == 0) gPid = getpid();
+  uint64_t mask = abi::kEventCollApi | abi::kEventP2pApi | abi::kEventColl | abi::kEventP2p;
+  if (envInt("NCCLSHIM_PROFILER_PROXY", 1) != 0) mask |= abi::kEventProxyOp | abi::kEventProxyStep;
+  *context = comm;
+  *eActivationMask = static_cast<int>(mask);
+  NS_INFO("profiler plugin: comm {:#x} ({}) rank {}/{} on {} nodes, events {:#x}", commHash,
+          commName != nullptr ? commName : "", rank, nranks, nNodes, mask);
+  return kOk;
+}
+
+int pluginStartEvent(void* context, void** eHandle, abi::EventDescrV5* e) noexcept {
+  if (eHandle == nullptr) return kOk;
+  *eHandle = nullptr;
+  if (context == nullptr || e == nullptr) return kOk;
+  const auto& comm = *static_cast<const CommContext*>(context);
+  switch (e->type) {
+    case abi::kEventCollApi:
+    case abi::kEventP2pApi: *eHandle = startApi(); break;
+    case abi::kEventColl:
+    case abi::kEventP2p: *eHandle = startTask(comm, *e); break;
+    case abi::kEventProxyOp: *eHandle = startProxyOp(comm, *e); break;
+    case abi::kEventProxyStep:
+      // A step adds its bytes to its operation: the operation's slot, under the step kind.
+      if (handleKind(e->parentObj) == HandleKind::kProxyOp) {
+        *eHandle = makeHandle(HandleKind::kProxyStep, handleTicket(e->parentObj));
+      }
+      break;
+    default: break;  // group, kernel, control and network-plugin events are not recorded
+  }
+  return kOk;
+}
+
+int pluginStopEvent(void* eHandle) noexcept {
+  switch (handleKind(eHandle)) {
+    case HandleKind::kTask: {
+      uint64_t ticket = handleTicket(eHandle);
+      // The slot stays readable after the stop: NCCL starts the task's proxy operations later,
+      // on its proxy thread, naming the stopped task as their parent (until the pool wraps).
+      if (TaskRecord* r = gTasks.find(ticket)) {
+        r->endNs = nowNs();
+        trace::recordTask(*r);
+      }
+      break;
+    }
+    case HandleKind::kProxyOp: {
+      uint64_t ticket = handleTicket(eHandle);
+      if (ProxyRecord* r = gProxies.find(ticket)) {
+        r->endNs = nowNs();
+        trace::recordProxy(*r);
+        gProxies.retire(ticket);
+      }
+      break;
+    }
+    default: break;  // API events end inside the call; steps are summed as they go
+  }
+  return kOk;
+}
+
+int pluginRecordEventState(void* eHandle, int state, abi::EventStateArgsV5* args) noexcept {
+  if (handleKind(eHandle) != HandleKind::kProxyStep || args == nullptr) return kOk;
+  if (state != abi::kStateProxyStepSendWait && state != abi::kStateProxyStepRecvFlushWait) return kOk;
+  if (ProxyRecord* r = gProxies.find(handleTicket(eHandle))) {  // only the proxy thread writes it
+    r->bytes += args->proxyStep.transSize;
+    ++r->stepsDone;
+  }
+  return kOk;
+}
+
+int pluginFinalize(void* context) noexcept {
+  delete static_cast<CommContext*>(context);
+  (void)trace::flush();
+  return kOk;
+}
+
+int guardedInit(void** context, uint64_t commHash, int* eActivationMask, const char* commName, int nNodes,
+                int nranks, int rank, abi::DebugLogger logfn) noexcept {
+  try {
+    return pluginInit(context, commHash, eActivationMask, commName, nNodes, nranks, rank, logfn);
+  } catch (...) {
+    if (eActivationMask != nullptr) *eActivationMask = 0;
+    return kSystemError;
+  }
+}
+
+}  // namespace
+}  // namespace nshim::profiler
+
+extern "C" {
+__attribute__((visibility("default"))) nshim::profiler_abi::ProfilerV5 ncclProfiler_v5 = {
+    "ncclshim",
+    nshim::profiler::guardedInit,
+    nshim::profiler::pluginStartEvent,
+    nshim::profiler::pluginStopEvent,
+    nshim::profiler::pluginRecordEventState,
+    nshim::profiler::pluginFinalize,
+};
+}

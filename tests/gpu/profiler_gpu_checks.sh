@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# NCCL's decisions captured by libncclshim.so as its own profiler plugin, on the GPU machine with
+# ONE GPU: every MPI rank is its own node to NCCL (tests/gpu/as_node.sh sets NCCL_HOSTID), all on
+# the one GPU, so every hop between ranks crosses NCCL's network transport (Socket over loopback).
+# nccl-tests is built here from the sources carried in build/gpu/nccl-tests (MPI=1; binaries in
+# build-nt/, not carried, kept while the machine stays warm). Needs build/gpu/ from
+# tests/gpu/prepare_profiler_carry.sh. Leaves under $OUT: runs.txt (one line per run), logs.tgz
+# (every run's nccl-tests output with NCCL's INFO log), traces.tgz (every run's trace directory),
+# nccl-tests-bin.tgz (the binaries, to carry to a later call). A run that would start after
+# BUDGET_S seconds (default 480) is skipped and said.
+#   stage all: build; all_reduce on 2 nodes without the shim; 7 ops on 2 nodes with it; forced
+#              NCCL_ALGO / NCCL_PROTO; 4 nodes
+#   stage overhead: (also part of all) one process, one rank: NCCL alone / forwarding / recording /
+#              recording + plugin, 3 interleaved rounds of sendrecv and all_reduce, 8 B..32 KiB
+#   stage where: the overhead rounds with the hook's path alone (noop) and a sleeping writer (quiet)
+#   stage drain: the writer's drain against the calling thread (needs build/gpu/libncclshim-before.so)
+#   stage smoke: build, all_reduce on 2 nodes without and with the shim, 4 nodes with it
+set -u
+stage=${1:-smoke}
+OUT=${OUT:-/tmp/gpu-out}
+mkdir -p "$OUT"
+NCCL_DIR=/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nccl
+PY=/opt/torch/.venv/bin/python
+SHIM=$PWD/build/gpu/libncclshim.so
+SRC=$PWD/build/gpu/nccl-tests
+BIN=${BIN:-$PWD/build-nt}
+BUDGET_S=${BUDGET_S:-480}
+SIZES=${SIZES:-"-b 8 -e 4M -f 8"}
+export LD_LIBRARY_PATH=$NCCL_DIR/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export NCCL_NVLS_ENABLE=0 NCCL_IB_DISABLE=1 NCCL_NET=Socket NCCL_SOCKET_IFNAME=lo NCCL_TESTS_DEVICE=0
+
+build_tests() {
+  if [ ! -x "$BIN/sendrecv_perf" ] && [ -f build/gpu/nccl-tests-bin.tgz ]; then
+    mkdir -p "$BIN" && tar -xzf build/gpu/nccl-tests-bin.tgz -C "$BIN"
+  fi
+  [ -x "$BIN/sendrecv_perf" ] && return 0
+  local home=/tmp/nccl_home mpi=/tmp/mpi_home
+  mkdir -p $home/lib $mpi
+  ln -sf "$NCCL_DIR/lib/libnccl.so.2" $home/lib/libnccl.so
+  ln -sfn "$NCCL_DIR/include" $home/include
+  ln -sfn "$(mpicc --showme:incdirs | awk '{print $1}')" $mpi/include
+  ln -sfn "$(mpicc --showme:libdirs | awk '{print $1}')" $mpi/lib
+  local start=$SECONDS
+  (cd "$SRC" && make -j16 MPI=1 MPI_HOME=$mpi NCCL_HOME=$home CUDA_HOME=/usr/local/cuda BUILDDIR="$BIN" \
+     NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90") > "$OUT/build_nccl_tests.log" 2>&1
+  echo "nccl-tests build: exit $? in $((SECONDS - start)) s" | tee -a "$OUT/build_nccl_tests.log"
+}
+
+# run <name> <nodes> <op> [VAR=value ...]: nccl-tests <op>_perf with the shim and the plugin
+# (unless SHIM=none), each rank its own node; trace in $OUT/traces/<name>, output in $OUT/<name>.log.
+run() {
+  local name=$1 nodes=$2 op=$3
+  shift 3
+  local xs=() v start=$SECONDS
+  if [ "$SECONDS" -gt "$BUDGET_S" ]; then echo "$name: skipped (past ${BUDGET_S} s)" | tee -a "$OUT/runs.txt"; return; fi
+  for v in "$@"; do xs+=(-x "$v"); done
+  local side=${SHIM_SIDE:-plugin} trace_dir=${TRACE_ROOT:-$OUT/traces}/$name
+  [ "$side" != none ] && xs+=(-x SHIM_PRELOAD="${SHIM_LIB:-$SHIM}" -x NCCLSHIM_MODE=forward)
+  [ "$side" = rec ] || [ "$side" = plugin ] && xs+=(-x NCCLSHIM_TRACE_DIR="$trace_dir")
+  [ "$side" = plugin ] && xs+=(-x NCCLSHIM_PROFILER=1)
+  [ "$side" = noop ] && xs+=(-x NCCLSHIM_HOOK_DEBUG=noop)          # the hook's path, empty body
+  [ "$side" = quiet ] && xs+=(-x NCCLSHIM_TRACE_DIR="$trace_dir" -x NCCLSHIM_TRACE_FLUSH_MS=100000 \
+                               -x NCCLSHIM_TRACE_RING=1048576)       # recording, writer asleep
+  timeout 240 mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$nodes" --mca btl self,tcp \
+    -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_IB_DISABLE -x NCCL_NET -x NCCL_SOCKET_IFNAME -x NCCL_TESTS_DEVICE \
+    -x NCCL_DEBUG="${NCCL_DEBUG:-INFO}" -x NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING "${xs[@]}" \
+    tests/gpu/as_node.sh "$BIN/${op}_perf" $SIZES -g 1 -c 1 ${ITERS:--n 4 -w 1} > "$OUT/$name.log" 2>&1
+  local rc=$?
+  echo "$name: exit $rc in $((SECONDS - start)) s; $(grep -m1 'Out of bounds' "$OUT/$name.log"); $(grep -m1 'Avg bus' "$OUT/$name.log")" \
+    | tee -a "$OUT/runs.txt"
+}
+
+nvidia-smi -L > "$OUT/gpus.txt" 2>&1
+build_tests
+if [ "$stage" = smoke ]; then
+  SHIM_SIDE=none run plain-all_reduce-n2 2 all_reduce
+  run all_reduce-n2 2 all_reduce
+  run all_reduce-n4 4 all_reduce
+fi
+if [ "$stage" = all ]; then
+  SHIM_SIDE=none run plain-all_reduce-n2 2 all_reduce
+  for op in all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv; do
+    run "$op-n2" 2 "$op"
+  done
+  for algo in Ring Tree; do
+    for proto in LL Simple; do run "all_reduce-n2-$algo-$proto" 2 all_reduce NCCL_ALGO=$algo NCCL_PROTO=$proto; done
+  done
+  for op in all_gather reduce_scatter broadcast reduce; do
+    for proto in LL Simple; do run "$op-n2-Ring-$proto" 2 "$op" NCCL_ALGO=Ring NCCL_PROTO=$proto; done
+  done
+  for op in all_gather reduce_scatter alltoall sendrecv; do run "$op-n4" 4 "$op"; done
+  run all_reduce-n4 4 all_reduce
+  run all_reduce-n4-Ring-Simple 4 all_reduce NCCL_ALGO=Ring NCCL_PROTO=Simple
+fi
+if [ "$stage" = drain ]; then
+  # The writer's drain against the calling thread, sendrecv (4 recorded calls per iteration):
+  # build/gpu/libncclshim-before.so (fixed drain interval) recording as is, with a ring that never
+  # fills (ring), draining every 1 ms on its timer (fast); and this build (adaptive interval),
+  # recording and recording + plugin. Side names: overhead-sendrecv-<side>-r<round>.
+  before=$PWD/build/gpu/libncclshim-before.so
+  for round in $(seq 1 "${ROUNDS:-3}"); do
+    for side in ${DRAIN_SIDES:-none fwd rec ring fast after afterplugin}; do
+      env_side=rec lib=$before extra=()
+      case $side in
+        none|fwd) env_side=$side ;;
+        ring) extra=(NCCLSHIM_TRACE_RING=1048576) ;;
+        fast) extra=(NCCLSHIM_TRACE_FLUSH_MS=1) ;;
+        after) lib=$SHIM ;;
+        afterplugin) lib=$SHIM env_side=plugin ;;
+      esac
+      SHIM_SIDE=$env_side SHIM_LIB=$lib TRACE_ROOT=/tmp/ov-traces NCCL_DEBUG=WARN SIZES="-b 8 -e 32K -f 4" \
+        ITERS="-n 500 -w 50 -c 0" run "overhead-sendrecv-$side-r$round" 1 sendrecv "${extra[@]}"
+    done
+  done
+fi
+if [ "$stage" = where ]; then
+  # Where the recording cost sits: the hook's path alone (noop) and recording with the writer
+  # thread asleep (quiet: a ring that never fills, no drain during the run) beside the sides above.
+  for round in 1 2 3; do
+    for op in sendrecv all_reduce; do
+      for side in none fwd noop rec quiet; do
+        SHIM_SIDE=$side TRACE_ROOT=/tmp/ov-traces NCCL_DEBUG=WARN SIZES="-b 8 -e 32K -f 4" ITERS="-n 500 -w 50 -c 0" \
+          run "overhead-$op-$side-r$round" 1 "$op"
+      done
+    done
+  done
+fi
+if [ "$stage" = all ] || [ "$stage" = overhead ]; then
+  # Host cost per call on one GPU, one process (NCCL's one-rank paths: sendrecv is a grouped
+  # send + recv to itself per iteration, all_reduce NCCL's one-rank copy): NCCL alone, forwarding,
+  # recording, recording + plugin; rounds interleaved; each side's best per size is the figure.
+  for round in 1 2 3; do
+    for op in sendrecv all_reduce; do
+      for side in none fwd rec plugin; do
+        SHIM_SIDE=$side TRACE_ROOT=/tmp/ov-traces NCCL_DEBUG=WARN SIZES="-b 8 -e 32K -f 2" ITERS="-n 500 -w 50 -c 0" \
+          run "overhead-$op-$side-r$round" 1 "$op"
+      done
+    done
+  done
+fi
+# What NCCL said about the emulated nodes and the plugin, and the first run's table.
+grep -h "nNodes\|NCCL version\|PROFILER/Plugin\|profiler plugin\|nccl-tests version\|Duplicate" "$OUT"/all_reduce-n*.log \
+  | sed 's/^[^ ]* //' | sort | uniq -c | head -20
+grep -E "^ +[0-9]+ +[0-9]+ +float" "$OUT/all_reduce-n2.log" | head -8
+# Everything back in few files ($OUT returns at most 8).
+(cd "$OUT" && tar -czf logs.tgz *.log && rm -f *.log && [ -d traces ] && tar -czf traces.tgz traces && rm -rf traces)
+[ -x "$BIN/sendrecv_perf" ] && tar -czf "$OUT/nccl-tests-bin.tgz" -C "$BIN" $(cd "$BIN" && ls *_perf)
+ls -la "$OUT"

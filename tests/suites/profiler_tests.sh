@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# libncclshim.so as NCCL's profiler plugin (libshim/profiler_plugin.cc), driven in real processes by
+# the fake NCCL's profiler side (tests/shim/fake_nccl_profiler.cc raises the events NCCL 2.28 does,
+# on its threads) with the real recorder: 3 rank processes of profiler_test_program under
+# LD_PRELOAD in forward mode, then profiler_trace_check verifies every field of every nccl_task /
+# nccl_proxy line and its join to the op line of its call. Cases: NCCL_PROFILER_PLUGIN naming the
+# library; the one switch NCCLSHIM_PROFILER=1 with other algorithm / protocol names; proxy events
+# off (NCCLSHIM_PROFILER_PROXY=0); the plugin loaded with recording off (nothing written).
+# Ends with "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+build=${BUILD:-build}
+lib=$(realpath "$build/libncclshim.so")
+program="$build/tests/profiler_test_program"
+checker="$build/tests/profiler_trace_check"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+source tests/lib/checks.sh  # result(), passed, failed
+
+for f in "$lib" "$program" "$checker"; do
+  [ -e "$f" ] || { echo "missing $f: run make first"; echo "0 passed, 1 failed"; exit 1; }
+done
+
+# run_ranks <case> <n> <env assignments...>: n rank processes; their CHECK lines are counted.
+run_ranks() {
+  local name=$1 n=$2 r pids=() rc=0
+  shift 2
+  local dir="$work/$name"
+  mkdir -p "$dir"
+  for ((r = 0; r < n; r++)); do
+    env NCCLSHIM_MODE=forward "$@" LD_PRELOAD="$lib" timeout 60 "$program" "$r" "$n" "$dir" \
+      >"$dir/out.$r" 2>"$dir/err.$r" &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
+  count_checks "$name" "$dir"/out.*
+  result "$rc" "$name/ranks-exit-0" "$(tail -n 3 "$dir"/err.* | tr '\n' ' ')"
+}
+
+# count_checks <case> <files...>: adds their CHECK PASS / FAIL lines to the totals.
+count_checks() {
+  local name=$1 p f
+  shift
+  p=$(cat "$@" | grep -c '^CHECK PASS')
+  f=$(cat "$@" | grep -c '^CHECK FAIL')
+  grep -h '^CHECK FAIL' "$@" | sed "s/^CHECK /[$name] /"
+  echo "$name: $p checks passed, $f failed"
+  passed=$((passed + p))
+  failed=$((failed + f))
+  [ "$p" -gt 0 ] || result 1 "$name/ran" "no checks ran"
+}
+
+# check_trace <case> <n> <algo> <proto> [--no-proxy]
+check_trace() {
+  local name=$1
+  "$checker" "$work/$name/trace" "$2" "$3" "$4" ${5:-} >"$work/$name/check.out" 2>&1
+  count_checks "$name-trace" "$work/$name/check.out"
+}
+
+echo "== NCCL_PROFILER_PLUGIN=libncclshim.so, 3 ranks"
+run_ranks plugin 3 NCCLSHIM_TRACE_DIR="$work/plugin/trace" NCCL_PROFILER_PLUGIN="$lib"
+check_trace plugin 3 RING SIMPLE
+
+echo "== NCCLSHIM_PROFILER=1 (the one switch), other algorithm and protocol, 2 ranks"
+run_ranks switch 2 NCCLSHIM_TRACE_DIR="$work/switch/trace" NCCLSHIM_PROFILER=1 FAKE_NCCL_ALGO=TREE FAKE_NCCL_PROTO=LL
+check_trace switch 2 TREE LL
+
+echo "== proxy events off"
+run_ranks noproxy 2 NCCLSHIM_TRACE_DIR="$work/noproxy/trace" NCCLSHIM_PROFILER=1 NCCLSHIM_PROFILER_PROXY=0
+check_trace noproxy 2 RING SIMPLE --no-proxy
+
+echo "== the plugin loaded, recording off: no trace, calls unaffected"
+run_ranks off 2 NCCL_PROFILER_PLUGIN="$lib"
+written=$(find "$work/off" -name '*.jsonl' | wc -l)
+result "$([ "$written" -eq 0 ]; echo $?)" off/no-trace-written "$written trace files"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
