@@ -14,6 +14,7 @@
 #include "common/clock.h"
 #include "common/env.h"
 #include "common/log.h"
+#include "libshim/record_hook.h"
 
 namespace nshim {
 namespace {

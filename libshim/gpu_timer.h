@@ -5,7 +5,7 @@
 // timed and are marked. libcuda is used only if the process has already loaded it (RTLD_NOLOAD).
 #pragma once
 
-#include "libshim/record_hook.h"
+#include "libshim/api_record.h"
 
 namespace nshim {
 

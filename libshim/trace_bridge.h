@@ -3,7 +3,7 @@
 // destroy, abort and finalize become CommRecords (destroy/abort/finalize also flush the trace).
 #pragma once
 
-#include "libshim/record_hook.h"
+#include "libshim/api_record.h"
 
 namespace nshim {
 
