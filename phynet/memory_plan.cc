@@ -119,6 +119,10 @@ RankMemoryFacts rankMemoryFacts(const Workload& workload, int globalRank, bool v
     return facts;
   }
   for (uint64_t cap : caps) {
+    if (verify && !facts.totalAtCap.empty()) {  // --verify needs whole buffers: the cap changes nothing
+      facts.totalAtCap.push_back(facts.totalAtCap.front());
+      continue;
+    }
     RankMemoryPlan plan = planRankMemory(workload, globalRank, verify, cap, scratchBytes);
     facts.totalAtCap.push_back(plan.totalBytes);
     if (plan.largest && facts.largest.empty()) {

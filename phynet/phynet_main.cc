@@ -33,7 +33,6 @@
 #include "phynet/replay.h"
 #include "phynet/report.h"
 #include "phynet/report_output.h"
-#include "phynet/workload_check.h"
 #include "phynet/workload_transform.h"
 #include "transport/nic_list.h"
 
