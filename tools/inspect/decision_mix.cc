@@ -22,9 +22,14 @@ using Key = std::tuple<std::string, uint64_t, std::string, std::string>;  // op,
 
 Result<DecisionMix> decisionMixOfTrace(const std::string& path) {
   NS_ASSIGN_OR_RETURN(trace::TraceSet set, trace::readTracePath(path));
+  return decisionMixOfSet(set);
+}
+
+DecisionMix decisionMixOfSet(const trace::TraceSet& set) {
   DecisionMix mix;
   std::map<Key, DecisionRow> rows;
   for (const trace::TraceFile& file : set.files) {
+    if (file.tasks.empty() && file.proxies.empty()) continue;  // a version-1 file, or the plugin was off
     std::map<std::pair<uint64_t, uint64_t>, const trace::OpRecord*> ops;
     for (const trace::OpEntry& op : file.ops) ops[{op.record.commId, op.record.seq}] = &op.record;
     std::map<std::pair<uint64_t, uint64_t>, DecisionRow*> rowOfCall;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "trace/trace_reader.h"
 
 namespace nshim::tools {
 
@@ -33,6 +34,8 @@ struct DecisionMix {
 
 // The mix of the trace at `path` (directory or file); no rows when it has no nccl_task lines.
 Result<DecisionMix> decisionMixOfTrace(const std::string& path);
+// The same from a trace already read (costs nothing for files without those lines).
+DecisionMix decisionMixOfSet(const trace::TraceSet& set);
 void printDecisionMixText(std::FILE* out, const DecisionMix& mix);
 void printDecisionMixCsv(std::FILE* out, const DecisionMix& mix);
 

@@ -89,11 +89,8 @@ Status run(const SummaryArgs& a) {
   if (a.table == SummaryTable::kDecisions && (kind != InputKind::kTrace || a.format != "csv")) {
     return NS_ERROR(Code::kInvalidArgument, "--table decisions: CSV of a trace only");
   }
-  DecisionMix mix;
-  if (kind == InputKind::kTrace && (a.format == "text" || a.table == SummaryTable::kDecisions)) {
-    NS_ASSIGN_OR_RETURN(mix, decisionMixOfTrace(a.input));
-  }
   if (a.table == SummaryTable::kDecisions) {
+    NS_ASSIGN_OR_RETURN(DecisionMix mix, decisionMixOfTrace(a.input));
     NS_ASSIGN_OR_RETURN(OutputFile out, OutputFile::open(a.output));
     printDecisionMixCsv(out.get(), mix);
     return out.close();
@@ -112,7 +109,7 @@ Status run(const SummaryArgs& a) {
   if (a.format == "csv") printWorkloadCsv(out.get(), d, a.table);
   else if (a.format == "json") printWorkloadJson(out.get(), a.input, inputKindName(kind), d);
   else printWorkloadText(out.get(), a.input, d);
-  if (a.format == "text" && mix.tasks > 0) printDecisionMixText(out.get(), mix);
+  if (a.format == "text" && loaded.decisions.tasks > 0) printDecisionMixText(out.get(), loaded.decisions);
   return out.close();
 }
 

@@ -132,7 +132,10 @@ Result<LoadedWorkload> loadWorkloadInput(
     case InputKind::kTrace: break;
   }
   phynet::TraceLoadStats stats;
-  NS_ASSIGN_OR_RETURN(loaded.workload, phynet::loadTraceWorkload(path, &stats));
+  NS_ASSIGN_OR_RETURN(trace::TraceSet set, trace::readTracePath(path));
+  loaded.decisions = decisionMixOfSet(set);  // before the conversion consumes the op records
+  NS_ASSIGN_OR_RETURN(loaded.workload, phynet::workloadFromTraceSet(std::move(set), &stats));
+  loaded.workload.description = fmt::format("{} ({})", loaded.workload.description, path);
   if (stats.cutFiles) loaded.notes.push_back(fmt::format("{} file(s) cut by a killed process", stats.cutFiles));
   if (stats.droppedRecords) {
     loaded.notes.push_back(fmt::format("the recorder lost {} record(s)", stats.droppedRecords));

@@ -13,6 +13,7 @@
 #include "common/status.h"
 #include "phynet/workload.h"
 #include "phynet/workload_options.h"
+#include "tools/inspect/decision_mix.h"
 
 namespace nshim::tools {
 
@@ -41,6 +42,7 @@ struct LoadedWorkload {
   InputKind kind = InputKind::kTrace;
   std::vector<std::string> notes;  // cut files, dropped records, calls that failed when recorded
   bool opsStreamed = false;        // the ops went to the sink (SimAI / AICB); the workload holds none
+  DecisionMix decisions;           // traces: NCCL's decisions (profiler plugin lines), from the same read
 };
 
 // A trace, SimAI or AICB input as phynet's Workload (an error for a report).
