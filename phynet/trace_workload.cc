@@ -263,14 +263,15 @@ Result<Workload> loadTraceWorkload(const std::string& path, TraceLoadStats* stat
     workload.description = fmt::format("{} ({})", workload.description, path);
     return workload;
   }
-  // Every file's structure, then this rank's file again with its op records.
-  trace::ReadOptions structureOnly;
-  structureOnly.skipOps = true;
-  NS_ASSIGN_OR_RETURN(trace::TraceSet set, trace::readTracePath(path, structureOnly));
+  // Every file's structure, and this rank's records where its header names it; a file that names
+  // its rank only later (comm or footer records) is read again if it turns out to be this rank's.
+  trace::ReadOptions structure;
+  structure.keepOpsOfRank = onlyRank;
+  NS_ASSIGN_OR_RETURN(trace::TraceSet set, trace::readTracePath(path, structure));
   uint64_t records = 0;
   for (trace::TraceFile& file : set.files) {
-    records += file.opsNotKept;
-    if (file.globalRank() != onlyRank) continue;
+    records += file.opsNotKept + file.ops.size();
+    if (file.globalRank() != onlyRank || file.header.globalRank == onlyRank) continue;
     NS_ASSIGN_OR_RETURN(trace::TraceSet mine, trace::readTracePath(file.path));
     if (mine.files.size() != 1 || mine.files[0].globalRank() != onlyRank) {
       return NS_ERROR(Code::kInvalidArgument, "{}: changed while it was read (global rank {} expected)", file.path,

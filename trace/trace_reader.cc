@@ -84,13 +84,23 @@ Result<TraceFile> TraceParser::finish() {
   return std::move(file_);
 }
 
+bool TraceParser::skippingOps() const {
+  return options_.skipOps ||
+         (options_.keepOpsOfRank >= 0 && file_.header.globalRank != options_.keepOpsOfRank);
+}
+
 void TraceParser::reserveForInput(uint64_t inputBytes) {
-  if (options_.onOps || options_.skipOps) return;
+  inputBytes_ = inputBytes;
+  if (options_.onOps || options_.skipOps || options_.keepOpsOfRank >= 0) return;  // keepOpsOfRank: at the header
+  reserveOps();
+}
+
+void TraceParser::reserveOps() {
   // No op line the reader accepts is shorter than this (the required keys alone are longer), so the
   // vector never reallocates; a reservation is capped at a quarter of the machine's memory.
   constexpr uint64_t kShortestOpLine = 128;
   const uint64_t physical = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
-  const uint64_t records = std::min<uint64_t>({inputBytes / kShortestOpLine + 16, options_.maxRecords,
+  const uint64_t records = std::min<uint64_t>({inputBytes_ / kShortestOpLine + 16, options_.maxRecords,
                                                physical / 4 / sizeof(OpEntry)});
   ops_.reserve(static_cast<size_t>(records));
 }
@@ -112,7 +122,8 @@ Status TraceParser::parseLine(std::string_view line) {
     return Status::Ok();  // blank lines carry nothing
   }
   const bool writerOpLine = sawHeader_ && line.substr(0, kOpLineStart.size()) == kOpLineStart;
-  if (writerOpLine && options_.opFastPath && !options_.skipOps && records() < options_.maxRecords) {
+  const bool skipOps = skippingOps();
+  if (writerOpLine && options_.opFastPath && !skipOps && records() < options_.maxRecords) {
     OpEntry entry;
     if (scanWriterOpLine(line, &entry.n, &entry.record)) {
       file_.endsWithFooter = false;
@@ -120,7 +131,7 @@ Status TraceParser::parseLine(std::string_view line) {
       return keepOp(entry);
     }
   }
-  const bool fastSkip = options_.skipOps && writerOpLine;
+  const bool fastSkip = skipOps && writerOpLine;
   if (!fastSkip) NS_RETURN_IF_ERROR(parseFlatJson(line, &object_));
   std::string_view type = "op";
   if (!fastSkip) NS_RETURN_IF_ERROR(getStringView(object_, "type", &type));
@@ -132,7 +143,7 @@ Status TraceParser::parseLine(std::string_view line) {
   if (records() >= options_.maxRecords) {
     return Status(Code::kInvalidArgument, fmt::format("more than {} records", options_.maxRecords));
   }
-  if (type == "op" && options_.skipOps) {
+  if (type == "op" && skipOps) {
     ++file_.opsNotKept;
     return Status::Ok();
   }
@@ -167,6 +178,7 @@ Status TraceParser::parseHeader() {
   NS_RETURN_IF_ERROR(getInto(object_, "start_monotonic_ns", INT64_MIN, INT64_MAX, &h.startMonotonicNs, true));
   NS_RETURN_IF_ERROR(getInto(object_, "ring_records", 0, UINT32_MAX, &h.ringRecords, true));
   sawHeader_ = true;
+  if (options_.keepOpsOfRank >= 0 && h.globalRank == options_.keepOpsOfRank && !options_.onOps) reserveOps();
   return Status::Ok();
 }
 

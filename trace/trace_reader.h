@@ -78,6 +78,10 @@ struct ReadOptions {
   // Structure only: header, comm, footer and drops lines are read; op lines are counted
   // (opsNotKept) and, when they start as the writer writes them ({"type":"op",), not parsed.
   bool skipOps = false;
+  // >= 0: as skipOps, except in the file whose header names this global rank (a replay rank reads
+  // every file's structure and only its own file's records). A file whose header names no rank has
+  // its op lines skipped.
+  int keepOpsOfRank = -1;
   // Op lines in the writer's exact layout are read by scanWriterOpLine (op_line_scan.h); false sends
   // every line through the general JSON parser (tests compare the two; the benchmark times both).
   // The environment variable NCCLSHIM_TRACE_GENERAL_PARSER (any value) turns it off too.
@@ -115,6 +119,8 @@ class TraceParser {
   Status parseProxy();
   Status keepOp(const OpEntry& entry);  // into ops_, or the streaming batch
   Status flushBatch();
+  bool skippingOps() const;  // skipOps, or keepOpsOfRank names another rank
+  void reserveOps();         // room for as many op records as inputBytes_ of text can hold
 
   ReadOptions options_;
   TraceFile file_;
@@ -123,6 +129,7 @@ class TraceParser {
   std::vector<CommEntry> comms_;
   std::vector<OpEntry> ops_;
   std::vector<OpEntry> batch_;  // streaming (options_.onOps): ops not handed over yet
+  uint64_t inputBytes_ = 0;     // reserveForInput's
 };
 
 Result<TraceFile> parseTrace(std::string_view text, const std::string& name, const ReadOptions& options = {});

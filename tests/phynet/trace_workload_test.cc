@@ -3,6 +3,9 @@
 // disagrees on a collective or on a send/recv size is refused naming rank, communicator and seq;
 // records out of recording order, and long traces whose converted records are released as it goes.
 #include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <tuple>
 #include <map>
 #include <string>
 #include <vector>
@@ -12,6 +15,7 @@
 #include "phynet/workload_transform.h"
 #include "tests/catch.h"
 #include "trace/trace_format.h"
+#include "tests/trace/trace_test_util.h"
 
 namespace nshim::phynet {
 namespace {
@@ -232,6 +236,55 @@ TEST_CASE("scale and filters keep the workload consistent", "[phynet]") {
   CHECK(w.ranks[0].ops.size() == 2);
   CHECK(checkWorkload(w).ok());
   CHECK(workloadFingerprint(w) != workloadFingerprint(loaded.value()));
+}
+
+}  // namespace
+}  // namespace nshim::phynet
+
+namespace nshim::phynet {
+namespace {
+
+std::string readAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void writeAll(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+// A replay rank loads every file's structure and only its own operations, the same ones the whole
+// load gives it; also when its file's header does not name its rank (the file is read again).
+TEST_CASE("a rank that loads only its own ops gets exactly the ops of the whole load", "[phynet]") {
+  trace::testing::TempDir dir;
+  for (const char* name : {"rank0.jsonl", "rank1.jsonl"}) {
+    writeAll(dir.path() + "/" + name, readAll(std::string("examples/traces/megatron_tp2/") + name));
+  }
+  auto whole = loadTraceWorkload(dir.path());
+  REQUIRE(whole.ok());
+  auto same = [](const WorkOp& a, const WorkOp& b) {
+    return std::tie(a.commId, a.seq, a.kind, a.count, a.type, a.bytes, a.group, a.computeNs, a.recordedNs) ==
+           std::tie(b.commId, b.seq, b.kind, b.count, b.type, b.bytes, b.group, b.computeNs, b.recordedNs);
+  };
+  auto check = [&](int rank) {
+    auto mine = loadTraceWorkload(dir.path(), nullptr, rank);
+    REQUIRE(mine.ok());
+    CHECK(mine->onlyRank == rank);
+    CHECK(mine->comms.size() == whole->comms.size());
+    for (int g = 0; g < 2; ++g) {
+      const auto& expected = g == rank ? whole->ranks[g].ops : std::vector<WorkOp>{};
+      REQUIRE(mine->ranks[g].ops.size() == expected.size());
+      for (size_t i = 0; i < expected.size(); ++i) CHECK(same(mine->ranks[g].ops[i], expected[i]));
+    }
+  };
+  check(0);
+  check(1);
+  REQUIRE(whole->ranks[1].ops.size() > 10);
+  // rank 1's header without its rank: the comm records name it, and the file is read again
+  std::string text = readAll(dir.path() + "/rank1.jsonl");
+  const size_t at = text.find("\"global_rank\":1,");
+  REQUIRE(at < text.find('\n'));
+  text.erase(at, std::string("\"global_rank\":1,").size());
+  writeAll(dir.path() + "/rank1.jsonl", text);
+  check(1);
 }
 
 }  // namespace
