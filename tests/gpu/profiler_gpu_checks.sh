@@ -15,6 +15,9 @@
 #   stage where: the overhead rounds with the hook's path alone (noop) and a sleeping writer (quiet)
 #   stage drain: the writer's drain against the calling thread (needs build/gpu/libncclshim-before.so)
 #   stage smoke: build, all_reduce on 2 nodes without and with the shim, 4 nodes with it
+#   stage topology: 4 nodes x 1 GPU, NCCL's rings / trees (GRAPH log) and network bytes per peer for
+#              all_reduce (also Tree forced), all_gather, reduce_scatter, broadcast, alltoall, 8K..32M
+#              (issue 18's ground truth where only one GPU is lent)
 set -u
 stage=${1:-smoke}
 OUT=${OUT:-/tmp/gpu-out}
@@ -63,7 +66,7 @@ run() {
                                -x NCCLSHIM_TRACE_RING=1048576)       # recording, writer asleep
   timeout 240 mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$nodes" --mca btl self,tcp \
     -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_IB_DISABLE -x NCCL_NET -x NCCL_SOCKET_IFNAME -x NCCL_TESTS_DEVICE \
-    -x NCCL_DEBUG="${NCCL_DEBUG:-INFO}" -x NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING "${xs[@]}" \
+    -x NCCL_DEBUG="${NCCL_DEBUG:-INFO}" -x NCCL_DEBUG_SUBSYS="${SUBSYS:-INIT,ENV,TUNING}" "${xs[@]}" \
     tests/gpu/as_node.sh "$BIN/${op}_perf" $SIZES -g 1 -c 1 ${ITERS:--n 4 -w 1} > "$OUT/$name.log" 2>&1
   local rc=$?
   echo "$name: exit $rc in $((SECONDS - start)) s; $(grep -m1 'Out of bounds' "$OUT/$name.log"); $(grep -m1 'Avg bus' "$OUT/$name.log")" \
@@ -91,6 +94,12 @@ if [ "$stage" = all ]; then
   for op in all_gather reduce_scatter alltoall sendrecv; do run "$op-n4" 4 "$op"; done
   run all_reduce-n4 4 all_reduce
   run all_reduce-n4-Ring-Simple 4 all_reduce NCCL_ALGO=Ring NCCL_PROTO=Simple
+fi
+if [ "$stage" = topology ]; then
+  for op in all_reduce all_gather reduce_scatter broadcast alltoall; do
+    SUBSYS=INIT,GRAPH,TUNING SIZES="-b 8K -e 32M -f 8" run "topo-$op-n4" 4 "$op"
+  done
+  SUBSYS=INIT,GRAPH,TUNING SIZES="-b 8K -e 32M -f 8" run "topo-all_reduce-n4-Tree" 4 all_reduce NCCL_ALGO=Tree
 fi
 if [ "$stage" = drain ]; then
   # The writer's drain against the calling thread, sendrecv (4 recorded calls per iteration):
@@ -139,9 +148,9 @@ if [ "$stage" = all ] || [ "$stage" = overhead ]; then
   done
 fi
 # What NCCL said about the emulated nodes and the plugin, and the first run's table.
-grep -h "nNodes\|NCCL version\|PROFILER/Plugin\|profiler plugin\|nccl-tests version\|Duplicate" "$OUT"/all_reduce-n*.log \
+grep -h "nNodes\|NCCL version\|PROFILER/Plugin\|profiler plugin\|nccl-tests version\|Duplicate" "$OUT"/*all_reduce-n*.log \
   | sed 's/^[^ ]* //' | sort | uniq -c | head -20
-grep -E "^ +[0-9]+ +[0-9]+ +float" "$OUT/all_reduce-n2.log" | head -8
+grep -hE "^ +[0-9]+ +[0-9]+ +float" "$OUT"/*all_reduce-n[24].log | head -8
 # Everything back in few files ($OUT returns at most 8).
 (cd "$OUT" && tar -czf logs.tgz *.log && rm -f *.log && [ -d traces ] && tar -czf traces.tgz traces && rm -rf traces)
 [ -x "$BIN/sendrecv_perf" ] && tar -czf "$OUT/nccl-tests-bin.tgz" -C "$BIN" $(cd "$BIN" && ls *_perf)
