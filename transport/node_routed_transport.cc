@@ -25,31 +25,40 @@ class NodeRoutedTransport final : public Transport {
   }
 
   // Requests of one side only wait on that side; a mix drives both until all are done.
-  // The stall reports read this transport's note: it names the first pending request for the
-  // whole wait (the side that waits keeps its own note).
+  // Every wait drives both transports, whichever its requests are on: a shared-memory send moves
+  // only while its sender makes progress (there is no kernel buffer to hold it), so a rank waiting
+  // on a TCP receive must keep pushing its shared-memory sends, or a ring of nodes deadlocks. Spins
+  // while requests complete, then sleeps briefly between passes.
   Status waitAll(std::span<Request* const> requests, Deadline deadline) override {
-    bool anyIntra = false, anyNet = false;
-    const Request* firstPending = nullptr;
-    for (const Request* req : requests) {
-      (isIntra(req->peer) ? anyIntra : anyNet) = true;
-      if (!firstPending && !req->done()) firstPending = req;
-    }
-    WaitNoteScope note(waitNote());
-    note.sleepingOn(firstPending);
-    if (!anyIntra) return net_->waitAll(requests, deadline);
-    if (!anyNet) return intra_->waitAll(requests, deadline);
     const int64_t started = nowNs();
+    int64_t spinUntil = started + kSpinNs;
+    size_t doneBefore = 0;
+    WaitNoteScope note(waitNote());
     while (true) {
       NS_RETURN_IF_ERROR(intra_->progress());
       NS_RETURN_IF_ERROR(net_->progress());
-      bool pending = false;
+      const Request* pending = nullptr;
+      size_t done = 0;
       for (Request* req : requests) {
-        if (!req->done()) pending = true;
-        else if (!req->status().ok()) return req->status();
+        if (!req->done()) {
+          if (!pending) pending = req;
+        } else if (!req->status().ok()) {
+          return req->status();
+        } else {
+          ++done;
+        }
       }
       if (!pending) return Status::Ok();
-      if (deadline.expired()) return timeoutError(rank(), requests, (nowNs() - started) * 1e-9);
-      std::this_thread::yield();
+      const int64_t now = nowNs();
+      if (done != doneBefore) spinUntil = now + kSpinNs;  // still completing
+      doneBefore = done;
+      if (deadline.expired()) return timeoutError(rank(), requests, (now - started) * 1e-9);
+      if (now < spinUntil) {
+        std::this_thread::yield();
+      } else {
+        note.sleepingOn(pending);
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+      }
     }
   }
 
@@ -75,6 +84,8 @@ class NodeRoutedTransport final : public Transport {
     return peer >= 0 && peer < static_cast<int>(sameNode_.size()) && sameNode_[peer];
   }
   Transport& route(int peer) { return isIntra(peer) ? *intra_ : *net_; }
+
+  static constexpr int64_t kSpinNs = 100'000;
 
   std::unique_ptr<Transport> intra_;
   std::unique_ptr<Transport> net_;

@@ -18,6 +18,7 @@
 #   stage topology: 4 nodes x 1 GPU, NCCL's rings / trees (GRAPH log) and network bytes per peer for
 #              all_reduce (also Tree forced), all_gather, reduce_scatter, broadcast, alltoall, 8K..32M
 #              (issue 18's ground truth where only one GPU is lent)
+#   stage topology2: the same on 4 nodes x 2 GPUs (tests/gpu/as_node_of_two.sh; a 2-GPU machine)
 set -u
 stage=${1:-smoke}
 OUT=${OUT:-/tmp/gpu-out}
@@ -67,7 +68,7 @@ run() {
   timeout 240 mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$nodes" --mca btl self,tcp \
     -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_IB_DISABLE -x NCCL_NET -x NCCL_SOCKET_IFNAME -x NCCL_TESTS_DEVICE \
     -x NCCL_DEBUG="${NCCL_DEBUG:-INFO}" -x NCCL_DEBUG_SUBSYS="${SUBSYS:-INIT,ENV,TUNING}" "${xs[@]}" \
-    tests/gpu/as_node.sh "$BIN/${op}_perf" $SIZES -g 1 -c 1 ${ITERS:--n 4 -w 1} > "$OUT/$name.log" 2>&1
+    "${AS_NODE:-tests/gpu/as_node.sh}" "$BIN/${op}_perf" $SIZES -g 1 -c 1 ${ITERS:--n 4 -w 1} > "$OUT/$name.log" 2>&1
   local rc=$?
   echo "$name: exit $rc in $((SECONDS - start)) s; $(grep -m1 'Out of bounds' "$OUT/$name.log"); $(grep -m1 'Avg bus' "$OUT/$name.log")" \
     | tee -a "$OUT/runs.txt"
@@ -100,6 +101,13 @@ if [ "$stage" = topology ]; then
     SUBSYS=INIT,GRAPH,TUNING SIZES="-b 8K -e 32M -f 8" run "topo-$op-n4" 4 "$op"
   done
   SUBSYS=INIT,GRAPH,TUNING SIZES="-b 8K -e 32M -f 8" run "topo-all_reduce-n4-Tree" 4 all_reduce NCCL_ALGO=Tree
+fi
+if [ "$stage" = topology2 ]; then  # 4 nodes x 2 GPUs: needs a 2-GPU machine
+  for op in all_reduce all_gather reduce_scatter broadcast alltoall; do
+    AS_NODE=tests/gpu/as_node_of_two.sh SUBSYS=INIT,GRAPH,TUNING SIZES="-b 8K -e 32M -f 8" run "topo-$op-n4x2" 8 "$op"
+  done
+  AS_NODE=tests/gpu/as_node_of_two.sh SUBSYS=INIT,GRAPH,TUNING SIZES="-b 8K -e 32M -f 8" \
+    run "topo-all_reduce-n4x2-Tree" 8 all_reduce NCCL_ALGO=Tree
 fi
 if [ "$stage" = drain ]; then
   # The writer's drain against the calling thread, sendrecv (4 recorded calls per iteration):

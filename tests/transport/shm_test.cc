@@ -134,5 +134,32 @@ TEST_CASE("routing by node: peers of the node over shared memory, the others ove
   CHECK(codes == std::vector<int>{0, 0, 0, 0});
 }
 
+// A ring over two nodes where every rank waits for its receive alone before its send: a rank
+// waiting on one transport must keep moving its sends on the other (a shared-memory send has no
+// kernel buffer behind it), or the ring deadlocks. 4 MiB: more than the rings and socket buffers.
+TEST_CASE("routing by node: a wait on one transport keeps the other's sends moving", "[shm]") {
+  UniqueId id = mustCreateId();
+  constexpr size_t kBytes = 4 << 20;
+  auto codes = runRanksInProcesses(4, [&](int rank) -> std::string {
+    auto net = connectTcpTransport(id, rank, 4, testOptions());
+    if (!net.ok()) return net.status().toString();
+    std::vector<bool> sameNode(4);
+    for (int r = 0; r < 4; ++r) sameNode[r] = r / 2 == rank / 2;
+    auto shm = connectShmTransport(id, rank, 4, sameNode, shmOptions());
+    if (!shm.ok()) return shm.status().toString();
+    auto t = createNodeRoutedTransport(std::move(shm).value(), std::move(net).value(), sameNode);
+    const int next = (rank + 1) % 4, prev = (rank + 3) % 4;
+    std::vector<uint8_t> out = pattern(kBytes, rank, next, 7), in(kBytes);
+    Request send, recv;
+    Status s = t->postSend(next, 7, out.data(), kBytes, &send);
+    if (s.ok()) s = t->postRecv(prev, 7, in.data(), kBytes, &recv);
+    if (s.ok()) s = waitOne(*t, &recv, Deadline::after(20));
+    if (s.ok()) s = waitOne(*t, &send, Deadline::after(20));
+    if (!s.ok()) return s.toString();
+    return verify(in, prev, rank, 7);
+  }, 60);
+  CHECK(codes == std::vector<int>{0, 0, 0, 0});
+}
+
 }  // namespace
 }  // namespace nshim
