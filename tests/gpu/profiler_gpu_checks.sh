@@ -19,6 +19,8 @@
 #              all_reduce (also Tree forced), all_gather, reduce_scatter, broadcast, alltoall, 8K..32M
 #              (issue 18's ground truth where only one GPU is lent)
 #   stage topology2: the same on 4 nodes x 2 GPUs (tests/gpu/as_node_of_two.sh; a 2-GPU machine)
+#   stage overhead2: one process driving 2 GPUs (nccl-tests -g 2), 8 B..1 GiB, NCCL alone /
+#              forwarding / recording / recording + plugin, 3 interleaved rounds (a 2-GPU machine)
 set -u
 stage=${1:-smoke}
 OUT=${OUT:-/tmp/gpu-out}
@@ -68,7 +70,7 @@ run() {
   timeout 240 mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$nodes" --mca btl self,tcp \
     -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_IB_DISABLE -x NCCL_NET -x NCCL_SOCKET_IFNAME -x NCCL_TESTS_DEVICE \
     -x NCCL_DEBUG="${NCCL_DEBUG:-INFO}" -x NCCL_DEBUG_SUBSYS="${SUBSYS:-INIT,ENV,TUNING}" "${xs[@]}" \
-    "${AS_NODE:-tests/gpu/as_node.sh}" "$BIN/${op}_perf" $SIZES -g 1 -c 1 ${ITERS:--n 4 -w 1} > "$OUT/$name.log" 2>&1
+    "${AS_NODE:-tests/gpu/as_node.sh}" "$BIN/${op}_perf" $SIZES -g "${GPUS:-1}" -c 1 ${ITERS:--n 4 -w 1} > "$OUT/$name.log" 2>&1
   local rc=$?
   echo "$name: exit $rc in $((SECONDS - start)) s; $(grep -m1 'Out of bounds' "$OUT/$name.log"); $(grep -m1 'Avg bus' "$OUT/$name.log")" \
     | tee -a "$OUT/runs.txt"
@@ -108,6 +110,16 @@ if [ "$stage" = topology2 ]; then  # 4 nodes x 2 GPUs: needs a 2-GPU machine
   done
   AS_NODE=tests/gpu/as_node_of_two.sh SUBSYS=INIT,GRAPH,TUNING SIZES="-b 8K -e 32M -f 8" \
     run "topo-all_reduce-n4x2-Tree" 8 all_reduce NCCL_ALGO=Tree
+fi
+if [ "$stage" = overhead2 ]; then  # one process, 2 GPUs (-g 2): needs a 2-GPU machine
+  for round in 1 2 3; do
+    for op in sendrecv all_reduce all_gather reduce_scatter alltoall; do
+      for side in none fwd rec plugin; do
+        GPUS=2 SHIM_SIDE=$side TRACE_ROOT=/tmp/ov-traces NCCL_DEBUG=WARN SIZES="-b 8 -e 1G -f 8" \
+          ITERS="-n 20 -w 5 -c 0" run "overhead-$op-$side-r$round" 1 "$op"
+      done
+    done
+  done
 fi
 if [ "$stage" = drain ]; then
   # The writer's drain against the calling thread, sendrecv (4 recorded calls per iteration):
