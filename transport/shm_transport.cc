@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
+#include <mutex>
 #include <thread>
 
 #include "common/env.h"
@@ -93,6 +95,10 @@ class ShmTransport final : public Transport {
   }
 
   Status progress() override {
+    if (abortRequested_.load(std::memory_order_acquire) && failure_.ok()) {
+      std::lock_guard<std::mutex> lock(abortMutex_);
+      fail(NS_ERROR(Code::kRemoteError, "communicator aborted by rank {}: {}", rank_, abortReason_));
+    }
     if (!failure_.ok()) return failure_;
     for (int p = 0; p < nranks_; ++p) {
       Peer& peer = peers_[p];
@@ -141,8 +147,19 @@ class ShmTransport final : public Transport {
     return peer >= 0 && peer < nranks_ ? peers_[peer].bytes : PeerBytes{};
   }
 
+  // Thread-safe (a watchdog may call it while the owner waits): the rings' abort flags tell the
+  // peers at once; the owner's next pass of progress fails its own requests with the reason.
   void abort(const std::string& reason) override {
-    fail(NS_ERROR(Code::kRemoteError, "communicator aborted by rank {}: {}", rank_, reason));
+    {
+      std::lock_guard<std::mutex> lock(abortMutex_);
+      if (abortReason_.empty()) abortReason_ = reason.empty() ? "aborted" : reason;
+    }
+    for (Peer& peer : peers_) {
+      if (!peer.local) continue;
+      if (peer.out.valid()) peer.out.raiseAbort();
+      if (peer.in.valid()) peer.in.raiseAbort();
+    }
+    abortRequested_.store(true, std::memory_order_release);
   }
 
  private:
@@ -158,7 +175,8 @@ class ShmTransport final : public Transport {
     req->tag = tag;
     req->bytes = bytes;
     req->isSend = isSend;
-    if (!failure_.ok()) {
+    if (!failure_.ok() || abortRequested_.load(std::memory_order_acquire)) {
+      (void)progress();  // turns a requested abort into the failure
       req->complete(failure_);
       return Status::Ok();
     }
@@ -263,6 +281,9 @@ class ShmTransport final : public Transport {
   std::vector<Peer> peers_;
   Status failure_;
   uint64_t moved_ = 0;  // bytes progress has moved: a wait keeps spinning while it grows
+  std::atomic<bool> abortRequested_{false};
+  std::mutex abortMutex_;
+  std::string abortReason_;
 };
 
 }  // namespace
