@@ -24,7 +24,6 @@ class NodeRoutedTransport final : public Transport {
     return route(peer).postRecv(peer, tag, buf, bytes, req);
   }
 
-  // Requests of one side only wait on that side; a mix drives both until all are done.
   // Every wait drives both transports, whichever its requests are on: a shared-memory send moves
   // only while its sender makes progress (there is no kernel buffer to hold it), so a rank waiting
   // on a TCP receive must keep pushing its shared-memory sends, or a ring of nodes deadlocks. Spins
