@@ -123,8 +123,9 @@ inline std::string killedHubJob(Transport& t, size_t big, int iterations, int ki
 
 // One of two ranks (run as threads): exchange `bytes` both ways, then wait on a receive that never
 // matches while rank 0 aborts from a second thread after 0.3 s. Rank 0 must see its own reason,
-// rank 1 the loss of rank 0, both within 5 s, and later posts must fail at once.
-inline std::string abortFromAnotherThread(Transport& t, size_t bytes) {
+// rank 1 the loss of rank 0 (`peerSees`), both within 5 s, and later posts must fail at once.
+inline std::string abortFromAnotherThread(Transport& t, size_t bytes,
+                                          const char* peerSees = "connection to rank 0 lost") {
   const int rank = t.rank();
   std::vector<uint8_t> out = pattern(bytes, rank, 1 - rank, 0), in(out.size());
   Request reqs[2];
@@ -149,7 +150,7 @@ inline std::string abortFromAnotherThread(Transport& t, size_t bytes) {
   Status status = waitOne(t, &req, Deadline::after(20));
   double waited = (nowNs() - start) * 1e-9;
   if (aborter.joinable()) aborter.join();
-  const char* expected = rank == 0 ? "watchdog fired" : "connection to rank 0 lost";
+  const char* expected = rank == 0 ? "watchdog fired" : peerSees;
   if (status.ok() || status.message().find(expected) == std::string::npos || waited > 5) {
     return fmt::format("after {:.1f} s: {}", waited, status.toString());
   }
