@@ -52,23 +52,23 @@ Status broadcast(Communicator& comm, const void* send, void* recv, size_t count,
   AbortOnError guard(transport);
   Deadline deadline = comm.operationDeadline();
 
+  const int channels = std::max(1, comm.options().channels);  // chunk k is NCCL channel k % channels
+  auto postRecv = [&](int k, Request* req) {
+    req->channel = k % channels;
+    return transport.postRecv(prev, tagOf(k), chunkSpan(k).data(), chunkSpan(k).size(), req);
+  };
   if (!isRoot) {
-    for (int k = 0; k < window; ++k) {
-      NS_RETURN_IF_ERROR(transport.postRecv(prev, tagOf(k), chunkSpan(k).data(), chunkSpan(k).size(), &recvs[k]));
-    }
+    for (int k = 0; k < window && k < chunks; ++k) NS_RETURN_IF_ERROR(postRecv(k, &recvs[k]));
   }
   for (int k = 0; k < chunks; ++k) {
     Request& slot = sends[k % window];
     if (!isRoot) {
       NS_RETURN_IF_ERROR(waitOne(transport, &recvs[k % window], deadline));
-      int ahead = k + window;
-      if (ahead < chunks) {
-        std::span<char> target = chunkSpan(ahead);
-        NS_RETURN_IF_ERROR(transport.postRecv(prev, tagOf(ahead), target.data(), target.size(), &recvs[k % window]));
-      }
+      if (k + window < chunks) NS_RETURN_IF_ERROR(postRecv(k + window, &recvs[k % window]));
     }
     if (!forwards) continue;
     if (k >= window) NS_RETURN_IF_ERROR(waitOne(transport, &slot, deadline));
+    slot.channel = k % channels;
     NS_RETURN_IF_ERROR(transport.postSend(next, tagOf(k), sourceSpan(k).data(), sourceSpan(k).size(), &slot));
     if (isRoot && source != data) std::memcpy(chunkSpan(k).data(), sourceSpan(k).data(), chunkSpan(k).size());
   }

@@ -49,8 +49,14 @@ Status reduce(Communicator& comm, const void* send, void* recv, size_t count, Da
   AbortOnError guard(transport);
   Deadline deadline = comm.operationDeadline();
 
+  const int channels = std::max(1, comm.options().channels);  // chunk k is NCCL channel k % channels
   auto postRecv = [&](int k) {
+    recvs[k % window].channel = k % channels;
     return transport.postRecv(from, tagOf(k), stageOf(k), elemsOf(k) * elemSize, &recvs[k % window]);
+  };
+  auto postSend = [&](int k, const void* data) {
+    sends[k % window].channel = k % channels;
+    return transport.postSend(to, tagOf(k), data, elemsOf(k) * elemSize, &sends[k % window]);
   };
   if (receives) {
     for (int k = 0; k < window; ++k) NS_RETURN_IF_ERROR(postRecv(k));
@@ -59,7 +65,7 @@ Status reduce(Communicator& comm, const void* send, void* recv, size_t count, Da
     const size_t elems = elemsOf(k);
     if (!receives) {  // the far end of the chain: send the input as it is
       if (k >= window) NS_RETURN_IF_ERROR(waitOne(transport, &sends[k % window], deadline));
-      NS_RETURN_IF_ERROR(transport.postSend(to, tagOf(k), inputOf(k), elems * elemSize, &sends[k % window]));
+      NS_RETURN_IF_ERROR(postSend(k, inputOf(k)));
       continue;
     }
     NS_RETURN_IF_ERROR(waitOne(transport, &recvs[k % window], deadline));
@@ -71,7 +77,7 @@ Status reduce(Communicator& comm, const void* send, void* recv, size_t count, Da
       continue;
     }
     reduceTo(type, kind, stageOf(k), stageOf(k), inputOf(k), elems);
-    NS_RETURN_IF_ERROR(transport.postSend(to, tagOf(k), stageOf(k), elems * elemSize, &sends[k % window]));
+    NS_RETURN_IF_ERROR(postSend(k, stageOf(k)));
     if (k + window < chunks) {
       // The staging slot of chunk k is reused by chunk k + window: its send must be finished.
       NS_RETURN_IF_ERROR(waitOne(transport, &sends[k % window], deadline));

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "collectives/collectives.h"
+#include "collectives/double_binary_tree.h"
 #include "collectives/reduce.h"
 
 namespace nshim {
@@ -39,7 +40,8 @@ size_t reductionScratchBound(const CollectiveOptions& options) {
   const size_t window = static_cast<size_t>(std::max(1, options.maxInflight));
   const size_t ringStages = window * 2 * std::max(options.sliceBytes, kLargestElement);
   const size_t chainStages = window * std::max(options.chunkBytes, kLargestElement);
-  return std::max({ringStages, chainStages, options.smallAllReduceBytes});
+  const size_t treeStages = chainStages * kMaxTreeDown;
+  return std::max({ringStages, treeStages, options.smallAllReduceBytes});
 }
 
 const void* preScaledInput(const void* send, size_t count, DataType type, const ReduceOp& op,

@@ -43,6 +43,16 @@ inline size_t ringSliceElements(const Communicator& comm, DataType type, size_t 
   return std::min(configured, std::max(smallest, spread));
 }
 
+// Elements of one rank's chunk of a ring allreduce block (a block is n chunks): the configured
+// slice, but small enough that the buffer makes at least `channels` blocks when it can, so that
+// every channel carries its share as NCCL splits a buffer over its channels.
+inline size_t ringAllReduceSliceElements(const Communicator& comm, DataType type, size_t count, int channels) {
+  const size_t n = static_cast<size_t>(comm.nranks());
+  const size_t perRank = (count + n - 1) / n;
+  const size_t perChannel = (perRank + channels - 1) / std::max(1, channels);
+  return std::max<size_t>(1, std::min(sliceElements(comm, type), perChannel));
+}
+
 // For PreMulSum: returns a copy of `send` scaled by the op's scalar (held in `storage`);
 // for other ops returns `send` itself.
 const void* preScaledInput(const void* send, size_t count, DataType type, const ReduceOp& op,

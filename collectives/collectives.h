@@ -12,8 +12,21 @@
 
 namespace nshim {
 
+// What a caller may say about one allreduce, as NCCL decided it (a trace that recorded NCCL's
+// choice): the algorithm (kAuto: the communicator's options) and the channels (0: the options').
+struct AlgorithmChoice {
+  Algorithm algorithm = Algorithm::kAuto;
+  int channels = 0;
+};
 Status allReduce(Communicator& comm, const void* send, void* recv, size_t count, DataType type,
-                 const ReduceOp& op);
+                 const ReduceOp& op, AlgorithmChoice choice = {});
+// What allReduce runs for a buffer of `bytes` on `nranks` ranks: "ring", "tree", "rd" (recursive
+// doubling) or "copy" (one rank), and the channels of the ring or tree (0 for the others).
+struct AllReducePlan {
+  const char* algorithm;
+  int channels;
+};
+AllReducePlan planAllReduce(const CollectiveOptions& options, AlgorithmChoice choice, int nranks, size_t bytes);
 // recv holds nranks * sendCount elements, rank r's contribution at r * sendCount.
 Status allGather(Communicator& comm, const void* send, void* recv, size_t sendCount, DataType type);
 // send holds nranks * recvCount elements; rank r receives the reduced block r.
@@ -31,7 +44,8 @@ Status gather(Communicator& comm, const void* send, void* recv, size_t count, Da
 Status scatter(Communicator& comm, const void* send, void* recv, size_t count, DataType type, int root);
 
 // The most scratch (Communicator::scratch) any reduction on a communicator with these options asks
-// for: the ring stages (window x 2 slices), the reduce chain's chunks, the recursive-doubling copy.
+// for: the ring stages (window x 2 slices), the tree's chunks from up to kMaxTreeDown children, the
+// recursive-doubling copy.
 // Reserving it before timing keeps its allocation and registration out of the first reduction.
 size_t reductionScratchBound(const CollectiveOptions& options);
 

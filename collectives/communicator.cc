@@ -14,8 +14,11 @@ CollectiveOptions CollectiveOptions::fromEnvironment() {
   options.timeoutSeconds = envDouble("NCCLSHIM_TIMEOUT", options.timeoutSeconds);
   options.smallAllReduceBytes =
       static_cast<size_t>(envBytes("NCCLSHIM_RD_THRESHOLD", options.smallAllReduceBytes));
-  std::string algo = envString("NCCLSHIM_ALGO", "auto");
-  if (algo == "ring" || algo == "RING") options.smallAllReduceBytes = 0;
+  const std::string algo = envString("NCCLSHIM_ALGO", "auto");
+  if (!parseAlgorithm(algo, &options.algorithm)) NS_WARN("NCCLSHIM_ALGO={} is not auto, ring or tree; using auto", algo);
+  if (options.algorithm == Algorithm::kRing) options.smallAllReduceBytes = 0;
+  options.channels = static_cast<int>(envInt("NCCLSHIM_NCHANNELS", options.channels));
+  if (options.channels < 1) options.channels = 1;
   if (options.sliceBytes < 64) {
     NS_WARN("NCCLSHIM_SLICE_BYTES={} too small; using 64", options.sliceBytes);
     options.sliceBytes = 64;

@@ -7,6 +7,8 @@
 #include <memory>
 #include <vector>
 
+#include "collectives/algorithm.h"
+#include "collectives/node_layout.h"
 #include "common/clock.h"
 #include "transport/transport.h"
 
@@ -14,7 +16,7 @@ namespace nshim {
 
 // Algorithm tuning; defaults follow NCCL's Simple protocol (1 MiB slices, 8 in flight) and are overridable by
 // NCCLSHIM_SLICE_BYTES, NCCLSHIM_CHUNK_BYTES, NCCLSHIM_MAX_INFLIGHT, NCCLSHIM_TIMEOUT,
-// NCCLSHIM_ALGO (auto|ring) and NCCLSHIM_RD_THRESHOLD.
+// NCCLSHIM_ALGO (auto|ring|tree), NCCLSHIM_NCHANNELS and NCCLSHIM_RD_THRESHOLD.
 struct CollectiveOptions {
   size_t sliceBytes = 1 << 20;  // one message on the wire
   size_t chunkBytes = 512 << 10;  // pipelining unit of broadcast/reduce chains (NCCL Simple step)
@@ -23,6 +25,10 @@ struct CollectiveOptions {
   // Allreduces up to this size on a power-of-two number of ranks use recursive doubling (log2 n
   // exchanges instead of 2(n-1) ring steps); 0 forces the ring (NCCLSHIM_ALGO=ring).
   size_t smallAllReduceBytes = 64 << 10;
+  Algorithm algorithm = Algorithm::kAuto;
+  // NCCL's channels: the tree runs channel c on tree c % 2 (a part of the buffer each). An op that
+  // says how many channels NCCL used (a trace with NCCL's decisions) uses that number instead.
+  int channels = 2;
 
   static CollectiveOptions fromEnvironment();
 };
@@ -30,12 +36,15 @@ struct CollectiveOptions {
 class Communicator {
  public:
   Communicator(std::unique_ptr<Transport> transport, CollectiveOptions options)
-      : transport_(std::move(transport)), options_(options) {}
+      : transport_(std::move(transport)), options_(options), nodes_(NodeLayout::flat(transport_->nranks())) {}
 
   int rank() const { return transport_->rank(); }
   int nranks() const { return transport_->nranks(); }
   Transport& transport() { return *transport_; }
   const CollectiveOptions& options() const { return options_; }
+  // Which node each rank is on (flat unless set); the same on every rank of the communicator.
+  const NodeLayout& nodes() const { return nodes_; }
+  void setNodes(NodeLayout nodes) { nodes_ = std::move(nodes); }
 
   // The sequence number of the next collective; equal on all ranks that run the same sequence.
   // Point-to-point operations do not take one (only the two peers take part in them).
@@ -49,6 +58,7 @@ class Communicator {
  private:
   std::unique_ptr<Transport> transport_;
   CollectiveOptions options_;
+  NodeLayout nodes_;
   uint64_t operationSeq_ = 0;
   std::vector<char> scratch_;
   MemoryRegistration scratchRegistration_;  // after scratch_ and transport_: ends before either

@@ -17,6 +17,7 @@ enum class OpCode : uint64_t {
   kScatter = 8,
   kPointToPoint = 9,
   kAllReduceSmall = 10,
+  kAllReduceTree = 11,
 };
 
 // [ sequence : 40 | op : 8 | step : 16 ]

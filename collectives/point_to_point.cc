@@ -76,6 +76,7 @@ Status runTaggedPointToPoint(Communicator& comm, std::span<const P2POp> ops, uin
     do {
       size_t bytes = std::min(slice, op.bytes - offset);
       Request* req = &requests[pending.size()];
+      req->channel = 0;  // NCCL sends point to point on one channel per peer (tests/data/nccl_4x*)
       if (op.kind == P2POp::Kind::kSend) {
         NS_RETURN_IF_ERROR(transport.postSend(op.peer, tag, base + offset, bytes, req));
       } else {

@@ -3,6 +3,7 @@
 // It trades bandwidth for latency (each round moves the full buffer), so it is only chosen below
 // CollectiveOptions::smallAllReduceBytes; NCCLSHIM_ALGO=ring turns it off.
 #include "collectives/abort_on_error.h"
+#include "collectives/allreduce_algorithms.h"
 #include "collectives/collective_support.h"
 #include "collectives/op_tags.h"
 #include "collectives/reduce.h"
@@ -22,6 +23,7 @@ Status recursiveDoublingAllReduce(Communicator& comm, const void* input, void* r
     int partner = comm.rank() ^ distance;
     uint64_t tag = makeTag(seq, OpCode::kAllReduceSmall, round);
     Request recvReq, sendReq;
+    recvReq.channel = sendReq.channel = 0;
     AbortOnError guard(transport);
     NS_RETURN_IF_ERROR(transport.postRecv(partner, tag, stage, bytes, &recvReq));
     NS_RETURN_IF_ERROR(transport.postSend(partner, tag, recv, bytes, &sendReq));

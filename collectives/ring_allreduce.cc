@@ -2,30 +2,27 @@
 // messages. Each block of n·slice elements is cut into n chunks; in steps 0..n-2 rank r sends chunk
 // r-s (its input, then the partial sums it received) and adds the chunk r-s-1 arriving from r-1;
 // after step n-2 it holds the full sum of chunk r+1. Steps n-1..2n-3 circulate the finished chunks.
-// Wire bytes per rank: 2(n-1)/n of the buffer. Small messages on 2^k ranks go to recursive doubling.
+// Wire bytes per rank: 2(n-1)/n of the buffer.
 #include <vector>
 
 #include "collectives/collective_support.h"
-#include "collectives/collectives.h"
+#include "collectives/allreduce_algorithms.h"
 #include "collectives/reduce.h"
 #include "collectives/ring_pipeline.h"
 
 namespace nshim {
-
-Status recursiveDoublingAllReduce(Communicator& comm, const void* input, void* recv, size_t count,
-                                  DataType type, const ReduceOp& op, uint64_t seq);
 
 namespace {
 
 class RingAllReducePass final : public RingPass {
  public:
   RingAllReducePass(Communicator& comm, const char* input, char* output, size_t count, DataType type,
-                    const ReduceOp& op)
+                    const ReduceOp& op, int channels)
       : n_(comm.nranks()), rank_(comm.rank()), input_(input), output_(output), count_(count), type_(type),
-        op_(op), elemSize_(dataTypeSize(type)), blockElems_(sliceElements(comm, type) * n_),
+        op_(op), elemSize_(dataTypeSize(type)), blockElems_(ringAllReduceSliceElements(comm, type, count, channels) * n_),
         blocks_(static_cast<int>((count + blockElems_ - 1) / blockElems_)) {
     int window = ringWindow(comm);
-    stage_ = comm.scratch(static_cast<size_t>(window) * 2 * sliceElements(comm, type) * elemSize_);
+    stage_ = comm.scratch(static_cast<size_t>(window) * 2 * (blockElems_ / n_) * elemSize_);
     window_ = window;
   }
 
@@ -94,25 +91,10 @@ class RingAllReducePass final : public RingPass {
 
 }  // namespace
 
-Status allReduce(Communicator& comm, const void* send, void* recv, size_t count, DataType type,
-                 const ReduceOp& op) {
-  NS_RETURN_IF_ERROR(validateCollective(comm, "allreduce", send, recv, count, type, &op, -1, {true, true}));
-  uint64_t seq = comm.nextCollectiveSeq();
-  if (count == 0) return Status::Ok();
-  std::vector<char> scaled;
-  const void* input = preScaledInput(send, count, type, op, &scaled);
-  if (comm.nranks() == 1) {
-    copyElements(recv, input, count, type);
-    finishAverage(recv, count, type, op, 1);
-    return Status::Ok();
-  }
-  int n = comm.nranks();
-  bool powerOfTwo = (n & (n - 1)) == 0;
-  if (powerOfTwo && count * dataTypeSize(type) <= comm.options().smallAllReduceBytes) {
-    return recursiveDoublingAllReduce(comm, input, recv, count, type, op, seq);
-  }
-  RingAllReducePass pass(comm, static_cast<const char*>(input), static_cast<char*>(recv), count, type, op);
-  return runRingPipeline(comm, pass, OpCode::kAllReduce, seq, pass.window());
+Status ringAllReduce(Communicator& comm, const void* input, void* recv, size_t count, DataType type,
+                     const ReduceOp& op, uint64_t seq, int channels) {
+  RingAllReducePass pass(comm, static_cast<const char*>(input), static_cast<char*>(recv), count, type, op, channels);
+  return runRingPipeline(comm, pass, OpCode::kAllReduce, seq, pass.window(), channels);
 }
 
 }  // namespace nshim

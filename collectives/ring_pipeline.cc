@@ -16,7 +16,7 @@ Range partRange(size_t total, int parts, int index) {
   return Range{begin, end};
 }
 
-Status runRingPipeline(Communicator& comm, RingPass& pass, OpCode op, uint64_t seq, int window) {
+Status runRingPipeline(Communicator& comm, RingPass& pass, OpCode op, uint64_t seq, int window, int channels) {
   Transport& transport = comm.transport();
   const int n = comm.nranks();
   const int next = ringMod(comm.rank() + 1, n);
@@ -33,13 +33,18 @@ Status runRingPipeline(Communicator& comm, RingPass& pass, OpCode op, uint64_t s
   AbortOnError guard(transport);
 
   auto tagOf = [&](int block, int step) { return makeTag(seq, op, static_cast<uint64_t>(block) * steps + step); };
+  channels = std::max(1, channels);
   auto postRecv = [&](int first, int b, int s) {
     std::span<char> target = pass.recvTarget(first + b, s);
-    return transport.postRecv(prev, tagOf(first + b, s), target.data(), target.size(), &recvs[b * steps + s]);
+    Request* req = &recvs[b * steps + s];
+    req->channel = (first + b) % channels;
+    return transport.postRecv(prev, tagOf(first + b, s), target.data(), target.size(), req);
   };
   auto postSend = [&](int first, int b, int s) {
     std::span<const char> data = pass.sendData(first + b, s);
-    return transport.postSend(next, tagOf(first + b, s), data.data(), data.size(), &sends[b * steps + s]);
+    Request* req = &sends[b * steps + s];
+    req->channel = (first + b) % channels;
+    return transport.postSend(next, tagOf(first + b, s), data.data(), data.size(), req);
   };
 
   for (int first = 0; first < blocks; first += window) {

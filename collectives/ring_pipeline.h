@@ -28,8 +28,9 @@ class RingPass {
 };
 
 // Runs the pass. Staging buffers handed out by recvTarget for step s may be reused for step s+2:
-// the pipeline waits for the send of step s-1 before posting the receive of step s+1.
-Status runRingPipeline(Communicator& comm, RingPass& pass, OpCode op, uint64_t seq, int window);
+// the pipeline waits for the send of step s-1 before posting the receive of step s+1. Block b is
+// NCCL channel b % channels: its messages travel on that channel's connection (Request::channel).
+Status runRingPipeline(Communicator& comm, RingPass& pass, OpCode op, uint64_t seq, int window, int channels);
 
 // Elements [begin, end) of part `index` when `total` elements are cut into `parts` nearly equal
 // parts of ceil(total/parts) (the last ones may be shorter or empty).

@@ -19,11 +19,13 @@ struct Traffic {
   uint64_t wire = 0;      // with the transport's framing
   uint64_t messages = 0;
   uint64_t model = 0;     // the model's payload bytes
+  uint64_t flows = 0;     // connections that carried data (PeerTraffic::links)
   void add(const PeerTraffic& t) {
     bytes += t.sent;
     wire += t.wire;
     messages += t.messages;
     model += t.model;
+    flows += t.links;
   }
 };
 

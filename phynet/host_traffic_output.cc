@@ -20,8 +20,8 @@ std::string rankList(const std::vector<int>& ranks) {
 }
 
 std::string trafficJson(const Traffic& t) {
-  return fmt::format("{{\"bytes\":{},\"wire_bytes\":{},\"messages\":{},\"model_bytes\":{}}}", t.bytes, t.wire,
-                     t.messages, t.model);
+  return fmt::format("{{\"bytes\":{},\"wire_bytes\":{},\"messages\":{},\"model_bytes\":{},\"flows\":{}}}", t.bytes,
+                     t.wire, t.messages, t.model, t.flows);
 }
 
 }  // namespace
@@ -44,13 +44,16 @@ void printHostTraffic(FILE* out, const ReplayReport& r, int maxRows) {
   if (t.nics.size() > static_cast<size_t>(maxRows)) {
     fmt::print(out, "#  ... {} more NICs (all are in --json)\n", t.nics.size() - maxRows);
   }
-  fmt::print(out, "# traffic between hosts (sender -> receiver; same host = not on the fabric)\n");
-  fmt::print(out, "# {:<12}    {:<12} {:>14} {:>14} {:>14} {:>9}\n", "from", "to", "bytes", "model", "wire", "msgs");
+  fmt::print(out, "# traffic between hosts (sender -> receiver; same host = not on the fabric; flows = connections "
+             "that carried data, one per NCCL channel and rank pair)\n");
+  fmt::print(out, "# {:<12}    {:<12} {:>14} {:>14} {:>14} {:>9} {:>6}\n", "from", "to", "bytes", "model", "wire", "msgs",
+             "flows");
   shown = 0;
   for (const HostPairTraffic& p : t.pairs) {
     if (shown++ >= maxRows) break;
-    fmt::print(out, "  {:<12} -> {:<12} {:>14} {:>14} {:>14} {:>9}{}\n", p.from, p.to, p.traffic.bytes,
-               p.traffic.model, p.traffic.wire, p.traffic.messages, p.from == p.to ? "  (same host)" : "");
+    fmt::print(out, "  {:<12} -> {:<12} {:>14} {:>14} {:>14} {:>9} {:>6}{}\n", p.from, p.to, p.traffic.bytes,
+               p.traffic.model, p.traffic.wire, p.traffic.messages, p.traffic.flows,
+               p.from == p.to ? "  (same host)" : "");
   }
   if (t.pairs.size() > static_cast<size_t>(maxRows)) {
     fmt::print(out, "#  ... {} more host pairs (all are in --json)\n", t.pairs.size() - maxRows);
@@ -73,9 +76,10 @@ std::string rankEndpointJson(const ReplayReport& r, int rank) {
                                ? r.ranks[p].peers[rank] : PeerTraffic{};
     if (out.sent == 0 && out.wire == 0 && out.model == 0 && in.sent == 0 && in.wire == 0 && in.model == 0) continue;
     text += fmt::format("{}{{\"peer\":{},\"sent\":{},\"received\":{},\"wire_sent\":{},\"wire_received\":{},"
-                        "\"messages_sent\":{},\"messages_received\":{},\"model_sent\":{},\"model_received\":{}}}",
+                        "\"messages_sent\":{},\"messages_received\":{},\"model_sent\":{},\"model_received\":{},"
+                        "\"links\":{}}}",
                         first ? "" : ",", p, out.sent, in.sent, out.wire, in.wire, out.messages, in.messages,
-                        out.model, in.model);
+                        out.model, in.model, out.links);
     first = false;
   }
   return text + "]";

@@ -41,6 +41,13 @@ Result<std::unique_ptr<Transport>> routeByNode(const CommGroup& comm, int self, 
   return createNodeRoutedTransport(std::move(shm).value(), std::move(net), std::move(sameNode));
 }
 
+// The communicator's members' nodes (flat when the nodes are not known).
+NodeLayout nodeLayoutOf(const CommGroup& comm, const std::vector<int>& nodeOfRank) {
+  std::vector<int> keys;
+  for (int g : comm.members) keys.push_back(g >= 0 && g < static_cast<int>(nodeOfRank.size()) ? nodeOfRank[g] : -1 - g);
+  return NodeLayout::fromKeys(keys);
+}
+
 }  // namespace
 
 BootstrapOutcome bootstrapCommunicators(const Workload& workload, const std::vector<uint64_t>& usedIds, MpiSession& mpi,
@@ -99,7 +106,9 @@ BootstrapOutcome bootstrapCommunicators(const Workload& workload, const std::vec
       }
       connected = std::move(routed).value();
     }
-    outcome.comms[comm->id] = std::make_unique<Communicator>(std::move(connected), choice.collectives);
+    auto communicator = std::make_unique<Communicator>(std::move(connected), choice.collectives);
+    communicator->setNodes(nodeLayoutOf(*comm, choice.nodeOfRank));
+    outcome.comms[comm->id] = std::move(communicator);
   }
   const int first = mpi.firstFailing(!failure.ok(), "bootstrap: outcome");
   if (first >= 0) {

@@ -29,7 +29,7 @@ struct TransportChoice {
   bool verbose = false;
   // --intra-node shm: peers on this rank's node go over shared memory, the others over `name`.
   bool intraNodeShm = false;
-  std::vector<int> nodeOfRank;  // per global rank (node_map.h)
+  std::vector<int> nodeOfRank;  // per global rank (node_map.h): the communicators' node layouts
   ShmOptions shm;
 };
 

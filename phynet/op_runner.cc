@@ -20,7 +20,8 @@ Status runCollective(Communicator& comm, CommArena& arena, const WorkOp& op) {
   void* recv = arena.recv();
   const size_t count = op.count;
   switch (op.kind) {
-    case OpKind::kAllReduce: return allReduce(comm, send, recv, count, op.type, reduceOp);
+    case OpKind::kAllReduce:
+      return allReduce(comm, send, recv, count, op.type, reduceOp, algorithmChoiceOf(op, comm.options()));
     case OpKind::kAllGather: return allGather(comm, send, recv, count, op.type);
     case OpKind::kReduceScatter: return reduceScatter(comm, send, recv, count, op.type, reduceOp);
     case OpKind::kBroadcast: return broadcast(comm, send, recv, count, op.type, op.root);
@@ -33,6 +34,24 @@ Status runCollective(Communicator& comm, CommArena& arena, const WorkOp& op) {
 }
 
 }  // namespace
+
+AlgorithmChoice algorithmChoiceOf(const WorkOp& op, const CollectiveOptions& options) {
+  AlgorithmChoice choice;
+  if (options.algorithm == Algorithm::kAuto) choice.algorithm = op.algo;
+  choice.channels = op.channels;
+  return choice;
+}
+
+AllReducePlan algorithmOf(const WorkOp& op, const CollectiveOptions& options, int nranks) {
+  switch (op.kind) {
+    case OpKind::kAllReduce: return planAllReduce(options, algorithmChoiceOf(op, options), nranks, op.bytes);
+    case OpKind::kAllGather:
+    case OpKind::kReduceScatter: return {"ring", 0};
+    case OpKind::kBroadcast:
+    case OpKind::kReduce: return {"chain", 0};
+    default: return {"p2p", 0};
+  }
+}
 
 BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks, bool distinctSends, uint64_t capBytes) {
   BufferNeed need;

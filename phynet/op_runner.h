@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "collectives/collectives.h"
 #include "collectives/communicator.h"
 #include "common/status.h"
 #include "phynet/data_check.h"
@@ -29,6 +30,13 @@ constexpr uint64_t kNoCap = UINT64_MAX;
 // batch share one source region (each its own with `distinctSends`, for --verify), its receives
 // get distinct regions. Each side is at most `capBytes`: larger ops run in pieces, and receives
 // beyond the cap reuse the region (their content is not looked at without --verify).
+// How the engine runs `op` (an allreduce's algorithm and channels): NCCL's recorded choice,
+// unless the options force one (--algo / NCCLSHIM_ALGO, as NCCL_ALGO would).
+AlgorithmChoice algorithmChoiceOf(const WorkOp& op, const CollectiveOptions& options);
+// The algorithm the engine runs for `op` on `nranks` ranks ("ring", "tree", "chain", "p2p", ...)
+// and its channels where it uses them (0 otherwise), for the report.
+AllReducePlan algorithmOf(const WorkOp& op, const CollectiveOptions& options, int nranks);
+
 BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks, bool distinctSends = false,
                            uint64_t capBytes = kNoCap);
 

@@ -41,7 +41,7 @@ namespace {
 
 constexpr size_t kVerdictBytes = 8192;
 constexpr int kCounterFields = 12;
-constexpr int kPeerFields = 4;  // PeerTraffic, per global rank, after the counters
+constexpr int kPeerFields = 5;  // PeerTraffic, per global rank, after the counters
 constexpr useconds_t kLingerBeforeExitUs = 500'000;
 
 void say(int rank, const std::string& text) {
@@ -69,7 +69,7 @@ std::vector<int64_t> packResult(const RankReplayResult& result) {
                            c.readyNs, static_cast<int64_t>(c.plannedBufferBytes),
                            static_cast<int64_t>(c.peakRssBytes)};
   for (const PeerTraffic& p : c.peers) {
-    for (uint64_t field : {p.sent, p.wire, p.messages, p.model}) out.push_back(static_cast<int64_t>(field));
+    for (uint64_t field : {p.sent, p.wire, p.messages, p.model, p.links}) out.push_back(static_cast<int64_t>(field));
   }
   for (const OpTiming& t : result.timings) {
     out.push_back(t.startNs);
@@ -95,7 +95,7 @@ void unpackResult(const std::vector<int64_t>& in, int worldSize, RankCounters* c
   c->peers.resize(static_cast<size_t>(worldSize));
   for (PeerTraffic& p : c->peers) {
     p = PeerTraffic{static_cast<uint64_t>(in[i]), static_cast<uint64_t>(in[i + 1]), static_cast<uint64_t>(in[i + 2]),
-                    static_cast<uint64_t>(in[i + 3])};
+                    static_cast<uint64_t>(in[i + 3]), static_cast<uint64_t>(in[i + 4])};
     i += kPeerFields;
   }
   for (; i + 1 < in.size(); i += 2) timings->push_back({in[i], in[i + 1]});
@@ -160,14 +160,15 @@ bool placeRanks(const ReplayOptions& options, MpiSession& mpi, TransportChoice* 
   choice->ibverbs.hca = nicForLocalRank(hcas, localRank);
   Result<TransportKind> kind = transportKindFromName(options.transport);
   const std::vector<std::string> labels = hostLabels(hostIds);
+  // NCCL's nodes: the tree's layout, and with --intra-node shm the ranks that share memory.
+  Result<std::vector<int>> nodes = nodesOfRanks(hostIds, options.gpusPerNode, options.intraNode == "shm");
+  if (!nodes.ok()) {  // the same verdict on every rank
+    if (self == 0) say(self, nodes.status().message());
+    return false;
+  }
+  choice->nodeOfRank = std::move(nodes).value();
   if (options.intraNode == "shm") {
-    Result<std::vector<int>> nodes = nodesOfRanks(hostIds, options.gpusPerNode);
-    if (!nodes.ok()) {  // the same verdict on every rank
-      if (self == 0) say(self, nodes.status().message());
-      return false;
-    }
     choice->intraNodeShm = true;
-    choice->nodeOfRank = std::move(nodes).value();
     choice->shm = ShmOptions::fromEnvironment();
     choice->shm.timeoutSeconds = options.timeoutSeconds;
   }
@@ -308,6 +309,10 @@ int run(int argc, char** argv) {
   }
   choice.collectives = CollectiveOptions::fromEnvironment();
   choice.collectives.timeoutSeconds = timeout;
+  if (options.algorithm != Algorithm::kAuto) {
+    choice.collectives.algorithm = options.algorithm;
+    if (options.algorithm == Algorithm::kRing) choice.collectives.smallAllReduceBytes = 0;
+  }
   choice.verbose = options.verbose;
   mpi.setPhaseSeconds(2 * timeout + 30);
   BootstrapOutcome boot = bootstrapCommunicators(workload, validation.usedComms, mpi, choice);
@@ -353,6 +358,7 @@ int run(int argc, char** argv) {
     in.iterations = options.iterations;
     in.warmup = options.warmup;
     in.rateGBps = options.rateGBps;
+    in.collectives = choice.collectives;
     in.timings.resize(mpi.size());
     in.counters.resize(mpi.size());
     for (int r = 0; r < mpi.size(); ++r) unpackResult(gathered[r], mpi.size(), &in.counters[r], &in.timings[r]);

@@ -72,12 +72,15 @@ void addCounters(const std::vector<WorkOp>& ops, const Workload& workload, int g
     counters->opBytes += op.bytes * repeats;
     const int nranks = static_cast<int>(group->members.size());
     const PieceSplit split = splitToCap(op, nranks, capBytes);  // the model follows the pieces that ran
+    auto comm = comms.find(op.commId);
+    const NodeLayout* nodes = comm == comms.end() ? nullptr : &comm->second->nodes();
     for (uint64_t k = 0; k < split.pieces; ++k) {
       forEachModelSend(pieceOf(op, split, k, nranks), commRankOf(*group, globalRank), nranks, options,
                        [&](int peer, uint64_t bytes) {
                          counters->modelSent += bytes * repeats;
                          counters->peers[group->members[peer]].model += bytes * repeats;
-                       });
+                       },
+                       nodes);
     }
   }
   for (auto& [id, comm] : comms) {
@@ -92,6 +95,7 @@ void addCounters(const std::vector<WorkOp>& ops, const Workload& workload, int g
       to.sent += bytes.sent;
       to.wire += bytes.sentWire;
       to.messages += bytes.sentMessages;
+      to.links += bytes.sendLinks;
     }
   }
 }

@@ -37,6 +37,7 @@ struct PeerTraffic {
   uint64_t wire = 0;      // with the transport's framing (PeerBytes::sentWire)
   uint64_t messages = 0;  // sends posted
   uint64_t model = 0;     // what traffic_model predicts for `sent`
+  uint64_t links = 0;     // connections that carried sends (PeerBytes::sendLinks), over all communicators
 };
 
 struct RankCounters {

@@ -100,7 +100,7 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
                                           "--warmup",    "--scale",  "--ops",    "--groups", "--timeout",
                                           "--report",    "--json",   "--rate",   "--rows",   "--world-size",
                                           "--tp",        "--ep",     "--pp",     "--max-buffer", "--simai-rules",
-                                          "--intra-node", "--gpus-per-node"};
+                                          "--intra-node", "--gpus-per-node", "--algo"};
     if (std::find(std::begin(kValued), std::end(kValued), name) == std::end(kValued)) {
       return Status(Code::kInvalidArgument, fmt::format("unknown option {}", name));
     }
@@ -120,6 +120,10 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
         return Status(Code::kInvalidArgument, fmt::format("--intra-node: '{}' (net or shm)", value));
       }
       o.intraNode = value;
+    } else if (name == "--algo") {
+      if (!parseAlgorithm(value, &o.algorithm)) {
+        return Status(Code::kInvalidArgument, fmt::format("--algo: '{}' (auto, ring or tree)", value));
+      }
     } else if (name == "--gpus-per-node") {
       NS_RETURN_IF_ERROR(parseInt(name, value, 1, 1 << 16, &o.gpusPerNode));
     } else if (name == "--hca") {
@@ -230,8 +234,13 @@ replay
   --intra-node net|shm      net (default): every hop over --transport; shm: hops between ranks of
                             one node over shared memory (NCCL's NVLink: that traffic never reaches a
                             NIC), only hops between nodes over --transport
-  --gpus-per-node G         a node is G consecutive global ranks, as launchers place them (they must
-                            share a host); default: the ranks of one host
+  --gpus-per-node G         a node is G consecutive global ranks, as launchers place them (with
+                            --intra-node shm they must share a host); default: the ranks of one host
+  --algo auto|ring|tree     allreduce algorithm, like NCCL_ALGO: ring, or NCCL's double binary tree
+                            between nodes with a chain inside each (NCCLSHIM_NCHANNELS channels,
+                            default 2, alternate between its two trees). auto (default): what NCCL
+                            chose for the call where the trace recorded it (its profiler plugin,
+                            NCCLSHIM_PROFILER=1), else NCCLSHIM_ALGO, else the ring
   --pace fast|recorded      issue as fast as possible (default), or keep the recorded gaps
   --iterations N            replay the whole workload N times (default 1)
   --warmup N                N more iterations first, left out of the report (default 0)

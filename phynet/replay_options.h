@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/algorithm.h"
 #include "common/status.h"
 #include "phynet/workload_options.h"
 
@@ -22,6 +23,9 @@ struct ReplayOptions {
   std::string ifname;                  // NCCLSHIM_SOCKET_IFNAME: socket interface(s), one per local rank
   std::string hca;                     // NCCLSHIM_IB_HCA: RDMA device(s), one per local rank
   std::string intraNode = "net";       // net: every hop over --transport; shm: hops within a node over shared memory
+  // --algo: the allreduce algorithm for every op; kAuto: NCCL's recorded choice where the trace
+  // has it, else NCCLSHIM_ALGO, else the ring.
+  Algorithm algorithm = Algorithm::kAuto;
   int gpusPerNode = 0;                 // ranks per node (consecutive global ranks); 0: the ranks of one host
   Pace pace = Pace::kFast;
   int iterations = 1;                  // the whole workload is replayed this many times

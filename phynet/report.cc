@@ -61,6 +61,9 @@ class RowMaker {
     row.count = ref.count;
     row.type = ref.type;
     row.bytes = ref.bytes;
+    const AllReducePlan plan = algorithmOf(ref, in_.collectives, row.nranks);
+    row.algorithm = plan.algorithm;
+    row.channels = plan.channels;
     int64_t longest = 0, recorded = -1;
     double start = -1;
     for (const Member& m : members) {

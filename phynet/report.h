@@ -28,6 +28,8 @@ struct OpRow {
   DataType type = DataType::kFloat32;
   uint64_t bytes = 0;         // nccl-tests size
   std::string ranks;          // "3->1" (global ranks) for sendrecv, else ""
+  std::string algorithm;      // what the engine ran: ring, tree, rd, chain, p2p, copy
+  int channels = 0;           // the tree's channels; 0 where the algorithm has none
   double startUs = 0;         // earliest member start since its rank's run start
   double timeUs = 0;
   double algbw = 0;           // GB/s (1e9 bytes)
@@ -71,6 +73,7 @@ struct ReportInput {
   int iterations = 1;                          // measured
   int warmup = 0;
   double rateGBps = 0;
+  CollectiveOptions collectives;               // the engine's options (which algorithm each op ran)
 };
 
 ReplayReport buildReport(const ReportInput& input);

@@ -105,6 +105,16 @@ void releaseConsumed(const trace::OpEntry* records, size_t consumed) {
   if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
+// What NCCL decided for each collective call of the file (version 2 traces), by (commId, seq).
+std::map<std::pair<uint64_t, uint64_t>, const trace::TaskRecord*> ncclDecisions(const trace::TraceFile& file) {
+  std::map<std::pair<uint64_t, uint64_t>, const trace::TaskRecord*> decisions;
+  for (const trace::TaskEntry& task : file.tasks) {
+    const trace::TaskRecord& r = task.record;
+    if ((r.flags & trace::kTaskJoined) && r.kind == trace::TaskKind::kColl) decisions.emplace(std::make_pair(r.commId, r.seq), &r);
+  }
+  return decisions;
+}
+
 // One file's op records -> that rank's operations. The records are consumed: their memory is
 // released as the conversion goes (when they are in recording order).
 Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* out, TraceLoadStats* stats) {
@@ -124,6 +134,7 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
   const uint32_t fileIndex = internSourceFile(file.path);
   auto entryAt = [&](size_t i) { return sorted.empty() ? &file.ops[i] : sorted[i]; };
 
+  const std::map<std::pair<uint64_t, uint64_t>, const trace::TaskRecord*> decisions = ncclDecisions(file);
   int depth = 0, groupCounter = 0, currentGroup = 0;
   int64_t firstStart = -1, prevEnd = -1;
   constexpr size_t kReleaseEvery = 1 << 14;  // records (about 2 MiB)
@@ -189,6 +200,10 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
     op.recordedNs = gpuTimed ? r.gpuEndNs - r.gpuStartNs
                              : (r.hostEndNs >= r.hostStartNs ? r.hostEndNs - r.hostStartNs : -1);
     op.group = depth > 0 ? currentGroup : 0;
+    if (auto decision = decisions.find({op.commId, op.seq}); decision != decisions.end()) {
+      if (!parseAlgorithm(decision->second->algo, &op.algo)) op.algo = Algorithm::kAuto;  // PAT, NVLS, ...
+      op.channels = decision->second->nChannels;
+    }
     out->ops.push_back(std::move(op));
   }
   return Status::Ok();

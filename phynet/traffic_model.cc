@@ -1,6 +1,12 @@
 // Bus-bandwidth factors and the per-rank wire-byte model of the engine's algorithms.
 #include "phynet/traffic_model.h"
 
+#include <string_view>
+
+#include "collectives/double_binary_tree.h"
+#include "collectives/ring_pipeline.h"
+#include "phynet/op_runner.h"
+
 namespace nshim::phynet {
 
 double busBandwidthFactor(OpKind kind, int nranks) {
@@ -16,18 +22,41 @@ double busBandwidthFactor(OpKind kind, int nranks) {
   }
 }
 
+namespace {
+
+// The tree allreduce: each channel's part of the buffer once to the parent and once to each child
+// of the channel's tree (tree_allreduce.cc).
+void addTreeSends(const WorkOp& op, int commRank, const NodeLayout& nodes, int channels,
+                  const std::function<void(int peer, uint64_t bytes)>& add) {
+  uint64_t treeBytes[2] = {0, 0};
+  for (int c = 0; c < channels; ++c) treeBytes[c % 2] += partRange(op.count, channels, c).size() * dataTypeSize(op.type);
+  for (int t = 0; t < 2; ++t) {
+    if (treeBytes[t] == 0) continue;
+    const TreeLinks links = doubleBinaryTreeLinks(nodes, commRank, t);
+    if (links.up >= 0) add(links.up, treeBytes[t]);
+    for (int d : links.down) add(d, treeBytes[t]);
+  }
+}
+
+}  // namespace
+
 void forEachModelSend(const WorkOp& op, int commRank, int nranks, const CollectiveOptions& options,
-                      const std::function<void(int peer, uint64_t bytes)>& add) {
+                      const std::function<void(int peer, uint64_t bytes)>& add, const NodeLayout* nodes) {
   const uint64_t n = static_cast<uint64_t>(nranks);
   const uint64_t unit = op.count * dataTypeSize(op.type);  // the count argument in bytes
   if (op.count == 0 || nranks < 1) return;
   auto ring = [&](int offset) { return ((commRank + offset) % nranks + nranks) % nranks; };
   switch (op.kind) {
     case OpKind::kAllReduce: {
-      if (n == 1) return;
-      bool powerOfTwo = (n & (n - 1)) == 0;
-      if (powerOfTwo && unit <= options.smallAllReduceBytes) {
+      const AllReducePlan plan = planAllReduce(options, algorithmChoiceOf(op, options), nranks, unit);
+      const std::string_view algorithm = plan.algorithm;
+      if (algorithm == "copy") return;
+      if (algorithm == "rd") {
         for (uint64_t d = 1; d < n; d <<= 1) add(commRank ^ static_cast<int>(d), unit);
+        return;
+      }
+      if (algorithm == "tree") {
+        addTreeSends(op, commRank, nodes ? *nodes : NodeLayout::flat(nranks), plan.channels, add);
         return;
       }
       add(ring(1), 2 * (n - 1) * unit / n);

@@ -16,7 +16,7 @@ double busBandwidthFactor(OpKind kind, int nranks);
 
 // Payload bytes rank `commRank` of an `nranks` communicator sends for `op` under the engine's
 // algorithms: ring allreduce 2(n-1)/n·S (recursive doubling log2(n)·S below the small-message
-// threshold on 2^k ranks), allgather / reducescatter / alltoall (n-1) blocks, chain broadcast S on
+// threshold on 2^k ranks; the tree: each channel's part to the parent and each child of its tree), allgather / reducescatter / alltoall (n-1) blocks, chain broadcast S on
 // every rank but the last of the chain, chain reduce S on every rank but the root, gather one block
 // from each non-root, scatter n-1 blocks from the root, send S (0 to itself). Exact when the
 // buffer divides evenly into the ring's chunks; the per-communicator totals are always exact.
@@ -24,8 +24,9 @@ uint64_t modelSentBytes(const WorkOp& op, int commRank, int nranks, const Collec
 
 // The same bytes split by destination: calls `add(peerCommRank, bytes)` for each peer rank
 // `commRank` sends to under the engine's algorithms (rings and chains send to their neighbour,
-// recursive doubling to each partner, alltoall/gather/scatter/send point to point).
+// recursive doubling to each partner, the tree to its links, alltoall/gather/scatter/send point to
+// point). `nodes`: the communicator's node layout, for the tree (flat when null).
 void forEachModelSend(const WorkOp& op, int commRank, int nranks, const CollectiveOptions& options,
-                      const std::function<void(int peer, uint64_t bytes)>& add);
+                      const std::function<void(int peer, uint64_t bytes)>& add, const NodeLayout* nodes = nullptr);
 
 }  // namespace nshim::phynet

@@ -9,13 +9,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "collectives/algorithm.h"
 #include "collectives/datatype.h"
 #include "common/status.h"
 #include "phynet/source_line.h"
 
 namespace nshim::phynet {
 
-enum class OpKind { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll, kGather, kScatter,
+enum class OpKind : uint8_t { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll, kGather, kScatter,
                     kSend, kRecv };
 const char* opKindName(OpKind kind);  // "allreduce", "allgather", ..., "send", "recv"
 
@@ -39,6 +40,11 @@ struct WorkOp {
   int64_t computeNs = 0;     // compute time to spend before issuing this op when pacing
   int64_t recordedNs = -1;   // recorded duration (GPU time if the trace has it); -1 unknown
   OpKind kind = OpKind::kAllReduce;
+  // What NCCL decided for this call when the trace recorded it (its profiler plugin's nccl_task):
+  // the algorithm (kAuto: not recorded, or one the engine does not run) and its channels (0: not
+  // recorded). The replay runs the op that way.
+  Algorithm algo = Algorithm::kAuto;
+  uint8_t channels = 0;
   int group = 0;             // ops with the same non-zero group id were issued in one ncclGroup
   SourceLine source;         // "file:line" the op came from, for error messages
 };

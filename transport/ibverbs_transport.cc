@@ -84,8 +84,7 @@ Status IbverbsTransport::post(int peer, uint64_t tag, char* buf, size_t bytes, R
     fail(req, aborted_ ? abortStatus_ : state.lostStatus);
     return Status::Ok();
   }
-  Connection& c = connection(peer, isSend ? state.sendSeq++ : state.recvSeq++);
-  if (isSend) addRelaxed(state.sentMessages, 1);
+  Connection& c = connection(peer, static_cast<uint64_t>(state.nextLink(*req, isSend, qpsPerPeer_)));
   bool wasIdle = isSend ? c.sends.empty() : c.recvs.empty();
   const ibv_mr* region = bytes >= shape_.zeroCopyMin && shape_.zeroCopyMin > 0 ? regionHolding(buf, bytes) : nullptr;
   (isSend ? c.sends : c.recvs).push(PendingOp{req, buf, 0, false, false, region});
@@ -135,6 +134,7 @@ PeerBytes IbverbsTransport::peerBytes(int peer) const {
   bytes.receivedZeroCopy = link.receivedZeroCopy.load(std::memory_order_relaxed);
   bytes.sentMessages = link.sentMessages.load(std::memory_order_relaxed);
   bytes.sentWire = link.sentWire.load(std::memory_order_relaxed);
+  bytes.sendLinks = link.sendLinks();
   return bytes;
 }
 

@@ -21,8 +21,22 @@ struct PeerLink {
   std::atomic<uint64_t> receivedZeroCopy{0};  // of `received`, written straight into the caller's buffer
   std::atomic<uint64_t> sentMessages{0};      // sends posted
   std::atomic<uint64_t> sentWire{0};          // with the transport's framing (PeerBytes::sentWire)
+  std::atomic<uint64_t> sendLinkMask{0};      // bit i: connection i carried a send (the first 64)
   bool lost = false;
   Status lostStatus;
+
+  // The connection (of `links`) the next send or receive of this pair travels on: the request's
+  // channel when it has one, else the next in round robin. Counts the send and its connection.
+  int nextLink(const Request& req, bool isSend, int links) {
+    const uint64_t seq = isSend ? sendSeq++ : recvSeq++;
+    const int link = static_cast<int>(req.channel >= 0 ? static_cast<uint64_t>(req.channel) % links : seq % links);
+    if (isSend) {
+      sentMessages.store(sentMessages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      if (link < 64) sendLinkMask.fetch_or(uint64_t{1} << link, std::memory_order_relaxed);
+    }
+    return link;
+  }
+  uint32_t sendLinks() const { return static_cast<uint32_t>(__builtin_popcountll(sendLinkMask.load(std::memory_order_relaxed))); }
 };
 
 // Single writer (under the transport mutex): a plain load/store keeps the hot path lock-free.

@@ -183,6 +183,7 @@ class ShmTransport final : public Transport {
     (isSend ? peers_[peer].sends : peers_[peer].recvs).push_back(Pending{req, buf, 0});
     if (isSend) {
       ++peers_[peer].bytes.sentMessages;
+      peers_[peer].bytes.sendLinks = 1;  // one ring per ordered pair, whatever the channel
       pushSends(peers_[peer]);  // small messages leave at once
     }
     return Status::Ok();

@@ -112,6 +112,7 @@ class TcpTransport final : public Transport {
     bytes.received = link.received.load(std::memory_order_relaxed);
     bytes.sentMessages = link.sentMessages.load(std::memory_order_relaxed);
     bytes.sentWire = link.sentWire.load(std::memory_order_relaxed);
+    bytes.sendLinks = link.sendLinks();
     return bytes;
   }
 
@@ -154,9 +155,7 @@ class TcpTransport final : public Transport {
       fail(req, aborted_ ? abortStatus_ : state.lostStatus);
       return Status::Ok();
     }
-    uint64_t seq = isSend ? state.sendSeq++ : state.recvSeq++;
-    if (isSend) addRelaxed(state.sentMessages, 1);
-    Channel& ch = channel(peer, static_cast<int>(seq % perPeer_));
+    Channel& ch = channel(peer, state.nextLink(*req, isSend, perPeer_));
     OpRing<Op>& queue = isSend ? ch.sends : ch.recvs;
     bool wasIdle = queue.empty();
     queue.push(Op{req, buf, 0});

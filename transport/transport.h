@@ -6,7 +6,9 @@
 // k-th receive posted by the receiver. The two must carry the same tag and the same length; a
 // mismatch fails the receive with a message naming both ranks (that is how ranks that disagree about
 // an operation are caught). A transport may spread consecutive messages of a pair over several
-// connections (channels), so algorithms slice large transfers to get parallelism.
+// connections, so algorithms slice large transfers to get parallelism; an algorithm that runs
+// NCCL's channels puts each channel's messages on its own connection (Request::channel), as NCCL
+// gives every channel its own connection: both ends must give a message the same channel.
 #pragma once
 
 #include <atomic>
@@ -46,6 +48,10 @@ class Request {
   uint64_t tag = 0;
   size_t bytes = 0;
   bool isSend = false;
+  // Set by the caller before posting (posts leave it alone): the NCCL channel the message belongs
+  // to. Transports with several connections per peer carry channel c on connection c mod their
+  // count; -1 (the default) spreads messages over them round robin.
+  int channel = -1;
 
  private:
   std::atomic<bool> done_{false};
@@ -62,6 +68,9 @@ struct PeerBytes {
   // RDMA write and send, i.e. fragment headers, credits and zero-copy offers). TCP/IP, UDP and
   // RoCE headers are not counted. 0 for the in-process transport.
   uint64_t sentWire = 0;
+  // Connections to the peer that carried at least one send (flows on a fabric): with channels,
+  // one per channel used (Request::channel), up to the transport's connections per peer.
+  uint32_t sendLinks = 0;
 };
 
 class Transport {

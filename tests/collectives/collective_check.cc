@@ -238,14 +238,16 @@ std::string runAndCheck(Communicator& comm, const CollectiveCase& c) {
   return "unknown collective";
 }
 
-uint64_t expectedSentBytes(const CollectiveCase& c, int rank, int n, size_t sliceBytes) {
+uint64_t expectedSentBytes(const CollectiveCase& c, int rank, int n, size_t sliceBytes, int channels) {
   const uint64_t size = dataTypeSize(c.type);
   const uint64_t count = c.count;
   if (n == 1 || count == 0) return 0;
   switch (c.collective) {
     case Collective::kAllReduce: {
       // Per block: every chunk but r+1 in the reduce-scatter half, every chunk but r+2 in the allgather half.
-      uint64_t sliceElems = std::max<uint64_t>(1, sliceBytes / size);
+      // A block is n slices; slices shrink so that the buffer makes `channels` blocks where it can.
+      const uint64_t perChannel = ((count + n - 1) / n + channels - 1) / channels;
+      uint64_t sliceElems = std::max<uint64_t>(1, std::min<uint64_t>(sliceBytes / size, perChannel));
       uint64_t blockElems = sliceElems * n;
       uint64_t total = 0;
       for (uint64_t base = 0; base < count; base += blockElems) {

@@ -31,7 +31,8 @@ struct CollectiveCase {
 std::string runAndCheck(Communicator& comm, const CollectiveCase& c);
 
 // Payload bytes this rank is expected to send in total under the engine's ring/chain algorithms
-// (recursive doubling disabled), summed over peers.
-uint64_t expectedSentBytes(const CollectiveCase& c, int rank, int nranks, size_t sliceBytes);
+// (recursive doubling disabled; the ring allreduce's blocks split for `channels` channels), summed
+// over peers.
+uint64_t expectedSentBytes(const CollectiveCase& c, int rank, int nranks, size_t sliceBytes, int channels = 2);
 
 }  // namespace nshim::testing

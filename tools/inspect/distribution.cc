@@ -18,7 +18,8 @@ using RowKey = std::tuple<std::string, std::string, int, uint64_t>;  // op, grou
 uint64_t ringWire(const phynet::WorkOp& op, int self, int nranks) {
   if (self < 0 || nranks <= 0) return 0;  // an op on a communicator the workload does not know
   CollectiveOptions ring;
-  ring.smallAllReduceBytes = 0;  // ring algorithms only (NCCLSHIM_ALGO=ring)
+  ring.smallAllReduceBytes = 0;  // ring algorithms only (NCCLSHIM_ALGO=ring), whatever the trace recorded
+  ring.algorithm = Algorithm::kRing;
   return phynet::modelSentBytes(op, self, nranks, ring);
 }
 

@@ -1,0 +1,21 @@
+// The allreduce algorithms behind allReduce() (allreduce.cc chooses): each runs on an input that
+// is already pre-scaled, on more than one rank, with the operation's sequence number.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "collectives/communicator.h"
+#include "collectives/datatype.h"
+#include "common/status.h"
+
+namespace nshim {
+
+Status ringAllReduce(Communicator& comm, const void* input, void* recv, size_t count, DataType type,
+                     const ReduceOp& op, uint64_t seq, int channels);
+Status recursiveDoublingAllReduce(Communicator& comm, const void* input, void* recv, size_t count, DataType type,
+                                  const ReduceOp& op, uint64_t seq);
+Status treeAllReduce(Communicator& comm, const void* input, void* recv, size_t count, DataType type,
+                     const ReduceOp& op, uint64_t seq, int channels);
+
+}  // namespace nshim
