@@ -1,7 +1,8 @@
 // The frame of every exported NCCL function: the exception guard (api_guard.h) around the backend
 // call and, only when the record hook wants the call (record_hook.h), the call's description, its
 // communicator's state and sequence number, host timestamps and the hook. Otherwise the frame adds
-// one load and one predictable branch to guardedCall.
+// one load and one predictable branch to guardedCall. An operation the real NCCL calls from inside
+// a recorded one (through this library's export) is part of that call and is not recorded again.
 #pragma once
 
 #include <vector>
@@ -40,6 +41,9 @@ inline void describeOp(ApiCall& call, const void* sendbuff, void* recvbuff, size
 template <typename Describe, typename Body>
 inline ncclResult_t apiCall(ApiId id, Describe&& describe, Body&& body) noexcept {
   if (__builtin_expect(!recordHookWants(id), 1)) return guardedCall(apiName(id), body);
+  // An operation NCCL itself calls from inside a recorded one (its ncclBcast is ncclBroadcast, which
+  // reaches this library's export): part of the outer call, not a call of the job's.
+  if (isOperation(id) && tCurrentApiOp.commId != 0) return guardedCall(apiName(id), body);
   ApiCall call;
   call.fn = id;
   describe(call);

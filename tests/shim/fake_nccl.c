@@ -339,9 +339,8 @@ ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t datatype, int ro
                        cudaStream_t stream) {
   LOG(FAKE_FMT_Bcast, buff, count, (int)datatype, root, (void*)comm, (void*)stream);
   FAIL_IF_ASKED("ncclBcast");
-  fakeProfilerCall(comm, 1, "Broadcast", count * typeSize(datatype), (int)ncclInt8, root);
-  ramp(buff, count * typeSize(datatype), 0xb0);
-  return ncclSuccess;
+  // As NCCL's own: ncclBroadcast through the exported symbol, which a preloaded shim interposes.
+  return ncclBroadcast(buff, buff, count, datatype, root, comm, stream);
 }
 
 ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op,

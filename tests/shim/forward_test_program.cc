@@ -169,6 +169,7 @@ void scenarioForward(const Context& ctx) {
   res = ncclBroadcast(send, recv, 16, ncclFloat, n - 1, comm, stream);
   check(ctx, "broadcast-result-came-back", res == ncclSuccess && isRamp(recv, 64, 0xb0));
   exp.add(FAKE_FMT_Bcast, VP(recv), size_t(8), int(ncclInt32), 0, VP(comm), VP(stream));
+  exp.addInner(FAKE_FMT_Broadcast, VP(recv), VP(recv), size_t(8), int(ncclInt32), 0, VP(comm), VP(stream));
   check(ctx, "bcast", ncclBcast(recv, 8, ncclInt32, 0, comm, stream) == ncclSuccess);
   exp.add(FAKE_FMT_Reduce, VP(send), VP(recv), size_t(16), int(ncclFloat), int(ncclMax), 0, VP(comm), VP(stream));
   check(ctx, "reduce", ncclReduce(send, recv, 16, ncclFloat, ncclMax, 0, comm, stream) == ncclSuccess);

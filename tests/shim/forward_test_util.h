@@ -68,16 +68,25 @@ class Expected {
   void add(const char* fmt, Args... args) {
     lines_.push_back(format(fmt, args...));
   }
+  // A call the fake NCCL makes itself from inside the previous one (through the exported symbol,
+  // as NCCL's ncclBcast calls ncclBroadcast): in its log, but not a call of the program's.
+  template <typename... Args>
+  void addInner(const char* fmt, Args... args) {
+    lines_.push_back(format(fmt, args...));
+    inner_.push_back(lines_.back());
+  }
   const std::vector<std::string>& lines() const { return lines_; }
-  // Calls per function name (the first word of each line).
+  // The program's calls per function name (the first word of each line).
   std::map<std::string, int> counts() const {
     std::map<std::string, int> result;
     for (const std::string& line : lines_) ++result[line.substr(0, line.find(' '))];
+    for (const std::string& line : inner_) --result[line.substr(0, line.find(' '))];
     return result;
   }
 
  private:
   std::vector<std::string> lines_;
+  std::vector<std::string> inner_;
 };
 
 // "" when `actual` is `expected` line for line; lines of `ignorable` functions may be interleaved
