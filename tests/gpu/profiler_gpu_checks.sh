@@ -19,6 +19,9 @@
 #              all_reduce (also Tree forced), all_gather, reduce_scatter, broadcast, alltoall, 8K..32M
 #              (issue 18's ground truth where only one GPU is lent)
 #   stage topology2: the same on 4 nodes x 2 GPUs (tests/gpu/as_node_of_two.sh; a 2-GPU machine)
+#   stage torch2: PyTorch (torchrun, 8 processes) as 4 nodes x 2 GPUs: all_reduce, all_gather,
+#              reduce_scatter, broadcast, all_to_all at 8K, 1M, 64M, traced with the plugin
+#              (tests/gpu/torch_topology.py; runs named topo-torch-<op>-n4x2 like topology2's)
 #   stage overhead2: one process driving 2 GPUs (nccl-tests -g 2), 8 B..1 GiB, NCCL alone /
 #              forwarding / recording / recording + plugin, 3 interleaved rounds (a 2-GPU machine)
 set -u
@@ -77,6 +80,19 @@ run() {
 }
 
 nvidia-smi -L > "$OUT/gpus.txt" 2>&1
+if [ "$stage" = torch2 ]; then  # PyTorch, no nccl-tests needed: needs a 2-GPU machine
+  for op in all_reduce all_gather reduce_scatter broadcast all_to_all; do
+    name=topo-torch-$op-n4x2 start=$SECONDS
+    NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,TUNING LD_PRELOAD="$SHIM" NCCLSHIM_MODE=forward \
+      NCCLSHIM_TRACE_DIR="$OUT/traces/$name" NCCLSHIM_PROFILER=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
+      NVSHMEM_DISABLE_NVLS=1 timeout 300 /opt/torch/.venv/bin/torchrun --nproc-per-node 8 \
+      tests/gpu/torch_topology.py "$op" > "$OUT/$name.log" 2>&1
+    echo "$name: exit $? in $((SECONDS - start)) s; $(grep -c 'failed=0' "$OUT/$name.log") ranks all passed" \
+      | tee -a "$OUT/runs.txt"
+  done
+  (cd "$OUT" && tar -czf logs.tgz *.log && rm -f *.log && tar -czf traces.tgz -C traces . && rm -rf traces)
+  exit 0
+fi
 build_tests
 if [ "$stage" = smoke ]; then
   SHIM_SIDE=none run plain-all_reduce-n2 2 all_reduce

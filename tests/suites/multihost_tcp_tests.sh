@@ -8,8 +8,15 @@
 # lie within the bound tests/multihost/check_nic_counters.py derives from TCP/IP overhead around the
 # report's per-NIC figures, which equal the model; a NIC missing on one host ends every rank at once
 # with a message naming that host and NIC; with --intra-node shm the hops within a host go over
-# shared memory and the veths still carry exactly what the report says. Skips visibly (and passes nothing) when namespaces cannot
-# be made (not root). Ends with "N passed, N failed".
+# shared memory and the veths still carry exactly what the report says. NCCL's own ground truth
+# (tests/data/nccl_4x2, NCCL on 4 nodes x 2 GPUs) replayed on 4 hosts x 2 ranks with --intra-node shm
+# and rings (the ring allreduce and the alltoall run): --verify 0 wrong; for every ordered pair of
+# ranks on different hosts phynet's bytes are NCCL's within 1% and pairs NCCL left empty stay empty
+# (tests/multihost/nccl_pair_bytes.py); the allreduce's pairs between hosts are exactly NCCL's ring
+# connections in topology.txt (1->2, 3->4, 5->6, 7->0); each host's veth counters are the report's
+# traffic to other hosts and stay below half-way to the flat model's, which would add the traffic
+# between the host's own ranks. Skips visibly (and passes nothing) when namespaces cannot be made
+# (not root). Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -41,7 +48,7 @@ run() {
 }
 
 # replay_checked <name> <hosts> <per host> <input> [phynet args...]: --verify replay, counters around
-# it, the checks.
+# it, the checks. Set for one call: NIC_CHECK_ARGS (more check_nic_counters.py arguments).
 replay_checked() {
   local name=$1 hosts=$2 per=$3 input=$4 log="$work/$1.log" json="$work/$1.json"
   shift 4
@@ -66,8 +73,9 @@ for r in ranks:
 print("placement ok:", [(r["rank"], r["host"], r["nic"]) for r in ranks])
 PY
   result $? "$name/hosts-and-one-nic-per-rank" "$(tail -3 "$work/$name.log")"
+  # shellcheck disable=SC2086
   python3 tests/multihost/check_nic_counters.py "$json" "$work/$name.before" "$work/$name.after" \
-    >"$work/$name.counters" 2>&1
+    ${NIC_CHECK_ARGS:-} >"$work/$name.counters" 2>&1
   result $? "$name/veth-counters-match-report" "$(cat "$work/$name.counters")"
   sed 's/^/    /' "$work/$name.counters"
 }
@@ -100,6 +108,27 @@ for p in pairs:
 assert sum(p["traffic"]["bytes"] for p in pairs if p["same_host"]) > 0, pairs
 PY
 result $? "aicb-4x2-shm/host-hops-on-shm-fabric-hops-on-tcp"
+
+# NCCL's own ground truth (tests/data/nccl_4x2: NCCL 2.28.9 on 4 nodes x 2 GPUs) on 4 real hosts x 2
+# ranks, --intra-node shm, NCCL's algorithm and channels per call as recorded: the ring allreduce,
+# the forced-Tree allreduce and the alltoall run. Bytes and connections between ranks of different
+# hosts as NCCL's; the allreduces' hops between hosts are NCCL's ring / tree connections
+# (topology.txt); the veths carry only what goes between hosts and not the traffic
+# inside a host that the flat model would put on them (check_nic_counters.py --intra-host-off-fabric).
+# TCP between two ranks of one namespace would take its lo, not a veth: that the hops inside a host
+# went over shared memory is the 16-byte framing nccl_pair_bytes.py checks.
+nccl=tests/data/nccl_4x2
+mkdir -p "$work/nccl"
+tar -xzf "$nccl/traces.tgz" -C "$work/nccl" topo-all_reduce-n4x2 topo-all_reduce-n4x2-Tree topo-alltoall-n4x2
+for run in topo-all_reduce-n4x2 topo-all_reduce-n4x2-Tree topo-alltoall-n4x2; do
+  shape=()
+  [[ $run == *all_reduce* ]] && shape=(--ring-hops "$nccl/topology.txt" --algorithms)
+  NIC_CHECK_ARGS=--intra-host-off-fabric replay_checked "nccl-$run" 4 2 "$work/nccl/$run" --intra-node shm --rows 0
+  python3 tests/multihost/nccl_pair_bytes.py "$nccl/bytes_per_pair.csv" "$run" "$work/nccl-$run.json" 2 \
+    --flows "${shape[@]}" >"$work/nccl-$run.cmp" 2>&1
+  result $? "nccl-$run/bytes-and-connections-between-hosts-as-NCCL" "$(cat "$work/nccl-$run.cmp")"
+  sed 's/^/    /' "$work/nccl-$run.cmp"
+done
 
 # NCCLSHIM_HOSTID overrides the identity: one name for all makes them one host to phynet.
 run 4 2 "$work/hostid.log" "-x NCCLSHIM_HOSTID=onehost" --json "$work/hostid.json" examples/workloads/simai_tp2_dp4_ep2.txt
