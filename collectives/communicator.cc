@@ -14,8 +14,14 @@ CollectiveOptions CollectiveOptions::fromEnvironment() {
   options.timeoutSeconds = envDouble("NCCLSHIM_TIMEOUT", options.timeoutSeconds);
   options.smallAllReduceBytes =
       static_cast<size_t>(envBytes("NCCLSHIM_RD_THRESHOLD", options.smallAllReduceBytes));
-  const std::string algo = envString("NCCLSHIM_ALGO", "auto");
-  if (!parseAlgorithm(algo, &options.algorithm)) NS_WARN("NCCLSHIM_ALGO={} is not auto, ring or tree; using auto", algo);
+  // NCCLSHIM_ALGO, else NCCL's own NCCL_ALGO when it names one algorithm (Ring, Tree) as a job sets it.
+  const std::string ncclAlgo = envString("NCCL_ALGO", "");
+  const std::string algo = envString("NCCLSHIM_ALGO", "");
+  if (!algo.empty() && !parseAlgorithm(algo, &options.algorithm)) {
+    NS_WARN("NCCLSHIM_ALGO={} is not auto, ring or tree; using auto", algo);
+  } else if (algo.empty() && !ncclAlgo.empty() && !parseAlgorithm(ncclAlgo, &options.algorithm)) {
+    NS_INFO("NCCL_ALGO={} names no single algorithm the engine runs (ring, tree): choosing as usual", ncclAlgo);
+  }
   if (options.algorithm == Algorithm::kRing) options.smallAllReduceBytes = 0;
   options.channels = static_cast<int>(envInt("NCCLSHIM_NCHANNELS", options.channels));
   if (options.channels < 1) options.channels = 1;

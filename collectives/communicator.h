@@ -16,7 +16,7 @@ namespace nshim {
 
 // Algorithm tuning; defaults follow NCCL's Simple protocol (1 MiB slices, 8 in flight) and are overridable by
 // NCCLSHIM_SLICE_BYTES, NCCLSHIM_CHUNK_BYTES, NCCLSHIM_MAX_INFLIGHT, NCCLSHIM_TIMEOUT,
-// NCCLSHIM_ALGO (auto|ring|tree), NCCLSHIM_NCHANNELS and NCCLSHIM_RD_THRESHOLD.
+// NCCLSHIM_ALGO (auto|ring|tree; else NCCL_ALGO=Ring|Tree), NCCLSHIM_NCHANNELS and NCCLSHIM_RD_THRESHOLD.
 struct CollectiveOptions {
   size_t sliceBytes = 1 << 20;  // one message on the wire
   size_t chunkBytes = 512 << 10;  // pipelining unit of broadcast/reduce chains (NCCL Simple step)

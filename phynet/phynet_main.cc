@@ -309,6 +309,9 @@ int run(int argc, char** argv) {
   }
   choice.collectives = CollectiveOptions::fromEnvironment();
   choice.collectives.timeoutSeconds = timeout;
+  // A replay runs NCCL's algorithms, and NCCL has no recursive doubling: the ring for small
+  // allreduces too, unless NCCLSHIM_RD_THRESHOLD asks for it.
+  if (envString("NCCLSHIM_RD_THRESHOLD", "").empty()) choice.collectives.smallAllReduceBytes = 0;
   if (options.algorithm != Algorithm::kAuto) {
     choice.collectives.algorithm = options.algorithm;
     if (options.algorithm == Algorithm::kRing) choice.collectives.smallAllReduceBytes = 0;

@@ -240,7 +240,8 @@ replay
                             between nodes with a chain inside each (NCCLSHIM_NCHANNELS channels,
                             default 2, alternate between its two trees). auto (default): what NCCL
                             chose for the call where the trace recorded it (its profiler plugin,
-                            NCCLSHIM_PROFILER=1), else NCCLSHIM_ALGO, else the ring
+                            NCCLSHIM_PROFILER=1), else NCCLSHIM_ALGO or NCCL_ALGO, else the ring.
+                            Each channel's messages travel on their own connection
   --pace fast|recorded      issue as fast as possible (default), or keep the recorded gaps
   --iterations N            replay the whole workload N times (default 1)
   --warmup N                N more iterations first, left out of the report (default 0)

@@ -6,7 +6,8 @@
 # message naming rank, communicator and seq; a rank killed mid-replay ends the others non-zero with
 # a message naming it; SimAI / AICB example workloads (examples/workloads/) replay and report, with
 # --verify checking every result byte; with --intra-node shm the hops within a node go over shared
-# memory and only the hops between nodes over TCP (told apart by each transport's framing).
+# memory and only the hops between nodes over TCP (told apart by each transport's framing); --algo
+# tree (and NCCL_ALGO=Tree) runs every allreduce on NCCL's double binary tree.
 # Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -156,6 +157,38 @@ for b in bad:
 sys.exit(1 if bad or inside == 0 or between == 0 else 0)
 PY
 result $? "intra-node-shm/within-node-hops-on-shm-between-on-tcp" "$(cat "$work/shm-pairs.txt")"
+
+# ---- --algo tree: NCCL's double binary tree between the nodes (chains inside), every allreduce
+#      on it with 2 channels, every byte verified and each rank's bytes to each peer the model's;
+#      NCCL_ALGO=Tree does the same as a job would set it; a wrong name is refused
+run 8 "$work/tree.log" --rows 0 --verify --algo tree --intra-node shm --gpus-per-node 2 --json "$work/tree.json" \
+  examples/workloads/simai_tp2_dp4_ep2.txt
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "data check .*, 0 wrong)" "$work/tree.log"
+result $? "algo-tree/verify-0-wrong" "rc $rc: $(tail -3 "$work/tree.log")"
+tree_ok() {  # tree_ok <json>: every allreduce ran tree/2, every pair's bytes equal the model
+  python3 - "$1" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+algos = {(o["algorithm"], o["channels"]) for o in r["ops"] if o["op"] == "allreduce"}
+assert algos == {("tree", 2)}, algos
+bad = [(x["rank"], p["peer"]) for x in r["ranks"] for p in x["peer_bytes"] if p["sent"] != p["model_sent"]]
+assert not bad, bad
+print(f"allreduces on {algos}, every pair's bytes the model's")
+PY
+}
+tree_ok "$work/tree.json" >"$work/tree.cmp" 2>&1
+result $? "algo-tree/allreduce-on-tree-bytes-as-model" "$(cat "$work/tree.cmp")"
+timeout 300 mpirun --allow-run-as-root --oversubscribe -np 8 --mca pml ob1 --mca btl self,tcp \
+  --mca btl_tcp_if_include lo -x NCCL_ALGO=Tree "$phynet" --ifname lo --rows 0 --gpus-per-node 2 \
+  --json "$work/nccl-algo.json" examples/workloads/simai_tp2_dp4_ep2.txt >"$work/nccl-algo.log" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && tree_ok "$work/nccl-algo.json" >"$work/nccl-algo.cmp" 2>&1
+result $? "algo-tree/nccl-algo-env-followed" "rc $rc: $(tail -3 "$work/nccl-algo.log") $(cat "$work/nccl-algo.cmp" 2>/dev/null)"
+run 2 "$work/bad-algo.log" --algo pat examples/traces/megatron_tp2
+rc=$?
+[ "$rc" -ne 0 ] && grep -q -- "--algo: 'pat' (auto, ring or tree)" "$work/bad-algo.log"
+result $? "algo-tree/unknown-algorithm-refused" "rc $rc: $(tail -2 "$work/bad-algo.log")"
 
 # ---- rows that move no data are said, and a file of nothing else is refused saying why
 printf 'HYBRID_TRANSFORMER model_parallel_NPU_group: 1 all_gpus: 2\n1\nz\t-1\t1\tALLREDUCE\t64\t1\tNONE\t0\t1\tREDUCESCATTER\t0\t1\n' \
