@@ -8,6 +8,7 @@
 
 #include "collectives/collectives.h"
 #include "collectives/reduce.h"
+#include "tests/test_util.h"
 
 namespace nshim::testing {
 
@@ -236,6 +237,17 @@ std::string runAndCheck(Communicator& comm, const CollectiveCase& c) {
     }
   }
   return "unknown collective";
+}
+
+std::vector<std::string> runCasesOnRanks(const std::vector<std::unique_ptr<Communicator>>& comms,
+                                         const std::vector<CollectiveCase>& cases) {
+  return runRanksInThreads(static_cast<int>(comms.size()), [&](int rank) -> std::string {
+    for (const CollectiveCase& c : cases) {
+      std::string error = runAndCheck(*comms[rank], c);
+      if (!error.empty()) return error;
+    }
+    return "";
+  });
 }
 
 uint64_t expectedSentBytes(const CollectiveCase& c, int rank, int n, size_t sliceBytes, int channels) {

@@ -4,6 +4,7 @@
 // tests (ranks as threads) and the TCP tests (ranks as processes).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,11 @@ struct CollectiveCase {
 
 // Runs the case on this rank and returns "" or a description of the first wrong element.
 std::string runAndCheck(Communicator& comm, const CollectiveCase& c);
+
+// Runs every case, in order, on every rank of `comms` (one thread per rank): per rank "" or the
+// first wrong case's description.
+std::vector<std::string> runCasesOnRanks(const std::vector<std::unique_ptr<Communicator>>& comms,
+                                         const std::vector<CollectiveCase>& cases);
 
 // Payload bytes this rank is expected to send in total under the engine's ring/chain algorithms
 // (recursive doubling disabled; the ring allreduce's blocks split for `channels` channels), summed

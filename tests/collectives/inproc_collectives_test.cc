@@ -42,14 +42,7 @@ std::vector<CollectiveCase> fullMatrix(int nranks, const std::vector<size_t>& co
 
 // Runs all cases on all ranks (one thread per rank, cases in the same order everywhere).
 void runCases(int nranks, const std::vector<CollectiveCase>& cases, CollectiveOptions options) {
-  auto comms = makeComms(nranks, options);
-  auto errors = runRanksInThreads(nranks, [&](int rank) -> std::string {
-    for (const CollectiveCase& c : cases) {
-      std::string error = runAndCheck(*comms[rank], c);
-      if (!error.empty()) return error;
-    }
-    return "";
-  });
+  auto errors = runCasesOnRanks(makeComms(nranks, options), cases);
   for (int rank = 0; rank < nranks; ++rank) {
     INFO("rank " << rank);
     CHECK(errors[rank] == "");

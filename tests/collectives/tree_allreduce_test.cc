@@ -54,13 +54,7 @@ TEST_CASE("tree allreduce is exact for every type and reduction", "[collectives]
       }
     }
   }
-  auto errors = runRanksInThreads(nranks, [&](int rank) -> std::string {
-    for (const CollectiveCase& c : cases) {
-      std::string error = runAndCheck(*comms[rank], c);
-      if (!error.empty()) return error;
-    }
-    return "";
-  });
+  auto errors = runCasesOnRanks(comms, cases);
   for (int rank = 0; rank < nranks; ++rank) {
     INFO("rank " << rank);
     CHECK(errors[rank] == "");

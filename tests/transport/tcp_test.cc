@@ -90,6 +90,58 @@ TEST_CASE("ranks exchange messages of many sizes with every byte checked", "[tcp
 }
 
 
+// Channels (Request::channel): rank 0 sends channel 1's message before channel 0's, rank 1 posts
+// its receives the other way round; each channel is its own connection, matched on its own, so both
+// arrive intact. Then four messages on channel 0 only. The connections that carried sends: 2 for
+// the first peer pattern, and the receiver never sent.
+std::string channelJob(const UniqueId& id, int rank) {
+  auto connected = connectTcpTransport(id, rank, 2, testOptions(20, 2));
+  if (!connected.ok()) return connected.status().toString();
+  Transport& t = **connected;
+  const Deadline deadline = Deadline::after(20);
+  const size_t sizes[2] = {(1 << 20) + 3, 4096};  // per channel
+  std::vector<std::vector<uint8_t>> bufs;
+  std::vector<Request> reqs(6);
+  std::vector<Request*> list;
+  AbortOnError guard(t);
+  const int sendOrder[2] = {1, 0}, recvOrder[2] = {0, 1};
+  for (int i = 0; i < 2; ++i) {
+    const int channel = rank == 0 ? sendOrder[i] : recvOrder[i];
+    bufs.push_back(rank == 0 ? pattern(sizes[channel], 0, 1, channel) : std::vector<uint8_t>(sizes[channel], 0));
+    reqs[i].channel = channel;
+    Status st = rank == 0 ? t.postSend(1, 5, bufs.back().data(), sizes[channel], &reqs[i])
+                          : t.postRecv(0, 5, bufs.back().data(), sizes[channel], &reqs[i]);
+    if (!st.ok()) return st.toString();
+    list.push_back(&reqs[i]);
+  }
+  Status status = t.waitAll(list, deadline);
+  if (!status.ok()) return status.toString();
+  for (int i = 0; rank == 1 && i < 2; ++i) {
+    std::string bad = verify(bufs[i], 0, 1, recvOrder[i]);
+    if (!bad.empty()) return "channel " + std::to_string(recvOrder[i]) + ": " + bad;
+  }
+  if (rank == 0 && t.peerBytes(1).sendLinks != 2) return fmt::format("{} links carried sends, want 2", t.peerBytes(1).sendLinks);
+  list.clear();
+  std::vector<uint8_t> small(64, 1);
+  for (int i = 2; i < 6; ++i) {
+    reqs[i].channel = 0;
+    Status st = rank == 1 ? t.postSend(0, 6, small.data(), small.size(), &reqs[i])
+                          : t.postRecv(1, 6, small.data(), small.size(), &reqs[i]);
+    if (!st.ok()) return st.toString();
+    list.push_back(&reqs[i]);
+  }
+  status = guard.completed(t.waitAll(list, deadline));
+  if (!status.ok()) return status.toString();
+  if (rank == 1 && t.peerBytes(0).sendLinks != 1) return fmt::format("{} links carried sends, want 1", t.peerBytes(0).sendLinks);
+  return "";
+}
+
+TEST_CASE("each channel is its own connection, matched on its own", "[tcp]") {
+  UniqueId id = mustCreateId();
+  auto codes = runRanksInProcesses(2, [&](int rank) { return channelJob(id, rank); }, 60);
+  CHECK(codes == std::vector<int>{0, 0});
+}
+
 void mismatchJob(uint64_t recvTag, size_t recvBytes, const std::vector<std::string>& expected) {
   UniqueId id = mustCreateId();
   auto codes = runRanksInProcesses(2, [&](int rank) -> std::string {
