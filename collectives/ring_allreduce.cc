@@ -2,7 +2,8 @@
 // messages. Each block of n·slice elements is cut into n chunks; in steps 0..n-2 rank r sends chunk
 // r-s (its input, then the partial sums it received) and adds the chunk r-s-1 arriving from r-1;
 // after step n-2 it holds the full sum of chunk r+1. Steps n-1..2n-3 circulate the finished chunks.
-// Wire bytes per rank: 2(n-1)/n of the buffer.
+// Wire bytes per rank: 2(n-1)/n of the buffer. The slice shrinks so that the buffer makes at least
+// one block per NCCL channel where it can; block b travels on channel b % channels.
 #include <vector>
 
 #include "collectives/collective_support.h"
