@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <set>
 
 #include "collectives/collectives.h"
 #include "common/clock.h"
@@ -160,14 +161,24 @@ bool placeRanks(const ReplayOptions& options, MpiSession& mpi, TransportChoice* 
   choice->ibverbs.hca = nicForLocalRank(hcas, localRank);
   Result<TransportKind> kind = transportKindFromName(options.transport);
   const std::vector<std::string> labels = hostLabels(hostIds);
-  // NCCL's nodes: the tree's layout, and with --intra-node shm the ranks that share memory.
-  Result<std::vector<int>> nodes = nodesOfRanks(hostIds, options.gpusPerNode, options.intraNode == "shm");
+  // NCCL's nodes: the tree's layout, and with shared memory within nodes the ranks that share it.
+  // --intra-node auto: shared memory when the ranks span several hosts (a node = a host, as NCCL's
+  // GPUs of one host talk over NVLink) or --gpus-per-node says where the nodes are, and each node's
+  // ranks share a host; the network for every hop when all ranks are on one host (a test of the
+  // network itself).
+  Result<std::vector<int>> shared = nodesOfRanks(hostIds, options.gpusPerNode, /*mustShareHost=*/true);
+  const bool severalHosts = std::set<std::string>(hostIds.begin(), hostIds.end()).size() > 1;
+  const bool useShm = options.intraNode == "shm" ||
+                      (options.intraNode == "auto" && shared.ok() && (severalHosts || options.gpusPerNode > 0));
+  Result<std::vector<int>> nodes = useShm || options.intraNode == "shm"
+                                       ? std::move(shared)
+                                       : nodesOfRanks(hostIds, options.gpusPerNode, /*mustShareHost=*/false);
   if (!nodes.ok()) {  // the same verdict on every rank
     if (self == 0) say(self, nodes.status().message());
     return false;
   }
   choice->nodeOfRank = std::move(nodes).value();
-  if (options.intraNode == "shm") {
+  if (useShm) {
     choice->intraNodeShm = true;
     choice->shm = ShmOptions::fromEnvironment();
     choice->shm.timeoutSeconds = options.timeoutSeconds;

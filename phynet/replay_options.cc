@@ -116,8 +116,8 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
     } else if (name == "--ifname") {
       o.ifname = value;
     } else if (name == "--intra-node") {
-      if (value != "net" && value != "shm") {
-        return Status(Code::kInvalidArgument, fmt::format("--intra-node: '{}' (net or shm)", value));
+      if (value != "net" && value != "shm" && value != "auto") {
+        return Status(Code::kInvalidArgument, fmt::format("--intra-node: '{}' (auto, net or shm)", value));
       }
       o.intraNode = value;
     } else if (name == "--algo") {
@@ -231,9 +231,11 @@ replay
                             rank i entry i mod length (one NIC per rank, as on GPU hosts)
   --hca LIST                RDMA device(s) for ibverbs, as NCCLSHIM_IB_HCA (rxe0, mlx5_0:1); a list
                             gives local rank i entry i mod length
-  --intra-node net|shm      net (default): every hop over --transport; shm: hops between ranks of
-                            one node over shared memory (NCCL's NVLink: that traffic never reaches a
-                            NIC), only hops between nodes over --transport
+  --intra-node auto|net|shm shm: hops between ranks of one node over shared memory (NCCL's NVLink:
+                            that traffic never reaches a NIC), only hops between nodes over
+                            --transport; net: every hop over --transport; auto (default): shm when
+                            the ranks span several hosts or --gpus-per-node is given (each node on
+                            one host), net when every rank is on one host
   --gpus-per-node G         a node is G consecutive global ranks, as launchers place them (with
                             --intra-node shm they must share a host); default: the ranks of one host
   --algo auto|ring|tree     allreduce algorithm, like NCCL_ALGO: ring, or NCCL's double binary tree

@@ -22,7 +22,9 @@ struct ReplayOptions {
   std::string transport = "tcp";       // tcp | ibverbs
   std::string ifname;                  // NCCLSHIM_SOCKET_IFNAME: socket interface(s), one per local rank
   std::string hca;                     // NCCLSHIM_IB_HCA: RDMA device(s), one per local rank
-  std::string intraNode = "net";       // net: every hop over --transport; shm: hops within a node over shared memory
+  // net: every hop over --transport; shm: hops within a node over shared memory; auto: shm when the
+  // ranks span several hosts or --gpus-per-node is given (and each node is on one host), else net
+  std::string intraNode = "auto";
   // --algo: the allreduce algorithm for every op; kAuto: NCCL's recorded choice where the trace
   // has it, else NCCLSHIM_ALGO, else the ring.
   Algorithm algorithm = Algorithm::kAuto;

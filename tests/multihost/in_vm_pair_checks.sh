@@ -4,8 +4,12 @@
 #   main (2 rails): 1. the bundled Megatron trace, 1 rank per VM on rxe0, --verify: 0 wrong, two hosts
 #        told apart (their hostnames are equal); 2. SimAI folded to 4 ranks, data-parallel groups only
 #        (ranks 0-2 and 1-3: rail-aligned), 2 ranks per VM with --hca rxe0,rxe1: local rank i on
-#        rxe<i>, --verify 0 wrong; 3. rxe1 removed on VM B: the rank there names its host and device,
-#        every rank ends at once. The reports go to $VM_PAIR_DIR/report-*.json for the host's pcap check.
+#        rxe<i>, --verify 0 wrong; 3. SimAI TP + DP groups (TP pairs 0-1 and 2-3 inside a VM), 2 ranks
+#        per VM on rxe0, --intra-node shm: --verify 0 wrong, the report's transport "ibverbs between
+#        hosts, shm within"; markers (roce_pcap.py mark shm-start / shm-end) on every rail around it
+#        let the host cut it out of the captures; 4. rxe1 removed on VM B: the rank there names its
+#        host and device, every rank ends at once. The reports go to $VM_PAIR_DIR/report-*.json for
+#        the host's pcap checks.
 #   stop (1 rail): a long replay; VM B is frozen (SIGSTOP of its QEMU) mid-replay; the rank on VM A
 #        must name the lost rank within its --timeout.
 # Ends with 'N passed, N failed'.
@@ -24,16 +28,17 @@ run() {
     "$PWD/$BUILD/phynet" --transport ibverbs --timeout 60 "$@" >"$log" 2>&1
 }
 
-# placement <json> <ranks per host>: one host per VM, local rank i on rxe<i>, port 1, a RoCE v2 GID.
+# placement <json> <ranks per host> [devices per host]: one host per VM, local rank i on rxe<i mod
+# devices> (default: one per rank), port 1, a RoCE v2 GID.
 placement() {
-  python3 - "$1" "$2" <<'PY'
+  python3 - "$1" "$2" "${3:-$2}" <<'PY'
 import json, sys
-report, per = json.load(open(sys.argv[1])), int(sys.argv[2])
+report, per, devices = json.load(open(sys.argv[1])), int(sys.argv[2]), int(sys.argv[3])
 ranks = report["ranks"]
 assert report["hosts"] == 2, f"{report['hosts']} hosts"
 for r in ranks:
-    vm = r["rank"] // per + 1
-    want = (f"rxe{r['local_rank']}", f"10.88.{r['local_rank']}.{vm}", f"::ffff:10.88.{r['local_rank']}.{vm}")
+    vm, i = r["rank"] // per + 1, r["local_rank"] % devices
+    want = (f"rxe{i}", f"10.88.{i}.{vm}", f"::ffff:10.88.{i}.{vm}")
     assert (r["nic"], r["address"], r["gid"]) == want, f"rank {r['rank']}: {r}"
     assert r["port"] == 1 and r["local_rank"] == r["rank"] % per, r
 print("placement ok:", [(r["rank"], r["host"], r["nic"], r["gid"]) for r in ranks])
@@ -61,7 +66,30 @@ main_checks() {
   placement "$dir/report-simai.json" 2
   result $? "simai-2x2-rails/one-rxe-per-rank"
 
-  echo "== 3. rxe1 missing on VM B"
+  echo "== 3. SimAI tensor + data parallel, 2 ranks per VM, --intra-node shm: TP pairs over shared memory"
+  # Both ranks of a VM on rxe0: phynet connects the network transport to every peer of a
+  # communicator, those of its node too (they carry nothing), and two rxe devices of one kernel
+  # cannot reach each other (moving the QP to RTR times out), while two QPs of one rxe can.
+  # Markers on every rail around the run let the host cut this run out of the captures.
+  local rail rails=()
+  for ((rail = 0; rail < ${VM_PAIR_RAILS:-2}; rail++)); do rails+=("10.88.$rail.2"); done
+  local begin=$EPOCHREALTIME
+  python3 tests/multihost/roce_pcap.py mark shm-start "${rails[@]}"
+  run 300 10.88.0.1:2,10.88.0.2:2 4 "$dir/simai-shm.log" --ifname r0 --hca rxe0 --world-size 4 \
+    --groups tp,dp --scale 0.0625 --intra-node shm --verify --verbose --json "$dir/report-simai-shm.json" \
+    examples/workloads/simai_tp2_dp4_ep2.txt
+  local rc=$?
+  python3 tests/multihost/roce_pcap.py mark shm-end "${rails[@]}"
+  echo "    markers and replay took $(awk -v a="$begin" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
+  result $rc "simai-2x2-shm/exit-0" "$(tail -5 "$dir/simai-shm.log")"
+  grep -q "^# data check .*, 0 wrong)" "$dir/simai-shm.log" &&
+    grep -q "transport ibverbs between hosts, shm within" "$dir/simai-shm.log"
+  result $? "simai-2x2-shm/verify-0-wrong-shm-within-vms" "$(grep -E '^# (data check|world)' "$dir/simai-shm.log")"
+  grep -A8 "traffic between hosts" "$dir/simai-shm.log" | sed 's/^/    /'
+  placement "$dir/report-simai-shm.json" 2 1
+  result $? "simai-2x2-shm/placement"
+
+  echo "== 4. rxe1 missing on VM B"
   $ssh_agent 10.88.0.2 rdma link delete rxe1
   local start=$SECONDS
   run 120 10.88.0.1:2,10.88.0.2:2 4 "$dir/missing.log" --ifname r0,r1 --hca rxe0,rxe1 --world-size 4 --groups dp \
@@ -93,8 +121,8 @@ stop_check() {
   grep -m2 "replay failed" "$log" | cut -c1-400 | sed 's/^/    /'
   echo "    named after ${elapsed} s"
   # mpirun may still wait on the frozen VM's daemon: end it and the local rank, and do not wait long.
-  pkill -KILL -f "mpirun .*build/phynet" 2>/dev/null
-  pkill -KILL -f "build/phynet" 2>/dev/null
+  pkill -KILL -f "mpirun .*$BUILD/phynet" 2>/dev/null
+  pkill -KILL -f "$BUILD/phynet" 2>/dev/null
   for t in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
 }
 

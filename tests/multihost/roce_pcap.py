@@ -3,7 +3,9 @@
 
 Usage:
   roce_pcap.py flows CAPTURE.pcap...                   print every flow and the largest payload
-  roce_pcap.py check REPORT.json[,REPORT.json...] CAPTURE.pcap... [--mtu 4096]
+  roce_pcap.py mark NAME ADDRESS...                    send the marker NAME to each address (on VM A)
+  roce_pcap.py check REPORT.json[,REPORT.json...] CAPTURE.pcap... [--mtu 4096] [--window FROM,TO]
+  roce_pcap.py shm REPORT.json CAPTURE.pcap... [--window FROM,TO]
 
 A flow is one direction of one queue pair: (source IP, destination IP, destination QP). Its payload
 is what RoCE carries after the base transport header and its extension headers (RETH, immediate
@@ -11,17 +13,33 @@ data, AETH), less padding and the ICRC: for the ibverbs transport, exactly the b
 writes and sends it posted (PeerBytes::sentWire). A packet seen twice (a retransmission: same flow,
 same PSN) is counted once.
 
+A capture holds every run of a boot. `mark` sends one UDP datagram to port 4790 carrying
+"roce-pcap-mark NAME" (one per rail address, between two runs); `--window FROM,TO` then counts only
+the RoCE packets after the marker FROM and before the next marker TO in each capture (an empty name:
+the capture's start or end). A marker missing from a capture is a failure.
+
 `check` sums, per pair of NIC addresses, the payload of all flows between them and requires it to
-equal exactly what the reports' ranks say they sent to each other (peer_bytes[].wire_sent, summed over
-the reports, which cover everything the run put on the wire); the largest payload of a packet must
-equal the path MTU. Exit status 0 when every figure matches.
+equal exactly what the reports' ranks say they sent to ranks on other hosts (peer_bytes[].wire_sent,
+summed over the reports, which cover everything the window put on the wire); a flow between two
+addresses of one host is a failure (a capture between hosts must not see such traffic); the largest
+payload of a packet must equal the path MTU.
+
+`shm` checks a replay run with --intra-node shm: every pair of ranks on one host that moved bytes
+moved them over shared memory (16 bytes of framing per message in the report, payload equal to the
+model), such bytes exist (else the check says nothing), and none of them is in the captures: no flow
+between the addresses of one host, and the captured total equals exactly the bytes the report says
+crossed between hosts (payload equal to the model's). Exit status 0 when every figure matches.
 """
 import json
+import socket
 import struct
 import sys
 from collections import defaultdict
 
 ROCE_PORT = 4791
+MARK_PORT = 4790
+MARK = b"roce-pcap-mark "
+SHM_FRAMING = 16  # bytes of the shared-memory transport's header per message
 # Base transport header opcode (RC) -> bytes of extension headers after the 12-byte BTH.
 EXTENSION_BYTES = {
     0x00: 0, 0x01: 0, 0x02: 0, 0x03: 4, 0x04: 0, 0x05: 4,           # SEND first/middle/last/last+imm/only/only+imm
@@ -33,8 +51,8 @@ EXTENSION_BYTES = {
 ICRC_BYTES = 4
 
 
-def packets(path):
-    """Yields (source IP, destination IP, UDP payload) of every IPv4/UDP frame to port 4791."""
+def datagrams(path):
+    """Yields (source IP, destination IP, destination port, UDP payload) of every IPv4/UDP frame."""
     with open(path, "rb") as f:
         header = f.read(24)
         if len(header) < 24:
@@ -64,19 +82,39 @@ def packets(path):
             dst = ".".join(str(b) for b in frame[offset + 16:offset + 20])
             udp = offset + ihl
             dport, length = struct.unpack("!HH", frame[udp + 2:udp + 6])
-            if dport != ROCE_PORT:
-                continue
-            yield src, dst, frame[udp + 8:udp + length]
+            yield src, dst, dport, frame[udp + 8:udp + length]
 
 
-def flows(paths):
+def packets(path, window=("", "")):
+    """Yields (source IP, destination IP, UDP payload) of the frames to port 4791 within the window."""
+    start, end = window
+    inside = not start
+    found_start = found_end = False
+    for src, dst, dport, payload in datagrams(path):
+        if dport == MARK_PORT and payload.startswith(MARK):
+            name = payload[len(MARK):].decode(errors="replace").strip()
+            if not inside and name == start:
+                inside = found_start = True
+            elif inside and end and name == end:
+                found_end = True
+                break
+            continue
+        if inside and dport == ROCE_PORT:
+            yield src, dst, payload
+    if start and not found_start:
+        raise SystemExit(f"{path}: no marker '{start}'")
+    if end and not found_end:
+        raise SystemExit(f"{path}: no marker '{end}' after '{start or 'the start'}'")
+
+
+def flows(paths, window=("", "")):
     """{(src, dst, dest QP): payload bytes}, the largest payload of a packet, packets, duplicates."""
     totals = defaultdict(int)
     seen = set()
     largest = 0
     count = duplicates = 0
     for path in paths:
-        for src, dst, bth in packets(path):
+        for src, dst, bth in packets(path, window):
             opcode = bth[0]
             pad = (bth[1] >> 4) & 0x3
             qp = int.from_bytes(bth[5:8], "big")
@@ -97,18 +135,135 @@ def flows(paths):
     return totals, largest, count, duplicates
 
 
+def host_of(rank):
+    return rank.get("host_id", rank.get("host", rank["address"]))
+
+
 def report_pairs(paths):
-    """{(source address, destination address): wire bytes} from the reports' per-peer figures."""
+    """({(source address, destination address): wire bytes} between ranks on different hosts,
+    {address: host} of every rank)."""
     pairs = defaultdict(int)
+    hosts = {}
     for path in paths:
         report = json.load(open(path))
         ranks = report["ranks"]
         for rank in ranks:
+            hosts.setdefault(rank["address"], host_of(rank))
             for peer in rank.get("peer_bytes", []):
-                src, dst = rank["address"], ranks[peer["peer"]]["address"]
-                if src != dst:
-                    pairs[(src, dst)] += peer["wire_sent"]
-    return pairs
+                other = ranks[peer["peer"]]
+                if host_of(rank) != host_of(other):
+                    pairs[(rank["address"], other["address"])] += peer["wire_sent"]
+    return pairs, hosts
+
+
+def same_host_flows(wire, hosts):
+    """Failures for captured NIC pairs whose two addresses are on one host."""
+    return [f"NIC pair {src} -> {dst}: {payload} bytes captured between two addresses of host {hosts[src]}"
+            for (src, dst), payload in sorted(wire.items())
+            if src in hosts and dst in hosts and hosts[src] == hosts[dst] and payload]
+
+
+def nic_pairs(totals, show=True):
+    wire = defaultdict(int)
+    for (src, dst, qp), payload in sorted(totals.items()):
+        if show:
+            print(f"flow {src} -> {dst} QP {qp:#x}: {payload} bytes")
+        wire[(src, dst)] += payload
+    return wire
+
+
+def options(rest):
+    """(captures, mtu, window) from the arguments after the reports."""
+    mtu, window = 4096, ("", "")
+    rest = list(rest)
+    if "--mtu" in rest:
+        i = rest.index("--mtu")
+        mtu = int(rest[i + 1])
+        del rest[i:i + 2]
+    if "--window" in rest:
+        i = rest.index("--window")
+        start, _, end = rest[i + 1].partition(",")
+        window = (start, end)
+        del rest[i:i + 2]
+    return rest, mtu, window
+
+
+def check(report_paths, rest):
+    captures, mtu, window = options(rest)
+    totals, largest, count, duplicates = flows(captures, window)
+    wire = nic_pairs(totals)
+    want, hosts = report_pairs(report_paths)
+    failures = []
+    for pair in sorted(set(wire) | set(want)):
+        line = f"NIC pair {pair[0]} -> {pair[1]}: capture {wire.get(pair, 0)} bytes, report {want.get(pair, 0)}"
+        print(line)
+        if wire.get(pair, 0) != want.get(pair, 0):
+            failures.append(line)
+    failures += same_host_flows(wire, hosts)
+    print(f"{count} RoCE packets ({duplicates} retransmitted), largest payload {largest} (path MTU {mtu})")
+    if largest != mtu:
+        failures.append(f"largest RoCE payload {largest}, expected the path MTU {mtu}")
+    if not want:
+        failures.append("the reports name no traffic between NICs of different hosts")
+    for f in failures:
+        print("FAILED:", f)
+    return 1 if failures else 0
+
+
+def shm(report_path, rest):
+    captures, _, window = options(rest)
+    report = json.load(open(report_path))
+    ranks = report["ranks"]
+    failures = []
+    if "shm within" not in report.get("transport", ""):
+        failures.append(f"transport '{report.get('transport')}': not a run with --intra-node shm")
+    within = within_msgs = between = between_model = everything = 0
+    for rank in ranks:
+        for peer in rank.get("peer_bytes", []):
+            other = ranks[peer["peer"]]
+            everything += peer["wire_sent"]
+            name = f"rank {rank['rank']} ({rank['address']}) -> rank {other['rank']} ({other['address']})"
+            if host_of(rank) != host_of(other):
+                between += peer["wire_sent"]
+                between_model += peer["model_sent"]
+                if peer["sent"] != peer["model_sent"]:
+                    failures.append(f"{name}: {peer['sent']} bytes between hosts, model {peer['model_sent']}")
+                continue
+            if peer["messages_sent"] == 0:
+                continue
+            framing = (peer["wire_sent"] - peer["sent"]) / peer["messages_sent"]
+            print(f"within host {host_of(rank)}: {name}: {peer['sent']} bytes in {peer['messages_sent']} "
+                  f"messages over shm ({framing:g} B framing/message), model {peer['model_sent']}")
+            if framing != SHM_FRAMING or peer["sent"] != peer["model_sent"]:
+                failures.append(f"{name}: {framing:g} B framing per message (want {SHM_FRAMING}: shm), "
+                                f"{peer['sent']} bytes vs model {peer['model_sent']}")
+            within += peer["wire_sent"]
+            within_msgs += peer["messages_sent"]
+    totals, _, count, _ = flows(captures, window)
+    wire = nic_pairs(totals, show=False)
+    hosts = {r["address"]: host_of(r) for r in ranks}
+    failures += same_host_flows(wire, hosts)
+    captured = sum(wire.values())
+    print(f"between hosts: report {between} wire bytes (payload = model {between_model}), captured {captured} "
+          f"in {count} RoCE packets")
+    print(f"within hosts over shm: {within} bytes in {within_msgs} messages, captured 0 of them; all the ranks "
+          f"sent {everything} bytes, the wire carried {captured}")
+    if within == 0:
+        failures.append("no bytes between ranks of one host: the check says nothing")
+    if between == 0:
+        failures.append("no bytes between hosts: the check says nothing")
+    if captured != between:
+        failures.append(f"captured {captured} bytes, the report says {between} crossed between hosts")
+    for f in failures:
+        print("FAILED:", f)
+    return 1 if failures else 0
+
+
+def mark(name, addresses):
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        for address in addresses:
+            s.sendto(MARK + name.encode(), (address, MARK_PORT))
+    return 0
 
 
 def main(argv):
@@ -118,33 +273,12 @@ def main(argv):
             print(f"{src} -> {dst} QP {qp:#x}: {payload} bytes")
         print(f"{count} RoCE packets ({duplicates} retransmitted), largest payload {largest}")
         return 0
+    if len(argv) >= 3 and argv[0] == "mark":
+        return mark(argv[1], argv[2:])
     if len(argv) >= 3 and argv[0] == "check":
-        mtu = 4096
-        rest = argv[2:]
-        if "--mtu" in rest:
-            i = rest.index("--mtu")
-            mtu = int(rest[i + 1])
-            rest = rest[:i] + rest[i + 2:]
-        totals, largest, count, duplicates = flows(rest)
-        wire = defaultdict(int)
-        for (src, dst, qp), payload in sorted(totals.items()):
-            print(f"flow {src} -> {dst} QP {qp:#x}: {payload} bytes")
-            wire[(src, dst)] += payload
-        want = report_pairs(argv[1].split(","))
-        failures = []
-        for pair in sorted(set(wire) | set(want)):
-            line = f"NIC pair {pair[0]} -> {pair[1]}: capture {wire.get(pair, 0)} bytes, report {want.get(pair, 0)}"
-            print(line)
-            if wire.get(pair, 0) != want.get(pair, 0):
-                failures.append(line)
-        print(f"{count} RoCE packets ({duplicates} retransmitted), largest payload {largest} (path MTU {mtu})")
-        if largest != mtu:
-            failures.append(f"largest RoCE payload {largest}, expected the path MTU {mtu}")
-        if not want:
-            failures.append("the reports name no traffic between NICs")
-        for f in failures:
-            print("FAILED:", f)
-        return 1 if failures else 0
+        return check(argv[1].split(","), argv[2:])
+    if len(argv) >= 3 and argv[0] == "shm":
+        return shm(argv[1], argv[2:])
     print(__doc__)
     return 2
 

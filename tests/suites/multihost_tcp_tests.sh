@@ -81,9 +81,9 @@ PY
 }
 
 replay_checked megatron-2x1 2 1 examples/traces/megatron_tp2
-replay_checked simai-4x2 4 2 examples/workloads/simai_tp2_dp4_ep2.txt
-replay_checked aicb-4x2 4 2 examples/workloads/aicb_tp2_dp4_ep2.csv
-replay_checked simai-2x4 2 4 examples/workloads/simai_tp2_dp4_ep2.txt
+replay_checked simai-4x2 4 2 examples/workloads/simai_tp2_dp4_ep2.txt --intra-node net
+replay_checked aicb-4x2 4 2 examples/workloads/aicb_tp2_dp4_ep2.csv --intra-node net
+replay_checked simai-2x4 2 4 examples/workloads/simai_tp2_dp4_ep2.txt --intra-node net
 
 # Tensor parallelism stays inside a host: the report puts TP pairs on "same host" rows.
 python3 - "$work/simai-4x2.json" <<'PY'
@@ -94,9 +94,10 @@ assert len(same) == 4 and all(p["traffic"]["bytes"] > 0 for p in same), same
 PY
 result $? "simai-4x2/tp-traffic-stays-in-hosts"
 
-# --intra-node shm: the ranks of a host are a node; their hops go over shared memory (16 bytes of
-# framing per message), those between hosts over TCP (24), and the veths carry what the report says.
-replay_checked aicb-4x2-shm 4 2 examples/workloads/aicb_tp2_dp4_ep2.csv --intra-node shm
+# The default on several hosts (--intra-node auto = shm): the ranks of a host are a node; their hops
+# go over shared memory (16 bytes of framing per message), those between hosts over TCP (24), and
+# the veths carry what the report says.
+replay_checked aicb-4x2-shm 4 2 examples/workloads/aicb_tp2_dp4_ep2.csv
 python3 - "$work/aicb-4x2-shm.json" <<'PY'
 import json, sys
 pairs = json.load(open(sys.argv[1]))["host_pairs"]

@@ -2,12 +2,20 @@
 # Several hosts over RoCEv2: two QEMU/TCG VMs with soft-RoCE on their own virtio NICs, joined by QEMU
 # socket links, mpirun across them over ssh (tests/multihost/vm_pair.sh). Two boots:
 #   1. two rails: the checks of tests/multihost/in_vm_pair_checks.sh main (Megatron trace 1 rank per
-#      VM, SimAI 2 ranks per VM with one rxe per rank, both --verify; a device missing on one VM),
-#      then, on the host, the RoCEv2 payload of every flow in QEMU's capture of each rail, summed per
-#      NIC pair, must equal exactly what the reports say each rank's NIC sent to the other's, with
-#      the largest packet payload at the 4096 path MTU (tests/multihost/roce_pcap.py);
+#      VM, SimAI 2 ranks per VM with one rxe per rank, the SimAI TP + DP groups 2 ranks per VM with
+#      --intra-node shm, all --verify; a device missing on one VM), then, on the host, the RoCEv2
+#      payload of every flow in QEMU's capture of each rail, summed per NIC pair, must equal exactly
+#      what the reports say each rank's NIC sent to ranks on the other VM, with the largest packet
+#      payload at the 4096 path MTU and no flow between two addresses of one VM (roce_pcap.py check);
+#      the --intra-node shm run alone (cut out of the captures by markers sent around it) must put
+#      exactly its inter-VM bytes (= the model's) on the wire per NIC pair, and the TP pairs inside
+#      each VM must have moved their bytes over shared memory (16 B of framing per message in the
+#      report) with none of them in the captures (roce_pcap.py shm). The captures are not compared
+#      with a flat (--intra-node net) run: its TP hops do not reach the wire either (two ranks of a
+#      VM meet inside its kernel: rxe loopback on one device; two rxe devices of one kernel cannot
+#      connect at all), so it puts the same bytes between the VMs;
 #   2. one rail: VM B frozen mid-replay, the rank on VM A names it within its timeout.
-# When the VMs cannot start it prints SKIPPED and passes. About 3-4 minutes on 2 cores.
+# When the VMs cannot start it prints SKIPPED and passes. About 4 minutes on 2 cores.
 # Ends with 'N passed, N failed'.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -21,7 +29,9 @@ trap 'rm -f "$log"' EXIT
 
 # in_vms <rails> <mode>: one boot; adds the in-VM counts to ours. Returns 2 when the VMs were not had.
 in_vms() {
-  bash tests/multihost/vm_pair.sh --rails "$1" -- bash tests/multihost/in_vm_pair_checks.sh "$2" 2>&1 | tee "$log"
+  # vm_pair.sh passes only NCCLSHIM_* into the VMs: BUILD goes on the command line.
+  bash tests/multihost/vm_pair.sh --rails "$1" -- env BUILD="$BUILD" bash tests/multihost/in_vm_pair_checks.sh "$2" \
+    2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
   grep -q "^0 passed, 0 failed, 1 skipped" "$log" && return 2
   local line
@@ -40,10 +50,20 @@ if [ $? -eq 2 ]; then
   echo "0 passed, 0 failed, 1 skipped"
   exit 0
 fi
-python3 tests/multihost/roce_pcap.py check "$VM_PAIR_DIR/report-megatron.json,$VM_PAIR_DIR/report-simai.json" \
-  "$VM_PAIR_DIR"/rail*.pcap >"$VM_PAIR_DIR/pcap-check.txt" 2>&1
-result $? "roce-capture/payload-per-nic-pair-equals-report" "$(tail -8 "$VM_PAIR_DIR/pcap-check.txt")"
-sed 's/^/    /' "$VM_PAIR_DIR/pcap-check.txt"
+d=$VM_PAIR_DIR
+python3 tests/multihost/roce_pcap.py check "$d/report-megatron.json,$d/report-simai.json,$d/report-simai-shm.json" \
+  "$d"/rail*.pcap >"$d/pcap-check.txt" 2>&1
+result $? "roce-capture/payload-per-nic-pair-equals-report" "$(tail -8 "$d/pcap-check.txt")"
+sed 's/^/    /' "$d/pcap-check.txt"
+# The --intra-node shm run alone: between the markers sent around it.
+python3 tests/multihost/roce_pcap.py check "$d/report-simai-shm.json" "$d"/rail*.pcap --window shm-start,shm-end \
+  >"$d/pcap-shm-check.txt" 2>&1
+result $? "roce-capture-shm/payload-per-nic-pair-equals-inter-vm-report" "$(tail -8 "$d/pcap-shm-check.txt")"
+sed 's/^/    /' "$d/pcap-shm-check.txt"
+python3 tests/multihost/roce_pcap.py shm "$d/report-simai-shm.json" "$d"/rail*.pcap --window shm-start,shm-end \
+  >"$d/pcap-shm-within.txt" 2>&1
+result $? "roce-capture-shm/intra-vm-pairs-on-shm-none-on-wire" "$(tail -8 "$d/pcap-shm-within.txt")"
+sed 's/^/    /' "$d/pcap-shm-within.txt"
 
 in_vms 1 stop
 echo "$passed passed, $failed failed"
