@@ -9,7 +9,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 FUZZ_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Wno-unused-parameter -DFMT_HEADER_ONLY -I. -MMD -MP $(FUZZ_SAN)
 
 FUZZ_TARGETS := trace_reader simai_workload aicb_workload bootstrap unique_id
-FUZZ_LIB_SRCS := $(wildcard common/*.cc) collectives/datatype.cc collectives/float_convert.cc \
+FUZZ_LIB_SRCS := $(wildcard common/*.cc) collectives/datatype.cc collectives/float_convert.cc collectives/algorithm.cc \
   transport/socket.cc transport/nic_list.cc transport/unique_id.cc transport/bootstrap.cc transport/bootstrap_root.cc \
   transport/bootstrap_messages.cc transport/hello_acceptor.cc \
   trace/trace_reader.cc trace/trace_reader_nccl.cc trace/op_line_scan.cc trace/json_line.cc trace/trace_format.cc trace/trace_format_nccl.cc trace/trace_validate.cc \
