@@ -57,8 +57,10 @@ for rank in 0 1; do
   result $? "phynet-ibverbs/rank$rank-ops-and-wire-bytes" "row '$row', trace has $expected_ops ops"
 done
 
+# --scale 4: the 128 KiB allreduces become 512 KiB, so each of NCCL's 2 channels moves 128 KiB
+# messages, above the zero-copy threshold (64 KiB).
 echo "== 3b. the same with --verify: every result byte checked (phynet's registered buffers: zero copy)"
-"${mpi[@]}" -np 2 "$BUILD/phynet" --transport ibverbs --timeout 60 --rows 3 --verify examples/traces/megatron_tp2 \
+"${mpi[@]}" -np 2 "$BUILD/phynet" --transport ibverbs --timeout 60 --rows 3 --verify --scale 4 examples/traces/megatron_tp2 \
   >"$log" 2>&1
 rc=$?
 tail -n 3 "$log"
