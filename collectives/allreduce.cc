@@ -3,7 +3,6 @@
 // the communicator's options (NCCLSHIM_ALGO), else the ring with recursive doubling for small
 // buffers on 2^k ranks.
 #include <algorithm>
-#include <string_view>
 #include <vector>
 
 #include "collectives/allreduce_algorithms.h"
@@ -12,14 +11,26 @@
 
 namespace nshim {
 
+const char* allReduceRouteName(AllReduceRoute route) {
+  switch (route) {
+    case AllReduceRoute::kCopy: return "copy";
+    case AllReduceRoute::kRecursiveDoubling: return "rd";
+    case AllReduceRoute::kTree: return "tree";
+    case AllReduceRoute::kRing: break;
+  }
+  return "ring";
+}
+
 AllReducePlan planAllReduce(const CollectiveOptions& options, AlgorithmChoice choice, int nranks, size_t bytes) {
-  if (nranks == 1) return {"copy", 0};
+  if (nranks == 1) return {AllReduceRoute::kCopy, 0};
   const Algorithm algorithm = choice.algorithm != Algorithm::kAuto ? choice.algorithm : options.algorithm;
   const int channels = std::max(1, choice.channels > 0 ? choice.channels : options.channels);
-  if (algorithm == Algorithm::kTree) return {"tree", channels};
+  if (algorithm == Algorithm::kTree) return {AllReduceRoute::kTree, channels};
   const bool powerOfTwo = (nranks & (nranks - 1)) == 0;
-  if (algorithm == Algorithm::kAuto && powerOfTwo && bytes <= options.smallAllReduceBytes) return {"rd", 0};
-  return {"ring", channels};
+  if (algorithm == Algorithm::kAuto && powerOfTwo && bytes <= options.smallAllReduceBytes) {
+    return {AllReduceRoute::kRecursiveDoubling, 0};
+  }
+  return {AllReduceRoute::kRing, channels};
 }
 
 Status allReduce(Communicator& comm, const void* send, void* recv, size_t count, DataType type, const ReduceOp& op,
@@ -30,14 +41,15 @@ Status allReduce(Communicator& comm, const void* send, void* recv, size_t count,
   std::vector<char> scaled;
   const void* input = preScaledInput(send, count, type, op, &scaled);
   const AllReducePlan plan = planAllReduce(comm.options(), choice, comm.nranks(), count * dataTypeSize(type));
-  const std::string_view algorithm = plan.algorithm;
-  if (algorithm == "copy") {
-    copyElements(recv, input, count, type);
-    finishAverage(recv, count, type, op, 1);
-    return Status::Ok();
+  switch (plan.route) {
+    case AllReduceRoute::kCopy:
+      copyElements(recv, input, count, type);
+      finishAverage(recv, count, type, op, 1);
+      return Status::Ok();
+    case AllReduceRoute::kTree: return treeAllReduce(comm, input, recv, count, type, op, seq, plan.channels);
+    case AllReduceRoute::kRecursiveDoubling: return recursiveDoublingAllReduce(comm, input, recv, count, type, op, seq);
+    case AllReduceRoute::kRing: break;
   }
-  if (algorithm == "tree") return treeAllReduce(comm, input, recv, count, type, op, seq, plan.channels);
-  if (algorithm == "rd") return recursiveDoublingAllReduce(comm, input, recv, count, type, op, seq);
   return ringAllReduce(comm, input, recv, count, type, op, seq, plan.channels);
 }
 

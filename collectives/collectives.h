@@ -20,10 +20,12 @@ struct AlgorithmChoice {
 };
 Status allReduce(Communicator& comm, const void* send, void* recv, size_t count, DataType type,
                  const ReduceOp& op, AlgorithmChoice choice = {});
-// What allReduce runs for a buffer of `bytes` on `nranks` ranks: "ring", "tree", "rd" (recursive
-// doubling) or "copy" (one rank), and the channels of the ring or tree (0 for the others).
+// What allReduce runs for a buffer of `bytes` on `nranks` ranks, and the channels of the ring or
+// tree (0 for the others).
+enum class AllReduceRoute { kCopy, kRecursiveDoubling, kRing, kTree };
+const char* allReduceRouteName(AllReduceRoute route);  // "copy" (one rank), "rd", "ring", "tree"
 struct AllReducePlan {
-  const char* algorithm;
+  AllReduceRoute route;
   int channels;
 };
 AllReducePlan planAllReduce(const CollectiveOptions& options, AlgorithmChoice choice, int nranks, size_t bytes);

@@ -23,6 +23,13 @@ CollectiveOptions CollectiveOptions::fromEnvironment() {
     NS_INFO("NCCL_ALGO={} names no single algorithm the engine runs (ring, tree): choosing as usual", ncclAlgo);
   }
   if (options.algorithm == Algorithm::kRing) options.smallAllReduceBytes = 0;
+  const std::string ncclProto = envString("NCCL_PROTO", "");
+  const std::string proto = envString("NCCLSHIM_PROTO", "");
+  if (!proto.empty() && !parseProtocol(proto, &options.protocol)) {
+    NS_WARN("NCCLSHIM_PROTO={} is not auto, simple, ll or ll128; using auto", proto);
+  } else if (proto.empty() && !ncclProto.empty() && !parseProtocol(ncclProto, &options.protocol)) {
+    NS_INFO("NCCL_PROTO={} names no single protocol (LL, LL128, Simple): choosing as usual", ncclProto);
+  }
   options.channels = static_cast<int>(envInt("NCCLSHIM_NCHANNELS", options.channels));
   if (options.channels < 1) options.channels = 1;
   if (options.sliceBytes < 64) {

@@ -16,7 +16,8 @@ namespace nshim {
 
 // Algorithm tuning; defaults follow NCCL's Simple protocol (1 MiB slices, 8 in flight) and are overridable by
 // NCCLSHIM_SLICE_BYTES, NCCLSHIM_CHUNK_BYTES, NCCLSHIM_MAX_INFLIGHT, NCCLSHIM_TIMEOUT,
-// NCCLSHIM_ALGO (auto|ring|tree; else NCCL_ALGO=Ring|Tree), NCCLSHIM_NCHANNELS and NCCLSHIM_RD_THRESHOLD.
+// NCCLSHIM_ALGO (auto|ring|tree; else NCCL_ALGO=Ring|Tree), NCCLSHIM_PROTO (else NCCL_PROTO=LL|LL128|Simple),
+// NCCLSHIM_NCHANNELS and NCCLSHIM_RD_THRESHOLD.
 struct CollectiveOptions {
   size_t sliceBytes = 1 << 20;  // one message on the wire
   size_t chunkBytes = 512 << 10;  // pipelining unit of broadcast/reduce chains (NCCL Simple step)
@@ -29,6 +30,9 @@ struct CollectiveOptions {
   // NCCL's channels: the tree runs channel c on tree c % 2 (a part of the buffer each). An op that
   // says how many channels NCCL used (a trace with NCCL's decisions) uses that number instead.
   int channels = 2;
+  // NCCL's protocol forced for every collective (NCCLSHIM_PROTO, else NCCL_PROTO when it names one
+  // protocol): kAuto runs what the caller says for the op (a trace's record), else Simple.
+  Protocol protocol = Protocol::kAuto;
 
   static CollectiveOptions fromEnvironment();
 };

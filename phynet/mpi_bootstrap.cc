@@ -7,6 +7,7 @@
 
 #include "phynet/workload_transform.h"
 #include "transport/node_routed_transport.h"
+#include "transport/protocol_framing_transport.h"
 #include "transport/unique_id.h"
 
 namespace nshim::phynet {
@@ -106,6 +107,8 @@ BootstrapOutcome bootstrapCommunicators(const Workload& workload, const std::vec
       }
       connected = std::move(routed).value();
     }
+    // Each collective moves in NCCL's protocol (its lines on the wire: op_runner.h protocolOf).
+    connected = createProtocolFramingTransport(std::move(connected));
     auto communicator = std::make_unique<Communicator>(std::move(connected), choice.collectives);
     communicator->setNodes(nodeLayoutOf(*comm, choice.nodeOfRank));
     outcome.comms[comm->id] = std::move(communicator);

@@ -13,7 +13,8 @@ constexpr size_t kWordsPerOp = 13;
 
 int64_t packKinds(const WorkOp& op) {
   return static_cast<int64_t>(op.type) | static_cast<int64_t>(op.reduce) << 8 | static_cast<int64_t>(op.kind) << 16 |
-         static_cast<int64_t>(op.algo) << 24 | static_cast<int64_t>(op.channels) << 32;
+         static_cast<int64_t>(op.algo) << 24 | static_cast<int64_t>(op.channels) << 32 |
+         static_cast<int64_t>(op.proto) << 40;
 }
 
 }  // namespace
@@ -68,6 +69,7 @@ Result<std::vector<WorkOp>> unpackOps(const std::vector<int64_t>& words) {
     op.kind = static_cast<OpKind>((w[3] >> 16) & 0xff);
     op.algo = static_cast<Algorithm>((w[3] >> 24) & 0xff);
     op.channels = static_cast<uint8_t>((w[3] >> 32) & 0xff);
+    op.proto = static_cast<Protocol>((w[3] >> 40) & 0xff);
     op.root = static_cast<int>(w[4]);
     op.peer = static_cast<int>(w[5]);
     op.bytes = static_cast<uint64_t>(w[6]);

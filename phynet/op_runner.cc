@@ -13,7 +13,20 @@ namespace {
 
 bool isPointToPoint(const WorkOp& op) { return op.kind == OpKind::kSend || op.kind == OpKind::kRecv; }
 
+// Posts made while it lives move in one protocol; Simple again after.
+class ProtocolScope {
+ public:
+  ProtocolScope(Transport& transport, Protocol protocol) : transport_(transport) { transport_.setProtocol(protocol); }
+  ~ProtocolScope() { transport_.setProtocol(Protocol::kSimple); }
+  ProtocolScope(const ProtocolScope&) = delete;
+  ProtocolScope& operator=(const ProtocolScope&) = delete;
+
+ private:
+  Transport& transport_;
+};
+
 Status runCollective(Communicator& comm, CommArena& arena, const WorkOp& op) {
+  ProtocolScope protocol(comm.transport(), protocolOf(op, comm.options()));
   ReduceOp reduceOp;
   reduceOp.kind = op.reduce;
   void* send = arena.send();
@@ -42,15 +55,25 @@ AlgorithmChoice algorithmChoiceOf(const WorkOp& op, const CollectiveOptions& opt
   return choice;
 }
 
-AllReducePlan algorithmOf(const WorkOp& op, const CollectiveOptions& options, int nranks) {
+OpDecision decisionOf(const WorkOp& op, const CollectiveOptions& options, int nranks) {
+  const Protocol protocol = protocolOf(op, options);
   switch (op.kind) {
-    case OpKind::kAllReduce: return planAllReduce(options, algorithmChoiceOf(op, options), nranks, op.bytes);
+    case OpKind::kAllReduce: {
+      const AllReducePlan plan = planAllReduce(options, algorithmChoiceOf(op, options), nranks, op.bytes);
+      return {allReduceRouteName(plan.route), plan.channels, protocol};
+    }
     case OpKind::kAllGather:
-    case OpKind::kReduceScatter: return {"ring", 0};
+    case OpKind::kReduceScatter: return {"ring", 0, protocol};
     case OpKind::kBroadcast:
-    case OpKind::kReduce: return {"chain", 0};
-    default: return {"p2p", 0};
+    case OpKind::kReduce: return {"chain", 0, protocol};
+    default: return {"p2p", 0, protocol};
   }
+}
+
+Protocol protocolOf(const WorkOp& op, const CollectiveOptions& options) {
+  if (isPointToPoint(op)) return Protocol::kSimple;
+  if (options.protocol != Protocol::kAuto) return options.protocol;
+  return op.proto != Protocol::kAuto ? op.proto : Protocol::kSimple;
 }
 
 BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks, bool distinctSends, uint64_t capBytes) {

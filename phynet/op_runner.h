@@ -33,9 +33,17 @@ constexpr uint64_t kNoCap = UINT64_MAX;
 // How the engine runs `op` (an allreduce's algorithm and channels): NCCL's recorded choice,
 // unless the options force one (--algo / NCCLSHIM_ALGO, as NCCL_ALGO would).
 AlgorithmChoice algorithmChoiceOf(const WorkOp& op, const CollectiveOptions& options);
-// The algorithm the engine runs for `op` on `nranks` ranks ("ring", "tree", "chain", "p2p", ...)
-// and its channels where it uses them (0 otherwise), for the report.
-AllReducePlan algorithmOf(const WorkOp& op, const CollectiveOptions& options, int nranks);
+// How the engine runs `op` on `nranks` ranks, for the report: the algorithm ("ring", "tree",
+// "chain", "p2p", ...), its channels where it uses them (0 otherwise), and the protocol.
+struct OpDecision {
+  const char* algorithm;
+  int channels;
+  Protocol protocol;
+};
+OpDecision decisionOf(const WorkOp& op, const CollectiveOptions& options, int nranks);
+// The NCCL protocol `op` moves in (protocol_framing_transport.h): the one forced (--proto,
+// NCCLSHIM_PROTO, NCCL_PROTO), else NCCL's recorded choice, else Simple. Point-to-point: Simple.
+Protocol protocolOf(const WorkOp& op, const CollectiveOptions& options);
 
 BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks, bool distinctSends = false,
                            uint64_t capBytes = kNoCap);

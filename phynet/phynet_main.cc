@@ -327,6 +327,7 @@ int run(int argc, char** argv) {
     choice.collectives.algorithm = options.algorithm;
     if (options.algorithm == Algorithm::kRing) choice.collectives.smallAllReduceBytes = 0;
   }
+  if (options.protocol != Protocol::kAuto) choice.collectives.protocol = options.protocol;
   choice.verbose = options.verbose;
   mpi.setPhaseSeconds(2 * timeout + 30);
   BootstrapOutcome boot = bootstrapCommunicators(workload, validation.usedComms, mpi, choice);

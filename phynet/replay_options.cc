@@ -100,7 +100,7 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
                                           "--warmup",    "--scale",  "--ops",    "--groups", "--timeout",
                                           "--report",    "--json",   "--rate",   "--rows",   "--world-size",
                                           "--tp",        "--ep",     "--pp",     "--max-buffer", "--simai-rules",
-                                          "--intra-node", "--gpus-per-node", "--algo"};
+                                          "--intra-node", "--gpus-per-node", "--algo", "--proto"};
     if (std::find(std::begin(kValued), std::end(kValued), name) == std::end(kValued)) {
       return Status(Code::kInvalidArgument, fmt::format("unknown option {}", name));
     }
@@ -123,6 +123,10 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
     } else if (name == "--algo") {
       if (!parseAlgorithm(value, &o.algorithm)) {
         return Status(Code::kInvalidArgument, fmt::format("--algo: '{}' (auto, ring or tree)", value));
+      }
+    } else if (name == "--proto") {
+      if (!parseProtocol(value, &o.protocol)) {
+        return Status(Code::kInvalidArgument, fmt::format("--proto: '{}' (auto, simple, ll or ll128)", value));
       }
     } else if (name == "--gpus-per-node") {
       NS_RETURN_IF_ERROR(parseInt(name, value, 1, 1 << 16, &o.gpusPerNode));
@@ -244,6 +248,12 @@ replay
                             chose for the call where the trace recorded it (its profiler plugin,
                             NCCLSHIM_PROFILER=1), else NCCLSHIM_ALGO or NCCL_ALGO, else the ring.
                             Each channel's messages travel on their own connection
+  --proto auto|simple|ll|ll128
+                            NCCL's protocol for every collective, like NCCL_PROTO: each message goes
+                            on the wire as NCCL's lines (LL: 8 payload bytes per 16, twice the
+                            payload; LL128: 120 per 128) and is checked and decoded at the receiver.
+                            auto (default): NCCL's recorded choice per call, else NCCLSHIM_PROTO or
+                            NCCL_PROTO, else simple. Point-to-point moves as simple
   --pace fast|recorded      issue as fast as possible (default), or keep the recorded gaps
   --iterations N            replay the whole workload N times (default 1)
   --warmup N                N more iterations first, left out of the report (default 0)

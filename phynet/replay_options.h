@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "collectives/algorithm.h"
+#include "common/nccl_protocol.h"
 #include "common/status.h"
 #include "phynet/workload_options.h"
 
@@ -28,6 +29,9 @@ struct ReplayOptions {
   // --algo: the allreduce algorithm for every op; kAuto: NCCL's recorded choice where the trace
   // has it, else NCCLSHIM_ALGO, else the ring.
   Algorithm algorithm = Algorithm::kAuto;
+  // --proto: NCCL's protocol for every collective; kAuto: NCCL's recorded choice where the trace has
+  // it, else NCCLSHIM_PROTO or NCCL_PROTO, else Simple.
+  Protocol protocol = Protocol::kAuto;
   int gpusPerNode = 0;                 // ranks per node (consecutive global ranks); 0: the ranks of one host
   Pace pace = Pace::kFast;
   int iterations = 1;                  // the whole workload is replayed this many times

@@ -61,9 +61,10 @@ class RowMaker {
     row.count = ref.count;
     row.type = ref.type;
     row.bytes = ref.bytes;
-    const AllReducePlan plan = algorithmOf(ref, in_.collectives, row.nranks);
-    row.algorithm = plan.algorithm;
-    row.channels = plan.channels;
+    const OpDecision decision = decisionOf(ref, in_.collectives, row.nranks);
+    row.algorithm = decision.algorithm;
+    row.channels = decision.channels;
+    row.protocol = protocolName(decision.protocol);
     int64_t longest = 0, recorded = -1;
     double start = -1;
     for (const Member& m : members) {

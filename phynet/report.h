@@ -29,7 +29,8 @@ struct OpRow {
   uint64_t bytes = 0;         // nccl-tests size
   std::string ranks;          // "3->1" (global ranks) for sendrecv, else ""
   std::string algorithm;      // what the engine ran: ring, tree, rd, chain, p2p, copy
-  int channels = 0;           // the tree's channels; 0 where the algorithm has none
+  int channels = 0;           // the ring's or tree's channels; 0 where the algorithm has none
+  std::string protocol;       // NCCL's protocol it moved in: simple, ll, ll128
   double startUs = 0;         // earliest member start since its rank's run start
   double timeUs = 0;
   double algbw = 0;           // GB/s (1e9 bytes)

@@ -37,9 +37,11 @@ std::string known(double value, const char* format) {
   return value < 0 ? "-" : fmt::format(fmt::runtime(format), value);
 }
 
-// "tree/2": the algorithm, and its channels where it has them.
+// "tree/2", "ring/1/ll": the algorithm, its channels where it has them, and the protocol unless Simple.
 std::string algorithmText(const OpRow& row) {
-  return row.channels > 0 ? fmt::format("{}/{}", row.algorithm, row.channels) : row.algorithm;
+  std::string text = row.channels > 0 ? fmt::format("{}/{}", row.algorithm, row.channels) : row.algorithm;
+  if (!row.protocol.empty() && row.protocol != "simple") text += "/" + row.protocol;
+  return text;
 }
 
 std::string csvNumber(double value) { return value < 0 ? "" : fmt::format("{:.6g}", value); }
@@ -101,13 +103,13 @@ void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxR
   fmt::print(out, "# world {} ranks, transport {}, pace {}, iterations {} (+{} warmup), scale {:g}, rate {}\n",
              r.worldSize, h.transport, h.pace, r.iterations, r.warmup, h.scale,
              r.rateGBps > 0 ? fmt::format("{:g} GB/s", r.rateGBps) : "-");
-  fmt::print(out, "#\n# {:<13} {:<6} {:<18} {:>5} {:>4} {:>6} {:>11} {:<9} {:>12} {:<7} {:>10} {:>8} {:>8} {:>6} "
+  fmt::print(out, "#\n# {:<13} {:<6} {:<18} {:>5} {:>4} {:>6} {:>11} {:<9} {:>12} {:<12} {:>10} {:>8} {:>8} {:>6} "
              "{:>10} {:>6}  {}\n", "op", "group", "comm", "ranks", "iter", "seq", "count", "type", "bytes", "algo",
              "time(us)", "algbw", "busbw", "eff(%)", "recorded", "ratio", "peers");
   int shown = 0;
   for (const OpRow& row : r.rows) {
     if (shown++ >= maxRows) break;
-    fmt::print(out, "  {:<13} {:<6} {:<18} {:>5} {:>4} {:>6} {:>11} {:<9} {:>12} {:<7} {:>10.1f} {:>8.3f} {:>8.3f} "
+    fmt::print(out, "  {:<13} {:<6} {:<18} {:>5} {:>4} {:>6} {:>11} {:<9} {:>12} {:<12} {:>10.1f} {:>8.3f} {:>8.3f} "
                "{:>6} {:>10} {:>6}  {}\n", row.op, row.label, commText(row.commId), row.nranks, row.iteration, row.seq,
                row.count, dataTypeName(row.type), row.bytes, algorithmText(row), row.timeUs, row.algbw, row.busbw,
                known(row.efficiency, "{:.1f}"), known(row.recordedUs, "{:.1f}"), known(row.ratio, "{:.2f}"),
@@ -161,12 +163,12 @@ Status writeCsvReport(const std::string& path, const ReplayReport& r) {
   NS_ASSIGN_OR_RETURN(File file, openForWrite(path));
   FILE* f = file.get();
   fmt::print(f, "op,group,comm,nranks,iteration,seq,count,type,bytes,peers,algorithm,channels,start_us,time_us,"
-             "algbw_gbps,busbw_gbps,efficiency_pct,recorded_us,ratio\n");
+             "algbw_gbps,busbw_gbps,efficiency_pct,recorded_us,ratio,protocol\n");
   for (const OpRow& row : r.rows) {
-    fmt::print(f, "{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.6g},{:.6g},{},{},{}\n", row.op, row.label,
+    fmt::print(f, "{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.6g},{:.6g},{},{},{},{}\n", row.op, row.label,
                commText(row.commId), row.nranks, row.iteration, row.seq, row.count, dataTypeName(row.type), row.bytes,
                row.ranks, row.algorithm, row.channels, row.startUs, row.timeUs, row.algbw, row.busbw, csvNumber(row.efficiency),
-               csvNumber(row.recordedUs), csvNumber(row.ratio));
+               csvNumber(row.recordedUs), csvNumber(row.ratio), row.protocol);
   }
   return closeChecked(std::move(file), path);
 }
@@ -199,11 +201,11 @@ Status writeJsonReport(const std::string& path, const ReplayReport& r, const Tex
   for (size_t i = 0; i < r.rows.size(); ++i) {
     const OpRow& row = r.rows[i];
     fmt::print(f, "{}\n{{\"op\":{},\"group\":{},\"comm\":{},\"nranks\":{},\"iteration\":{},\"seq\":{},\"count\":{},"
-               "\"type\":{},\"bytes\":{},\"peers\":{},\"algorithm\":{},\"channels\":{},\"start_us\":{:.3f},\"time_us\":{:.3f},\"algbw_gbps\":{:.6g},"
+               "\"type\":{},\"bytes\":{},\"peers\":{},\"algorithm\":{},\"channels\":{},\"protocol\":{},\"start_us\":{:.3f},\"time_us\":{:.3f},\"algbw_gbps\":{:.6g},"
                "\"busbw_gbps\":{:.6g},\"efficiency_pct\":{},\"recorded_us\":{},\"ratio\":{}}}", i ? "," : "",
                jsonQuoted(row.op), jsonQuoted(row.label), jsonQuoted(commText(row.commId)), row.nranks, row.iteration,
                row.seq, row.count, jsonQuoted(dataTypeName(row.type)), row.bytes, jsonQuoted(row.ranks), jsonQuoted(row.algorithm),
-               row.channels, row.startUs,
+               row.channels, jsonQuoted(row.protocol), row.startUs,
                row.timeUs, row.algbw, row.busbw, jsonNumber(row.efficiency), jsonNumber(row.recordedUs),
                jsonNumber(row.ratio));
   }

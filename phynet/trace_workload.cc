@@ -203,6 +203,7 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
     if (auto decision = decisions.find({op.commId, op.seq}); decision != decisions.end()) {
       if (!parseAlgorithm(decision->second->algo, &op.algo)) op.algo = Algorithm::kAuto;  // PAT, NVLS, ...
       op.channels = decision->second->nChannels;
+      if (!parseProtocol(decision->second->proto, &op.proto)) op.proto = Protocol::kAuto;
     }
     out->ops.push_back(std::move(op));
   }

@@ -1,8 +1,6 @@
 // Bus-bandwidth factors and the per-rank wire-byte model of the engine's algorithms.
 #include "phynet/traffic_model.h"
 
-#include <string_view>
-
 #include "collectives/double_binary_tree.h"
 #include "collectives/ring_pipeline.h"
 #include "phynet/op_runner.h"
@@ -41,23 +39,26 @@ void addTreeSends(const WorkOp& op, int commRank, const NodeLayout& nodes, int c
 }  // namespace
 
 void forEachModelSend(const WorkOp& op, int commRank, int nranks, const CollectiveOptions& options,
-                      const std::function<void(int peer, uint64_t bytes)>& add, const NodeLayout* nodes) {
+                      const std::function<void(int peer, uint64_t bytes)>& addPayload, const NodeLayout* nodes) {
   const uint64_t n = static_cast<uint64_t>(nranks);
   const uint64_t unit = op.count * dataTypeSize(op.type);  // the count argument in bytes
   if (op.count == 0 || nranks < 1) return;
+  // LL and LL128 put their lines on the wire (common/nccl_protocol.h).
+  const Protocol protocol = protocolOf(op, options);
+  auto add = [&](int peer, uint64_t bytes) { addPayload(peer, protocolWireBytes(protocol, bytes)); };
   auto ring = [&](int offset) { return ((commRank + offset) % nranks + nranks) % nranks; };
   switch (op.kind) {
     case OpKind::kAllReduce: {
       const AllReducePlan plan = planAllReduce(options, algorithmChoiceOf(op, options), nranks, unit);
-      const std::string_view algorithm = plan.algorithm;
-      if (algorithm == "copy") return;
-      if (algorithm == "rd") {
-        for (uint64_t d = 1; d < n; d <<= 1) add(commRank ^ static_cast<int>(d), unit);
-        return;
-      }
-      if (algorithm == "tree") {
-        addTreeSends(op, commRank, nodes ? *nodes : NodeLayout::flat(nranks), plan.channels, add);
-        return;
+      switch (plan.route) {
+        case AllReduceRoute::kCopy: return;
+        case AllReduceRoute::kRecursiveDoubling:
+          for (uint64_t d = 1; d < n; d <<= 1) add(commRank ^ static_cast<int>(d), unit);
+          return;
+        case AllReduceRoute::kTree:
+          addTreeSends(op, commRank, nodes ? *nodes : NodeLayout::flat(nranks), plan.channels, add);
+          return;
+        case AllReduceRoute::kRing: break;
       }
       add(ring(1), 2 * (n - 1) * unit / n);
       return;

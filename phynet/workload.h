@@ -11,6 +11,7 @@
 
 #include "collectives/algorithm.h"
 #include "collectives/datatype.h"
+#include "common/nccl_protocol.h"
 #include "common/status.h"
 #include "phynet/source_line.h"
 
@@ -41,10 +42,11 @@ struct WorkOp {
   int64_t recordedNs = -1;   // recorded duration (GPU time if the trace has it); -1 unknown
   OpKind kind = OpKind::kAllReduce;
   // What NCCL decided for this call when the trace recorded it (its profiler plugin's nccl_task):
-  // the algorithm (kAuto: not recorded, or one the engine does not run) and its channels (0: not
-  // recorded). The replay runs the op that way.
+  // the algorithm (kAuto: not recorded, or one the engine does not run), its channels (0: not
+  // recorded) and the protocol. The replay runs the op that way.
   Algorithm algo = Algorithm::kAuto;
   uint8_t channels = 0;
+  Protocol proto = Protocol::kAuto;  // NCCL's protocol (kAuto: not recorded)
   int group = 0;             // ops with the same non-zero group id were issued in one ncclGroup
   SourceLine source;         // "file:line" the op came from, for error messages
 };

@@ -22,6 +22,7 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "transport/wait_note.h"
+#include "common/nccl_protocol.h"
 
 namespace nshim {
 
@@ -107,10 +108,15 @@ class Transport {
   // Ends the registration that started at `buf`; no transfer may still use it.
   virtual Status deregisterMemory(const void* buf) { return Status::Ok(); }
 
+  // The NCCL protocol of the messages posted from now on (common/nccl_protocol.h): a transport that frames
+  // messages by protocol (protocol_framing_transport.h) moves them in its lines; others ignore it.
+  // Both ends of a message must have posted it under the same protocol.
+  virtual void setProtocol(Protocol protocol) {}
+
   // What a waitAll now sleeping waits for (wait_note.h): set by the implementations, read by
-  // stall reports from any thread.
-  WaitNote& waitNote() { return waitNote_; }
-  const WaitNote& waitNote() const { return waitNote_; }
+  // stall reports from any thread. A transport that waits through another one returns that one's.
+  virtual WaitNote& waitNote() { return waitNote_; }
+  const WaitNote& waitNote() const { return const_cast<Transport*>(this)->waitNote(); }
 
  private:
   WaitNote waitNote_;

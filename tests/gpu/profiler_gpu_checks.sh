@@ -22,6 +22,11 @@
 #   stage torch2: PyTorch (torchrun, 8 processes) as 4 nodes x 2 GPUs: all_reduce, all_gather,
 #              reduce_scatter, broadcast, all_to_all at 8K, 1M, 64M, traced with the plugin
 #              (tests/gpu/torch_topology.py; runs named topo-torch-<op>-n4x2 like topology2's)
+#   stage tuning: NCCL's choices (algorithm / protocol / channels per op and size) and its tuning
+#              inputs (GRAPH patterns, TUNING table) for all_reduce, all_gather, reduce_scatter,
+#              broadcast, 8 B..256 MiB, on LAYOUTS (default 4x1 8x1 4x2 8x2 16x1; NxG = N nodes of G
+#              ranks, G=1 through tests/gpu/as_node_spread.sh, G=2 through as_node_of_two.sh; a
+#              2-GPU machine); runs named tune-<op>-n<layout> (tests/gpu/tuning_ground_truth.py)
 #   stage overhead2: one process driving 2 GPUs (nccl-tests -g 2), 8 B..1 GiB, NCCL alone /
 #              forwarding / recording / recording + plugin, 3 interleaved rounds (a 2-GPU machine)
 set -u
@@ -70,7 +75,7 @@ run() {
   [ "$side" = noop ] && xs+=(-x NCCLSHIM_HOOK_DEBUG=noop)          # the hook's path, empty body
   [ "$side" = quiet ] && xs+=(-x NCCLSHIM_TRACE_DIR="$trace_dir" -x NCCLSHIM_TRACE_FLUSH_MS=100000 \
                                -x NCCLSHIM_TRACE_RING=1048576)       # recording, writer asleep
-  timeout 240 mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$nodes" --mca btl self,tcp \
+  timeout "${RUN_TIMEOUT:-240}" mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$nodes" --mca btl self,tcp \
     -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_IB_DISABLE -x NCCL_NET -x NCCL_SOCKET_IFNAME -x NCCL_TESTS_DEVICE \
     -x NCCL_DEBUG="${NCCL_DEBUG:-INFO}" -x NCCL_DEBUG_SUBSYS="${SUBSYS:-INIT,ENV,TUNING}" "${xs[@]}" \
     "${AS_NODE:-tests/gpu/as_node.sh}" "$BIN/${op}_perf" $SIZES -g "${GPUS:-1}" -c 1 ${ITERS:--n 4 -w 1} > "$OUT/$name.log" 2>&1
@@ -126,6 +131,16 @@ if [ "$stage" = topology2 ]; then  # 4 nodes x 2 GPUs: needs a 2-GPU machine
   done
   AS_NODE=tests/gpu/as_node_of_two.sh SUBSYS=INIT,GRAPH,TUNING SIZES="-b 8K -e 32M -f 8" \
     run "topo-all_reduce-n4x2-Tree" 8 all_reduce NCCL_ALGO=Tree
+fi
+if [ "$stage" = tuning ]; then  # needs a 2-GPU machine
+  for layout in ${LAYOUTS:-4x1 8x1 4x2 8x2 16x1}; do
+    per=${layout#*x} wrap=tests/gpu/as_node_spread.sh
+    [ "$per" = 2 ] && wrap=tests/gpu/as_node_of_two.sh
+    for op in all_reduce all_gather reduce_scatter broadcast; do
+      AS_NODE=$wrap SUBSYS=INIT,GRAPH,TUNING SIZES="-b 8 -e 256M -f 4" ITERS="-n 2 -w 1 -c 0" \
+        run "tune-$op-n$layout" $((${layout%x*} * per)) "$op"
+    done
+  done
 fi
 if [ "$stage" = overhead2 ]; then  # one process, 2 GPUs (-g 2): needs a 2-GPU machine
   for round in 1 2 3; do

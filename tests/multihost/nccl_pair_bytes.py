@@ -8,9 +8,10 @@ from_node / to_node are ranks). RUN: the run's name in it (e.g. topo-all_reduce-
 rank = rank / RANKS_PER_NODE (consecutive ranks per node, as NCCL's NCCL_HOSTID runs placed them).
 
 For every ordered pair of ranks on different nodes, the payload phynet sent (the report's
-peer_bytes) must be within 1% of NCCL's network bytes summed over the run (NCCL's LL protocol puts
-2 network bytes on the wire per payload byte, so LL rows count half), and a pair NCCL left empty must
-stay empty. A pair inside one node (NVLink in NCCL, no network bytes) must have gone over shared
+peer_bytes: the protocol's lines, as on the wire) must be within 1% of NCCL's network bytes summed
+over the run (NCCL's LL protocol puts 2 network bytes on the wire per payload byte, and phynet puts
+the same lines on the wire), and a pair NCCL left empty must stay empty. Every collective of the
+report must have moved in NCCL's protocol for its size (LL, SIMPLE). A pair inside one node (NVLink in NCCL, no network bytes) must have gone over shared
 memory in phynet: 16 bytes of framing per message (TCP has 24).
 
 --ring-hops TOPOLOGY: also the ring order (or the tree's shape, for a run with NCCL_ALGO=Tree). The
@@ -38,9 +39,8 @@ def nccl_bytes(table, run):
     for row in csv.DictReader(open(table)):
         if row["run"] != run:
             continue
-        factor = 2 if " LL " in f' {row["nccl_algo_proto_channels"]} ' else 1
         key = (int(row["from_node"]), int(row["to_node"]))
-        out[key] = out.get(key, 0) + int(row["net_bytes_per_op"]) * int(row["instances"]) // factor
+        out[key] = out.get(key, 0) + int(row["net_bytes_per_op"]) * int(row["instances"])
     return out
 
 
@@ -61,6 +61,16 @@ def nccl_allreduce_choices(table, run):
         if row["run"] == run and row["op"] == "allreduce":
             algo, _proto, channels = row["nccl_algo_proto_channels"].split()
             out[int(row["bytes"])] = (algo.lower(), int(channels))
+    return out
+
+
+def nccl_protocols(table, run):
+    """{(op, bytes): protocol} of the run's collectives, as NCCL decided them (lower case)."""
+    out = {}
+    for row in csv.DictReader(open(table)):
+        fields = row["nccl_algo_proto_channels"].split()
+        if row["run"] == run and len(fields) == 3:
+            out[(row["op"], int(row["bytes"]))] = fields[1].lower()
     return out
 
 
@@ -111,6 +121,15 @@ def main():
             bad.append(key)
     if not nccl:
         bad.append(f"no rows for {run} in {table}")
+    protocols = nccl_protocols(table, run)
+    ran = sorted({(o["op"], o["bytes"], o["protocol"]) for o in parsed["ops"] if (o["op"], o["bytes"]) in protocols})
+    wrong = [f"{op} {size} B: NCCL {protocols[(op, size)]}, phynet {proto}" for op, size, proto in ran
+             if protocols[(op, size)] != proto]
+    if protocols:
+        print(f"{run} protocol per op and size: {len(ran)} sizes, "
+              f"{'as NCCL chose' if not wrong and ran else 'DIFFERENT: ' + '; '.join(wrong[:8])}")
+        if wrong or not ran:
+            bad.append("protocols")
     if topology:
         hops = ring_hops(topology, run)
         between = lambda pairs: {k for k, v in pairs.items() if v and k[0] // per != k[1] // per}

@@ -4,8 +4,9 @@
 # pair of ranks) are replayed by phynet as recorded (--algo auto: NCCL's algorithm and channels for
 # every call), and for every run (allreduce, also with NCCL_ALGO=Tree, allgather, reducescatter,
 # broadcast, alltoall) and every ordered pair of ranks on different nodes:
-#   - the payload phynet sent is within 1% of NCCL's network bytes (NCCL's LL protocol puts 2
-#     network bytes per payload byte); pairs NCCL left alone stay empty;
+#   - the bytes phynet sent are within 1% of NCCL's network bytes (both in NCCL's protocol: LL puts
+#     2 network bytes per payload byte); pairs NCCL left alone stay empty; every collective moved
+#     in NCCL's protocol;
 #   - as many connections carried data as NCCL used channels (ring hops 2, tree edges and alltoall
 #     pairs 1; not checked for nccl_4x1's alltoall, where NCCL used 2 channels per peer);
 #   - allreduce: the pairs between nodes that carried bytes are NCCL's connections (its ring order,
