@@ -38,8 +38,9 @@ Status broadcast(Communicator& comm, const void* send, void* recv, size_t count,
 // recv is only written on the root (may be null elsewhere).
 Status reduce(Communicator& comm, const void* send, void* recv, size_t count, DataType type,
               const ReduceOp& op, int root);
-// count elements to and from each peer: send and recv hold nranks * count elements.
-Status allToAll(Communicator& comm, const void* send, void* recv, size_t count, DataType type);
+// count elements to and from each peer: send and recv hold nranks * count elements. `channels`: each
+// transfer's, as NCCL moved them (0: as NCCL would choose, p2p_channels.h).
+Status allToAll(Communicator& comm, const void* send, void* recv, size_t count, DataType type, int channels = 0);
 // root receives nranks * count elements (recv only on root).
 Status gather(Communicator& comm, const void* send, void* recv, size_t count, DataType type, int root);
 // root sends nranks * count elements (send only on root).
@@ -60,6 +61,9 @@ struct P2POp {
   int peer;
   void* buffer;  // const for sends
   size_t bytes;
+  // The channels NCCL moved it on (a trace's record; both ends must say the same), each part on its
+  // own connection; 0: as NCCL would choose (p2p_channels.h).
+  int channels = 0;
 };
 Status runPointToPoint(Communicator& comm, std::span<const P2POp> ops);
 

@@ -1,6 +1,8 @@
 // Reads the algorithm tuning from the environment; grows (and registers) the scratch memory.
 #include "collectives/communicator.h"
 
+#include <algorithm>
+
 #include "common/env.h"
 #include "common/log.h"
 
@@ -32,6 +34,13 @@ CollectiveOptions CollectiveOptions::fromEnvironment() {
   }
   options.channels = static_cast<int>(envInt("NCCLSHIM_NCHANNELS", options.channels));
   if (options.channels < 1) options.channels = 1;
+  options.p2pChannels = std::max(1, static_cast<int>(envInt("NCCLSHIM_P2P_CHANNELS", options.p2pChannels)));
+  const int64_t perNetPeer = envInt("NCCL_NCHANNELS_PER_NET_PEER", options.p2pChannelsPerPeer);
+  options.p2pChannelsPerPeer = std::max(0, static_cast<int>(envInt("NCCLSHIM_P2P_CHANNELS_PER_PEER", perNetPeer)));
+  options.p2pNetChunkBytes =
+      std::max<size_t>(64, static_cast<size_t>(envBytes("NCCL_P2P_NET_CHUNKSIZE", options.p2pNetChunkBytes)));
+  options.p2pLocalChunkBytes =
+      std::max<size_t>(64, static_cast<size_t>(envBytes("NCCL_P2P_NVL_CHUNKSIZE", options.p2pLocalChunkBytes)));
   if (options.sliceBytes < 64) {
     NS_WARN("NCCLSHIM_SLICE_BYTES={} too small; using 64", options.sliceBytes);
     options.sliceBytes = 64;

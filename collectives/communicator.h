@@ -30,6 +30,14 @@ struct CollectiveOptions {
   // NCCL's channels: the tree runs channel c on tree c % 2 (a part of the buffer each). An op that
   // says how many channels NCCL used (a trace with NCCL's decisions) uses that number instead.
   int channels = 2;
+  // Point-to-point (p2p_channels.h): NCCL's channels for point-to-point work (its p2pnChannels),
+  // the most one peer's transfer may use (p2pnChannelsPerPeer; NCCLSHIM_P2P_CHANNELS_PER_PEER, else
+  // NCCL_NCHANNELS_PER_NET_PEER), and the chunk sizes between nodes (NCCL_P2P_NET_CHUNKSIZE) and
+  // within one (NCCL_P2P_NVL_CHUNKSIZE).
+  int p2pChannels = 2;
+  int p2pChannelsPerPeer = 0;  // 0: as NCCL computes it (p2p_channels.h)
+  size_t p2pNetChunkBytes = 128 << 10;
+  size_t p2pLocalChunkBytes = 512 << 10;
   // NCCL's protocol forced for every collective (NCCLSHIM_PROTO, else NCCL_PROTO when it names one
   // protocol): kAuto runs what the caller says for the op (a trace's record), else Simple.
   Protocol protocol = Protocol::kAuto;

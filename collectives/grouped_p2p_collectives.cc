@@ -10,7 +10,7 @@
 
 namespace nshim {
 
-Status allToAll(Communicator& comm, const void* send, void* recv, size_t count, DataType type) {
+Status allToAll(Communicator& comm, const void* send, void* recv, size_t count, DataType type, int channels) {
   NS_RETURN_IF_ERROR(validateCollective(comm, "alltoall", send, recv, count, type, nullptr, -1, {true, true}));
   uint64_t seq = comm.nextCollectiveSeq();
   if (count == 0) return Status::Ok();
@@ -21,8 +21,9 @@ Status allToAll(Communicator& comm, const void* send, void* recv, size_t count, 
   std::vector<P2POp> ops;
   ops.reserve(2 * comm.nranks());
   for (int peer = 0; peer < comm.nranks(); ++peer) {
-    ops.push_back({P2POp::Kind::kRecv, peer, static_cast<char*>(recv) + peer * block, block});
-    ops.push_back({P2POp::Kind::kSend, peer, const_cast<char*>(static_cast<const char*>(send)) + peer * block, block});
+    ops.push_back({P2POp::Kind::kRecv, peer, static_cast<char*>(recv) + peer * block, block, channels});
+    ops.push_back({P2POp::Kind::kSend, peer, const_cast<char*>(static_cast<const char*>(send)) + peer * block, block,
+                   channels});
   }
   return runTaggedPointToPoint(comm, ops, makeTag(seq, OpCode::kAllToAll, 0));
 }

@@ -1,7 +1,7 @@
 // Batched point-to-point: every operation of a batch is posted before any is waited for, so a
-// batch containing matching sends and receives cannot deadlock. Transfers larger than a slice are
-// cut into slice-sized messages (both ends cut the same way) so that they spread over the
-// transport's channels. Sends to self are matched with receives from self by copying, overlapped
+// batch containing matching sends and receives cannot deadlock. A transfer is cut into NCCL's
+// parts, one per channel (p2p_channels.h), each on its own connection, and parts larger than a
+// slice into slice-sized messages (both ends cut the same way). Sends to self are matched with receives from self by copying, overlapped
 // with the network transfers.
 #include <algorithm>
 #include <cstring>
@@ -12,6 +12,8 @@
 #include "collectives/collective_support.h"
 #include "collectives/collectives.h"
 #include "collectives/op_tags.h"
+#include "collectives/p2p_channels.h"
+#include "collectives/ring_pipeline.h"
 #include "collectives/point_to_point.h"
 
 namespace nshim {
@@ -36,6 +38,10 @@ Status copyToSelf(Transport& transport, void* dst, const void* src, size_t bytes
 
 Status runTaggedPointToPoint(Communicator& comm, std::span<const P2POp> ops, uint64_t tag) {
   const int self = comm.rank();
+  auto partsOf = [&](const P2POp& op) {
+    return op.channels > 0 ? op.channels
+                           : p2pChannelsFor(op.bytes, comm.nranks(), comm.nodes().nodes(), comm.options());
+  };
   const size_t slice = comm.options().sliceBytes;
   size_t messages = 0;
   std::vector<const P2POp*> selfSends, selfRecvs;
@@ -51,7 +57,8 @@ Status runTaggedPointToPoint(Communicator& comm, std::span<const P2POp> ops, uin
       (op.kind == P2POp::Kind::kSend ? selfSends : selfRecvs).push_back(&op);
       continue;
     }
-    messages += op.bytes == 0 ? 1 : (op.bytes + slice - 1) / slice;
+    const int parts = partsOf(op);
+    for (int p = 0; p < parts; ++p) messages += std::max<size_t>(1, (partRange(op.bytes, parts, p).size() + slice - 1) / slice);
   }
   if (selfSends.size() != selfRecvs.size()) {
     return NS_ERROR(Code::kInvalidUsage, "rank {} has {} sends to itself but {} receives from itself in one group",
@@ -72,19 +79,23 @@ Status runTaggedPointToPoint(Communicator& comm, std::span<const P2POp> ops, uin
   for (const P2POp& op : ops) {
     if (op.peer == self) continue;
     char* base = static_cast<char*>(op.buffer);
-    size_t offset = 0;
-    do {
-      size_t bytes = std::min(slice, op.bytes - offset);
-      Request* req = &requests[pending.size()];
-      req->channel = 0;  // NCCL sends point to point on one channel per peer (tests/data/nccl_4x*)
-      if (op.kind == P2POp::Kind::kSend) {
-        NS_RETURN_IF_ERROR(transport.postSend(op.peer, tag, base + offset, bytes, req));
-      } else {
-        NS_RETURN_IF_ERROR(transport.postRecv(op.peer, tag, base + offset, bytes, req));
-      }
-      pending.push_back(req);
-      offset += bytes;
-    } while (offset < op.bytes);
+    const int parts = partsOf(op);
+    for (int p = 0; p < parts; ++p) {
+      const Range range = partRange(op.bytes, parts, p);
+      size_t offset = range.begin;
+      do {
+        size_t bytes = std::min(slice, range.end - offset);
+        Request* req = &requests[pending.size()];
+        req->channel = p;
+        if (op.kind == P2POp::Kind::kSend) {
+          NS_RETURN_IF_ERROR(transport.postSend(op.peer, tag, base + offset, bytes, req));
+        } else {
+          NS_RETURN_IF_ERROR(transport.postRecv(op.peer, tag, base + offset, bytes, req));
+        }
+        pending.push_back(req);
+        offset += bytes;
+      } while (offset < range.end);
+    }
   }
   // The copies to self run while the network transfers are in flight: slice by slice, with the
   // transport's progress between slices.

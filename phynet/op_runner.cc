@@ -39,7 +39,7 @@ Status runCollective(Communicator& comm, CommArena& arena, const WorkOp& op) {
     case OpKind::kReduceScatter: return reduceScatter(comm, send, recv, count, op.type, reduceOp);
     case OpKind::kBroadcast: return broadcast(comm, send, recv, count, op.type, op.root);
     case OpKind::kReduce: return reduce(comm, send, recv, count, op.type, reduceOp, op.root);
-    case OpKind::kAllToAll: return allToAll(comm, send, recv, count, op.type);
+    case OpKind::kAllToAll: return allToAll(comm, send, recv, count, op.type, op.channels);
     case OpKind::kGather: return gather(comm, send, recv, count, op.type, op.root);
     case OpKind::kScatter: return scatter(comm, send, recv, count, op.type, op.root);
     default: return NS_ERROR(Code::kInternal, "{} is not a collective", opKindName(op.kind));
@@ -138,7 +138,7 @@ Status runBatch(Communicator& comm, CommArena& arena, std::span<const WorkOp* co
     for (uint64_t k = 0; k < split.pieces; ++k) {
       const size_t bytes = pieceOf(op, split, k, nranks).bytes;
       if (op.kind == OpKind::kSend) {
-        p2p.push_back({P2POp::Kind::kSend, op.peer, arena.send() + sendOffset, bytes});
+        p2p.push_back({P2POp::Kind::kSend, op.peer, arena.send() + sendOffset, bytes, op.channels});
         if (check) {
           check->fillSend(op.peer, bytesAt(arena.send(), sendOffset), bytes);
           sendOffset += bytes;
@@ -146,7 +146,7 @@ Status runBatch(Communicator& comm, CommArena& arena, std::span<const WorkOp* co
         receiveIndex.push_back(0);
       } else {
         if (recvOffset + bytes > need.recvBytes) recvOffset = 0;  // beyond the cap: reuse the region
-        p2p.push_back({P2POp::Kind::kRecv, op.peer, arena.recv() + recvOffset, bytes});
+        p2p.push_back({P2POp::Kind::kRecv, op.peer, arena.recv() + recvOffset, bytes, op.channels});
         recvOffset += bytes;
         receiveIndex.push_back(check ? check->nextReceive(op.peer) : 0);
       }

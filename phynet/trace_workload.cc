@@ -115,6 +115,31 @@ std::map<std::pair<uint64_t, uint64_t>, const trace::TaskRecord*> ncclDecisions(
   return decisions;
 }
 
+// NCCL's point-to-point transfers of each call of the file (a send, a receive, or the transfers
+// NCCL made an alltoall of), by (commId, seq).
+using P2pTasks = std::map<std::pair<uint64_t, uint64_t>, std::vector<const trace::TaskRecord*>>;
+P2pTasks ncclP2pTasks(const trace::TraceFile& file) {
+  P2pTasks tasks;
+  for (const trace::TaskEntry& task : file.tasks) {
+    const trace::TaskRecord& r = task.record;
+    if ((r.flags & trace::kTaskJoined) && r.kind == trace::TaskKind::kP2p) tasks[{r.commId, r.seq}].push_back(&r);
+  }
+  return tasks;
+}
+
+// The channels NCCL moved `op` on when it made it of point-to-point transfers: a send or receive
+// its transfer's, an alltoall (gather, scatter) the most any of its transfers used. 0: unknown.
+uint8_t p2pChannelsOf(const WorkOp& op, const std::vector<const trace::TaskRecord*>& tasks) {
+  const bool isP2p = op.kind == OpKind::kSend || op.kind == OpKind::kRecv;
+  uint8_t channels = 0;
+  for (const trace::TaskRecord* r : tasks) {
+    const std::string_view func = r->func;
+    if (isP2p && (r->rootOrPeer != op.peer || (func == "Send") != (op.kind == OpKind::kSend))) continue;
+    channels = std::max(channels, r->nChannels);
+  }
+  return channels;
+}
+
 // One file's op records -> that rank's operations. The records are consumed: their memory is
 // released as the conversion goes (when they are in recording order).
 Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* out, TraceLoadStats* stats) {
@@ -135,6 +160,7 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
   auto entryAt = [&](size_t i) { return sorted.empty() ? &file.ops[i] : sorted[i]; };
 
   const std::map<std::pair<uint64_t, uint64_t>, const trace::TaskRecord*> decisions = ncclDecisions(file);
+  const P2pTasks p2pTasks = ncclP2pTasks(file);
   int depth = 0, groupCounter = 0, currentGroup = 0;
   int64_t firstStart = -1, prevEnd = -1;
   constexpr size_t kReleaseEvery = 1 << 14;  // records (about 2 MiB)
@@ -204,6 +230,9 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
       if (!parseAlgorithm(decision->second->algo, &op.algo)) op.algo = Algorithm::kAuto;  // PAT, NVLS, ...
       op.channels = decision->second->nChannels;
       if (!parseProtocol(decision->second->proto, &op.proto)) op.proto = Protocol::kAuto;
+    }
+    if (auto transfers = p2pTasks.find({op.commId, op.seq}); transfers != p2pTasks.end()) {
+      op.channels = p2pChannelsOf(op, transfers->second);
     }
     out->ops.push_back(std::move(op));
   }
