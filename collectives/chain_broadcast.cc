@@ -52,7 +52,7 @@ Status broadcast(Communicator& comm, const void* send, void* recv, size_t count,
   AbortOnError guard(transport);
   Deadline deadline = comm.operationDeadline();
 
-  const int channels = std::max(1, comm.options().channels);  // chunk k is NCCL channel k % channels
+  const int channels = std::max(1, comm.channels());  // chunk k is NCCL channel k % channels
   auto postRecv = [&](int k, Request* req) {
     req->channel = k % channels;
     return transport.postRecv(prev, tagOf(k), chunkSpan(k).data(), chunkSpan(k).size(), req);

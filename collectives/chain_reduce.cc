@@ -49,7 +49,7 @@ Status reduce(Communicator& comm, const void* send, void* recv, size_t count, Da
   AbortOnError guard(transport);
   Deadline deadline = comm.operationDeadline();
 
-  const int channels = std::max(1, comm.options().channels);  // chunk k is NCCL channel k % channels
+  const int channels = std::max(1, comm.channels());  // chunk k is NCCL channel k % channels
   auto postRecv = [&](int k) {
     recvs[k % window].channel = k % channels;
     return transport.postRecv(from, tagOf(k), stageOf(k), elemsOf(k) * elemSize, &recvs[k % window]);

@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "collectives/algorithm.h"
+#include "collectives/nccl_tuner.h"
 #include "collectives/node_layout.h"
 #include "common/clock.h"
 #include "transport/transport.h"
@@ -38,6 +40,10 @@ struct CollectiveOptions {
   int p2pChannelsPerPeer = 0;  // 0: as NCCL computes it (p2p_channels.h)
   size_t p2pNetChunkBytes = 128 << 10;
   size_t p2pLocalChunkBytes = 512 << 10;
+  // The system NCCL's tuner sees (nccl_tuner.h) when an op's choice was not recorded: read from the
+  // job's NCCL log (phynet --nccl-log); unset: the one NCCL described on the ground-truth machine
+  // for the communicator's layout (TunerSystem::forLayout).
+  std::optional<TunerSystem> ncclSystem;
   // NCCL's protocol forced for every collective (NCCLSHIM_PROTO, else NCCL_PROTO when it names one
   // protocol): kAuto runs what the caller says for the op (a trace's record), else Simple.
   Protocol protocol = Protocol::kAuto;
@@ -54,6 +60,10 @@ class Communicator {
   int nranks() const { return transport_->nranks(); }
   Transport& transport() { return *transport_; }
   const CollectiveOptions& options() const { return options_; }
+  // The channels of the operation now running: what its caller said (setOpChannels, e.g. NCCL's
+  // recorded or tuned choice), else the options'.
+  int channels() const { return opChannels_ > 0 ? opChannels_ : options_.channels; }
+  void setOpChannels(int channels) { opChannels_ = channels; }
   // Which node each rank is on (flat unless set); the same on every rank of the communicator.
   const NodeLayout& nodes() const { return nodes_; }
   void setNodes(NodeLayout nodes) { nodes_ = std::move(nodes); }
@@ -72,6 +82,7 @@ class Communicator {
   CollectiveOptions options_;
   NodeLayout nodes_;
   uint64_t operationSeq_ = 0;
+  int opChannels_ = 0;
   std::vector<char> scratch_;
   MemoryRegistration scratchRegistration_;  // after scratch_ and transport_: ends before either
 };

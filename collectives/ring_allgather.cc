@@ -51,7 +51,7 @@ Status allGather(Communicator& comm, const void* send, void* recv, size_t sendCo
   copyElements(output + comm.rank() * sendCount * dataTypeSize(type), send, sendCount, type);
   if (comm.nranks() == 1) return Status::Ok();
   RingAllGatherPass pass(comm, output, sendCount, type);
-  return runRingPipeline(comm, pass, OpCode::kAllGather, seq, ringWindow(comm), comm.options().channels);
+  return runRingPipeline(comm, pass, OpCode::kAllGather, seq, ringWindow(comm), comm.channels());
 }
 
 }  // namespace nshim

@@ -90,7 +90,7 @@ Status reduceScatter(Communicator& comm, const void* send, void* recv, size_t re
   // In-place (recv inside send) is safe: block r of the input is read only by the final combine of
   // each slice, which writes the same slice of the output.
   RingReduceScatterPass pass(comm, static_cast<const char*>(input), static_cast<char*>(recv), recvCount, type, op);
-  return runRingPipeline(comm, pass, OpCode::kReduceScatter, seq, ringWindow(comm), comm.options().channels);
+  return runRingPipeline(comm, pass, OpCode::kReduceScatter, seq, ringWindow(comm), comm.channels());
 }
 
 }  // namespace nshim

@@ -4,6 +4,7 @@
 #include "phynet/op_runner.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "collectives/collectives.h"
 #include "common/log.h"
@@ -13,20 +14,39 @@ namespace {
 
 bool isPointToPoint(const WorkOp& op) { return op.kind == OpKind::kSend || op.kind == OpKind::kRecv; }
 
-// Posts made while it lives move in one protocol; Simple again after.
-class ProtocolScope {
+// While it lives, the communicator's posts move in one protocol and its collectives use a number
+// of channels; Simple and the options' channels again after.
+class OpChoiceScope {
  public:
-  ProtocolScope(Transport& transport, Protocol protocol) : transport_(transport) { transport_.setProtocol(protocol); }
-  ~ProtocolScope() { transport_.setProtocol(Protocol::kSimple); }
-  ProtocolScope(const ProtocolScope&) = delete;
-  ProtocolScope& operator=(const ProtocolScope&) = delete;
+  OpChoiceScope(Communicator& comm, const OpChoice& choice) : comm_(comm) {
+    comm_.transport().setProtocol(choice.protocol);
+    comm_.setOpChannels(choice.channels);
+  }
+  ~OpChoiceScope() {
+    comm_.transport().setProtocol(Protocol::kSimple);
+    comm_.setOpChannels(0);
+  }
+  OpChoiceScope(const OpChoiceScope&) = delete;
+  OpChoiceScope& operator=(const OpChoiceScope&) = delete;
 
  private:
-  Transport& transport_;
+  Communicator& comm_;
 };
 
+std::optional<TunedFunc> tunedFuncOf(OpKind kind) {
+  switch (kind) {
+    case OpKind::kAllReduce: return TunedFunc::kAllReduce;
+    case OpKind::kAllGather: return TunedFunc::kAllGather;
+    case OpKind::kReduceScatter: return TunedFunc::kReduceScatter;
+    case OpKind::kBroadcast: return TunedFunc::kBroadcast;
+    case OpKind::kReduce: return TunedFunc::kReduce;
+    default: return std::nullopt;
+  }
+}
+
 Status runCollective(Communicator& comm, CommArena& arena, const WorkOp& op) {
-  ProtocolScope protocol(comm.transport(), protocolOf(op, comm.options()));
+  const OpChoice choice = choiceOf(op, comm.options(), comm.nranks(), comm.nodes().nodes());
+  OpChoiceScope scope(comm, choice);
   ReduceOp reduceOp;
   reduceOp.kind = op.reduce;
   void* send = arena.send();
@@ -34,7 +54,7 @@ Status runCollective(Communicator& comm, CommArena& arena, const WorkOp& op) {
   const size_t count = op.count;
   switch (op.kind) {
     case OpKind::kAllReduce:
-      return allReduce(comm, send, recv, count, op.type, reduceOp, algorithmChoiceOf(op, comm.options()));
+      return allReduce(comm, send, recv, count, op.type, reduceOp, {choice.algorithm, choice.channels});
     case OpKind::kAllGather: return allGather(comm, send, recv, count, op.type);
     case OpKind::kReduceScatter: return reduceScatter(comm, send, recv, count, op.type, reduceOp);
     case OpKind::kBroadcast: return broadcast(comm, send, recv, count, op.type, op.root);
@@ -48,32 +68,48 @@ Status runCollective(Communicator& comm, CommArena& arena, const WorkOp& op) {
 
 }  // namespace
 
-AlgorithmChoice algorithmChoiceOf(const WorkOp& op, const CollectiveOptions& options) {
-  AlgorithmChoice choice;
-  if (options.algorithm == Algorithm::kAuto) choice.algorithm = op.algo;
+OpChoice choiceOf(const WorkOp& op, const CollectiveOptions& options, int nranks, int nnodes) {
+  OpChoice choice;
   choice.channels = op.channels;
+  const std::optional<TunedFunc> func = tunedFuncOf(op.kind);
+  if (!func) return choice;  // point to point, alltoall, gather, scatter
+  const bool recordedAlgorithm = op.kind != OpKind::kAllReduce || op.algo != Algorithm::kAuto;
+  TunedChoice tuned;
+  if (!recordedAlgorithm || op.proto == Protocol::kAuto || op.channels == 0) {
+    TunerSystem system = options.ncclSystem ? *options.ncclSystem : TunerSystem::forLayout(nranks, nnodes);
+    system.nranks = nranks;
+    system.nnodes = std::max(1, nnodes);
+    system.collChannels = options.channels;
+    tuned = chooseLikeNccl(*func, op.bytes, system, options.algorithm, options.protocol);
+  }
+  choice.algorithm = options.algorithm != Algorithm::kAuto ? options.algorithm
+                     : op.algo != Algorithm::kAuto       ? op.algo
+                                                          : tuned.algorithm;
+  choice.protocol = options.protocol != Protocol::kAuto ? options.protocol
+                    : op.proto != Protocol::kAuto       ? op.proto
+                                                         : tuned.protocol;
+  if (choice.channels == 0) choice.channels = tuned.channels;
   return choice;
 }
 
-OpDecision decisionOf(const WorkOp& op, const CollectiveOptions& options, int nranks) {
-  const Protocol protocol = protocolOf(op, options);
-  switch (op.kind) {
-    case OpKind::kAllReduce: {
-      const AllReducePlan plan = planAllReduce(options, algorithmChoiceOf(op, options), nranks, op.bytes);
-      return {allReduceRouteName(plan.route), plan.channels, protocol};
-    }
-    case OpKind::kAllGather:
-    case OpKind::kReduceScatter: return {"ring", 0, protocol};
-    case OpKind::kBroadcast:
-    case OpKind::kReduce: return {"chain", 0, protocol};
-    default: return {"p2p", 0, protocol};
-  }
+AllReducePlan allReducePlanOf(const WorkOp& op, const CollectiveOptions& options, int nranks, int nnodes) {
+  const OpChoice choice = choiceOf(op, options, nranks, nnodes);
+  return planAllReduce(options, {choice.algorithm, choice.channels}, nranks, op.bytes);
 }
 
-Protocol protocolOf(const WorkOp& op, const CollectiveOptions& options) {
-  if (isPointToPoint(op)) return Protocol::kSimple;
-  if (options.protocol != Protocol::kAuto) return options.protocol;
-  return op.proto != Protocol::kAuto ? op.proto : Protocol::kSimple;
+OpDecision decisionOf(const WorkOp& op, const CollectiveOptions& options, int nranks, int nnodes) {
+  const OpChoice choice = choiceOf(op, options, nranks, nnodes);
+  switch (op.kind) {
+    case OpKind::kAllReduce: {
+      const AllReducePlan plan = planAllReduce(options, {choice.algorithm, choice.channels}, nranks, op.bytes);
+      return {allReduceRouteName(plan.route), plan.channels, choice.protocol};
+    }
+    case OpKind::kAllGather:
+    case OpKind::kReduceScatter: return {"ring", choice.channels, choice.protocol};
+    case OpKind::kBroadcast:
+    case OpKind::kReduce: return {"chain", choice.channels, choice.protocol};
+    default: return {"p2p", 0, choice.protocol};
+  }
 }
 
 BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks, bool distinctSends, uint64_t capBytes) {

@@ -378,6 +378,7 @@ int run(int argc, char** argv) {
     in.counters.resize(mpi.size());
     for (int r = 0; r < mpi.size(); ++r) unpackResult(gathered[r], mpi.size(), &in.counters[r], &in.timings[r]);
     in.endpoints = endpoints;
+    in.nodeOfRank = choice.nodeOfRank;
     if (choice.intraNodeShm && options.gpusPerNode > 0) {  // nodes within a host: the traffic tables are by node
       for (int g = 0; g < mpi.size(); ++g) in.endpoints[g].hostId = fmt::format("node{}", choice.nodeOfRank[g]);
     }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "phynet/traffic_model.h"
@@ -49,6 +50,15 @@ class RowMaker {
  public:
   explicit RowMaker(const ReportInput& in) : in_(in) {}
 
+  // The communicator's NCCL nodes, as the replay placed them; every rank its own when not known.
+  int nodesOf(const CommGroup& comm) const {
+    std::set<int> nodes;
+    for (int g : comm.members) {
+      nodes.insert(g >= 0 && g < static_cast<int>(in_.nodeOfRank.size()) ? in_.nodeOfRank[g] : -1 - g);
+    }
+    return std::max<int>(1, static_cast<int>(nodes.size()));
+  }
+
   // A row from the members' timings of one op in measured iteration `it`.
   OpRow make(const WorkOp& ref, const CommGroup& comm, const std::vector<Member>& members, int it) const {
     OpRow row;
@@ -61,7 +71,7 @@ class RowMaker {
     row.count = ref.count;
     row.type = ref.type;
     row.bytes = ref.bytes;
-    const OpDecision decision = decisionOf(ref, in_.collectives, row.nranks);
+    const OpDecision decision = decisionOf(ref, in_.collectives, row.nranks, nodesOf(comm));
     row.algorithm = decision.algorithm;
     row.channels = decision.channels;
     row.protocol = protocolName(decision.protocol);

@@ -71,6 +71,7 @@ struct ReportInput {
   std::vector<std::vector<OpTiming>> timings;  // per global rank: [iteration * ops + index]
   std::vector<RankCounters> counters;          // per global rank
   std::vector<RankEndpoint> endpoints;         // per global rank, or empty
+  std::vector<int> nodeOfRank;                 // NCCL's node of each global rank; empty: each its own
   int iterations = 1;                          // measured
   int warmup = 0;
   double rateGBps = 0;

@@ -44,12 +44,13 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
   const uint64_t unit = op.count * dataTypeSize(op.type);  // the count argument in bytes
   if (op.count == 0 || nranks < 1) return;
   // LL and LL128 put their lines on the wire (common/nccl_protocol.h).
-  const Protocol protocol = protocolOf(op, options);
+  const int nnodes = nodes ? nodes->nodes() : nranks;
+  const Protocol protocol = choiceOf(op, options, nranks, nnodes).protocol;
   auto add = [&](int peer, uint64_t bytes) { addPayload(peer, protocolWireBytes(protocol, bytes)); };
   auto ring = [&](int offset) { return ((commRank + offset) % nranks + nranks) % nranks; };
   switch (op.kind) {
     case OpKind::kAllReduce: {
-      const AllReducePlan plan = planAllReduce(options, algorithmChoiceOf(op, options), nranks, unit);
+      const AllReducePlan plan = allReducePlanOf(op, options, nranks, nnodes);
       switch (plan.route) {
         case AllReduceRoute::kCopy: return;
         case AllReduceRoute::kRecursiveDoubling:

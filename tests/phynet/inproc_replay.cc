@@ -6,6 +6,7 @@
 
 #include "tests/test_util.h"
 #include "transport/inproc_transport.h"
+#include "transport/protocol_framing_transport.h"
 
 namespace nshim::phynet::testing {
 
@@ -17,7 +18,9 @@ InProcessReplay replayInThreads(const Workload& workload, const ReplayConfig& co
   for (const CommGroup& c : workload.comms) {
     auto transports = createInProcessTransports(static_cast<int>(c.members.size()));
     for (size_t r = 0; r < c.members.size(); ++r) {
-      comms[c.members[r]][c.id] = std::make_unique<Communicator>(std::move(transports[r]), options);
+      // As phynet's bootstrap does: each collective moves in its NCCL protocol's lines.
+      comms[c.members[r]][c.id] =
+          std::make_unique<Communicator>(createProtocolFramingTransport(std::move(transports[r])), options);
     }
   }
   InProcessReplay out;

@@ -11,8 +11,9 @@
 #     pairs 1 or, on 4 x 1 from 256 KiB per peer, 2: NCCL's recorded channels per transfer);
 #   - allreduce: the pairs between nodes that carried bytes are NCCL's connections (its ring order,
 #     or its double binary tree), and every size ran NCCL's algorithm on NCCL's channels.
-# Alltoall runs are also replayed without NCCL's decisions: phynet then splits each transfer over
-# channels as NCCL would (collectives/p2p_channels.h), with the same connections per pair.
+# Every run is also replayed without NCCL's decisions (the trace's nccl_task lines taken out): phynet
+# then chooses as NCCL's tuner does (collectives/nccl_tuner.h: algorithm, protocol, channels) and
+# splits point-to-point transfers as NCCL does (p2p_channels.h), and the same checks must hold.
 # The data sets (tests/data/*/README.md):
 #   nccl_4x1        4 nodes x 1 GPU (nccl-tests, one H100): 4 ranks, --gpus-per-node 1 (NCCL's
 #                   nodes: every rank its own), every hop a network hop.
@@ -66,15 +67,28 @@ check_undecided() {
   rc=$?
   [ "$rc" -eq 0 ] && grep -q "data check .*, 0 wrong)" "$work/undecided/$set/$run.log"
   result $? "$set/$run/undecided/replays-with-verify" "rc $rc: $(tail -3 "$work/undecided/$set/$run.log")"
+  local shape=(--flows)
+  [[ $run == *all_reduce* ]] && shape+=(--ring-hops "$data/topology.txt" --algorithms)
   python3 tests/multihost/nccl_pair_bytes.py "$data/bytes_per_pair.csv" "$run" "$work/undecided/$set/$run.json" \
-    "$per" --flows >"$work/undecided/$set/$run.cmp" 2>&1
-  result $? "$set/$run/undecided/bytes-and-connections-as-NCCL" "$(cat "$work/undecided/$set/$run.cmp")"
+    "$per" "${shape[@]}" >"$work/undecided/$set/$run.cmp" 2>&1
+  result $? "$set/$run/undecided/bytes-connections-algorithm-and-protocol-as-NCCL" \
+    "$(cat "$work/undecided/$set/$run.cmp")"
   sed 's/^/    /' "$work/undecided/$set/$run.cmp"
 }
 
 check_set tests/data/nccl_4x1 4 1 --gpus-per-node 1
 check_set tests/data/nccl_4x2 8 2 --intra-node shm --gpus-per-node 2
 check_set tests/data/nccl_torch_4x2 8 2 --intra-node shm --gpus-per-node 2
-check_undecided tests/data/nccl_4x1 4 1 topo-alltoall-n4 --gpus-per-node 1
-check_undecided tests/data/nccl_4x2 8 2 topo-alltoall-n4x2 --intra-node shm --gpus-per-node 2
+# undecided_set <data dir> <ranks> <ranks per node> [phynet args...]: every run of the set; the
+# forced-Tree runs with --algo tree (NCCL_ALGO=Tree was set for them).
+undecided_set() {
+  local data=$1 np=$2 per=$3 run; shift 3
+  for run in $(cd "$work/$(basename "$data")" && ls -d topo-*/ | tr -d /); do
+    if [[ $run == *-Tree ]]; then check_undecided "$data" "$np" "$per" "$run" --algo tree "$@"
+    else check_undecided "$data" "$np" "$per" "$run" "$@"; fi
+  done
+}
+undecided_set tests/data/nccl_4x1 4 1 --gpus-per-node 1
+undecided_set tests/data/nccl_4x2 8 2 --intra-node shm --gpus-per-node 2
+undecided_set tests/data/nccl_torch_4x2 8 2 --intra-node shm --gpus-per-node 2
 echo "$passed passed, $failed failed"

@@ -20,6 +20,7 @@ uint64_t ringWire(const phynet::WorkOp& op, int self, int nranks) {
   CollectiveOptions ring;
   ring.smallAllReduceBytes = 0;  // ring algorithms only (NCCLSHIM_ALGO=ring), whatever the trace recorded
   ring.algorithm = Algorithm::kRing;
+  ring.protocol = Protocol::kSimple;  // the payload, without LL's lines
   return phynet::modelSentBytes(op, self, nranks, ring);
 }
 
