@@ -6,36 +6,34 @@
 namespace nshim {
 namespace {
 
-constexpr size_t kLlLineBytes = 16;      // {data 4, flag 4, data 4, flag 4}
-constexpr size_t kLlPayloadBytes = 8;
+constexpr size_t kLlWordBytes = 4;      // LL: each 4-byte word of payload, then a 4-byte flag
 constexpr size_t kLl128LineBytes = 128;  // 120 payload bytes, then the flag twice (8 bytes)
 constexpr size_t kLl128PayloadBytes = 120;
 
 size_t linesOf(size_t bytes, size_t payloadPerLine) { return (bytes + payloadPerLine - 1) / payloadPerLine; }
 
+// A last word of k < 4 bytes goes with the first k bytes of its flag: the wire is exactly twice the
+// payload, as NCCL's LL is for the sizes it moves (whole 16-byte lines of two words and two flags).
 void encodeLl(const char* in, size_t bytes, char* out, uint32_t flag) {
-  const size_t lines = linesOf(bytes, kLlPayloadBytes);
-  for (size_t l = 0; l < lines; ++l) {
-    uint32_t data[2] = {0, 0};
-    const size_t offset = l * kLlPayloadBytes;
-    std::memcpy(data, in + offset, bytes - offset < kLlPayloadBytes ? bytes - offset : kLlPayloadBytes);
-    const uint32_t line[4] = {data[0], flag, data[1], flag};
-    std::memcpy(out + l * kLlLineBytes, line, sizeof(line));
+  char flagBytes[kLlWordBytes];
+  std::memcpy(flagBytes, &flag, sizeof(flagBytes));
+  for (size_t offset = 0; offset < bytes; offset += kLlWordBytes) {
+    const size_t take = bytes - offset < kLlWordBytes ? bytes - offset : kLlWordBytes;
+    std::memcpy(out + 2 * offset, in + offset, take);
+    std::memcpy(out + 2 * offset + take, flagBytes, take);
   }
 }
 
 bool decodeLl(const char* in, size_t bytes, char* out, uint32_t flag, size_t* badLine) {
-  const size_t lines = linesOf(bytes, kLlPayloadBytes);
-  for (size_t l = 0; l < lines; ++l) {
-    uint32_t line[4];
-    std::memcpy(line, in + l * kLlLineBytes, sizeof(line));
-    if (line[1] != flag || line[3] != flag) {
-      *badLine = l;
+  char flagBytes[kLlWordBytes];
+  std::memcpy(flagBytes, &flag, sizeof(flagBytes));
+  for (size_t offset = 0; offset < bytes; offset += kLlWordBytes) {
+    const size_t take = bytes - offset < kLlWordBytes ? bytes - offset : kLlWordBytes;
+    if (std::memcmp(in + 2 * offset + take, flagBytes, take) != 0) {
+      *badLine = offset / kLlWordBytes;
       return false;
     }
-    const uint32_t data[2] = {line[0], line[2]};
-    const size_t offset = l * kLlPayloadBytes;
-    std::memcpy(out + offset, data, bytes - offset < kLlPayloadBytes ? bytes - offset : kLlPayloadBytes);
+    std::memcpy(out + offset, in + 2 * offset, take);
   }
   return true;
 }
@@ -96,7 +94,7 @@ bool parseProtocol(std::string_view text, Protocol* out) {
 
 size_t protocolWireBytes(Protocol protocol, size_t payload) {
   switch (protocol) {
-    case Protocol::kLL: return linesOf(payload, kLlPayloadBytes) * kLlLineBytes;
+    case Protocol::kLL: return 2 * payload;
     case Protocol::kLL128: return linesOf(payload, kLl128PayloadBytes) * kLl128LineBytes;
     default: return payload;
   }

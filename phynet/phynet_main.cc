@@ -328,6 +328,14 @@ int run(int argc, char** argv) {
     if (options.algorithm == Algorithm::kRing) choice.collectives.smallAllReduceBytes = 0;
   }
   if (options.protocol != Protocol::kAuto) choice.collectives.protocol = options.protocol;
+  if (!options.ncclLog.empty()) {  // every rank reads it: the same verdict everywhere
+    Result<TunerSystem> system = tunerSystemFromNcclLog(options.ncclLog, 1, 1);
+    if (!system.ok()) {
+      if (self == 0) say(self, fmt::format("--nccl-log: {}", system.status().message()));
+      return 1;
+    }
+    choice.collectives.ncclSystem = *system;
+  }
   choice.verbose = options.verbose;
   mpi.setPhaseSeconds(2 * timeout + 30);
   BootstrapOutcome boot = bootstrapCommunicators(workload, validation.usedComms, mpi, choice);

@@ -100,7 +100,7 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
                                           "--warmup",    "--scale",  "--ops",    "--groups", "--timeout",
                                           "--report",    "--json",   "--rate",   "--rows",   "--world-size",
                                           "--tp",        "--ep",     "--pp",     "--max-buffer", "--simai-rules",
-                                          "--intra-node", "--gpus-per-node", "--algo", "--proto"};
+                                          "--intra-node", "--gpus-per-node", "--algo", "--proto", "--nccl-log"};
     if (std::find(std::begin(kValued), std::end(kValued), name) == std::end(kValued)) {
       return Status(Code::kInvalidArgument, fmt::format("unknown option {}", name));
     }
@@ -124,6 +124,8 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
       if (!parseAlgorithm(value, &o.algorithm)) {
         return Status(Code::kInvalidArgument, fmt::format("--algo: '{}' (auto, ring or tree)", value));
       }
+    } else if (name == "--nccl-log") {
+      o.ncclLog = value;
     } else if (name == "--proto") {
       if (!parseProtocol(value, &o.protocol)) {
         return Status(Code::kInvalidArgument, fmt::format("--proto: '{}' (auto, simple, ll or ll128)", value));
@@ -246,14 +248,22 @@ replay
                             between nodes with a chain inside each (NCCLSHIM_NCHANNELS channels,
                             default 2, alternate between its two trees). auto (default): what NCCL
                             chose for the call where the trace recorded it (its profiler plugin,
-                            NCCLSHIM_PROFILER=1), else NCCLSHIM_ALGO or NCCL_ALGO, else the ring.
+                            NCCLSHIM_PROFILER=1), else NCCLSHIM_ALGO or NCCL_ALGO, else what NCCL's
+                            tuner picks for the size and the layout (see --nccl-log).
                             Each channel's messages travel on their own connection
   --proto auto|simple|ll|ll128
                             NCCL's protocol for every collective, like NCCL_PROTO: each message goes
-                            on the wire as NCCL's lines (LL: 8 payload bytes per 16, twice the
-                            payload; LL128: 120 per 128) and is checked and decoded at the receiver.
-                            auto (default): NCCL's recorded choice per call, else NCCLSHIM_PROTO or
-                            NCCL_PROTO, else simple. Point-to-point moves as simple
+                            on the wire in NCCL's format (LL: each 4-byte word with a 4-byte flag,
+                            twice the payload; LL128: 120 payload bytes per 128-byte line), checked
+                            and decoded at the receiver. auto (default): NCCL's recorded choice per
+                            call, else NCCLSHIM_PROTO or NCCL_PROTO, else what NCCL's tuner picks
+                            (see --nccl-log). Point-to-point moves as simple
+  --nccl-log FILE           the system NCCL's tuner sees, from rank 0's log of the real job
+                            (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH: its ring and tree graph
+                            lines and coll channels), for the calls a trace did not record and for
+                            SimAI / AICB workloads. Default: what NCCL 2.28.9 described for a node
+                            of NVLink GPUs and one 10 Gb/s NIC (1 channel of 1.2 GB/s per graph,
+                            2 collective channels): give your cluster's log for its choices
   --pace fast|recorded      issue as fast as possible (default), or keep the recorded gaps
   --iterations N            replay the whole workload N times (default 1)
   --warmup N                N more iterations first, left out of the report (default 0)

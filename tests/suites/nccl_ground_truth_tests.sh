@@ -91,4 +91,16 @@ undecided_set() {
 undecided_set tests/data/nccl_4x1 4 1 --gpus-per-node 1
 undecided_set tests/data/nccl_4x2 8 2 --intra-node shm --gpus-per-node 2
 undecided_set tests/data/nccl_torch_4x2 8 2 --intra-node shm --gpus-per-node 2
+# --nccl-log: the system read from NCCL's own log of 4 nodes x 2 (tests/data/nccl_tuning) gives the
+# same choices; a log without NCCL's graph lines is refused, naming the file.
+awk '/^# /{keep = ($2 == "4x2:")} keep' tests/data/nccl_tuning/init_lines.txt >"$work/nccl-4x2.log"
+check_undecided tests/data/nccl_4x2 8 2 topo-all_reduce-n4x2 --intra-node shm --gpus-per-node 2 \
+  --nccl-log "$work/nccl-4x2.log"
+echo "NCCL INFO nothing else" >"$work/empty.log"
+timeout 120 mpirun --allow-run-as-root --oversubscribe -np 4 --mca pml ob1 --mca btl self,tcp \
+  --mca btl_tcp_if_include lo "$phynet" --ifname lo --nccl-log "$work/empty.log" \
+  "$work/nccl_4x1/topo-all_reduce-n4" >"$work/empty-log.out" 2>&1
+rc=$?
+[ "$rc" -ne 0 ] && grep -q -- "--nccl-log: $work/empty.log: no ring graph line" "$work/empty-log.out"
+result $? "nccl-log/without-graph-lines-refused" "rc $rc: $(tail -3 "$work/empty-log.out")"
 echo "$passed passed, $failed failed"

@@ -1,6 +1,6 @@
 // Tests of NCCL's protocol lines (common/nccl_protocol.h) and of the transport that frames messages
-// in them (protocol_framing_transport.h): every length round-trips through LL and LL128 lines of
-// the documented size, a line with a wrong flag is found, and between three forked ranks over
+// in them (protocol_framing_transport.h): every length round-trips through LL words and LL128 lines
+// of the documented size, a word or line with a wrong flag is found, and between three forked ranks over
 // shared memory every byte of many message sizes arrives while the byte counters count the lines;
 // ranks that frame a message differently fail with an error instead of a hang.
 #include <cstring>
@@ -27,9 +27,10 @@ std::vector<char> payloadOf(size_t bytes) {
   return out;
 }
 
-TEST_CASE("protocol lines: LL is 16 bytes per 8, LL128 128 per 120, Simple the payload", "[protocol]") {
+TEST_CASE("protocol lines: LL is twice the payload, LL128 128 per 120, Simple the payload", "[protocol]") {
   CHECK(protocolWireBytes(Protocol::kLL, 0) == 0);
-  CHECK(protocolWireBytes(Protocol::kLL, 1) == 16);
+  CHECK(protocolWireBytes(Protocol::kLL, 1) == 2);
+  CHECK(protocolWireBytes(Protocol::kLL, 6) == 12);
   CHECK(protocolWireBytes(Protocol::kLL, 8) == 16);
   CHECK(protocolWireBytes(Protocol::kLL, 8192) == 16384);
   CHECK(protocolWireBytes(Protocol::kLL128, 120) == 128);
@@ -57,10 +58,11 @@ TEST_CASE("protocol lines: every length round-trips; a line with another flag is
       REQUIRE(decodeProtocolLines(protocol, wire.data(), bytes, back.data(), 0x1234567u, &bad));
       REQUIRE(back == payload);
       if (bytes == 0) continue;
-      // The flag of the last line is corrupted: the decoder names that line.
-      const size_t lineBytes = protocol == Protocol::kLL ? 16 : 128;
-      const size_t last = wire.size() / lineBytes - 1;
-      wire[last * lineBytes + (protocol == Protocol::kLL ? 4 : 120)] ^= 1;
+      // The flag of the last word (LL) or line (LL128) is corrupted: the decoder names it.
+      const size_t last = protocol == Protocol::kLL ? (bytes - 1) / 4 : (bytes - 1) / 120;
+      const size_t flagAt = protocol == Protocol::kLL ? 8 * last + (bytes - 4 * last < 4 ? bytes - 4 * last : 4)
+                                                      : 128 * last + 120;
+      wire[flagAt] ^= 1;
       REQUIRE_FALSE(decodeProtocolLines(protocol, wire.data(), bytes, back.data(), 0x1234567u, &bad));
       REQUIRE(bad == last);
     }
