@@ -34,6 +34,7 @@ CollectiveOptions CollectiveOptions::fromEnvironment() {
   }
   options.channels = static_cast<int>(envInt("NCCLSHIM_NCHANNELS", options.channels));
   if (options.channels < 1) options.channels = 1;
+  options.pxn = envInt("NCCLSHIM_PXN", 0) != 0;
   options.p2pChannels = std::max(1, static_cast<int>(envInt("NCCLSHIM_P2P_CHANNELS", options.p2pChannels)));
   const int64_t perNetPeer = envInt("NCCL_NCHANNELS_PER_NET_PEER", options.p2pChannelsPerPeer);
   options.p2pChannelsPerPeer = std::max(0, static_cast<int>(envInt("NCCLSHIM_P2P_CHANNELS_PER_PEER", perNetPeer)));

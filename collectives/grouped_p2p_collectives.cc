@@ -1,5 +1,6 @@
 // Alltoall, gather and scatter as NCCL builds them: one grouped batch of sends and receives.
-// Alltoall: each rank sends block p to rank p and receives block p from rank p. Gather: every rank
+// Alltoall: each rank sends block p to rank p and receives block p from rank p (with PXN, blocks for
+// other nodes through the node-mate on the destination's rail: pxn_alltoall.h). Gather: every rank
 // sends its block to the root. Scatter: the root sends block p to rank p.
 #include <vector>
 
@@ -7,6 +8,7 @@
 #include "collectives/collectives.h"
 #include "collectives/op_tags.h"
 #include "collectives/point_to_point.h"
+#include "collectives/pxn_alltoall.h"
 
 namespace nshim {
 
@@ -18,6 +20,10 @@ Status allToAll(Communicator& comm, const void* send, void* recv, size_t count, 
     return NS_ERROR(Code::kInvalidArgument, "alltoall: in-place operation (sendbuff == recvbuff) is not supported");
   }
   const size_t block = count * dataTypeSize(type);
+  if (comm.options().pxn && comm.nodes().nodes() > 1 && !comm.nodes().isFlat()) {
+    return pxnAllToAll(comm, static_cast<const char*>(send), static_cast<char*>(recv), block,
+                       makeTag(seq, OpCode::kAllToAll, 0));
+  }
   std::vector<P2POp> ops;
   ops.reserve(2 * comm.nranks());
   for (int peer = 0; peer < comm.nranks(); ++peer) {

@@ -328,6 +328,7 @@ int run(int argc, char** argv) {
     if (options.algorithm == Algorithm::kRing) choice.collectives.smallAllReduceBytes = 0;
   }
   if (options.protocol != Protocol::kAuto) choice.collectives.protocol = options.protocol;
+  if (options.pxn) choice.collectives.pxn = true;
   if (!options.ncclLog.empty()) {  // every rank reads it: the same verdict everywhere
     Result<TunerSystem> system = tunerSystemFromNcclLog(options.ncclLog, 1, 1);
     if (!system.ok()) {

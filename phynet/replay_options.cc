@@ -96,6 +96,7 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
     if (name == "--verbose") { o.verbose = true; continue; }
     if (name == "--check") { o.checkOnly = true; continue; }
     if (name == "--verify") { o.verify = true; continue; }
+    if (name == "--pxn") { o.pxn = true; continue; }
     static const char* const kValued[] = {"--transport", "--ifname", "--hca", "--pace",   "--format", "--iterations",
                                           "--warmup",    "--scale",  "--ops",    "--groups", "--timeout",
                                           "--report",    "--json",   "--rate",   "--rows",   "--world-size",
@@ -258,6 +259,9 @@ replay
                             and decoded at the receiver. auto (default): NCCL's recorded choice per
                             call, else NCCLSHIM_PROTO or NCCL_PROTO, else what NCCL's tuner picks
                             (see --nccl-log). Point-to-point moves as simple
+  --pxn                     NCCL's PXN for alltoall: a block for another node goes over the node
+                            (shared memory) to the node-mate on the destination's rail, which sends
+                            it on its own NIC, so each NIC carries only its rail (NCCLSHIM_PXN=1)
   --nccl-log FILE           the system NCCL's tuner sees, from rank 0's log of the real job
                             (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH: its ring and tree graph
                             lines and coll channels), for the calls a trace did not record and for

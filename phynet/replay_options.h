@@ -32,6 +32,7 @@ struct ReplayOptions {
   // --proto: NCCL's protocol for every collective; kAuto: NCCL's recorded choice where the trace has
   // it, else NCCLSHIM_PROTO or NCCL_PROTO, else Simple.
   Protocol protocol = Protocol::kAuto;
+  bool pxn = false;     // --pxn: alltoall through the node-mate on the destination's rail
   std::string ncclLog;  // --nccl-log: the NCCL log the tuner's system is read from ("": the default)
   int gpusPerNode = 0;                 // ranks per node (consecutive global ranks); 0: the ranks of one host
   Pace pace = Pace::kFast;

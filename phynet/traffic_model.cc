@@ -2,6 +2,7 @@
 #include "phynet/traffic_model.h"
 
 #include "collectives/double_binary_tree.h"
+#include "collectives/pxn_alltoall.h"
 #include "collectives/ring_pipeline.h"
 #include "phynet/op_runner.h"
 
@@ -33,6 +34,20 @@ void addTreeSends(const WorkOp& op, int commRank, const NodeLayout& nodes, int c
     const TreeLinks links = doubleBinaryTreeLinks(nodes, commRank, t);
     if (links.up >= 0) add(links.up, treeBytes[t]);
     for (int d : links.down) add(d, treeBytes[t]);
+  }
+}
+
+// Alltoall with PXN relays (pxn_alltoall.h): each block to its first hop, and as a relay the
+// node-mates' blocks for this rank's rail.
+void addPxnSends(const NodeLayout& nodes, int commRank, uint64_t unit, const std::function<void(int, uint64_t)>& add) {
+  for (int peer = 0; peer < nodes.nranks(); ++peer) {
+    if (peer != commRank) add(pxnFirstHopOf(nodes, commRank, peer), unit);
+  }
+  for (int d = 0; d < nodes.nranks(); ++d) {
+    if (nodes.nodeOf(d) == nodes.nodeOf(commRank)) continue;
+    for (int s : nodes.ranksOf(nodes.nodeOf(commRank))) {
+      if (s != commRank && pxnRelayOf(nodes, s, d) == commRank) add(d, unit);
+    }
   }
 }
 
@@ -69,6 +84,10 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
       if (n > 1) add(ring(1), (n - 1) * unit);
       return;
     case OpKind::kAllToAll:
+      if (options.pxn && nodes != nullptr && nodes->nodes() > 1 && !nodes->isFlat()) {
+        addPxnSends(*nodes, commRank, unit, add);
+        return;
+      }
       for (int peer = 0; peer < nranks; ++peer) {
         if (peer != commRank) add(peer, unit);
       }

@@ -190,6 +190,29 @@ rc=$?
 [ "$rc" -ne 0 ] && grep -q -- "--algo: 'pat' (auto, ring or tree)" "$work/bad-algo.log"
 result $? "algo-tree/unknown-algorithm-refused" "rc $rc: $(tail -2 "$work/bad-algo.log")"
 
+# ---- --pxn: NCCL's 4 nodes x 2 alltoall (tests/data/nccl_4x2) with PXN relays: every byte verified,
+#      between nodes only the rails carry bytes (local index 0 to 0, 1 to 1), each pair the model's
+mkdir -p "$work/pxn" && tar -xzf tests/data/nccl_4x2/traces.tgz -C "$work/pxn" topo-alltoall-n4x2
+run 8 "$work/pxn.log" --rows 0 --verify --pxn --intra-node shm --gpus-per-node 2 --json "$work/pxn.json" \
+  "$work/pxn/topo-alltoall-n4x2"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "data check .*, 0 wrong)" "$work/pxn.log"
+result $? "pxn/verify-0-wrong" "rc $rc: $(tail -3 "$work/pxn.log")"
+python3 - "$work/pxn.json" >"$work/pxn.cmp" 2>&1 <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+rails = off_rail = 0
+for x in r["ranks"]:
+    for p in x["peer_bytes"]:
+        assert p["sent"] == p["model_sent"], (x["rank"], p)
+        if p["sent"] and x["rank"] // 2 != p["peer"] // 2:
+            if x["rank"] % 2 == p["peer"] % 2: rails += 1
+            else: off_rail += 1
+print(f"{rails} rail pairs carry bytes between nodes, {off_rail} other pairs")
+sys.exit(0 if rails == 24 and off_rail == 0 else 1)
+PY
+result $? "pxn/only-rails-between-nodes-bytes-as-model" "$(cat "$work/pxn.cmp")"
+
 # ---- rows that move no data are said, and a file of nothing else is refused saying why
 printf 'HYBRID_TRANSFORMER model_parallel_NPU_group: 1 all_gpus: 2\n1\nz\t-1\t1\tALLREDUCE\t64\t1\tNONE\t0\t1\tREDUCESCATTER\t0\t1\n' \
   >"$work/nothing.txt"
