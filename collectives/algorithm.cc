@@ -1,6 +1,8 @@
 // Algorithm names.
 #include "collectives/algorithm.h"
 
+#include "common/named_choice.h"
+
 namespace nshim {
 
 const char* algorithmName(Algorithm algorithm) {
@@ -13,16 +15,7 @@ const char* algorithmName(Algorithm algorithm) {
 }
 
 bool parseAlgorithm(std::string_view text, Algorithm* out) {
-  for (Algorithm a : {Algorithm::kAuto, Algorithm::kRing, Algorithm::kTree}) {
-    const std::string_view name = algorithmName(a);
-    bool same = text.size() == name.size();
-    for (size_t i = 0; same && i < text.size(); ++i) same = (text[i] | 0x20) == name[i];
-    if (same) {
-      *out = a;
-      return true;
-    }
-  }
-  return false;
+  return parseNamedChoice(text, {Algorithm::kAuto, Algorithm::kRing, Algorithm::kTree}, algorithmName, out);
 }
 
 }  // namespace nshim

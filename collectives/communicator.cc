@@ -8,6 +8,24 @@
 
 namespace nshim {
 
+namespace {
+
+// `ours` when set (a value that is none of `values` is warned about), else NCCL's `nccl` when it
+// names one value; `*out` stays as it is otherwise.
+template <typename Choice>
+void readChoice(const char* ours, const char* nccl, bool (*parse)(std::string_view, Choice*), const char* values,
+                Choice* out) {
+  const std::string mine = envString(ours, "");
+  const std::string theirs = envString(nccl, "");
+  if (!mine.empty()) {
+    if (!parse(mine, out)) NS_WARN("{}={} is not {}; using auto", ours, mine, values);
+  } else if (!theirs.empty() && !parse(theirs, out)) {
+    NS_INFO("{}={} names no single choice of {}: choosing as usual", nccl, theirs, values);
+  }
+}
+
+}  // namespace
+
 CollectiveOptions CollectiveOptions::fromEnvironment() {
   CollectiveOptions options;
   options.sliceBytes = static_cast<size_t>(envBytes("NCCLSHIM_SLICE_BYTES", options.sliceBytes));
@@ -16,22 +34,11 @@ CollectiveOptions CollectiveOptions::fromEnvironment() {
   options.timeoutSeconds = envDouble("NCCLSHIM_TIMEOUT", options.timeoutSeconds);
   options.smallAllReduceBytes =
       static_cast<size_t>(envBytes("NCCLSHIM_RD_THRESHOLD", options.smallAllReduceBytes));
-  // NCCLSHIM_ALGO, else NCCL's own NCCL_ALGO when it names one algorithm (Ring, Tree) as a job sets it.
-  const std::string ncclAlgo = envString("NCCL_ALGO", "");
-  const std::string algo = envString("NCCLSHIM_ALGO", "");
-  if (!algo.empty() && !parseAlgorithm(algo, &options.algorithm)) {
-    NS_WARN("NCCLSHIM_ALGO={} is not auto, ring or tree; using auto", algo);
-  } else if (algo.empty() && !ncclAlgo.empty() && !parseAlgorithm(ncclAlgo, &options.algorithm)) {
-    NS_INFO("NCCL_ALGO={} names no single algorithm the engine runs (ring, tree): choosing as usual", ncclAlgo);
-  }
+  // NCCLSHIM_ALGO / NCCLSHIM_PROTO, else NCCL's own NCCL_ALGO / NCCL_PROTO when it names one
+  // algorithm (Ring, Tree) or protocol (LL, LL128, Simple) as a job sets it.
+  readChoice("NCCLSHIM_ALGO", "NCCL_ALGO", parseAlgorithm, "auto, ring or tree", &options.algorithm);
   if (options.algorithm == Algorithm::kRing) options.smallAllReduceBytes = 0;
-  const std::string ncclProto = envString("NCCL_PROTO", "");
-  const std::string proto = envString("NCCLSHIM_PROTO", "");
-  if (!proto.empty() && !parseProtocol(proto, &options.protocol)) {
-    NS_WARN("NCCLSHIM_PROTO={} is not auto, simple, ll or ll128; using auto", proto);
-  } else if (proto.empty() && !ncclProto.empty() && !parseProtocol(ncclProto, &options.protocol)) {
-    NS_INFO("NCCL_PROTO={} names no single protocol (LL, LL128, Simple): choosing as usual", ncclProto);
-  }
+  readChoice("NCCLSHIM_PROTO", "NCCL_PROTO", parseProtocol, "auto, simple, ll or ll128", &options.protocol);
   options.channels = static_cast<int>(envInt("NCCLSHIM_NCHANNELS", options.channels));
   if (options.channels < 1) options.channels = 1;
   options.pxn = envInt("NCCLSHIM_PXN", 0) != 0;

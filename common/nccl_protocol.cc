@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "common/named_choice.h"
+
 namespace nshim {
 namespace {
 
@@ -80,16 +82,8 @@ const char* protocolName(Protocol protocol) {
 }
 
 bool parseProtocol(std::string_view text, Protocol* out) {
-  for (Protocol p : {Protocol::kAuto, Protocol::kSimple, Protocol::kLL, Protocol::kLL128}) {
-    const std::string_view name = protocolName(p);
-    bool same = text.size() == name.size();
-    for (size_t i = 0; same && i < text.size(); ++i) same = (text[i] | 0x20) == name[i];
-    if (same) {
-      *out = p;
-      return true;
-    }
-  }
-  return false;
+  return parseNamedChoice(text, {Protocol::kAuto, Protocol::kSimple, Protocol::kLL, Protocol::kLL128}, protocolName,
+                          out);
 }
 
 size_t protocolWireBytes(Protocol protocol, size_t payload) {
