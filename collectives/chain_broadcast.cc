@@ -27,9 +27,10 @@ Status broadcast(Communicator& comm, const void* send, void* recv, size_t count,
   }
 
   Transport& transport = comm.transport();
-  const int position = ringMod(comm.rank() - root, n);
-  const int prev = ringMod(comm.rank() - 1, n);
-  const int next = ringMod(comm.rank() + 1, n);
+  const NodeLayout& nodes = comm.nodes();  // the chain follows NCCL's node-major ring
+  const int position = ringMod(nodes.ringPosition(comm.rank()) - nodes.ringPosition(root), n);
+  const int prev = nodes.ringPrev(comm.rank());
+  const int next = nodes.ringNext(comm.rank());
   const bool forwards = position < n - 1;
   const size_t bytes = count * dataTypeSize(type);
   const size_t chunk = std::max<size_t>(comm.options().chunkBytes, 1);

@@ -30,9 +30,10 @@ Status reduce(Communicator& comm, const void* send, void* recv, size_t count, Da
   }
 
   Transport& transport = comm.transport();
-  const int position = ringMod(comm.rank() - root, n);
-  const int from = ringMod(comm.rank() + 1, n);  // position + 1
-  const int to = ringMod(comm.rank() - 1, n);    // position - 1
+  const NodeLayout& nodes = comm.nodes();  // the chain follows NCCL's node-major ring
+  const int position = ringMod(nodes.ringPosition(comm.rank()) - nodes.ringPosition(root), n);
+  const int from = nodes.ringNext(comm.rank());  // position + 1
+  const int to = nodes.ringPrev(comm.rank());    // position - 1
   const bool receives = position < n - 1;
   const size_t elemSize = dataTypeSize(type);
   const size_t chunkElems = std::max<size_t>(1, comm.options().chunkBytes / elemSize);

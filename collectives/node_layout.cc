@@ -23,6 +23,13 @@ NodeLayout NodeLayout::fromKeys(const std::vector<int>& nodeKeyOfRank) {
     layout.localIndex_.push_back(static_cast<int>(layout.ranksOfNode_[it->second].size()));
     layout.ranksOfNode_[it->second].push_back(rank);
   }
+  layout.ringPosition_.resize(layout.nodeOfRank_.size());
+  for (const std::vector<int>& ranks : layout.ranksOfNode_) {
+    for (int rank : ranks) {
+      layout.ringPosition_[rank] = static_cast<int>(layout.ringOrder_.size());
+      layout.ringOrder_.push_back(rank);
+    }
+  }
   return layout;
 }
 

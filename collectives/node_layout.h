@@ -24,10 +24,20 @@ class NodeLayout {
   int localIndexOf(int rank) const { return localIndex_[rank]; }
   bool isFlat() const { return nodes() == nranks(); }
 
+  // NCCL's ring: node-major (nodes in order of their first rank, each node's ranks in rank order),
+  // so that the ring crosses between nodes once per node whatever the placement. For consecutive
+  // ranks per node (as launchers place them) it is rank order.
+  int ringPosition(int rank) const { return ringPosition_[rank]; }
+  int rankAtRingPosition(int position) const { return ringOrder_[position]; }
+  int ringNext(int rank) const { return ringOrder_[(ringPosition_[rank] + 1) % nranks()]; }
+  int ringPrev(int rank) const { return ringOrder_[(ringPosition_[rank] + nranks() - 1) % nranks()]; }
+
  private:
   std::vector<int> nodeOfRank_;
   std::vector<int> localIndex_;
   std::vector<std::vector<int>> ranksOfNode_;
+  std::vector<int> ringOrder_;     // ring position -> rank
+  std::vector<int> ringPosition_;  // rank -> ring position
 };
 
 }  // namespace nshim

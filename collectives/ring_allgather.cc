@@ -11,7 +11,7 @@ namespace {
 class RingAllGatherPass final : public RingPass {
  public:
   RingAllGatherPass(Communicator& comm, char* output, size_t perRank, DataType type)
-      : n_(comm.nranks()), rank_(comm.rank()), output_(output), perRank_(perRank),
+      : n_(comm.nranks()), rank_(comm.nodes().ringPosition(comm.rank())), nodes_(comm.nodes()), output_(output), perRank_(perRank),
         elemSize_(dataTypeSize(type)), sliceElems_(ringSliceElements(comm, type, perRank)),
         blocks_(static_cast<int>((perRank + sliceElems_ - 1) / sliceElems_)) {}
 
@@ -28,12 +28,13 @@ class RingAllGatherPass final : public RingPass {
   std::span<const char> slice(int block, int owner) const {
     size_t begin = static_cast<size_t>(block) * sliceElems_;
     size_t elems = std::min(sliceElems_, perRank_ - begin);
-    size_t offset = static_cast<size_t>(ringMod(owner, n_)) * perRank_ + begin;
+    size_t offset = static_cast<size_t>(nodes_.rankAtRingPosition(ringMod(owner, n_))) * perRank_ + begin;
     return {output_ + offset * elemSize_, elems * elemSize_};
   }
 
   const int n_;
-  const int rank_;
+  const int rank_;  // ring position (NodeLayout::ringPosition); block owners are positions too
+  const NodeLayout& nodes_;
   char* output_;
   const size_t perRank_;
   const size_t elemSize_;

@@ -19,7 +19,7 @@ class RingAllReducePass final : public RingPass {
  public:
   RingAllReducePass(Communicator& comm, const char* input, char* output, size_t count, DataType type,
                     const ReduceOp& op, int channels)
-      : n_(comm.nranks()), rank_(comm.rank()), input_(input), output_(output), count_(count), type_(type),
+      : n_(comm.nranks()), rank_(comm.nodes().ringPosition(comm.rank())), input_(input), output_(output), count_(count), type_(type),
         op_(op), elemSize_(dataTypeSize(type)), blockElems_(ringAllReduceSliceElements(comm, type, count, channels) * n_),
         blocks_(static_cast<int>((count + blockElems_ - 1) / blockElems_)) {
     int window = ringWindow(comm);
@@ -77,7 +77,7 @@ class RingAllReducePass final : public RingPass {
   }
 
   const int n_;
-  const int rank_;
+  const int rank_;  // ring position (NodeLayout::ringPosition): chunks are numbered by position
   const char* input_;
   char* output_;
   const size_t count_;

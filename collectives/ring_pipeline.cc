@@ -18,9 +18,8 @@ Range partRange(size_t total, int parts, int index) {
 
 Status runRingPipeline(Communicator& comm, RingPass& pass, OpCode op, uint64_t seq, int window, int channels) {
   Transport& transport = comm.transport();
-  const int n = comm.nranks();
-  const int next = ringMod(comm.rank() + 1, n);
-  const int prev = ringMod(comm.rank() - 1, n);
+  const int next = comm.nodes().ringNext(comm.rank());
+  const int prev = comm.nodes().ringPrev(comm.rank());
   const int blocks = pass.numBlocks();
   const int steps = pass.numSteps();
   if (blocks == 0 || steps == 0) return Status::Ok();

@@ -1,6 +1,7 @@
 // The ring pipeline shared by ring allreduce, allgather and reduce-scatter. Data is cut into
-// blocks; each block travels the ring in `numSteps` steps (rank r sends to r+1, receives from
-// r-1). Up to `window` blocks are in flight at once. Posting order is deterministic — sorted by
+// blocks; each block travels the ring in `numSteps` steps (the rank at ring position p sends to
+// position p+1 and receives from p-1: NCCL's node-major ring, NodeLayout::ringNext; the passes
+// count in positions). Up to `window` blocks are in flight at once. Posting order is deterministic — sorted by
 // (step, block) within a window — so both ends of every link post their messages in the same order,
 // as the transport's matching rule requires, whatever the timing.
 #pragma once

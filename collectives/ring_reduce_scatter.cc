@@ -16,7 +16,7 @@ class RingReduceScatterPass final : public RingPass {
  public:
   RingReduceScatterPass(Communicator& comm, const char* input, char* output, size_t perRank, DataType type,
                         const ReduceOp& op)
-      : n_(comm.nranks()), rank_(comm.rank()), input_(input), output_(output), perRank_(perRank), type_(type),
+      : n_(comm.nranks()), rank_(comm.nodes().ringPosition(comm.rank())), nodes_(comm.nodes()), input_(input), output_(output), perRank_(perRank), type_(type),
         op_(op), elemSize_(dataTypeSize(type)), sliceElems_(sliceElements(comm, type)),
         blocks_(static_cast<int>((perRank + sliceElems_ - 1) / sliceElems_)), window_(ringWindow(comm)) {
     stage_ = comm.scratch(static_cast<size_t>(window_) * 2 * sliceElems_ * elemSize_);
@@ -51,7 +51,8 @@ class RingReduceScatterPass final : public RingPass {
     return std::min(sliceElems_, perRank_ - static_cast<size_t>(block) * sliceElems_);
   }
   const char* inputSlice(int block, int owner) const {
-    size_t offset = static_cast<size_t>(ringMod(owner, n_)) * perRank_ + static_cast<size_t>(block) * sliceElems_;
+    size_t offset = static_cast<size_t>(nodes_.rankAtRingPosition(ringMod(owner, n_))) * perRank_ +
+                    static_cast<size_t>(block) * sliceElems_;
     return input_ + offset * elemSize_;
   }
   char* stageOf(int block, int step) const {
@@ -60,7 +61,8 @@ class RingReduceScatterPass final : public RingPass {
   }
 
   const int n_;
-  const int rank_;
+  const int rank_;  // ring position (NodeLayout::ringPosition); block owners are positions too
+  const NodeLayout& nodes_;
   const char* input_;
   char* output_;
   const size_t perRank_;

@@ -62,7 +62,10 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
   const int nnodes = nodes ? nodes->nodes() : nranks;
   const Protocol protocol = choiceOf(op, options, nranks, nnodes).protocol;
   auto add = [&](int peer, uint64_t bytes) { addPayload(peer, protocolWireBytes(protocol, bytes)); };
-  auto ring = [&](int offset) { return ((commRank + offset) % nranks + nranks) % nranks; };
+  // NCCL's node-major ring (NodeLayout::ringNext): rank order when ranks are consecutive per node.
+  const NodeLayout flat = nodes ? NodeLayout() : NodeLayout::flat(nranks);
+  const NodeLayout& layout = nodes ? *nodes : flat;
+  auto ring = [&](int offset) { return offset > 0 ? layout.ringNext(commRank) : layout.ringPrev(commRank); };
   switch (op.kind) {
     case OpKind::kAllReduce: {
       const AllReducePlan plan = allReducePlanOf(op, options, nranks, nnodes);
@@ -72,7 +75,7 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
           for (uint64_t d = 1; d < n; d <<= 1) add(commRank ^ static_cast<int>(d), unit);
           return;
         case AllReduceRoute::kTree:
-          addTreeSends(op, commRank, nodes ? *nodes : NodeLayout::flat(nranks), plan.channels, add);
+          addTreeSends(op, commRank, layout, plan.channels, add);
           return;
         case AllReduceRoute::kRing: break;
       }
@@ -93,7 +96,7 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
       }
       return;
     case OpKind::kBroadcast: {
-      int position = ((commRank - op.root) % nranks + nranks) % nranks;
+      int position = ((layout.ringPosition(commRank) - layout.ringPosition(op.root)) % nranks + nranks) % nranks;
       if (position < nranks - 1) add(ring(1), unit);
       return;
     }
