@@ -89,11 +89,16 @@ TunerCost ncclCost(TunedFunc func, Algorithm algorithm, Protocol protocol, const
 
   double busBw = graph.channels * (s.nnodes <= 2 ? graph.bwIntra : graph.bwInter);
   if (a == kRingAlgo && p == kLl) busBw = std::min(llMaxBw, busBw * .5);
-  if (a == kRingAlgo && p == kLl128) busBw = std::min(busBw * .92, graph.channels * kRingLl128MaxBwPerChannel[gen][scale]);
-  if (a == kTreeAlgo && func == TunedFunc::kAllReduce) busBw = std::min(busBw * .92, graph.channels * kTreeMaxBwPerChannel[gen][scale]);
+  if (a == kRingAlgo && p == kLl128) {
+    busBw = std::min(busBw * .92, graph.channels * kRingLl128MaxBwPerChannel[gen][scale]);
+  }
+  if (a == kTreeAlgo && func == TunedFunc::kAllReduce) {
+    busBw = std::min(busBw * .92, graph.channels * kTreeMaxBwPerChannel[gen][scale]);
+  }
   if (a == kTreeAlgo && p == kLl) busBw = std::min(busBw / 3.8, llMaxBw);
   if (a == kTreeAlgo && p == kLl128) {
-    busBw = std::min(busBw * (s.nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), graph.channels * kTreeLl128MaxBwPerChannel[gen][scale]);
+    busBw = std::min(busBw * (s.nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                     graph.channels * kTreeLl128MaxBwPerChannel[gen][scale]);
   }
   if (a == kTreeAlgo && s.tree.pattern == 3) busBw *= .85;
   busBw *= a == kRingAlgo ? static_cast<double>(s.nranks) / nsteps : .5;  // bus to algorithm bandwidth
@@ -134,7 +139,9 @@ TunedChoice chooseLikeNccl(TunedFunc func, size_t bytes, const TunerSystem& s, A
       if (cost.bandwidth <= 0) continue;
       double bw = cost.bandwidth, latency = cost.latencyUs;
       const int logSize = log2Floor(bytes >> 6);
-      if (a == Algorithm::kTree && func == TunedFunc::kAllReduce && logSize < 23) bw *= kTreeCorrection[protoIndex(p)][logSize];
+      if (a == Algorithm::kTree && func == TunedFunc::kAllReduce && logSize < 23) {
+        bw *= kTreeCorrection[protoIndex(p)][logSize];
+      }
       if (a == Algorithm::kRing && p == Protocol::kSimple && s.nnodes > 1 && func == TunedFunc::kAllReduce &&
           bytes / (static_cast<size_t>(s.collChannels) * s.nranks) >= 64) {
         latency *= s.computeCapability < 80 ? 1.9 : 1.4;  // the ring's plateau
@@ -165,7 +172,8 @@ Result<TunerSystem> tunerSystemFromNcclLog(const std::string& path, int nranks, 
   std::ifstream in(path);
   if (!in) return NS_ERROR(Code::kInvalidArgument, "{}: cannot open the NCCL log", path);
   TunerSystem s = TunerSystem::forLayout(nranks, nnodes);
-  const std::regex pattern(R"(Pattern (\d+), crossNic \d+, nChannels (\d+), (?:bw|speed) ([0-9.]+)/([0-9.]+), type ([A-Z0-9]+)/([A-Z0-9]+), sameChannels (\d))");
+  const std::regex pattern(R"(Pattern (\d+), crossNic \d+, nChannels (\d+), (?:bw|speed) ([0-9.]+)/([0-9.]+), )"
+                           R"(type ([A-Z0-9]+)/([A-Z0-9]+), sameChannels (\d))");
   const std::regex coll(R"((\d+) coll channels)");
   const std::regex cpu(R"(CPU/[0-9a-fA-F-]+ \((\d+)/(\d+)/)");
   bool ring = false, tree = false, channels = false;
@@ -186,7 +194,8 @@ Result<TunerSystem> tunerSystemFromNcclLog(const std::string& path, int nranks, 
                                        inter == "PIX" || inter == "PXB" || inter == "P2C" || inter == "PXN");
       g.sameChannels = m[7] == "1";
       if (g.channels < 1 || !(g.bwIntra > 0) || !(g.bwInter > 0)) {
-        return NS_ERROR(Code::kInvalidArgument, "{}:{}: graph line with no channels or bandwidth: {}", path, number, line);
+        return NS_ERROR(Code::kInvalidArgument, "{}:{}: graph line with no channels or bandwidth: {}", path, number,
+                        line);
       }
       (kind == 4 ? s.ring : s.tree) = g;
       (kind == 4 ? ring : tree) = true;

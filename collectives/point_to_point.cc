@@ -1,8 +1,8 @@
 // Batched point-to-point: every operation of a batch is posted before any is waited for, so a
 // batch containing matching sends and receives cannot deadlock. A transfer is cut into NCCL's
 // parts, one per channel (p2p_channels.h), each on its own connection, and parts larger than a
-// slice into slice-sized messages (both ends cut the same way). Sends to self are matched with receives from self by copying, overlapped
-// with the network transfers.
+// slice into slice-sized messages (both ends cut the same way). Sends to self are matched with
+// receives from self by copying, overlapped with the network transfers.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -13,8 +13,8 @@
 #include "collectives/collectives.h"
 #include "collectives/op_tags.h"
 #include "collectives/p2p_channels.h"
-#include "collectives/ring_pipeline.h"
 #include "collectives/point_to_point.h"
+#include "collectives/ring_pipeline.h"
 
 namespace nshim {
 namespace {
@@ -58,7 +58,9 @@ Status runTaggedPointToPoint(Communicator& comm, std::span<const P2POp> ops, uin
       continue;
     }
     const int parts = partsOf(op);
-    for (int p = 0; p < parts; ++p) messages += std::max<size_t>(1, (partRange(op.bytes, parts, p).size() + slice - 1) / slice);
+    for (int p = 0; p < parts; ++p) {
+      messages += std::max<size_t>(1, (partRange(op.bytes, parts, p).size() + slice - 1) / slice);
+    }
   }
   if (selfSends.size() != selfRecvs.size()) {
     return NS_ERROR(Code::kInvalidUsage, "rank {} has {} sends to itself but {} receives from itself in one group",

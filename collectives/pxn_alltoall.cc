@@ -88,13 +88,13 @@ Status pxnAllToAll(Communicator& comm, const char* send, char* recv, size_t bloc
       }
       continue;
     }
-    // q on another node: what q sends to this rank, in order (q as a relay or for itself).
+    // q on another node: its own block when it comes directly, then, as a relay, its node-mates'
+    // blocks for this rank's rail in rank order.
+    if (pxnRelayOf(nodes, q, me) == q) NS_RETURN_IF_ERROR(post(false, q, recv + static_cast<size_t>(q) * block));
     for (int s : nodes.ranksOf(nodes.nodeOf(q))) {
-      if (pxnRelayOf(nodes, s, me) != q) continue;
-      if (s == q) NS_RETURN_IF_ERROR(post(false, q, recv + static_cast<size_t>(s) * block));
-    }
-    for (int s : nodes.ranksOf(nodes.nodeOf(q))) {
-      if (s != q && pxnRelayOf(nodes, s, me) == q) NS_RETURN_IF_ERROR(post(false, q, recv + static_cast<size_t>(s) * block));
+      if (s != q && pxnRelayOf(nodes, s, me) == q) {
+        NS_RETURN_IF_ERROR(post(false, q, recv + static_cast<size_t>(s) * block));
+      }
     }
   }
   // Sends: each block directly or to its relay, in destination order.
@@ -106,7 +106,9 @@ Status pxnAllToAll(Communicator& comm, const char* send, char* recv, size_t bloc
   // (2) The node-mates' blocks for this rank's rail, forwarded in node-mate order.
   NS_RETURN_IF_ERROR(transport.waitAll(gathered, comm.operationDeadline()));
   for (size_t sender = 0; sender < senders.size(); ++sender) {
-    for (size_t peer = 0; peer < railPeers.size(); ++peer) NS_RETURN_IF_ERROR(post(true, railPeers[peer], staged(sender, peer)));
+    for (size_t peer = 0; peer < railPeers.size(); ++peer) {
+      NS_RETURN_IF_ERROR(post(true, railPeers[peer], staged(sender, peer)));
+    }
   }
   // (3)
   return guard.completed(transport.waitAll(all, comm.operationDeadline()));

@@ -11,7 +11,11 @@ namespace {
 class RingAllGatherPass final : public RingPass {
  public:
   RingAllGatherPass(Communicator& comm, char* output, size_t perRank, DataType type)
-      : n_(comm.nranks()), rank_(comm.nodes().ringPosition(comm.rank())), nodes_(comm.nodes()), output_(output), perRank_(perRank),
+      : n_(comm.nranks()),
+        rank_(comm.nodes().ringPosition(comm.rank())),
+        nodes_(comm.nodes()),
+        output_(output),
+        perRank_(perRank),
         elemSize_(dataTypeSize(type)), sliceElems_(ringSliceElements(comm, type, perRank)),
         blocks_(static_cast<int>((perRank + sliceElems_ - 1) / sliceElems_)) {}
 

@@ -19,7 +19,12 @@ class RingAllReducePass final : public RingPass {
  public:
   RingAllReducePass(Communicator& comm, const char* input, char* output, size_t count, DataType type,
                     const ReduceOp& op, int channels)
-      : n_(comm.nranks()), rank_(comm.nodes().ringPosition(comm.rank())), input_(input), output_(output), count_(count), type_(type),
+      : n_(comm.nranks()),
+        rank_(comm.nodes().ringPosition(comm.rank())),
+        input_(input),
+        output_(output),
+        count_(count),
+        type_(type),
         op_(op), elemSize_(dataTypeSize(type)), blockElems_(ringAllReduceSliceElements(comm, type, count, channels) * n_),
         blocks_(static_cast<int>((count + blockElems_ - 1) / blockElems_)) {
     int window = ringWindow(comm);

@@ -16,7 +16,13 @@ class RingReduceScatterPass final : public RingPass {
  public:
   RingReduceScatterPass(Communicator& comm, const char* input, char* output, size_t perRank, DataType type,
                         const ReduceOp& op)
-      : n_(comm.nranks()), rank_(comm.nodes().ringPosition(comm.rank())), nodes_(comm.nodes()), input_(input), output_(output), perRank_(perRank), type_(type),
+      : n_(comm.nranks()),
+        rank_(comm.nodes().ringPosition(comm.rank())),
+        nodes_(comm.nodes()),
+        input_(input),
+        output_(output),
+        perRank_(perRank),
+        type_(type),
         op_(op), elemSize_(dataTypeSize(type)), sliceElems_(sliceElements(comm, type)),
         blocks_(static_cast<int>((perRank + sliceElems_ - 1) / sliceElems_)), window_(ringWindow(comm)) {
     stage_ = comm.scratch(static_cast<size_t>(window_) * 2 * sliceElems_ * elemSize_);
