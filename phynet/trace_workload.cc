@@ -134,6 +134,7 @@ uint8_t p2pChannelsOf(const WorkOp& op, const std::vector<const trace::TaskRecor
   uint8_t channels = 0;
   for (const trace::TaskRecord* r : tasks) {
     const std::string_view func = r->func;
+    if (r->rootOrPeer == r->rank) continue;  // a copy to itself: no connection
     if (isP2p && (r->rootOrPeer != op.peer || (func == "Send") != (op.kind == OpKind::kSend))) continue;
     channels = std::max(channels, r->nChannels);
   }
