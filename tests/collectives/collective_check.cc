@@ -9,6 +9,7 @@
 #include "collectives/collectives.h"
 #include "collectives/reduce.h"
 #include "tests/test_util.h"
+#include "transport/inproc_transport.h"
 
 namespace nshim::testing {
 
@@ -282,6 +283,16 @@ uint64_t expectedSentBytes(const CollectiveCase& c, int rank, int n, size_t slic
     case Collective::kScatter: return rank == c.root ? (n - 1) * count * size : 0;
   }
   return 0;
+}
+
+std::vector<std::unique_ptr<Communicator>> inProcessCommsOnNodes(const std::vector<int>& nodeKeyOfRank,
+                                                                 const CollectiveOptions& options) {
+  std::vector<std::unique_ptr<Communicator>> comms;
+  for (auto& transport : createInProcessTransports(static_cast<int>(nodeKeyOfRank.size()))) {
+    comms.push_back(std::make_unique<Communicator>(std::move(transport), options));
+    comms.back()->setNodes(NodeLayout::fromKeys(nodeKeyOfRank));
+  }
+  return comms;
 }
 
 }  // namespace nshim::testing

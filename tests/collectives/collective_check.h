@@ -36,6 +36,10 @@ std::string runAndCheck(Communicator& comm, const CollectiveCase& c);
 std::vector<std::string> runCasesOnRanks(const std::vector<std::unique_ptr<Communicator>>& comms,
                                          const std::vector<CollectiveCase>& cases);
 
+// In-process communicators whose rank r is on node `nodeKeyOfRank[r]` (NodeLayout::fromKeys).
+std::vector<std::unique_ptr<Communicator>> inProcessCommsOnNodes(const std::vector<int>& nodeKeyOfRank,
+                                                                 const CollectiveOptions& options);
+
 // Payload bytes this rank is expected to send in total under the engine's ring/chain algorithms
 // (recursive doubling disabled; the ring allreduce's blocks split for `channels` channels), summed
 // over peers.

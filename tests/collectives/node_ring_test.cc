@@ -20,12 +20,7 @@ std::vector<std::unique_ptr<Communicator>> commsOn(const std::vector<int>& keys)
   CollectiveOptions options;
   options.timeoutSeconds = 20;
   options.smallAllReduceBytes = 0;  // NCCL's ring, no recursive doubling
-  std::vector<std::unique_ptr<Communicator>> comms;
-  for (auto& transport : createInProcessTransports(static_cast<int>(keys.size()))) {
-    comms.push_back(std::make_unique<Communicator>(std::move(transport), options));
-    comms.back()->setNodes(NodeLayout::fromKeys(keys));
-  }
-  return comms;
+  return inProcessCommsOnNodes(keys, options);
 }
 
 TEST_CASE("node-major ring: order, neighbours and positions", "[collectives][ring]") {

@@ -20,12 +20,7 @@ std::vector<std::unique_ptr<Communicator>> pxnComms(const std::vector<int>& node
   CollectiveOptions options;
   options.timeoutSeconds = 20;
   options.pxn = true;
-  std::vector<std::unique_ptr<Communicator>> comms;
-  for (auto& transport : createInProcessTransports(static_cast<int>(nodeKeys.size()))) {
-    comms.push_back(std::make_unique<Communicator>(std::move(transport), options));
-    comms.back()->setNodes(NodeLayout::fromKeys(nodeKeys));
-  }
-  return comms;
+  return inProcessCommsOnNodes(nodeKeys, options);
 }
 
 TEST_CASE("PXN alltoall: every byte, every layout", "[collectives][pxn]") {

@@ -19,12 +19,7 @@ namespace {
 std::vector<std::unique_ptr<Communicator>> treeComms(int nranks, int perNode, CollectiveOptions options) {
   std::vector<int> keys;
   for (int r = 0; r < nranks; ++r) keys.push_back(r / perNode);
-  std::vector<std::unique_ptr<Communicator>> comms;
-  for (auto& transport : createInProcessTransports(nranks)) {
-    comms.push_back(std::make_unique<Communicator>(std::move(transport), options));
-    comms.back()->setNodes(NodeLayout::fromKeys(keys));
-  }
-  return comms;
+  return inProcessCommsOnNodes(keys, options);
 }
 
 CollectiveOptions treeOptions(int channels) {
