@@ -19,20 +19,24 @@ struct IdMessage {
   UniqueId id{};
 };
 
-// --intra-node shm: the communicator's peers on this rank's node over shared memory, the others
-// over `net` (node_routed_transport.h); `net` alone when no peer shares the node.
-Result<std::unique_ptr<Transport>> routeByNode(const CommGroup& comm, int self, int commRank, const UniqueId& id,
-                                               const TransportChoice& choice, std::unique_ptr<Transport> net) {
-  const int n = static_cast<int>(comm.members.size());
-  std::vector<bool> sameNode(static_cast<size_t>(n), false);
-  bool anyPeer = false;
-  for (int r = 0; r < n; ++r) {
+// Which of the communicator's ranks share this rank's node (itself included); all false but
+// itself when the nodes are not known.
+std::vector<bool> sameNodeOf(const CommGroup& comm, int self, const std::vector<int>& nodeOfRank) {
+  const int known = static_cast<int>(nodeOfRank.size());
+  std::vector<bool> sameNode(comm.members.size(), false);
+  for (size_t r = 0; r < comm.members.size(); ++r) {
     const int g = comm.members[r];
-    sameNode[r] = g >= 0 && g < static_cast<int>(choice.nodeOfRank.size()) && self < static_cast<int>(choice.nodeOfRank.size()) &&
-                  choice.nodeOfRank[g] == choice.nodeOfRank[self];
-    anyPeer = anyPeer || (sameNode[r] && r != commRank);
+    sameNode[r] = g == self || (g >= 0 && g < known && self < known && nodeOfRank[g] == nodeOfRank[self]);
   }
-  if (!anyPeer) return net;
+  return sameNode;
+}
+
+// --intra-node shm: the communicator's peers on this rank's node over shared memory, the others
+// over `net` (node_routed_transport.h), which connected only those.
+Result<std::unique_ptr<Transport>> routeByNode(const CommGroup& comm, int self, int commRank, const UniqueId& id,
+                                               const TransportChoice& choice, std::vector<bool> sameNode,
+                                               std::unique_ptr<Transport> net) {
+  const int n = static_cast<int>(comm.members.size());
   Result<std::unique_ptr<Transport>> shm = connectShmTransport(id, commRank, n, sameNode, choice.shm);
   if (!shm.ok()) {
     return Status(shm.status().code(), fmt::format("communicator {}: rank {} (rank {} of {}) could not set up shared "
@@ -86,8 +90,17 @@ BootstrapOutcome bootstrapCommunicators(const Workload& workload, const std::vec
                                                        commName(*comm), root));
       continue;
     }
+    // With --intra-node shm the network connects only the pairs on different nodes, as NCCL's net
+    // transport does; the pairs of a node meet over shared memory.
+    std::vector<bool> sameNode = sameNodeOf(*comm, self, choice.nodeOfRank);
+    const bool routed = choice.intraNodeShm && std::count(sameNode.begin(), sameNode.end(), true) > 1;
+    std::vector<bool> netPeers;
+    if (routed) {
+      for (bool local : sameNode) netPeers.push_back(!local);
+    }
     const int64_t start = nowNs();
-    Result<std::unique_ptr<Transport>> transport = connectTransport(kind.value(), message.id, commRank, n, choice.tcp, choice.ibverbs);
+    Result<std::unique_ptr<Transport>> transport =
+        connectTransport(kind.value(), message.id, commRank, n, choice.tcp, choice.ibverbs, std::move(netPeers));
     if (!transport.ok()) {
       failure = Status(transport.status().code(),
                        fmt::format("communicator {}: rank {} (rank {} of {}) could not connect: {}", commName(*comm),
@@ -95,17 +108,21 @@ BootstrapOutcome bootstrapCommunicators(const Workload& workload, const std::vec
       continue;
     }
     if (choice.verbose) {
-      std::fprintf(stderr, "phynet: rank %d: communicator %s: rank %d of %d connected over %s in %.1f ms\n", self,
-                   commName(*comm).c_str(), commRank, n, transportKindName(kind.value()), (nowNs() - start) * 1e-6);
+      const int local = static_cast<int>(std::count(sameNode.begin(), sameNode.end(), true)) - 1;
+      std::fprintf(stderr, "phynet: rank %d: communicator %s: rank %d of %d connected over %s to %d peers in %.1f ms%s\n",
+                   self, commName(*comm).c_str(), commRank, n, transportKindName(kind.value()),
+                   routed ? n - 1 - local : n - 1, (nowNs() - start) * 1e-6,
+                   routed ? fmt::format(" ({} of its node over shared memory)", local).c_str() : "");
     }
     std::unique_ptr<Transport> connected = std::move(transport).value();
-    if (choice.intraNodeShm) {
-      Result<std::unique_ptr<Transport>> routed = routeByNode(*comm, self, commRank, message.id, choice, std::move(connected));
-      if (!routed.ok()) {
-        failure = routed.status();
+    if (routed) {
+      Result<std::unique_ptr<Transport>> byNode =
+          routeByNode(*comm, self, commRank, message.id, choice, std::move(sameNode), std::move(connected));
+      if (!byNode.ok()) {
+        failure = byNode.status();
         continue;
       }
-      connected = std::move(routed).value();
+      connected = std::move(byNode).value();
     }
     // Each collective moves in NCCL's protocol (its lines on the wire: op_runner.h protocolOf).
     connected = createProtocolFramingTransport(std::move(connected));

@@ -68,11 +68,13 @@ Result<std::vector<SocketAddress>> exchangeWithRoot(const UniqueIdInfo& info, in
   return addresses;
 }
 
-// Accepts socketsPerPeer connections from every lower rank, refusing strangers.
+// Accepts socketsPerPeer connections from every lower rank to connect (those with sockets in
+// `out`), refusing strangers.
 Status acceptFromLowerRanks(int listenFd, const Secret& secret, PeerSockets* out, int socketsPerPeer,
                             Deadline deadline, double timeoutSeconds) {
   int rank = out->rank;
-  int expected = rank * socketsPerPeer;
+  int expected = 0;
+  for (int peer = 0; peer < rank; ++peer) expected += static_cast<int>(out->sockets[peer].size());
   int accepted = 0;
   Status fatal;
   std::string label = fmt::format("rank {} bootstrap", rank);
@@ -107,7 +109,7 @@ Status acceptFromLowerRanks(int listenFd, const Secret& secret, PeerSockets* out
       return;
     }
     if (hello.fromRank >= static_cast<uint32_t>(rank) || hello.toRank != static_cast<uint32_t>(rank) ||
-        hello.socketIndex >= static_cast<uint32_t>(socketsPerPeer) ||
+        hello.socketIndex >= out->sockets[hello.fromRank].size() ||
         out->sockets[hello.fromRank][hello.socketIndex].valid()) {
       NS_WARN("{}: refused a connection from {}: unexpected rank {} -> {} socket {}", label, from.toString(),
               hello.fromRank, hello.toRank, hello.socketIndex);
@@ -196,6 +198,10 @@ Result<PeerSockets> bootstrapConnect(const UniqueId& id, int rank, int nranks, c
   if (!(options.timeoutSeconds > 0)) {
     return NS_ERROR(Code::kInvalidArgument, "bootstrap timeout {} s must be positive", options.timeoutSeconds);
   }
+  if (!options.peers.empty() && options.peers.size() != static_cast<size_t>(nranks)) {
+    return NS_ERROR(Code::kInvalidArgument, "rank {}: the set of peers to connect has {} entries for {} ranks", rank,
+                    options.peers.size(), nranks);
+  }
   NS_ASSIGN_OR_RETURN(UniqueIdInfo info, decodeUniqueId(id));
   NS_ASSIGN_OR_RETURN(InterfaceAddress local, findInterface(options.interface));
   SocketAddress listenAddress;
@@ -208,13 +214,13 @@ Result<PeerSockets> bootstrapConnect(const UniqueId& id, int rank, int nranks, c
   out.sockets.resize(nranks);
   const int sockets = options.socketsPerPeer;
   for (int peer = 0; peer < nranks; ++peer) {
-    if (peer != rank) out.sockets[peer].resize(sockets);
+    if (peer != rank && options.connects(peer)) out.sockets[peer].resize(sockets);
   }
   Deadline deadline = Deadline::after(options.timeoutSeconds);
 
   // 1. Connect to every higher rank; the kernel completes these even before the peer accepts.
   for (int peer = rank + 1; peer < nranks; ++peer) {
-    for (int index = 0; index < sockets; ++index) {
+    for (int index = 0; index < static_cast<int>(out.sockets[peer].size()); ++index) {
       // The peer answers only after all our connections are in, so anything readable on the ones
       // already open (a refusal, or the end of stream of a peer that failed) is a reason to stop.
       auto peerFailed = [&] { return explainEarlyAnswer(out, peer, rank, sockets); };
@@ -232,7 +238,7 @@ Result<PeerSockets> bootstrapConnect(const UniqueId& id, int rank, int nranks, c
       out.sockets[peer][index] = std::move(fd).value();
     }
   }
-  // 2. Accept from every lower rank.
+  // 2. Accept from every lower rank to connect.
   NS_RETURN_IF_ERROR(acceptFromLowerRanks(listenFd.get(), info.secret, &out, sockets, deadline,
                                           options.timeoutSeconds));
   // 3. Acknowledge what we accepted, then collect the acknowledgements of the higher ranks.

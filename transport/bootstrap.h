@@ -1,7 +1,8 @@
 // NCCL-like bootstrap. The process that creates the unique id runs a root thread on the id's
 // listening socket (bootstrap_root.cc). Every rank listens on an ephemeral port of its own, says hello
 // to the root {secret, rank, nranks, listen address}, receives the table of all listen addresses, then
-// opens `socketsPerPeer` TCP connections to every higher rank (from its own listen address) and accepts them from every lower one;
+// opens `socketsPerPeer` TCP connections to every higher rank (from its own listen address) and accepts them from every lower one
+// (only those of `BootstrapOptions::peers` when it is given: phynet leaves out the ranks of the node);
 // each connection starts with a hello carrying the secret, the connecting rank and the socket index.
 // Connections without the right secret are refused (and logged), never fatal; every wait has a
 // deadline, and a rank that never arrives is named in the error of those that did.
@@ -21,9 +22,14 @@ struct BootstrapOptions {
   double timeoutSeconds = 300;
   // Where this rank listens, and the source of the connections it opens (its own NIC).
   SocketInterface interface = SocketInterface::fromEnvironment();
+  // The peers to connect, indexed by rank (empty: all). Every rank must pass the same relation
+  // (peers[b] on rank a == peers[a] on rank b); a peer left out gets no sockets.
+  std::vector<bool> peers;
+
+  bool connects(int peer) const { return peers.empty() || (peer < static_cast<int>(peers.size()) && peers[peer]); }
 };
 
-// The connections of one rank: sockets[peer][index], empty for peer == rank. All non-blocking,
+// The connections of one rank: sockets[peer][index], empty for peer == rank and the peers left out. All non-blocking,
 // close-on-exec, TCP_NODELAY.
 struct PeerSockets {
   int rank = 0;

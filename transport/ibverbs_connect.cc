@@ -101,7 +101,7 @@ Status createResources(IbResources& r, int rank, int nranks, int qps, const Ring
   const std::string& dev = r.device.name;
   r.pd.reset(api.allocPd(r.device.context.get()));
   if (!r.pd) return NS_ERROR(Code::kSystemError, "ibv_alloc_pd on {} failed: {}", dev, std::strerror(errno));
-  const size_t links = static_cast<size_t>(nranks - 1) * qps;
+  const size_t links = static_cast<size_t>(r.connectedPeerCount()) * qps;
   const size_t ringBytes = ringBytesOf(shape);
   NS_ASSIGN_OR_RETURN(r.memory, PinnedBuffer::allocate(links * linkBytesOf(shape)));
   if (links > 0) {
@@ -134,7 +134,7 @@ Status createResources(IbResources& r, int rank, int nranks, int qps, const Ring
       c.id = static_cast<size_t>(peer) * qps + index;
       c.peer = peer;
       c.index = index;
-      if (peer == rank) continue;
+      if (!r.peerSockets[peer].valid()) continue;  // itself, or a peer left out
       char* base = r.memory.data() + link * linkBytesOf(shape);
       c.txRing = base;
       c.rxRing = base + ringBytes;
@@ -183,14 +183,14 @@ Status exchangeAndConnect(IbResources& r, int rank, int nranks, int qps, const R
   uint32_t psnSeed = std::random_device{}();
   std::vector<std::vector<uint8_t>> mine(nranks);
   for (int peer = 0; peer < nranks; ++peer) {
-    if (peer == rank) continue;
+    if (!r.peerSockets[peer].valid()) continue;
     mine[peer] = encodeSetup(r, peer, qps, shape, psnSeed);
     NS_RETURN_IF_ERROR(writeAll(r.peerSockets[peer].get(), mine[peer].data(), mine[peer].size(), deadline,
                                 fmt::format("rank {} (ibverbs setup)", peer)));
   }
   QpPathOptions path{o.trafficClass, o.serviceLevel, o.ibTimeout, o.retryCount, 7};
   for (int peer = 0; peer < nranks; ++peer) {
-    if (peer == rank) continue;
+    if (!r.peerSockets[peer].valid()) continue;
     std::vector<uint8_t> theirs(kSetupHeaderBytes);
     std::string what = fmt::format("rank {} (ibverbs setup)", peer);
     Status read = readAll(r.peerSockets[peer].get(), theirs.data(), theirs.size(), deadline, what);
@@ -234,12 +234,12 @@ Status exchangeAndConnect(IbResources& r, int rank, int nranks, int qps, const R
   // Everyone's QPs are at RTS before anyone writes.
   const char ready = 'R';
   for (int peer = 0; peer < nranks; ++peer) {
-    if (peer != rank) {
+    if (r.peerSockets[peer].valid()) {
       NS_RETURN_IF_ERROR(writeAll(r.peerSockets[peer].get(), &ready, 1, deadline, fmt::format("rank {}", peer)));
     }
   }
   for (int peer = 0; peer < nranks; ++peer) {
-    if (peer == rank) continue;
+    if (!r.peerSockets[peer].valid()) continue;
     char answer = 0;
     NS_RETURN_IF_ERROR(readAll(r.peerSockets[peer].get(), &answer, 1, deadline,
                                fmt::format("rank {} (ibverbs setup)", peer)));
@@ -298,22 +298,26 @@ Result<IbverbsPortInfo> queryIbverbsPort(const IbverbsOptions& options, const st
 }
 
 Result<std::unique_ptr<Transport>> connectIbverbsTransport(const UniqueId& id, int rank, int nranks,
-                                                           const IbverbsOptions& options) {
+                                                           const IbverbsOptions& options, std::vector<bool> peers) {
   NS_RETURN_IF_ERROR(validate(options));
   NS_ASSIGN_OR_RETURN(const VerbsApi* api, loadVerbs());
-  NS_ASSIGN_OR_RETURN(PeerSockets sockets, bootstrapConnect(id, rank, nranks, {1, options.timeoutSeconds, options.bootstrapInterface}));
+  NS_ASSIGN_OR_RETURN(PeerSockets sockets, bootstrapConnect(id, rank, nranks, {1, options.timeoutSeconds,
+                                                                               options.bootstrapInterface,
+                                                                               std::move(peers)}));
   auto res = std::make_unique<IbResources>();
   res->api = api;
   res->peerSockets.resize(nranks);
+  int anyPeer = -1;  // a connected peer
   for (int peer = 0; peer < nranks; ++peer) {
-    if (peer != rank) res->peerSockets[peer] = std::move(sockets.sockets[peer][0]);
+    if (sockets.sockets[peer].empty()) continue;  // itself, or a peer left out
+    res->peerSockets[peer] = std::move(sockets.sockets[peer][0]);
+    if (anyPeer < 0) anyPeer = peer;
   }
   // The rank's own address (that of its bootstrap connections) picks the device whose GID holds it.
   DeviceRequest request{options.hca, options.gidIndex, {}};
   sockaddr_storage local{};
   socklen_t length = sizeof(local);
-  int anyPeer = rank == 0 ? 1 : 0;
-  if (nranks > 1 && ::getsockname(res->peerSockets[anyPeer].get(), reinterpret_cast<sockaddr*>(&local), &length) == 0) {
+  if (anyPeer >= 0 && ::getsockname(res->peerSockets[anyPeer].get(), reinterpret_cast<sockaddr*>(&local), &length) == 0) {
     request.preferredGid = addressAsGid(reinterpret_cast<sockaddr*>(&local));
   }
   auto device = openIbverbsDevice(*api, request);
@@ -324,8 +328,8 @@ Result<std::unique_ptr<Transport>> connectIbverbsTransport(const UniqueId& id, i
   NS_RETURN_IF_ERROR(exchangeAndConnect(*res, rank, nranks, options.qpsPerPeer, shape, options));
   const bool postThread = options.postThread < 0 ? res->device.deviceAttr.vendor_id == kSoftRoceVendorId
                                                  : options.postThread == 1;
-  const Connection& sample = res->connections[static_cast<size_t>(anyPeer) * options.qpsPerPeer];
-  uint32_t inlineBytes = nranks > 1 ? sample.outbound.maxInline : 0;
+  uint32_t inlineBytes =
+      anyPeer >= 0 ? res->connections[static_cast<size_t>(anyPeer) * options.qpsPerPeer].outbound.maxInline : 0;
   NS_INFO("rank {} of {}: ibverbs transport on {} port {} (GID index {}), {} link(s) per peer (2 QPs each), {} slots "
           "of {} B, inline up to {} B, writes posted {}", rank, nranks, res->device.name, res->device.port,
           res->device.gidIndex, options.qpsPerPeer, shape.slots, shape.fragmentBytes, inlineBytes,

@@ -210,8 +210,16 @@ struct IbResources {
   MrPtr mr;
   ChannelPtr channel;
   CqPtr cq;
-  std::vector<Connection> connections;  // [peer * qpsPerPeer + index]; own rank's entries unused
-  std::vector<Fd> peerSockets;          // bootstrap socket per peer: endpoint exchange, then liveness
+  // [peer * qpsPerPeer + index]; the entries of its own rank and of peers left out have no QPs.
+  std::vector<Connection> connections;
+  // Bootstrap socket per connected peer (endpoint exchange, then liveness); invalid for the others.
+  std::vector<Fd> peerSockets;
+
+  int connectedPeerCount() const {
+    int count = 0;
+    for (const Fd& fd : peerSockets) count += fd.valid() ? 1 : 0;
+    return count;
+  }
 };
 
 // The transport over connected resources (ibverbs_transport.cc).

@@ -78,6 +78,7 @@ void IbverbsTransport::failQueue(OpRing<PendingOp>& queue, const Status& why) {
 
 Status IbverbsTransport::post(int peer, uint64_t tag, char* buf, size_t bytes, Request* req, bool isSend) {
   NS_RETURN_IF_ERROR(startRequest(req, rank_, nranks_, peer, tag, buf, bytes, isSend));
+  if (!res_->peerSockets[peer].valid()) return notConnectedError(rank_, peer, "ibverbs");
   std::lock_guard<std::mutex> lock(mutex_);
   PeerLink& state = peers_[peer];
   if (aborted_ || state.lost) {

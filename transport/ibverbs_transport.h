@@ -24,6 +24,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "transport/socket.h"
@@ -58,8 +59,10 @@ struct IbverbsOptions {
 
 // Bootstraps rank `rank` of `nranks` through the root named by `id`, opens the RDMA device and
 // connects the QPs. Every rank must use the same qpsPerPeer, slots and slotBytes (checked).
+// `peers` (indexed by rank, empty: all) names the ranks to connect (BootstrapOptions::peers): no
+// QP, memory or bootstrap socket is made for the others, and a message to one is refused.
 Result<std::unique_ptr<Transport>> connectIbverbsTransport(const UniqueId& id, int rank, int nranks,
-                                                           const IbverbsOptions& options);
+                                                           const IbverbsOptions& options, std::vector<bool> peers = {});
 
 // The device, port and GID this process would use under `options` (the same choice as
 // connectIbverbsTransport, with `localAddress` as the rank's IP, "" for none), and the port's rate

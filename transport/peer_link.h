@@ -60,6 +60,13 @@ inline Status startRequest(Request* req, int self, int nranks, int peer, uint64_
   return Status::Ok();
 }
 
+// A message for a peer the transport was not connected to (one of the rank's own node, which
+// phynet routes over shared memory).
+inline Status notConnectedError(int self, int peer, const char* transport) {
+  return NS_ERROR(Code::kInvalidUsage, "rank {} has no {} connection to rank {}: that pair was left out when the "
+                  "transport connected (ranks of one node meet over shared memory)", self, transport, peer);
+}
+
 // The request bookkeeping of a waitAll loop, shared by the network transports. After each progress
 // pass, settle() returns the error of a failed request (looked for whenever the transport's failure
 // count has moved) or Ok once every request is done; nullopt while some are still pending.

@@ -40,7 +40,7 @@ class TcpTransport final : public Transport {
         peers_(nranks_),
         channels_(static_cast<size_t>(nranks_) * perPeer_) {
     for (int peer = 0; peer < nranks_; ++peer) {
-      if (peer == rank_) continue;
+      if (peer == rank_ || sockets_.sockets[peer].empty()) continue;  // itself, or a peer left out
       for (int index = 0; index < perPeer_; ++index) {
         Channel& ch = channel(peer, index);
         ch.fd = sockets_.sockets[peer][index].get();
@@ -149,6 +149,7 @@ class TcpTransport final : public Transport {
 
   Status post(int peer, uint64_t tag, char* buf, size_t bytes, Request* req, bool isSend) {
     NS_RETURN_IF_ERROR(startRequest(req, rank_, nranks_, peer, tag, buf, bytes, isSend));
+    if (channel(peer, 0).fd < 0) return notConnectedError(rank_, peer, "TCP");
     std::lock_guard<std::mutex> lock(mutex_);
     PeerLink& state = peers_[peer];
     if (aborted_ || state.lost) {
@@ -303,7 +304,7 @@ class TcpTransport final : public Transport {
     std::vector<int> ended;
     if (aborted_) return ended;
     for (int other = 0; other < nranks_; ++other) {
-      if (other == rank_ || other == peer) continue;
+      if (other == rank_ || other == peer || channel(other, 0).fd < 0) continue;
       bool gone = peers_[other].lost;
       for (int index = 0; index < perPeer_ && !gone; ++index) gone = connectionEnded(channel(other, index).fd);
       if (gone) ended.push_back(other);
@@ -398,8 +399,8 @@ std::unique_ptr<Transport> createTcpTransport(PeerSockets sockets, const TcpOpti
 }
 
 Result<std::unique_ptr<Transport>> connectTcpTransport(const UniqueId& id, int rank, int nranks,
-                                                       const TcpOptions& options) {
-  BootstrapOptions bootstrap{options.socketsPerPeer, options.timeoutSeconds, options.interface};
+                                                       const TcpOptions& options, std::vector<bool> peers) {
+  BootstrapOptions bootstrap{options.socketsPerPeer, options.timeoutSeconds, options.interface, std::move(peers)};
   NS_ASSIGN_OR_RETURN(PeerSockets sockets, bootstrapConnect(id, rank, nranks, bootstrap));
   return std::unique_ptr<Transport>(createTcpTransport(std::move(sockets), options));
 }

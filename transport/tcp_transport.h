@@ -46,11 +46,12 @@ struct TcpOptions {
 };
 
 // Bootstraps rank `rank` of `nranks` through the root named by `id` and returns its transport.
-// Every rank of the job must use the same socketsPerPeer.
+// Every rank of the job must use the same socketsPerPeer. `peers` (indexed by rank, empty: all)
+// names the ranks to connect (BootstrapOptions::peers); a message to another is refused.
 Result<std::unique_ptr<Transport>> connectTcpTransport(const UniqueId& id, int rank, int nranks,
-                                                       const TcpOptions& options);
+                                                       const TcpOptions& options, std::vector<bool> peers = {});
 
-// Wraps connections that are already set up (sockets[peer][index]).
+// Wraps connections that are already set up (sockets[peer][index]; none for a peer left out).
 std::unique_ptr<Transport> createTcpTransport(PeerSockets sockets, const TcpOptions& options);
 
 }  // namespace nshim

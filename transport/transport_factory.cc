@@ -24,14 +24,17 @@ const char* transportKindName(TransportKind kind) {
 }
 
 Result<std::unique_ptr<Transport>> connectTransport(TransportKind kind, const UniqueId& id, int rank, int nranks,
-                                                    const TcpOptions& tcp, const IbverbsOptions& ibverbs) {
-  if (kind == TransportKind::kIbverbs) return connectIbverbsTransport(id, rank, nranks, ibverbs);
+                                                    const TcpOptions& tcp, const IbverbsOptions& ibverbs,
+                                                    std::vector<bool> peers) {
+  if (kind == TransportKind::kIbverbs) return connectIbverbsTransport(id, rank, nranks, ibverbs, std::move(peers));
   if (kind == TransportKind::kShm) {
     ShmOptions shm = ShmOptions::fromEnvironment();
     shm.timeoutSeconds = tcp.timeoutSeconds;
-    return connectShmTransport(id, rank, nranks, std::vector<bool>(static_cast<size_t>(nranks), true), shm);
+    if (peers.empty()) peers.assign(static_cast<size_t>(nranks), true);
+    if (rank >= 0 && rank < static_cast<int>(peers.size())) peers[rank] = true;
+    return connectShmTransport(id, rank, nranks, peers, shm);
   }
-  return connectTcpTransport(id, rank, nranks, tcp);
+  return connectTcpTransport(id, rank, nranks, tcp, std::move(peers));
 }
 
 Result<std::unique_ptr<Transport>> connectTransport(TransportKind kind, const UniqueId& id, int rank, int nranks) {

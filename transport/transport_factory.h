@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "transport/ibverbs_transport.h"
@@ -23,9 +24,11 @@ Result<TransportKind> transportKindFromName(const std::string& name);
 Result<TransportKind> transportKindFromEnvironment();
 const char* transportKindName(TransportKind kind);
 
-// Bootstraps and connects rank `rank` of `nranks` with the given options of that transport.
+// Bootstraps and connects rank `rank` of `nranks` with the given options of that transport, to the
+// ranks of `peers` (indexed by rank; empty: all of them). Every rank passes the same relation.
 Result<std::unique_ptr<Transport>> connectTransport(TransportKind kind, const UniqueId& id, int rank, int nranks,
-                                                    const TcpOptions& tcp, const IbverbsOptions& ibverbs);
+                                                    const TcpOptions& tcp, const IbverbsOptions& ibverbs,
+                                                    std::vector<bool> peers = {});
 // The same with both transports' options taken from the environment.
 Result<std::unique_ptr<Transport>> connectTransport(TransportKind kind, const UniqueId& id, int rank, int nranks);
 

@@ -5,7 +5,7 @@
 #        told apart (their hostnames are equal); 2. SimAI folded to 4 ranks, data-parallel groups only
 #        (ranks 0-2 and 1-3: rail-aligned), 2 ranks per VM with --hca rxe0,rxe1: local rank i on
 #        rxe<i>, --verify 0 wrong; 3. SimAI TP + DP groups (TP pairs 0-1 and 2-3 inside a VM), 2 ranks
-#        per VM on rxe0, --intra-node shm: --verify 0 wrong, the report's transport "ibverbs between
+#        per VM on rxe0 and rxe1, --intra-node shm: --verify 0 wrong, the report's transport "ibverbs between
 #        hosts, shm within"; markers (roce_pcap.py mark shm-start / shm-end) on every rail around it
 #        let the host cut it out of the captures; 4. rxe1 removed on VM B: the rank there names its
 #        host and device, every rank ends at once. The reports go to $VM_PAIR_DIR/report-*.json for
@@ -66,16 +66,16 @@ main_checks() {
   placement "$dir/report-simai.json" 2
   result $? "simai-2x2-rails/one-rxe-per-rank"
 
-  echo "== 3. SimAI tensor + data parallel, 2 ranks per VM, --intra-node shm: TP pairs over shared memory"
-  # Both ranks of a VM on rxe0: phynet connects the network transport to every peer of a
-  # communicator, those of its node too (they carry nothing), and two rxe devices of one kernel
-  # cannot reach each other (moving the QP to RTR times out), while two QPs of one rxe can.
+  echo "== 3. SimAI tensor + data parallel, 2 ranks per VM, one rxe per rank, --intra-node shm: TP pairs over shared memory"
+  # One rxe per rank, as NCCL has one NIC per GPU. Two rxe devices of one kernel cannot reach each
+  # other (moving the QP to RTR times out), so this runs only because the network transport connects
+  # just the pairs on different VMs; the TP pairs of a VM have no QP at all.
   # Markers on every rail around the run let the host cut this run out of the captures.
   local rail rails=()
   for ((rail = 0; rail < ${VM_PAIR_RAILS:-2}; rail++)); do rails+=("10.88.$rail.2"); done
   local begin=$EPOCHREALTIME
   python3 tests/multihost/roce_pcap.py mark shm-start "${rails[@]}"
-  run 300 10.88.0.1:2,10.88.0.2:2 4 "$dir/simai-shm.log" --ifname r0 --hca rxe0 --world-size 4 \
+  run 300 10.88.0.1:2,10.88.0.2:2 4 "$dir/simai-shm.log" --ifname r0,r1 --hca rxe0,rxe1 --world-size 4 \
     --groups tp,dp --scale 0.0625 --intra-node shm --verify --verbose --json "$dir/report-simai-shm.json" \
     examples/workloads/simai_tp2_dp4_ep2.txt
   local rc=$?
@@ -86,8 +86,8 @@ main_checks() {
     grep -q "transport ibverbs between hosts, shm within" "$dir/simai-shm.log"
   result $? "simai-2x2-shm/verify-0-wrong-shm-within-vms" "$(grep -E '^# (data check|world)' "$dir/simai-shm.log")"
   grep -A8 "traffic between hosts" "$dir/simai-shm.log" | sed 's/^/    /'
-  placement "$dir/report-simai-shm.json" 2 1
-  result $? "simai-2x2-shm/placement"
+  placement "$dir/report-simai-shm.json" 2
+  result $? "simai-2x2-shm/placement-one-rxe-per-rank"
 
   echo "== 4. rxe1 missing on VM B"
   $ssh_agent 10.88.0.2 rdma link delete rxe1

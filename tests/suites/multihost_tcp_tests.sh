@@ -8,7 +8,9 @@
 # lie within the bound tests/multihost/check_nic_counters.py derives from TCP/IP overhead around the
 # report's per-NIC figures, which equal the model; a NIC missing on one host ends every rank at once
 # with a message naming that host and NIC; with --intra-node shm the hops within a host go over
-# shared memory and the veths still carry exactly what the report says. NCCL's own ground truth
+# shared memory and the veths still carry exactly what the report says, and host 1's kernel lists
+# TCP connections from its ranks to other hosts only (ss; with --intra-node net, within it too).
+# NCCL's own ground truth
 # (tests/data/nccl_4x2, NCCL on 4 nodes x 2 GPUs) replayed on 4 hosts x 2 ranks with --intra-node shm
 # and rings (the ring allreduce and the alltoall run): --verify 0 wrong; for every ordered pair of
 # ranks on different hosts phynet's bytes are NCCL's within 1% and pairs NCCL left empty stay empty
@@ -109,6 +111,37 @@ for p in pairs:
 assert sum(p["traffic"]["bytes"] for p in pairs if p["same_host"]) > 0, pairs
 PY
 result $? "aicb-4x2-shm/host-hops-on-shm-fabric-hops-on-tcp"
+
+# TCP connections between the ranks, as host 1's kernel lists them while a replay runs: with
+# --intra-node shm only pairs between hosts (NCCL's net transport connects no pair of one node);
+# with --intra-node net the two ranks of the host are connected too (the check can fail).
+# tcp_pairs_seen <mode>: writes "<within host> <between hosts>" connection counts to $work/ss-<mode>.
+tcp_pairs_seen() {
+  local mode=$1 log="$work/ss-$1.log" t seen="- -"
+  run 4 2 "$log" "" --intra-node "$mode" --iterations 1000 examples/workloads/simai_tp2_dp4_ep2.txt &
+  local pid=$!
+  # A progress line (every 2 s of replay) means the bootstrap, whose root connections are gone
+  # once every rank is connected, is over.
+  for t in $(seq 1 300); do grep -q "phynet: progress:" "$log" 2>/dev/null && break; sleep 0.2; done
+  if grep -q "phynet: progress:" "$log"; then
+    seen=$(bash "$bed" agent 10.99.0.1 ss -Htn state established 2>/dev/null | awk '
+      { split($3, a, ":"); split($4, b, ":") }
+      a[1] ~ /^10\.100\.1\./ && b[1] ~ /^10\.100\./ { if (b[1] ~ /^10\.100\.1\./) within++; else between++ }
+      END { print within + 0, between + 0 }')
+  fi
+  wait "$pid"
+  echo "$seen" >"$work/ss-$mode"
+}
+tcp_pairs_seen shm
+tcp_pairs_seen net
+read -r shm_within shm_between <"$work/ss-shm"
+read -r net_within net_between <"$work/ss-net"
+echo "    host 1's TCP connections from its fabric addresses: --intra-node shm: $shm_within within the host," \
+  "$shm_between to other hosts; --intra-node net: $net_within within, $net_between to others"
+[ "$shm_within" = 0 ] && [ "$shm_between" != - ] && [ "$shm_between" -gt 0 ] && [ "$net_within" != - ] &&
+  [ "$net_within" -gt 0 ]
+result $? "simai-4x2/tcp-connects-only-pairs-between-hosts-with-shm" \
+  "shm: $shm_within within, $shm_between between; net: $net_within within, $net_between between"
 
 # NCCL's own ground truth (tests/data/nccl_4x2: NCCL 2.28.9 on 4 nodes x 2 GPUs) on 4 real hosts x 2
 # ranks, --intra-node shm, NCCL's algorithm and channels per call as recorded: the ring allreduce,

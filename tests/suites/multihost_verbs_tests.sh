@@ -2,18 +2,19 @@
 # Several hosts over RoCEv2: two QEMU/TCG VMs with soft-RoCE on their own virtio NICs, joined by QEMU
 # socket links, mpirun across them over ssh (tests/multihost/vm_pair.sh). Two boots:
 #   1. two rails: the checks of tests/multihost/in_vm_pair_checks.sh main (Megatron trace 1 rank per
-#      VM, SimAI 2 ranks per VM with one rxe per rank, the SimAI TP + DP groups 2 ranks per VM with
-#      --intra-node shm, all --verify; a device missing on one VM), then, on the host, the RoCEv2
+#      VM, SimAI 2 ranks per VM with one rxe per rank, the SimAI TP + DP groups 2 ranks per VM, one
+#      rxe each, with --intra-node shm, all --verify; a device missing on one VM), then, on the host, the RoCEv2
 #      payload of every flow in QEMU's capture of each rail, summed per NIC pair, must equal exactly
 #      what the reports say each rank's NIC sent to ranks on the other VM, with the largest packet
 #      payload at the 4096 path MTU and no flow between two addresses of one VM (roce_pcap.py check);
 #      the --intra-node shm run alone (cut out of the captures by markers sent around it) must put
 #      exactly its inter-VM bytes (= the model's) on the wire per NIC pair, and the TP pairs inside
 #      each VM must have moved their bytes over shared memory (16 B of framing per message in the
-#      report) with none of them in the captures (roce_pcap.py shm). The captures are not compared
-#      with a flat (--intra-node net) run: its TP hops do not reach the wire either (two ranks of a
-#      VM meet inside its kernel: rxe loopback on one device; two rxe devices of one kernel cannot
-#      connect at all), so it puts the same bytes between the VMs;
+#      report) with none of them in the captures (roce_pcap.py shm); that run has one rxe per rank,
+#      which works only because the network transport connects just the pairs on different VMs (two
+#      rxe devices of one kernel cannot connect). The captures are not compared with a flat
+#      (--intra-node net) run: its TP hops do not reach the wire either (two ranks of a VM meet
+#      inside its kernel), so it puts the same bytes between the VMs;
 #   2. one rail: VM B frozen mid-replay, the rank on VM A names it within its timeout.
 # When the VMs cannot start it prints SKIPPED and passes. About 4 minutes on 2 cores.
 # Ends with 'N passed, N failed'.

@@ -17,6 +17,7 @@
 #include "tests/catch.h"
 #include "tests/test_util.h"
 #include "tests/transport/tcp_test_util.h"
+#include "transport/bootstrap.h"
 #include "transport/tcp_transport.h"
 #include "transport/unique_id.h"
 
@@ -163,6 +164,66 @@ TEST_CASE("ranks that disagree about sockets per peer fail clearly", "[tcp]") {
     return contains(connected.status().message(), "NCCLSHIM_NSOCKS_PERPEER") ? "" : connected.status().toString();
   }, 30);
   CHECK(codes == std::vector<int>{0, 0});
+}
+
+// phynet's net transport under --intra-node shm: two nodes {0,1} and {2,3}; only the pairs on
+// different nodes get sockets, messages between them arrive intact, and a message to a rank of the
+// node is refused naming the pair.
+TEST_CASE("a bootstrap given a set of peers connects only those", "[tcp]") {
+  UniqueId socketsId = mustCreateId();
+  UniqueId transportId = mustCreateId();
+  auto codes = runRanksInProcesses(4, [&](int rank) -> std::string {
+    std::vector<bool> otherNode(4);
+    for (int r = 0; r < 4; ++r) otherNode[r] = r / 2 != rank / 2;
+    BootstrapOptions options{3, 20, SocketInterface::fromEnvironment(), otherNode};
+    auto sockets = bootstrapConnect(socketsId, rank, 4, options);
+    if (!sockets.ok()) return sockets.status().toString();
+    for (int peer = 0; peer < 4; ++peer) {
+      const size_t want = otherNode[peer] ? 3 : 0;
+      if (sockets->sockets[peer].size() != want) {
+        return fmt::format("{} sockets to rank {}, expected {}", sockets->sockets[peer].size(), peer, want);
+      }
+      for (const Fd& fd : sockets->sockets[peer]) {
+        if (!fd.valid()) return fmt::format("an invalid socket to rank {}", peer);
+      }
+    }
+    auto t = connectTcpTransport(transportId, rank, 4, testOptions(), otherNode);
+    if (!t.ok()) return t.status().toString();
+    const int mate = rank ^ 1;
+    uint8_t byte = 0;
+    Request refused;
+    Status s = (*t)->postSend(mate, 1, &byte, 1, &refused);
+    if (s.ok() || !contains(s.message(), fmt::format("rank {} has no TCP connection to rank {}", rank, mate))) {
+      return "a send to the node's other rank: " + s.toString();
+    }
+    s = Status::Ok();
+    // Rank p sends 100000 bytes to (p + 2) % 4 and 100001 to the other rank of that node.
+    const std::vector<int> remote = {(rank + 2) % 4, (rank + 2) % 4 ^ 1};
+    std::vector<std::vector<uint8_t>> out, in;
+    std::vector<Request> requests(4);
+    for (int p : remote) {
+      out.push_back(pattern(p == (rank + 2) % 4 ? 100000 : 100001, rank, p, 5));
+      in.emplace_back(rank == (p + 2) % 4 ? 100000 : 100001);
+    }
+    for (size_t i = 0; i < remote.size() && s.ok(); ++i) {
+      s = (*t)->postSend(remote[i], 5, out[i].data(), out[i].size(), &requests[2 * i]);
+      if (s.ok()) s = (*t)->postRecv(remote[i], 5, in[i].data(), in[i].size(), &requests[2 * i + 1]);
+    }
+    std::vector<Request*> all;
+    for (Request& r : requests) all.push_back(&r);
+    if (s.ok()) s = (*t)->waitAll(all, Deadline::after(20));
+    if (!s.ok()) return s.toString();
+    for (size_t i = 0; i < remote.size(); ++i) {
+      std::string bad = verify(in[i], remote[i], rank, 5);
+      if (!bad.empty()) return bad;
+    }
+    return "";
+  }, 60);
+  CHECK(codes == std::vector<int>(4, 0));
+
+  auto wrongSize = bootstrapConnect(mustCreateId(), 0, 4, BootstrapOptions{1, 1, SocketInterface::fromEnvironment(), {true, false}});
+  REQUIRE_FALSE(wrongSize.ok());
+  CHECK(contains(wrongSize.status().message(), "the set of peers to connect has 2 entries for 4 ranks"));
 }
 
 TEST_CASE("ranks that never arrive are named by the others", "[tcp]") {

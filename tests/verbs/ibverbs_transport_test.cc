@@ -1,8 +1,9 @@
 // Tests of the ibverbs transport with ranks as forked processes on one RDMA device (soft-RoCE rxe0
 // in the VM): exact delivery of many message sizes over one and two links per peer, with writes
 // posted inline and by the posting thread, and over tiny rings (many fragments, credits wrapping),
-// byte counters, tag/length mismatches, a killed rank, abort from another thread. Every test skips
-// when no RDMA device exists. The shared checks are in tests/transport/shared_transport_checks.h.
+// byte counters, connections to some peers only (beside shared memory), tag/length mismatches, a
+// killed rank, abort from another thread. Every test skips when no RDMA device exists. The shared
+// checks are in tests/transport/shared_transport_checks.h.
 #include <signal.h>
 
 #include <string>
@@ -14,6 +15,8 @@
 #include "tests/transport/tcp_test_util.h"
 #include "tests/verbs/verbs_test_util.h"
 #include "transport/bootstrap.h"
+#include "transport/node_routed_transport.h"
+#include "transport/shm_transport.h"
 
 namespace nshim {
 namespace {
@@ -76,6 +79,42 @@ TEST_CASE("ibverbs: ranks exchange messages of many sizes with every byte checke
     runExchange(2, one);
     runExchange(3, two);
   }
+}
+
+// phynet under --intra-node shm: two nodes {0,1} and {2,3}; ibverbs connects only the pairs on
+// different nodes (no QP, memory or socket for the others, so ranks of one host need not reach each
+// other's device), shared memory carries the rest, and every pair's bytes arrive intact.
+TEST_CASE("ibverbs: connected to the other node's ranks only, beside shared memory", "[ibverbs]") {
+  NSHIM_REQUIRE_RDMA();
+  auto id = createUniqueId();
+  REQUIRE(id.ok());
+  UniqueId uid = *id;
+  auto codes = runRanksInProcesses(4, [&](int rank) -> std::string {
+    std::vector<bool> sameNode(4), otherNode(4);
+    for (int r = 0; r < 4; ++r) {
+      sameNode[r] = r / 2 == rank / 2;
+      otherNode[r] = !sameNode[r];
+    }
+    auto net = connectIbverbsTransport(uid, rank, 4, testOptions(2), otherNode);
+    if (!net.ok()) return net.status().toString();
+    const int mate = rank ^ 1;
+    uint8_t byte = 0;
+    Request refused;
+    Status s = (*net)->postRecv(mate, 1, &byte, 1, &refused);
+    if (s.ok() || !contains(s.message(), fmt::format("rank {} has no ibverbs connection to rank {}", rank, mate))) {
+      return "a receive from the node's other rank: " + s.toString();
+    }
+    ShmOptions shmOptions;
+    shmOptions.timeoutSeconds = 30;
+    auto shm = connectShmTransport(uid, rank, 4, sameNode, shmOptions);
+    if (!shm.ok()) return shm.status().toString();
+    auto t = createNodeRoutedTransport(std::move(shm).value(), std::move(net).value(), sameNode);
+    ExpectedBytes expected(4);
+    int msg = 0;
+    std::string error = exchangeRounds(*t, kSizes, 2, Deadline::after(60), expected, &msg);
+    return error.empty() ? checkByteCounters(*t, expected) : error;
+  }, 120);
+  CHECK(codes == std::vector<int>(4, 0));
 }
 
 TEST_CASE("ibverbs: tiny rings wrap their credits many times", "[ibverbs]") {
