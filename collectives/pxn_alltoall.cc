@@ -24,6 +24,10 @@ int rankAt(const NodeLayout& nodes, int node, int local) {
 
 }  // namespace
 
+bool pxnApplies(const CollectiveOptions& options, const NodeLayout& nodes) {
+  return options.pxn && nodes.nodes() > 1 && !nodes.isFlat();
+}
+
 int pxnRelayOf(const NodeLayout& nodes, int from, int to) {
   if (nodes.nodeOf(from) == nodes.nodeOf(to)) return to;
   const int relay = rankAt(nodes, nodes.nodeOf(from), nodes.localIndexOf(to));

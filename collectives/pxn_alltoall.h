@@ -14,6 +14,10 @@
 
 namespace nshim {
 
+// Whether PXN is asked for (CollectiveOptions::pxn) and means anything: several nodes of which some
+// hold several ranks.
+bool pxnApplies(const CollectiveOptions& options, const NodeLayout& nodes);
+
 // The rank that carries rank `from`'s block for rank `to` between nodes: `from` itself, or its
 // node-mate with `to`'s local index (PXN). Equal to `to` when both are on one node.
 int pxnRelayOf(const NodeLayout& nodes, int from, int to);

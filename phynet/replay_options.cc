@@ -259,9 +259,10 @@ replay
                             and decoded at the receiver. auto (default): NCCL's recorded choice per
                             call, else NCCLSHIM_PROTO or NCCL_PROTO, else what NCCL's tuner picks
                             (see --nccl-log). Point-to-point moves as simple
-  --pxn                     NCCL's PXN for alltoall: a block for another node goes over the node
-                            (shared memory) to the node-mate on the destination's rail, which sends
-                            it on its own NIC, so each NIC carries only its rail (NCCLSHIM_PXN=1)
+  --pxn                     NCCL's PXN for alltoall, gather and scatter: a block for another node
+                            goes over the node (shared memory) to the node-mate on the destination's
+                            rail, which sends it on its own NIC, so each NIC carries only its rail
+                            (NCCLSHIM_PXN=1). A trace's own send/recv run directly
   --nccl-log FILE           the system NCCL's tuner sees, from rank 0's log of the real job
                             (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH: its ring and tree graph
                             lines and coll channels), for the calls a trace did not record and for

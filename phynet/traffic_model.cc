@@ -51,6 +51,20 @@ void addPxnSends(const NodeLayout& nodes, int commRank, uint64_t unit, const std
   }
 }
 
+// A block of a gather or scatter to `peer`. With PXN through a relay: to the relay over the node,
+// and the relay's forward over its NIC counted with this rank, since a rank's model knows only its
+// own operations (the per-node and per-host totals are then exact; the relay's own row lacks what
+// it forwards, and the small lists announcing relayed transfers are not counted).
+void addCollectiveBlock(const NodeLayout* nodes, const CollectiveOptions& options, int commRank, int peer,
+                        uint64_t bytes, const std::function<void(int, uint64_t)>& add) {
+  if (peer == commRank) return;
+  if (nodes != nullptr && pxnApplies(options, *nodes) && nodes->nodeOf(peer) != nodes->nodeOf(commRank) &&
+      pxnRelayOf(*nodes, commRank, peer) != commRank) {
+    add(pxnRelayOf(*nodes, commRank, peer), bytes);
+  }
+  add(peer, bytes);
+}
+
 }  // namespace
 
 void forEachModelSend(const WorkOp& op, int commRank, int nranks, const CollectiveOptions& options,
@@ -87,7 +101,7 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
       if (n > 1) add(ring(1), (n - 1) * unit);
       return;
     case OpKind::kAllToAll:
-      if (options.pxn && nodes != nullptr && nodes->nodes() > 1 && !nodes->isFlat()) {
+      if (nodes != nullptr && pxnApplies(options, *nodes)) {
         addPxnSends(*nodes, commRank, unit, add);
         return;
       }
@@ -104,13 +118,11 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
       if (commRank != op.root) add(ring(-1), unit);
       return;
     case OpKind::kGather:
-      if (commRank != op.root) add(op.root, unit);
+      addCollectiveBlock(nodes, options, commRank, op.root, unit, add);
       return;
     case OpKind::kScatter:
       if (commRank != op.root) return;
-      for (int peer = 0; peer < nranks; ++peer) {
-        if (peer != commRank) add(peer, unit);
-      }
+      for (int peer = 0; peer < nranks; ++peer) addCollectiveBlock(nodes, options, commRank, peer, unit, add);
       return;
     case OpKind::kSend:
       if (op.peer != commRank) add(op.peer, unit);

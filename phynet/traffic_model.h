@@ -16,9 +16,11 @@ double busBandwidthFactor(OpKind kind, int nranks);
 
 // Payload bytes rank `commRank` of an `nranks` communicator sends for `op` under the engine's
 // algorithms: ring allreduce 2(n-1)/n·S (recursive doubling log2(n)·S below the small-message
-// threshold on 2^k ranks; the tree: each channel's part to the parent and each child of its tree), allgather / reducescatter / alltoall (n-1) blocks, chain broadcast S on
-// every rank but the last of the chain, chain reduce S on every rank but the root, gather one block
-// from each non-root, scatter n-1 blocks from the root, send S (0 to itself). Exact when the
+// threshold on 2^k ranks; the tree: each channel's part to the parent and each child of its tree),
+// allgather / reducescatter / alltoall (n-1) blocks, chain broadcast S on every rank but the last
+// of the chain, chain reduce S on every rank but the root, gather one block from each non-root,
+// scatter n-1 blocks from the root (with PXN a block through a relay also counts S to the relay,
+// the relay's forward being counted with the sender), send S (0 to itself). Exact when the
 // buffer divides evenly into the ring's chunks; the per-communicator totals are always exact.
 uint64_t modelSentBytes(const WorkOp& op, int commRank, int nranks, const CollectiveOptions& options);
 
