@@ -36,7 +36,9 @@ Status copyToSelf(Transport& transport, void* dst, const void* src, size_t bytes
 
 size_t messagesOf(size_t bytes, int parts, size_t slice) {
   size_t messages = 0;
-  for (int p = 0; p < parts; ++p) messages += std::max<size_t>(1, (partRange(bytes, parts, p).size() + slice - 1) / slice);
+  for (int p = 0; p < parts; ++p) {
+    messages += std::max<size_t>(1, (partRange(bytes, parts, p).size() + slice - 1) / slice);
+  }
   return messages;
 }
 

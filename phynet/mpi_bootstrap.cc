@@ -109,10 +109,11 @@ BootstrapOutcome bootstrapCommunicators(const Workload& workload, const std::vec
     }
     if (choice.verbose) {
       const int local = static_cast<int>(std::count(sameNode.begin(), sameNode.end(), true)) - 1;
-      std::fprintf(stderr, "phynet: rank %d: communicator %s: rank %d of %d connected over %s to %d peers in %.1f ms%s\n",
-                   self, commName(*comm).c_str(), commRank, n, transportKindName(kind.value()),
-                   routed ? n - 1 - local : n - 1, (nowNs() - start) * 1e-6,
-                   routed ? fmt::format(" ({} of its node over shared memory)", local).c_str() : "");
+      const std::string shmPeers = routed ? fmt::format(" ({} of its node over shared memory)", local) : "";
+      std::fprintf(stderr,
+                   "phynet: rank %d: communicator %s: rank %d of %d connected over %s to %d peers in %.1f ms%s\n", self,
+                   commName(*comm).c_str(), commRank, n, transportKindName(kind.value()),
+                   routed ? n - 1 - local : n - 1, (nowNs() - start) * 1e-6, shmPeers.c_str());
     }
     std::unique_ptr<Transport> connected = std::move(transport).value();
     if (routed) {

@@ -1,9 +1,10 @@
 // NCCL-like bootstrap. The process that creates the unique id runs a root thread on the id's
 // listening socket (bootstrap_root.cc). Every rank listens on an ephemeral port of its own, says hello
 // to the root {secret, rank, nranks, listen address}, receives the table of all listen addresses, then
-// opens `socketsPerPeer` TCP connections to every higher rank (from its own listen address) and accepts them from every lower one
-// (only those of `BootstrapOptions::peers` when it is given: phynet leaves out the ranks of the node);
-// each connection starts with a hello carrying the secret, the connecting rank and the socket index.
+// opens `socketsPerPeer` TCP connections to every higher rank (from its own listen address) and
+// accepts them from every lower one (only those of `BootstrapOptions::peers` when it is given:
+// phynet leaves out the ranks of the node); each connection starts with a hello carrying the
+// secret, the connecting rank and the socket index.
 // Connections without the right secret are refused (and logged), never fatal; every wait has a
 // deadline, and a rank that never arrives is named in the error of those that did.
 #pragma once

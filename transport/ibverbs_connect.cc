@@ -317,7 +317,8 @@ Result<std::unique_ptr<Transport>> connectIbverbsTransport(const UniqueId& id, i
   DeviceRequest request{options.hca, options.gidIndex, {}};
   sockaddr_storage local{};
   socklen_t length = sizeof(local);
-  if (anyPeer >= 0 && ::getsockname(res->peerSockets[anyPeer].get(), reinterpret_cast<sockaddr*>(&local), &length) == 0) {
+  if (anyPeer >= 0 &&
+      ::getsockname(res->peerSockets[anyPeer].get(), reinterpret_cast<sockaddr*>(&local), &length) == 0) {
     request.preferredGid = addressAsGid(reinterpret_cast<sockaddr*>(&local));
   }
   auto device = openIbverbsDevice(*api, request);

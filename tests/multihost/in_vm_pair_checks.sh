@@ -66,7 +66,7 @@ main_checks() {
   placement "$dir/report-simai.json" 2
   result $? "simai-2x2-rails/one-rxe-per-rank"
 
-  echo "== 3. SimAI tensor + data parallel, 2 ranks per VM, one rxe per rank, --intra-node shm: TP pairs over shared memory"
+  echo "== 3. SimAI tensor + data parallel, 2 ranks per VM, one rxe each, --intra-node shm: TP pairs over shared memory"
   # One rxe per rank, as NCCL has one NIC per GPU. Two rxe devices of one kernel cannot reach each
   # other (moving the QP to RTR times out), so this runs only because the network transport connects
   # just the pairs on different VMs; the TP pairs of a VM have no QP at all.

@@ -221,7 +221,8 @@ TEST_CASE("a bootstrap given a set of peers connects only those", "[tcp]") {
   }, 60);
   CHECK(codes == std::vector<int>(4, 0));
 
-  auto wrongSize = bootstrapConnect(mustCreateId(), 0, 4, BootstrapOptions{1, 1, SocketInterface::fromEnvironment(), {true, false}});
+  BootstrapOptions twoEntries{1, 1, SocketInterface::fromEnvironment(), {true, false}};
+  auto wrongSize = bootstrapConnect(mustCreateId(), 0, 4, twoEntries);
   REQUIRE_FALSE(wrongSize.ok());
   CHECK(contains(wrongSize.status().message(), "the set of peers to connect has 2 entries for 4 ranks"));
 }
