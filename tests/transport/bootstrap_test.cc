@@ -16,6 +16,7 @@
 #include "common/clock.h"
 #include "tests/catch.h"
 #include "tests/test_util.h"
+#include "tests/transport/shared_transport_checks.h"
 #include "tests/transport/tcp_test_util.h"
 #include "transport/bootstrap.h"
 #include "transport/tcp_transport.h"
@@ -173,8 +174,7 @@ TEST_CASE("a bootstrap given a set of peers connects only those", "[tcp]") {
   UniqueId socketsId = mustCreateId();
   UniqueId transportId = mustCreateId();
   auto codes = runRanksInProcesses(4, [&](int rank) -> std::string {
-    std::vector<bool> otherNode(4);
-    for (int r = 0; r < 4; ++r) otherNode[r] = r / 2 != rank / 2;
+    const std::vector<bool> otherNode = twoNodesOf(rank).otherNode;
     BootstrapOptions options{3, 20, SocketInterface::fromEnvironment(), otherNode};
     auto sockets = bootstrapConnect(socketsId, rank, 4, options);
     if (!sockets.ok()) return sockets.status().toString();
@@ -189,14 +189,9 @@ TEST_CASE("a bootstrap given a set of peers connects only those", "[tcp]") {
     }
     auto t = connectTcpTransport(transportId, rank, 4, testOptions(), otherNode);
     if (!t.ok()) return t.status().toString();
-    const int mate = rank ^ 1;
-    uint8_t byte = 0;
-    Request refused;
-    Status s = (*t)->postSend(mate, 1, &byte, 1, &refused);
-    if (s.ok() || !contains(s.message(), fmt::format("rank {} has no TCP connection to rank {}", rank, mate))) {
-      return "a send to the node's other rank: " + s.toString();
-    }
-    s = Status::Ok();
+    std::string refused = checkNodeMateRefused(**t, "TCP");
+    if (!refused.empty()) return refused;
+    Status s;
     // Rank p sends 100000 bytes to (p + 2) % 4 and 100001 to the other rank of that node.
     const std::vector<int> remote = {(rank + 2) % 4, (rank + 2) % 4 ^ 1};
     std::vector<std::vector<uint8_t>> out, in;

@@ -1,7 +1,7 @@
 // Checks that the TCP and ibverbs transport tests share: exchange rounds in which every rank sends
 // each size to every other rank (sends posted before their receives on odd rounds, after them on
-// even ones) and checks every byte; the per-peer byte counters; a rank killed mid-transfer; and
-// abort() from another thread.
+// even ones) and checks every byte; the per-peer byte counters; a rank killed mid-transfer;
+// abort() from another thread; and a transport connected to the other node's ranks only.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +20,35 @@
 #include "transport/transport.h"
 
 namespace nshim::tcptest {
+
+// Two nodes {0,1} and {2,3} of a 4-rank job: the ranks on `rank`'s node, and the others.
+struct TwoNodes {
+  std::vector<bool> sameNode, otherNode;
+};
+inline TwoNodes twoNodesOf(int rank) {
+  TwoNodes nodes{std::vector<bool>(4), std::vector<bool>(4)};
+  for (int r = 0; r < 4; ++r) {
+    nodes.sameNode[r] = r / 2 == rank / 2;
+    nodes.otherNode[r] = !nodes.sameNode[r];
+  }
+  return nodes;
+}
+
+// "" when `t` (connected to the other node's ranks only) refuses a send and a receive of its node's
+// other rank as a pair it never connected.
+inline std::string checkNodeMateRefused(Transport& t, const std::string& transportName) {
+  const int mate = t.rank() ^ 1;
+  uint8_t byte = 0;
+  for (bool send : {true, false}) {
+    Request refused;
+    Status s = send ? t.postSend(mate, 1, &byte, 1, &refused) : t.postRecv(mate, 1, &byte, 1, &refused);
+    if (s.ok() || !contains(s.message(), fmt::format("rank {} has no {} connection to rank {}", t.rank(),
+                                                     transportName, mate))) {
+      return fmt::format("a {} with the node's other rank: {}", send ? "send" : "receive", s.toString());
+    }
+  }
+  return "";
+}
 
 // What the transport's counters must say once every exchange has completed.
 struct ExpectedBytes {

@@ -107,11 +107,7 @@ TEST_CASE("routing by node: peers of the node over shared memory, the others ove
   UniqueId id = mustCreateId();
   const std::vector<size_t> sizes = {1, 4096, (64 << 10) + 5, 1 << 20};
   auto codes = runRanksInProcesses(4, [&](int rank) -> std::string {
-    std::vector<bool> sameNode(4), otherNode(4);
-    for (int r = 0; r < 4; ++r) {
-      sameNode[r] = r / 2 == rank / 2;  // nodes {0,1} and {2,3}
-      otherNode[r] = !sameNode[r];
-    }
+    const auto [sameNode, otherNode] = twoNodesOf(rank);
     auto net = connectTcpTransport(id, rank, 4, testOptions(), otherNode);  // as phynet: no TCP within a node
     if (!net.ok()) return net.status().toString();
     auto shm = connectShmTransport(id, rank, 4, sameNode, shmOptions());
@@ -156,11 +152,7 @@ TEST_CASE("routing by node: a wait on one transport keeps the other's sends movi
   UniqueId id = mustCreateId();
   constexpr size_t kBytes = 4 << 20;
   auto codes = runRanksInProcesses(4, [&](int rank) -> std::string {
-    std::vector<bool> sameNode(4), otherNode(4);
-    for (int r = 0; r < 4; ++r) {
-      sameNode[r] = r / 2 == rank / 2;
-      otherNode[r] = !sameNode[r];
-    }
+    const auto [sameNode, otherNode] = twoNodesOf(rank);
     auto net = connectTcpTransport(id, rank, 4, testOptions(), otherNode);
     if (!net.ok()) return net.status().toString();
     auto shm = connectShmTransport(id, rank, 4, sameNode, shmOptions());

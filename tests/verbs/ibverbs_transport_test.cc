@@ -90,20 +90,11 @@ TEST_CASE("ibverbs: connected to the other node's ranks only, beside shared memo
   REQUIRE(id.ok());
   UniqueId uid = *id;
   auto codes = runRanksInProcesses(4, [&](int rank) -> std::string {
-    std::vector<bool> sameNode(4), otherNode(4);
-    for (int r = 0; r < 4; ++r) {
-      sameNode[r] = r / 2 == rank / 2;
-      otherNode[r] = !sameNode[r];
-    }
+    const auto [sameNode, otherNode] = tcptest::twoNodesOf(rank);
     auto net = connectIbverbsTransport(uid, rank, 4, testOptions(2), otherNode);
     if (!net.ok()) return net.status().toString();
-    const int mate = rank ^ 1;
-    uint8_t byte = 0;
-    Request refused;
-    Status s = (*net)->postRecv(mate, 1, &byte, 1, &refused);
-    if (s.ok() || !contains(s.message(), fmt::format("rank {} has no ibverbs connection to rank {}", rank, mate))) {
-      return "a receive from the node's other rank: " + s.toString();
-    }
+    std::string refused = tcptest::checkNodeMateRefused(**net, "ibverbs");
+    if (!refused.empty()) return refused;
     ShmOptions shmOptions;
     shmOptions.timeoutSeconds = 30;
     auto shm = connectShmTransport(uid, rank, 4, sameNode, shmOptions);
