@@ -12,6 +12,9 @@ LDLIBS := -ldl
 ENGINE_SRCS := $(wildcard common/*.cc transport/*.cc collectives/*.cc)
 ENGINE_OBJS := $(ENGINE_SRCS:%.cc=$(BUILD)/obj/%.o)
 ENGINE_LIB := $(BUILD)/libengine.a
+# The formats library (workload/module.mk), named here because phynet's and the tools' rules,
+# read before it, link it.
+WORKLOAD_LIB := $(BUILD)/libworkload.a
 
 # Unit tests: every .cc under tests/<area>/ except the shim's process-test program (libshim/module.mk).
 TEST_SRCS := $(filter-out tests/shim/%,$(wildcard tests/*/*.cc)) tests/test_main.cc tests/test_util.cc

@@ -8,8 +8,8 @@
 
 #include "fuzz/fuzz_util.h"
 #include "fuzz/workload_shape_check.h"
-#include "phynet/aicb_workload.h"
-#include "phynet/workload_check.h"
+#include "workload/aicb_workload.h"
+#include "workload/workload_check.h"
 
 using namespace nshim;
 

@@ -13,9 +13,9 @@ FUZZ_LIB_SRCS := $(wildcard common/*.cc) collectives/datatype.cc collectives/flo
   transport/socket.cc transport/nic_list.cc transport/unique_id.cc transport/bootstrap.cc transport/bootstrap_root.cc \
   transport/bootstrap_messages.cc transport/hello_acceptor.cc \
   trace/trace_reader.cc trace/trace_reader_nccl.cc trace/op_line_scan.cc trace/json_line.cc trace/trace_format.cc trace/trace_format_nccl.cc trace/trace_validate.cc \
-  phynet/simai_workload.cc phynet/aicb_workload.cc phynet/rank_layout.cc phynet/workload.cc \
-  phynet/workload_check.cc phynet/p2p_order_check.cc phynet/workload_transform.cc phynet/trace_workload.cc \
-  phynet/source_line.cc
+  workload/simai_workload.cc workload/aicb_workload.cc workload/rank_layout.cc workload/workload.cc \
+  workload/workload_check.cc workload/p2p_order_check.cc workload/workload_transform.cc workload/trace_workload.cc \
+  workload/source_line.cc
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.cc=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_LIB := $(FUZZ_BUILD)/libfuzzed.a
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%_fuzz)

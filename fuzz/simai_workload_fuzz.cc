@@ -6,8 +6,8 @@
 
 #include "fuzz/fuzz_util.h"
 #include "fuzz/workload_shape_check.h"
-#include "phynet/simai_workload.h"
-#include "phynet/workload_check.h"
+#include "workload/simai_workload.h"
+#include "workload/workload_check.h"
 
 using namespace nshim;
 

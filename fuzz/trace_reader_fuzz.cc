@@ -6,8 +6,8 @@
 #include <string_view>
 
 #include "fuzz/fuzz_util.h"
-#include "phynet/trace_workload.h"
-#include "phynet/workload_check.h"
+#include "workload/trace_workload.h"
+#include "workload/workload_check.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_validate.h"
 

@@ -5,7 +5,7 @@
 #include <cstddef>
 
 #include "fuzz/fuzz_util.h"
-#include "phynet/workload.h"
+#include "workload/workload.h"
 
 namespace nshim::fuzz {
 

@@ -7,7 +7,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "phynet/workload_transform.h"
+#include "workload/workload_transform.h"
 
 namespace nshim::phynet {
 namespace {

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "phynet/workload.h"
+#include "workload/workload.h"
 
 namespace nshim::phynet {
 

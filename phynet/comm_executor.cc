@@ -5,7 +5,7 @@
 #include <cctype>
 #include <chrono>
 
-#include "phynet/workload_transform.h"
+#include "workload/workload_transform.h"
 
 namespace nshim::phynet {
 

@@ -10,7 +10,7 @@
 #include "common/status.h"
 #include "phynet/report.h"
 #include "phynet/report_output.h"
-#include "phynet/workload.h"
+#include "workload/workload.h"
 
 namespace nshim::phynet {
 

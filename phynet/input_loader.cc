@@ -1,11 +1,11 @@
 // Input loading: format dispatch, then scale and filters.
 #include "phynet/input_loader.h"
 
-#include "phynet/aicb_workload.h"
-#include "phynet/simai_workload.h"
-#include "phynet/trace_workload.h"
-#include "phynet/workload_options.h"
-#include "phynet/workload_transform.h"
+#include "workload/aicb_workload.h"
+#include "workload/simai_workload.h"
+#include "workload/trace_workload.h"
+#include "workload/workload_options.h"
+#include "workload/workload_transform.h"
 
 namespace nshim::phynet {
 

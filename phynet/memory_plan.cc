@@ -9,7 +9,7 @@
 #include "phynet/op_runner.h"
 #include "phynet/rank_messages.h"
 #include "phynet/replay.h"
-#include "phynet/workload_transform.h"
+#include "workload/workload_transform.h"
 
 namespace nshim::phynet {
 namespace {

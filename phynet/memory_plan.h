@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "phynet/op_pieces.h"
-#include "phynet/workload.h"
+#include "workload/workload.h"
 
 namespace nshim::phynet {
 

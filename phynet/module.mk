@@ -1,7 +1,7 @@
 # phynet, the replayer (`mpirun -np N build/phynet ...`), and its test-trace generator. MPI stays in
 # phynet: only phynet_main.cc and mpi_*.cc include <mpi.h>, compiled with Open MPI's flags
-# (mpicxx --showme). Everything else of phynet (workloads, parsers, validation, executors, report)
-# goes into $(PHYNET_LIB), which the unit tests link as well.
+# (mpicxx --showme). Everything else of phynet (executors, validation across ranks, report) goes
+# into $(PHYNET_LIB), which the unit tests link as well; the input formats are workload/'s.
 MPICXX ?= mpicxx
 MPI_CFLAGS := $(shell $(MPICXX) --showme:compile 2>/dev/null) -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1
 MPI_LIBS := $(shell $(MPICXX) --showme:link 2>/dev/null)
@@ -26,13 +26,15 @@ $(PHYNET_LIB): $(PHYNET_CORE_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(PHYNET): $(PHYNET_MPI_OBJS) $(PHYNET_LIB) $(BUILD)/libtrace.a $(ENGINE_LIB)
-	$(CXX) $(LDFLAGS) -o $@ $(PHYNET_MPI_OBJS) $(PHYNET_LIB) $(BUILD)/libtrace.a $(ENGINE_LIB) $(MPI_LIBS) $(LDLIBS)
+$(PHYNET): $(PHYNET_MPI_OBJS) $(PHYNET_LIB) $(WORKLOAD_LIB) $(BUILD)/libtrace.a $(ENGINE_LIB)
+	$(CXX) $(LDFLAGS) -o $@ $(PHYNET_MPI_OBJS) $(PHYNET_LIB) $(WORKLOAD_LIB) $(BUILD)/libtrace.a $(ENGINE_LIB) \
+	  $(MPI_LIBS) $(LDLIBS)
 
 # The generator lives one folder down so that the unit-test wildcard (tests/*/*.cc) leaves it out.
 $(PHYNET_TRACE_GEN): $(BUILD)/obj/tests/phynet/tools/make_test_trace.o $(BUILD)/libtrace.a $(ENGINE_LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# Unit tests of phynet (tests/phynet/*.cc) need the phynet library, then trace and engine again.
-$(UNIT_TESTS): $(PHYNET_LIB)
-$(UNIT_TESTS): LDLIBS += $(PHYNET_LIB) $(BUILD)/libtrace.a $(ENGINE_LIB)
+# Unit tests of phynet (tests/phynet/*.cc) need the phynet library, then workload, trace and engine
+# again.
+$(UNIT_TESTS): $(PHYNET_LIB) $(WORKLOAD_LIB)
+$(UNIT_TESTS): LDLIBS += $(PHYNET_LIB) $(WORKLOAD_LIB) $(BUILD)/libtrace.a $(ENGINE_LIB)

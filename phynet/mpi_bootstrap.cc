@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "phynet/workload_transform.h"
+#include "workload/workload_transform.h"
 #include "transport/node_routed_transport.h"
 #include "transport/protocol_framing_transport.h"
 #include "transport/unique_id.h"

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "phynet/workload.h"
+#include "workload/workload.h"
 
 namespace nshim::phynet {
 

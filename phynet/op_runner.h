@@ -14,7 +14,7 @@
 #include "common/status.h"
 #include "phynet/data_check.h"
 #include "phynet/op_pieces.h"
-#include "phynet/workload.h"
+#include "workload/workload.h"
 
 namespace nshim::phynet {
 

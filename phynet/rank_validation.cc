@@ -9,8 +9,8 @@
 #include "phynet/comm_digest.h"
 #include "phynet/op_packing.h"
 #include "phynet/rank_messages.h"
-#include "phynet/workload_check.h"
-#include "phynet/workload_transform.h"
+#include "workload/workload_check.h"
+#include "workload/workload_transform.h"
 
 namespace nshim::phynet {
 namespace {

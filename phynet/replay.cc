@@ -13,7 +13,7 @@
 #include "phynet/memory_plan.h"
 #include "phynet/stall_report.h"
 #include "phynet/traffic_model.h"
-#include "phynet/workload_transform.h"
+#include "workload/workload_transform.h"
 
 namespace nshim::phynet {
 namespace {

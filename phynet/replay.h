@@ -14,7 +14,7 @@
 #include "common/status.h"
 #include "phynet/op_runner.h"
 #include "phynet/replay_options.h"
-#include "phynet/workload.h"
+#include "workload/workload.h"
 
 namespace nshim::phynet {
 

@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "phynet/traffic_model.h"
-#include "phynet/workload_transform.h"
+#include "workload/workload_transform.h"
 
 namespace nshim::phynet {
 namespace {

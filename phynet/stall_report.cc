@@ -1,7 +1,7 @@
 // Stall lines (stall_report.h): what each blocked executor of this rank waits for, rate-limited.
 #include "phynet/stall_report.h"
 
-#include "phynet/workload_transform.h"
+#include "workload/workload_transform.h"
 
 namespace nshim::phynet {
 

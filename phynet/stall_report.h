@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "phynet/comm_executor.h"
-#include "phynet/workload.h"
+#include "workload/workload.h"
 #include "transport/wait_note.h"
 
 namespace nshim::phynet {

@@ -7,7 +7,7 @@
 #include <functional>
 
 #include "collectives/communicator.h"
-#include "phynet/workload.h"
+#include "workload/workload.h"
 
 namespace nshim::phynet {
 

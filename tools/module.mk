@@ -1,7 +1,8 @@
 # The `ncclshim` command (tools/): perf, and the trace tools summary, diff, convert and plot. perf is
 # written against nccl.h and linked to libncclshim.so (found next to it through $ORIGIN); the engine
 # archive supplies only the element conversions the data checks use. The trace tools (tools/inspect/)
-# read traces, workloads and reports through the trace and phynet libraries; they form
+# read traces, workloads and reports through the trace, workload and phynet (the report) libraries;
+# they form
 # $(TOOLS_LIB), which the unit tests (tests/tools/) link as well. `plot` runs the Python script
 # tools/plot/ncclshim_plot.py, copied next to the binary; `report` and `compare` (and phynet --html)
 # run tools/report/report_main.py, copied with its modules into ncclshim_report/ next to it.
@@ -14,7 +15,7 @@ NCCLSHIM_TOOL := $(BUILD)/ncclshim
 NCCLSHIM_PLOT := $(BUILD)/ncclshim_plot.py
 REPORT_PY_SRCS := $(wildcard tools/report/*.py)
 REPORT_PY := $(REPORT_PY_SRCS:tools/report/%=$(BUILD)/ncclshim_report/%)
-TOOLS_DEP_LIBS := $(TOOLS_LIB) $(BUILD)/libphynet.a $(TRACE_LIB) $(ENGINE_LIB)
+TOOLS_DEP_LIBS := $(TOOLS_LIB) $(BUILD)/libphynet.a $(WORKLOAD_LIB) $(TRACE_LIB) $(ENGINE_LIB)
 
 .PHONY: tools
 all: $(NCCLSHIM_TOOL) $(NCCLSHIM_PLOT) $(REPORT_PY)

@@ -5,9 +5,9 @@
 // rank is checked against the job before a payload of the announced length is read.
 #include <string>
 
-#include "phynet/aicb_workload.h"
-#include "phynet/rank_layout.h"
-#include "phynet/simai_workload.h"
+#include "workload/aicb_workload.h"
+#include "workload/rank_layout.h"
+#include "workload/simai_workload.h"
 #include "tests/catch.h"
 #include "transport/bootstrap_messages.h"
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "phynet/aicb_workload.h"
-#include "phynet/workload_check.h"
+#include "workload/aicb_workload.h"
+#include "workload/workload_check.h"
 #include "tests/catch.h"
 
 namespace nshim::phynet {

@@ -8,7 +8,7 @@
 
 #include "phynet/comm_digest.h"
 #include "phynet/op_packing.h"
-#include "phynet/workload_check.h"
+#include "workload/workload_check.h"
 #include "tests/catch.h"
 
 namespace nshim::phynet {

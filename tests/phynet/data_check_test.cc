@@ -9,8 +9,8 @@
 
 #include "phynet/data_check.h"
 #include "phynet/replay.h"
-#include "phynet/workload_check.h"
-#include "phynet/workload_transform.h"
+#include "workload/workload_check.h"
+#include "workload/workload_transform.h"
 #include "tests/catch.h"
 #include "tests/phynet/inproc_replay.h"
 

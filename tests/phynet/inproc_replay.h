@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "phynet/replay.h"
-#include "phynet/workload.h"
+#include "workload/workload.h"
 
 namespace nshim::phynet::testing {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "phynet/workload_check.h"
+#include "workload/workload_check.h"
 #include "tests/catch.h"
 
 namespace nshim::phynet {

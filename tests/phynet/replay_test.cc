@@ -9,7 +9,7 @@
 #include "phynet/replay.h"
 #include "phynet/report.h"
 #include "phynet/traffic_model.h"
-#include "phynet/workload_check.h"
+#include "workload/workload_check.h"
 #include "tests/catch.h"
 #include "tests/phynet/inproc_replay.h"
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "phynet/rank_layout.h"
-#include "phynet/simai_workload.h"
-#include "phynet/workload_check.h"
+#include "workload/rank_layout.h"
+#include "workload/simai_workload.h"
+#include "workload/workload_check.h"
 #include "tests/catch.h"
 
 namespace nshim::phynet {

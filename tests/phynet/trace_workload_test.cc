@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "phynet/trace_workload.h"
-#include "phynet/workload_check.h"
-#include "phynet/workload_transform.h"
+#include "workload/trace_workload.h"
+#include "workload/workload_check.h"
+#include "workload/workload_transform.h"
 #include "tests/catch.h"
 #include "trace/trace_format.h"
 #include "tests/trace/trace_test_util.h"

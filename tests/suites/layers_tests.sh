@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The layers stay in their order (issue 14): every #include "folder/..." of a source file names a
 # folder its layer may use, common <- transport <- collectives <- libshim / phynet, with trace used
-# by libshim, phynet and tools, and tools reaching only the formats (trace, phynet's workload
-# readers) except tools/perf, the one tool that runs the engine; <infiniband/verbs.h> appears only in
+# by libshim, workload, phynet and tools, workload (the input formats) by phynet and tools, and tools
+# reaching only the formats (trace, workload, and phynet's report) except tools/perf, the one tool
+# that runs the engine; <infiniband/verbs.h> appears only in
 # the ibverbs/verbs files of transport/, <mpi.h> only in phynet/mpi_* and phynet_main.cc. One check
 # per folder; each failure names file:line and the include. Ends with "N passed, N failed".
 set -uo pipefail
@@ -15,7 +16,7 @@ check_folder() {  # check_folder <folder> <allowed folders...>
   out=$(python3 - "$folder" "$@" <<'PY'
 import glob, os, re, sys
 folder, allowed = sys.argv[1], set(sys.argv[2:]) | {sys.argv[1].split("/")[0]}
-layers = {"common", "transport", "collectives", "trace", "libshim", "phynet", "tools"}
+layers = {"common", "transport", "collectives", "trace", "workload", "libshim", "phynet", "tools"}
 bad = []
 for path in sorted(glob.glob(f"{folder}/**/*.cc", recursive=True) + glob.glob(f"{folder}/**/*.h", recursive=True)):
     if folder == "tools" and path.startswith("tools/perf/"):
@@ -45,7 +46,8 @@ check_folder transport common
 check_folder collectives common transport
 check_folder trace common
 check_folder libshim common transport collectives trace
-check_folder phynet common transport collectives trace
-check_folder tools common trace phynet
-check_folder tools/perf common transport collectives libshim trace phynet tools
+check_folder workload common collectives trace
+check_folder phynet common transport collectives trace workload
+check_folder tools common trace workload phynet
+check_folder tools/perf common transport collectives libshim trace workload phynet tools
 echo "$passed passed, $failed failed"

@@ -9,9 +9,9 @@
 #include <fstream>
 #include <string>
 
-#include "phynet/aicb_workload.h"
-#include "phynet/simai_workload.h"
-#include "phynet/trace_workload.h"
+#include "workload/aicb_workload.h"
+#include "workload/simai_workload.h"
+#include "workload/trace_workload.h"
 #include "tests/catch.h"
 #include "tools/inspect/layout_infer.h"
 #include "tools/inspect/trace_comms.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <tuple>
 
-#include "phynet/trace_workload.h"
+#include "workload/trace_workload.h"
 #include "tests/catch.h"
 #include "tools/inspect/distribution.h"
 #include "tools/inspect/distribution_output.h"

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <map>
 
-#include "phynet/rank_layout.h"
+#include "workload/rank_layout.h"
 #include "trace/trace_format.h"
 
 namespace nshim::tools {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "phynet/workload.h"
+#include "workload/workload.h"
 #include "tools/inspect/report_reader.h"
 #include "tools/inspect/trace_comms.h"
 

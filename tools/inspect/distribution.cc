@@ -7,7 +7,7 @@
 
 #include "phynet/report.h"
 #include "phynet/traffic_model.h"
-#include "phynet/workload_transform.h"
+#include "workload/workload_transform.h"
 
 namespace nshim::tools {
 namespace {

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "phynet/workload.h"
+#include "workload/workload.h"
 #include "tools/inspect/report_reader.h"
 
 namespace nshim::tools {

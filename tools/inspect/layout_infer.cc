@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "phynet/workload_transform.h"
+#include "workload/workload_transform.h"
 #include "tools/inspect/distribution_output.h"
 
 namespace nshim::tools {

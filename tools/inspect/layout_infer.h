@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "common/status.h"
-#include "phynet/rank_layout.h"
-#include "phynet/workload.h"
+#include "workload/rank_layout.h"
+#include "workload/workload.h"
 
 namespace nshim::tools {
 

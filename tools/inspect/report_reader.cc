@@ -5,7 +5,7 @@
 #include <cmath>
 #include <map>
 
-#include "phynet/rank_layout.h"
+#include "workload/rank_layout.h"
 
 namespace nshim::tools {
 namespace {

@@ -5,11 +5,11 @@
 
 #include <fstream>
 
-#include "phynet/aicb_workload.h"
-#include "phynet/rank_layout.h"
-#include "phynet/simai_workload.h"
-#include "phynet/trace_workload.h"
-#include "phynet/workload_options.h"
+#include "workload/aicb_workload.h"
+#include "workload/rank_layout.h"
+#include "workload/simai_workload.h"
+#include "workload/trace_workload.h"
+#include "workload/workload_options.h"
 #include "tools/inspect/report_reader.h"
 
 namespace nshim::tools {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "common/status.h"
-#include "phynet/workload.h"
-#include "phynet/workload_options.h"
+#include "workload/workload.h"
+#include "workload/workload_options.h"
 #include "tools/inspect/decision_mix.h"
 
 namespace nshim::tools {

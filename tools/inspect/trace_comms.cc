@@ -5,7 +5,7 @@
 #include <set>
 #include <tuple>
 
-#include "phynet/trace_workload.h"
+#include "workload/trace_workload.h"
 
 namespace nshim::tools {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "phynet/workload.h"
+#include "workload/workload.h"
 #include "trace/trace_reader.h"
 
 namespace nshim::tools {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "phynet/rank_layout.h"
+#include "workload/rank_layout.h"
 #include "tools/inspect/output_file.h"
 #include "trace/trace_format.h"
 #include "trace/trace_validate.h"

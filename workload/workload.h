@@ -13,7 +13,7 @@
 #include "collectives/datatype.h"
 #include "common/nccl_protocol.h"
 #include "common/status.h"
-#include "phynet/source_line.h"
+#include "workload/source_line.h"
 
 namespace nshim::phynet {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "common/status.h"
-#include "phynet/workload.h"
+#include "workload/workload.h"
 #include "trace/trace_reader.h"
 
 namespace nshim::phynet {

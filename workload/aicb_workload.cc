@@ -1,7 +1,7 @@
 // AICB CSV reader: header by column name, rows to typed records (in the block of their pipeline stage,
 // when the file has stage banners), the layout inferred from group sizes (or given), then every rank
 // replays its stage's rows on its own groups (rules in aicb_workload.h).
-#include "phynet/aicb_workload.h"
+#include "workload/aicb_workload.h"
 
 #include <array>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/log.h"
-#include "phynet/rank_layout.h"
+#include "workload/rank_layout.h"
 
 namespace nshim::phynet {
 namespace {

@@ -1,5 +1,5 @@
 // Workload helpers: names, sizes, lookups.
-#include "phynet/workload.h"
+#include "workload/workload.h"
 
 #include <fmt/format.h>
 

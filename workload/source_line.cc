@@ -1,6 +1,6 @@
 // The process-wide table of source file names behind SourceLine. Names are kept in a deque so that
 // views of them stay valid while the table grows; lookups of a name seen before take a shared lock.
-#include "phynet/source_line.h"
+#include "workload/source_line.h"
 
 #include <algorithm>
 #include <deque>

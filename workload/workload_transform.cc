@@ -1,5 +1,5 @@
 // Scaling, filtering, fingerprinting and naming of workloads.
-#include "phynet/workload_transform.h"
+#include "workload/workload_transform.h"
 
 #include <algorithm>
 #include <cmath>

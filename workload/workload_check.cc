@@ -1,14 +1,14 @@
 // Cross-rank validation of a workload. One pass sorts every op into per-communicator, per-member
 // lists of collectives and per-pair lists of sends and receives; the lists are then compared
 // position by position.
-#include "phynet/workload_check.h"
+#include "workload/workload_check.h"
 
 #include <map>
 #include <unordered_map>
 #include <utility>
 
-#include "phynet/p2p_order_check.h"
-#include "phynet/workload_transform.h"
+#include "workload/p2p_order_check.h"
+#include "workload/workload_transform.h"
 
 namespace nshim::phynet {
 namespace {

@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "phynet/workload.h"
+#include "workload/workload.h"
 
 namespace nshim::phynet {
 

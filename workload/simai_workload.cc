@@ -1,6 +1,6 @@
 // SimAI workload text reader: header keys, layer table, then expansion to per-rank ops (rules and
 // format in simai_workload.h).
-#include "phynet/simai_workload.h"
+#include "workload/simai_workload.h"
 
 #include <cmath>
 #include <optional>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/log.h"
-#include "phynet/rank_layout.h"
+#include "workload/rank_layout.h"
 
 namespace nshim::phynet {
 namespace {

@@ -1,7 +1,7 @@
 // The deadlock check: the members' batches are walked forward as the replay would complete them (a
 // member moves to its next batch when every operation of its current one has its partner posted),
 // until all are done or none can move.
-#include "phynet/p2p_order_check.h"
+#include "workload/p2p_order_check.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "phynet/workload_transform.h"
+#include "workload/workload_transform.h"
 
 namespace nshim::phynet {
 namespace {

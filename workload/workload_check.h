@@ -10,7 +10,7 @@
 #pragma once
 
 #include "common/status.h"
-#include "phynet/workload.h"
+#include "workload/workload.h"
 
 namespace nshim::phynet {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "phynet/workload.h"
+#include "workload/workload.h"
 
 namespace nshim::phynet {
 

@@ -1,6 +1,6 @@
 // Group membership of the TP/DP/EP/PP layout, communicator ids, op sizing and the per-rank workload
 // builder used by the SimAI and AICB readers (rules in rank_layout.h).
-#include "phynet/rank_layout.h"
+#include "workload/rank_layout.h"
 
 #include "common/fnv1a.h"
 
@@ -11,7 +11,7 @@
 #include <sstream>
 #include <utility>
 
-#include "phynet/workload_check.h"
+#include "workload/workload_check.h"
 
 namespace nshim::phynet {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "phynet/workload.h"
+#include "workload/workload.h"
 
 namespace nshim::phynet {
 

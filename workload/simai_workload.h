@@ -49,8 +49,8 @@
 #include <string_view>
 
 #include "common/status.h"
-#include "phynet/workload.h"
-#include "phynet/workload_options.h"
+#include "workload/workload.h"
+#include "workload/workload_options.h"
 
 namespace nshim::phynet {
 
