@@ -14,6 +14,7 @@
 #include "common/status.h"
 #include "phynet/data_check.h"
 #include "phynet/op_pieces.h"
+#include "workload/op_choice.h"
 #include "workload/workload.h"
 
 namespace nshim::phynet {
@@ -30,28 +31,6 @@ constexpr uint64_t kNoCap = UINT64_MAX;
 // batch share one source region (each its own with `distinctSends`, for --verify), its receives
 // get distinct regions. Each side is at most `capBytes`: larger ops run in pieces, and receives
 // beyond the cap reuse the region (their content is not looked at without --verify).
-// How the engine runs `op` on a communicator of `nranks` ranks on `nnodes` nodes: what the options
-// force (--algo / --proto, as NCCL_ALGO / NCCL_PROTO would), else what NCCL recorded for the call
-// (its profiler plugin's nccl_task), else what NCCL's tuner chooses for the op's size and layout
-// (collectives/nccl_tuner.h; options.ncclSystem). Point-to-point and alltoall: their recorded
-// channels (0: as NCCL splits them, p2p_channels.h), in Simple.
-struct OpChoice {
-  Algorithm algorithm = Algorithm::kRing;  // allreduce: ring or tree; the others run theirs
-  Protocol protocol = Protocol::kSimple;
-  int channels = 0;
-};
-OpChoice choiceOf(const WorkOp& op, const CollectiveOptions& options, int nranks, int nnodes);
-// The same as the report shows it: the algorithm ("ring", "tree", "chain", "p2p", ...), its
-// channels where it uses them (0 otherwise), and the protocol.
-struct OpDecision {
-  const char* algorithm;
-  int channels;
-  Protocol protocol;
-};
-OpDecision decisionOf(const WorkOp& op, const CollectiveOptions& options, int nranks, int nnodes);
-// The allreduce plan of `op` (choiceOf's algorithm and channels).
-AllReducePlan allReducePlanOf(const WorkOp& op, const CollectiveOptions& options, int nranks, int nnodes);
-
 BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks, bool distinctSends = false,
                            uint64_t capBytes = kNoCap);
 

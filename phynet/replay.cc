@@ -12,7 +12,7 @@
 #include "phynet/comm_executor.h"
 #include "phynet/memory_plan.h"
 #include "phynet/stall_report.h"
-#include "phynet/traffic_model.h"
+#include "workload/traffic_model.h"
 #include "workload/workload_transform.h"
 
 namespace nshim::phynet {

@@ -7,7 +7,7 @@
 #include <set>
 #include <tuple>
 
-#include "phynet/traffic_model.h"
+#include "workload/traffic_model.h"
 #include "workload/workload_transform.h"
 
 namespace nshim::phynet {
@@ -170,12 +170,6 @@ std::vector<SummaryRow> summarize(const std::vector<OpRow>& rows) {
 }
 
 }  // namespace
-
-uint64_t sizeBucket(uint64_t bytes) {
-  uint64_t bucket = 1;
-  while (bucket < bytes && bucket < (uint64_t(1) << 62)) bucket <<= 1;
-  return bucket;
-}
 
 ReplayReport buildReport(const ReportInput& in) {
   ReplayReport report;

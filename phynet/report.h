@@ -13,6 +13,7 @@
 #include "phynet/op_runner.h"
 #include "phynet/rank_endpoint.h"
 #include "phynet/replay.h"
+#include "workload/size_bucket.h"
 #include "workload/workload.h"
 
 namespace nshim::phynet {
@@ -79,8 +80,5 @@ struct ReportInput {
 };
 
 ReplayReport buildReport(const ReportInput& input);
-
-// The smallest power of two >= bytes (1 for 0).
-uint64_t sizeBucket(uint64_t bytes);
 
 }  // namespace nshim::phynet

@@ -49,31 +49,11 @@ std::string jsonNumber(double value) { return value < 0 ? "null" : fmt::format("
 
 }  // namespace
 
-std::string jsonQuoted(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += fmt::format("\\{}", c);
-    else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<int>(c));
-    else out += c;
-  }
-  return out + "\"";
-}
-
 namespace {
 
 std::string commText(uint64_t id) { return trace::commIdText(id); }
 
 }  // namespace
-
-std::string bucketName(uint64_t bytes) {
-  const char* units[] = {"B", "K", "M", "G", "T", "P"};
-  int unit = 0;
-  while (bytes >= 1024 && bytes % 1024 == 0 && unit < 5) {
-    bytes /= 1024;
-    ++unit;
-  }
-  return fmt::format("{}{}", bytes, units[unit]);
-}
 
 // When timing started (after every rank was ready) and the memory the ranks used, in two lines that
 // stay two lines at any world size (the JSON has every rank's figures).

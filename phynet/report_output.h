@@ -6,7 +6,9 @@
 #include <string>
 
 #include "common/status.h"
+#include "common/json_text.h"
 #include "phynet/report.h"
+#include "workload/size_bucket.h"
 
 namespace nshim::phynet {
 
@@ -23,11 +25,5 @@ void printReport(FILE* out, const ReplayReport& report, const TextHeader& header
 
 Status writeCsvReport(const std::string& path, const ReplayReport& report);
 Status writeJsonReport(const std::string& path, const ReplayReport& report, const TextHeader& header);
-
-// A JSON string literal for `text` (quotes, backslashes and control characters escaped).
-std::string jsonQuoted(const std::string& text);
-
-// "512B", "64K", "1M", "2G" (powers of two).
-std::string bucketName(uint64_t bytes);
 
 }  // namespace nshim::phynet

@@ -1,9 +1,8 @@
 # The `ncclshim` command (tools/): perf, and the trace tools summary, diff, convert and plot. perf is
 # written against nccl.h and linked to libncclshim.so (found next to it through $ORIGIN); the engine
 # archive supplies only the element conversions the data checks use. The trace tools (tools/inspect/)
-# read traces, workloads and reports through the trace, workload and phynet (the report) libraries;
-# they form
-# $(TOOLS_LIB), which the unit tests (tests/tools/) link as well. `plot` runs the Python script
+# read traces, workloads and reports through the trace and workload libraries (never phynet's);
+# they form $(TOOLS_LIB), which the unit tests (tests/tools/) link as well. `plot` runs the Python script
 # tools/plot/ncclshim_plot.py, copied next to the binary; `report` and `compare` (and phynet --html)
 # run tools/report/report_main.py, copied with its modules into ncclshim_report/ next to it.
 TOOLS_LIB_SRCS := $(wildcard tools/inspect/*.cc)
@@ -15,7 +14,7 @@ NCCLSHIM_TOOL := $(BUILD)/ncclshim
 NCCLSHIM_PLOT := $(BUILD)/ncclshim_plot.py
 REPORT_PY_SRCS := $(wildcard tools/report/*.py)
 REPORT_PY := $(REPORT_PY_SRCS:tools/report/%=$(BUILD)/ncclshim_report/%)
-TOOLS_DEP_LIBS := $(TOOLS_LIB) $(BUILD)/libphynet.a $(WORKLOAD_LIB) $(TRACE_LIB) $(ENGINE_LIB)
+TOOLS_DEP_LIBS := $(TOOLS_LIB) $(WORKLOAD_LIB) $(TRACE_LIB) $(ENGINE_LIB)
 
 .PHONY: tools
 all: $(NCCLSHIM_TOOL) $(NCCLSHIM_PLOT) $(REPORT_PY)
@@ -40,7 +39,7 @@ $(BUILD)/ncclshim_report/%.py: tools/report/%.py
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-# Unit tests of the trace tools (tests/tools/*.cc) need the tools library, then phynet, trace and
+# Unit tests of the trace tools (tests/tools/*.cc) need the tools library, then workload, trace and
 # engine again behind it.
 $(UNIT_TESTS): $(TOOLS_LIB)
 $(UNIT_TESTS): LDLIBS += $(TOOLS_DEP_LIBS)

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The layers stay in their order (issue 14): every #include "folder/..." of a source file names a
 # folder its layer may use, common <- transport <- collectives <- libshim / phynet, with trace used
-# by libshim, workload, phynet and tools, workload (the input formats) by phynet and tools, and tools
-# reaching only the formats (trace, workload, and phynet's report) except tools/perf, the one tool
-# that runs the engine; <infiniband/verbs.h> appears only in
+# by libshim, workload, phynet and tools, workload (the input formats, the traffic model, the report
+# page generator) by phynet and tools, and tools reaching only the formats (trace, workload) except
+# tools/perf, the one tool that runs the engine; <infiniband/verbs.h> appears only in
 # the ibverbs/verbs files of transport/, <mpi.h> only in phynet/mpi_* and phynet_main.cc. One check
 # per folder; each failure names file:line and the include. Ends with "N passed, N failed".
 set -uo pipefail
@@ -48,6 +48,6 @@ check_folder trace common
 check_folder libshim common transport collectives trace
 check_folder workload common collectives trace
 check_folder phynet common transport collectives trace workload
-check_folder tools common trace workload phynet
+check_folder tools common trace workload
 check_folder tools/perf common transport collectives libshim trace workload phynet tools
 echo "$passed passed, $failed failed"

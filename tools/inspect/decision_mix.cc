@@ -8,10 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "phynet/report.h"
-#include "phynet/report_output.h"
 #include "trace/trace_format.h"
 #include "trace/trace_reader.h"
+#include "workload/size_bucket.h"
 
 namespace nshim::tools {
 namespace {

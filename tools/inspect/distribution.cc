@@ -5,8 +5,8 @@
 #include <map>
 #include <tuple>
 
-#include "phynet/report.h"
-#include "phynet/traffic_model.h"
+#include "workload/size_bucket.h"
+#include "workload/traffic_model.h"
 #include "workload/workload_transform.h"
 
 namespace nshim::tools {

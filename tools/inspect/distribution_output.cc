@@ -1,9 +1,9 @@
 // Text, CSV and JSON writers of the workload and report distributions.
 #include "tools/inspect/distribution_output.h"
 
-#include "phynet/report_output.h"
 #include "tools/inspect/output_file.h"
 #include "trace/trace_validate.h"
+#include "workload/size_bucket.h"
 
 namespace nshim::tools {
 namespace {

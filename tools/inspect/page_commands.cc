@@ -1,7 +1,7 @@
 // `ncclshim report <phynet JSON> -o page.html` and `ncclshim compare A.json B.json [more] [-o
 // page.html] [--fail-below RATIO]`: the options are checked here (so --help and usage errors need
 // no Python), then the page generator (tools/report/report_main.py, through
-// phynet/html_report.h) reads the reports, prints the comparison and writes the pages.
+// workload/page_generator.h) reads the reports, prints the comparison and writes the pages.
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "phynet/html_report.h"
 #include "tools/inspect/commands.h"
 #include "tools/inspect/tool_input.h"
+#include "workload/page_generator.h"
 
 namespace nshim::tools {
 namespace {

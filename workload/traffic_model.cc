@@ -1,10 +1,10 @@
 // Bus-bandwidth factors and the per-rank wire-byte model of the engine's algorithms.
-#include "phynet/traffic_model.h"
+#include "workload/traffic_model.h"
 
 #include "collectives/double_binary_tree.h"
 #include "collectives/pxn_alltoall.h"
 #include "collectives/ring_pipeline.h"
-#include "phynet/op_runner.h"
+#include "workload/op_choice.h"
 
 namespace nshim::phynet {
 
