@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "phynet/replay.h"
-#include "phynet/traffic_model.h"
+#include "workload/traffic_model.h"
 #include "tests/catch.h"
 #include "tests/phynet/inproc_replay.h"
 

@@ -8,7 +8,7 @@
 
 #include "phynet/replay.h"
 #include "phynet/report.h"
-#include "phynet/traffic_model.h"
+#include "workload/traffic_model.h"
 #include "workload/workload_check.h"
 #include "tests/catch.h"
 #include "tests/phynet/inproc_replay.h"
