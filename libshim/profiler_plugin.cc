@@ -9,8 +9,17 @@
 // operation names its task. Events live in preallocated slots (profiler_slots.h): no lock,
 // allocation or syscall on NCCL's paths; the records go through the recorder's per-thread rings.
 // Recording off: init activates no event, and NCCL calls nothing else.
+// Proxy events fire only for network transfers (NCCL raises none for NVLink / P2P inside a host),
+// so they cost nothing there (docs/profiler_plugin.md, "Grouped point-to-point with the plugin").
+// Diagnostics: NCCLSHIM_PROFILER_EVENTS=<mask> activates exactly that set of NCCL's event bits;
+// NCCLSHIM_PROFILER_RECORD=0 runs every callback but hands no record to the recorder;
+// NCCLSHIM_PROFILER_COUNT=1 prints the callbacks per event type (and the recorder's counts) at
+// each communicator's finalize.
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <new>
 
@@ -53,10 +62,29 @@ constexpr size_t kProxySlots = 1 << 14;
 SlotPool<ApiPayload, kApiSlots> gApi;
 SlotPool<TaskRecord, kTaskSlots> gTasks;
 SlotPool<ProxyRecord, kProxySlots> gProxies;
-pid_t gPid = 0;  // set at the first init: proxy operations of another process have foreign parents
+// Set by processSetup: proxy operations of another process have foreign parents.
+pid_t gPid = 0;
+
+// Callback counts by event type bit (NCCLSHIM_PROFILER_COUNT=1): starts, state records, stops.
+constexpr int kEventBits = 12;
+constexpr int kStateSlots = 24;
+struct CallbackCounts {
+  std::atomic<uint64_t> starts[kEventBits];
+  std::atomic<uint64_t> states[kStateSlots];  // by NCCL's state number
+  std::atomic<uint64_t> stops[5];  // by HandleKind: none, API, task, proxy operation, proxy step
+};
+bool gCounting = false;  // set by processSetup, before NCCL raises any event
+// NCCLSHIM_PROFILER_RECORD=0 (a diagnostic): every callback does its work but the records are not
+// handed to the recorder, which separates the callbacks' cost from the trace writer's.
+bool gRecordsOn = true;
+CallbackCounts gCounts{};
+
+int eventBit(uint64_t type) {
+  return type == 0 ? kEventBits - 1 : std::min(__builtin_ctzll(type), kEventBits - 1);
+}
 
 // NCCL's type names (ncclDatatypeToString) to its numbering; kNoDatatype when unknown.
-int32_t datatypeFromName(const char* name) {
+int32_t datatypeFromNameSlow(const char* name) {
   static constexpr const char* kNames[trace::kNumDatatypes] = {
       "ncclInt8",    "ncclUint8",   "ncclInt32",   "ncclUint32",   "ncclInt64",      "ncclUint64",
       "ncclFloat16", "ncclFloat32", "ncclFloat64", "ncclBfloat16", "ncclFloat8e4m3", "ncclFloat8e5m2"};
@@ -65,6 +93,20 @@ int32_t datatypeFromName(const char* name) {
     if (std::strcmp(name, kNames[i]) == 0) return i;
   }
   return trace::kNoDatatype;
+}
+
+// NCCL names types with string literals (ncclDatatypeToString), so the same pointer comes back
+// call after call: the thread's last lookup answers it without comparing strings.
+int32_t datatypeFromName(const char* name) {
+  struct Last {
+    const char* name;
+    int32_t id;
+  };
+  static thread_local constinit Last last{nullptr, trace::kNoDatatype};
+  if (name != nullptr && name == last.name) return last.id;
+  int32_t id = datatypeFromNameSlow(name);
+  last = {name, id};
+  return id;
 }
 
 template <size_t N>
@@ -152,6 +194,25 @@ void* startProxyOp(const CommContext& comm, const abi::EventDescrV5& e) {
   return makeHandle(HandleKind::kProxyOp, ticket);
 }
 
+// Once per process, at its first recording communicator (NCCL may create communicators on several
+// threads at once: the others wait here until it is done, so no event is raised before): the
+// settings, and the slot pools touched (a few MB of zero pages) so that their pages are not
+// faulted in one by one on NCCL's threads. Returns the activation mask.
+uint64_t processSetup() {
+  static const uint64_t mask = [] {
+    gPid = getpid();
+    gApi.prefault();
+    gTasks.prefault();
+    gProxies.prefault();
+    gCounting = envInt("NCCLSHIM_PROFILER_COUNT", 0) != 0;
+    gRecordsOn = envInt("NCCLSHIM_PROFILER_RECORD", 1) != 0;
+    uint64_t events = abi::kEventCollApi | abi::kEventP2pApi | abi::kEventColl | abi::kEventP2p;
+    if (envInt("NCCLSHIM_PROFILER_PROXY", 1) != 0) events |= abi::kEventProxyOp | abi::kEventProxyStep;
+    return static_cast<uint64_t>(envInt("NCCLSHIM_PROFILER_EVENTS", static_cast<int64_t>(events))) & 0xfff;
+  }();
+  return mask;
+}
+
 int pluginInit(void** context, uint64_t commHash, int* eActivationMask, const char* commName, int nNodes,
                int nranks, int rank, abi::DebugLogger) {
   if (context == nullptr || eActivationMask == nullptr) return kSystemError;
@@ -160,9 +221,7 @@ int pluginInit(void** context, uint64_t commHash, int* eActivationMask, const ch
   if (!trace::enabled()) return kOk;  // nothing to record into: NCCL raises no event
   auto* comm = new (std::nothrow) CommContext{commHash, rank, nranks, nNodes};
   if (comm == nullptr) return kSystemError;
-  if (gPid == 0) gPid = getpid();
-  uint64_t mask = abi::kEventCollApi | abi::kEventP2pApi | abi::kEventColl | abi::kEventP2p;
-  if (envInt("NCCLSHIM_PROFILER_PROXY", 1) != 0) mask |= abi::kEventProxyOp | abi::kEventProxyStep;
+  const uint64_t mask = processSetup();
   *context = comm;
   *eActivationMask = static_cast<int>(mask);
   NS_INFO("profiler plugin: comm {:#x} ({}) rank {}/{} on {} nodes, events {:#x}", commHash,
@@ -174,6 +233,9 @@ int pluginStartEvent(void* context, void** eHandle, abi::EventDescrV5* e) noexce
   if (eHandle == nullptr) return kOk;
   *eHandle = nullptr;
   if (context == nullptr || e == nullptr) return kOk;
+  if (__builtin_expect(gCounting, 0)) {
+    gCounts.starts[eventBit(e->type)].fetch_add(1, std::memory_order_relaxed);
+  }
   const auto& comm = *static_cast<const CommContext*>(context);
   switch (e->type) {
     case abi::kEventCollApi:
@@ -193,6 +255,9 @@ int pluginStartEvent(void* context, void** eHandle, abi::EventDescrV5* e) noexce
 }
 
 int pluginStopEvent(void* eHandle) noexcept {
+  if (__builtin_expect(gCounting, 0)) {
+    gCounts.stops[static_cast<int>(handleKind(eHandle))].fetch_add(1, std::memory_order_relaxed);
+  }
   switch (handleKind(eHandle)) {
     case HandleKind::kTask: {
       uint64_t ticket = handleTicket(eHandle);
@@ -200,7 +265,7 @@ int pluginStopEvent(void* eHandle) noexcept {
       // on its proxy thread, naming the stopped task as their parent (until the pool wraps).
       if (TaskRecord* r = gTasks.find(ticket)) {
         r->endNs = nowNs();
-        trace::recordTask(*r);
+        if (gRecordsOn) trace::recordTask(*r);
       }
       break;
     }
@@ -208,7 +273,7 @@ int pluginStopEvent(void* eHandle) noexcept {
       uint64_t ticket = handleTicket(eHandle);
       if (ProxyRecord* r = gProxies.find(ticket)) {
         r->endNs = nowNs();
-        trace::recordProxy(*r);
+        if (gRecordsOn) trace::recordProxy(*r);
         gProxies.retire(ticket);
       }
       break;
@@ -219,6 +284,9 @@ int pluginStopEvent(void* eHandle) noexcept {
 }
 
 int pluginRecordEventState(void* eHandle, int state, abi::EventStateArgsV5* args) noexcept {
+  if (__builtin_expect(gCounting, 0)) {
+    gCounts.states[std::clamp(state, 0, kStateSlots - 1)].fetch_add(1, std::memory_order_relaxed);
+  }
   if (handleKind(eHandle) != HandleKind::kProxyStep || args == nullptr) return kOk;
   if (state != abi::kStateProxyStepSendWait && state != abi::kStateProxyStepRecvFlushWait) return kOk;
   if (ProxyRecord* r = gProxies.find(handleTicket(eHandle))) {  // only the proxy thread writes it
@@ -228,7 +296,38 @@ int pluginRecordEventState(void* eHandle, int state, abi::EventStateArgsV5* args
   return kOk;
 }
 
+// One line per finalize, the process's counts so far:
+// "starts <event bit>:<n> ...; states <state>:<n> ...; stops <handle kind>:<n> ...; recorder: ...".
+void printCounts(const CommContext* comm) {
+  char line[1024];
+  size_t used = 0;
+  auto append = [&](const char* format, auto... values) {
+    if (used >= sizeof(line)) return;
+    int n = std::snprintf(line + used, sizeof(line) - used, format, values...);
+    if (n > 0) used += static_cast<size_t>(n);
+  };
+  auto counts = [&](const char* label, const std::atomic<uint64_t>* values, int n) {
+    append("%s", label);
+    for (int i = 0; i < n; ++i) {
+      uint64_t c = values[i].load(std::memory_order_relaxed);
+      if (c != 0) append(" %d:%llu", i, static_cast<unsigned long long>(c));
+    }
+  };
+  append("ncclshim profiler: comm %#llx rank %d callbacks",
+         static_cast<unsigned long long>(comm != nullptr ? comm->commHash : 0), comm != nullptr ? comm->rank : -1);
+  counts("; starts", gCounts.starts, kEventBits);
+  counts("; states", gCounts.states, kStateSlots);
+  counts("; stops", gCounts.stops, 5);
+  if (trace::Recorder* recorder = trace::globalRecorder()) {
+    trace::RecorderStats st = recorder->stats();
+    append("; recorder: %llu records written, %llu writer wakes by callers",
+           static_cast<unsigned long long>(st.records), static_cast<unsigned long long>(st.producerWakes));
+  }
+  std::fprintf(stderr, "%s\n", line);
+}
+
 int pluginFinalize(void* context) noexcept {
+  if (gCounting) printCounts(static_cast<const CommContext*>(context));
   delete static_cast<CommContext*>(context);
   (void)trace::flush();
   return kOk;

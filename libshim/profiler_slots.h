@@ -51,6 +51,11 @@ class SlotPool {
     std::atomic_thread_fence(std::memory_order_acquire);
     return slot.held.load(std::memory_order_relaxed) == ticket + 1;
   }
+  // Writes every slot once (as claim() will), so that the pool's pages are in memory before NCCL's
+  // threads claim them. Call before any event: not concurrent with claims.
+  void prefault() noexcept {
+    for (Slot& slot : slots_) slot.held.store(0, std::memory_order_relaxed);
+  }
   // Marks the slot free for reuse (its ticket no longer found).
   void retire(uint64_t ticket) noexcept {
     uint64_t expected = ticket + 1;

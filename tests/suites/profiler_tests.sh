@@ -5,7 +5,8 @@
 # LD_PRELOAD in forward mode, then profiler_trace_check verifies every field of every nccl_task /
 # nccl_proxy line and its join to the op line of its call. Cases: NCCL_PROFILER_PLUGIN naming the
 # library; the one switch NCCLSHIM_PROFILER=1 with other algorithm / protocol names; proxy events
-# off (NCCLSHIM_PROFILER_PROXY=0); the plugin loaded with recording off (nothing written).
+# off (NCCLSHIM_PROFILER_PROXY=0); the diagnostics (records not written, callbacks counted; an explicit
+# activation mask); the plugin loaded with recording off (nothing written).
 # Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,7 +15,7 @@ lib=$(realpath "$build/libncclshim.so")
 program="$build/tests/profiler_test_program"
 checker="$build/tests/profiler_trace_check"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$work"' EXIT
 
 source tests/lib/checks.sh  # result(), passed, failed
 
@@ -69,6 +70,33 @@ check_trace switch 2 TREE LL
 echo "== proxy events off"
 run_ranks noproxy 2 NCCLSHIM_TRACE_DIR="$work/noproxy/trace" NCCLSHIM_PROFILER=1 NCCLSHIM_PROFILER_PROXY=0
 check_trace noproxy 2 RING SIMPLE --no-proxy
+
+# trace_lines <case> <type>: lines of that type in the case's trace files.
+trace_lines() { cat "$work/$1/trace"/*.jsonl 2>/dev/null | grep -c "\"type\":\"$2\""; }
+# callback_starts <case> <event bit>: the plugin's counted starts of that event type, all ranks.
+callback_starts() {
+  cat "$work/$1"/err.* | grep -o "starts[^;]*" | tr ' ' '\n' | grep "^$2:" | cut -d: -f2 \
+    | awk '{s += $1} END {print s + 0}'
+}
+
+echo "== diagnostics: records not written (NCCLSHIM_PROFILER_RECORD=0), callbacks counted"
+run_ranks norecord 2 NCCLSHIM_TRACE_DIR="$work/norecord/trace" NCCLSHIM_PROFILER=1 NCCLSHIM_PROFILER_RECORD=0 \
+  NCCLSHIM_PROFILER_COUNT=1
+ops=$(trace_lines norecord op) tasks=$(trace_lines norecord nccl_task) proxies=$(trace_lines norecord nccl_proxy)
+result "$([ "$ops" -gt 0 ] && [ "$tasks" -eq 0 ] && [ "$proxies" -eq 0 ]; echo $?)" norecord/ops-only \
+  "$ops op, $tasks nccl_task, $proxies nccl_proxy lines"
+coll=$(callback_starts norecord 1) p2p=$(callback_starts norecord 2) proxy=$(callback_starts norecord 3)
+result "$([ "$coll" -gt 0 ] && [ "$p2p" -gt 0 ] && [ "$proxy" -gt 0 ]; echo $?)" norecord/callbacks-ran \
+  "coll $coll, p2p $p2p, proxy-op $proxy task starts counted"
+
+echo "== diagnostics: NCCLSHIM_PROFILER_EVENTS=0x600 (API events only)"
+run_ranks apionly 2 NCCLSHIM_TRACE_DIR="$work/apionly/trace" NCCLSHIM_PROFILER=1 NCCLSHIM_PROFILER_EVENTS=0x600 \
+  NCCLSHIM_PROFILER_COUNT=1
+tasks=$(trace_lines apionly nccl_task) api=$(( $(callback_starts apionly 9) + $(callback_starts apionly 10) ))
+coll=$(callback_starts apionly 1) p2p=$(callback_starts apionly 2)
+result "$([ "$tasks" -eq 0 ] && [ "$api" -gt 0 ] && [ "$coll" -eq 0 ] && [ "$p2p" -eq 0 ]; echo $?)" \
+  apionly/mask-followed \
+  "$tasks nccl_task lines; API starts $api, task starts $coll + $p2p"
 
 echo "== the plugin loaded, recording off: no trace, calls unaffected"
 run_ranks off 2 NCCL_PROFILER_PLUGIN="$lib"
