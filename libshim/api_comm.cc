@@ -2,6 +2,7 @@
 // API frame (api_call.h). Creation calls also register each new communicator in the side table
 // with its comm id (equal on all members), size and rank; destroy and abort remove it.
 #include "libshim/api_call.h"
+#include "trace/comm_id.h"
 
 using nshim::ApiCall;
 using nshim::ApiId;
@@ -12,7 +13,7 @@ namespace {
 
 CommCreated fromIds(const void* ids, size_t bytes, int nranks, int rank) {
   CommCreated made;
-  made.commId = nshim::commIdFromUniqueIds(ids, bytes);
+  made.commId = nshim::trace::commIdFromUniqueId(ids, bytes);
   made.nranks = nranks;
   made.rank = rank;
   return made;
@@ -33,7 +34,7 @@ struct SplitOrigin {
 
   CommCreated made(int color, int key) const {
     CommCreated created;
-    created.commId = nshim::commIdForSplit(parentId, color, splitSeq);
+    created.commId = nshim::trace::commIdForSplit(parentId, color, splitSeq);
     created.parent = parent;
     created.parentId = parentId;
     created.splitSeq = splitSeq;
@@ -76,7 +77,7 @@ NS_API ncclResult_t ncclCommInitAll(ncclComm_t* comm, int ndev, const int* devli
   return nshim::creationCall<ApiId::kCommInitAll>(
       [&](ApiCall& call) { call.count = ndev > 0 ? ndev : 0; },
       [&](ncclResult_t result, CreatedComms& made) {
-        uint64_t id = nshim::freshCommId();  // every member is in this process
+        uint64_t id = nshim::trace::freshCommId();  // every member is in this process
         for (int i = 0; i < ndev && comm != nullptr; ++i) {
           CommCreated created;
           created.comm = nshim::createdSomething(result) ? comm[i] : nullptr;

@@ -11,6 +11,7 @@
 #include "libshim/group.h"
 #include "libshim/split.h"
 #include "libshim/validate.h"
+#include "trace/comm_id.h"
 #include "transport/bootstrap.h"
 #include "transport/inproc_transport.h"
 
@@ -78,7 +79,8 @@ ncclResult_t initRankFromId(ncclComm_t* out, int nranks, const ncclUniqueId& id,
   }
   UniqueId uid;
   std::memcpy(uid.bytes, id.internal, sizeof(uid.bytes));
-  auto* comm = new ShimComm(rank, nranks, /*device=*/0, CommFabric::kTcp, commIdFromUniqueId(uid), blocking);
+  const uint64_t commId = trace::commIdFromUniqueId(uid.bytes, sizeof(uid.bytes));
+  auto* comm = new ShimComm(rank, nranks, /*device=*/0, CommFabric::kTcp, commId, blocking);
   *out = static_cast<ncclComm_t>(comm->handle());
   noteLogRank(rank);
   CommTask task;
@@ -139,7 +141,7 @@ ncclResult_t gpufree::ncclCommInitAll(ncclComm_t* comms, int ndev, const int* de
   }
   if (!status.ok()) return reportError(status);
   std::vector<std::unique_ptr<Transport>> transports = createInProcessTransports(ndev);
-  const uint64_t commId = randomCommId();
+  const uint64_t commId = trace::freshCommId();
   for (int r = 0; r < ndev; ++r) {
     auto* comm = new ShimComm(r, ndev, devlist != nullptr ? devlist[r] : r, CommFabric::kInProcess, commId, true);
     (void)comm->attach(makeCommunicator(std::move(transports[r])));  // cannot fail: nothing aborted it yet
