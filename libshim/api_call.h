@@ -40,9 +40,10 @@ inline auto describeOp(const void* sendbuff, void* recvbuff, size_t count, int d
 }
 
 // An exported function: `describe(ApiCall&)` fills the arguments (run only when the hook is on);
-// the call is the backend's function `id` with `args`, the exported function's own.
+// the call is the backend's function `id` with `args`, the exported function's own. Always inlined
+// into the exported function, so that with the hook off nothing of `describe` is built.
 template <ApiId id, typename Describe, typename... Args>
-inline ncclResult_t apiCall(Describe&& describe, Args... args) noexcept {
+[[gnu::always_inline]] inline ncclResult_t apiCall(Describe&& describe, Args... args) noexcept {
   auto body = [&](const NcclFunctions& backend) { return callEntry<id>(backend, args...); };
   if (__builtin_expect(!recordHookWants(id), 1)) return guardedCall(apiName(id), body);
   // An operation NCCL itself calls from inside a recorded one (its ncclBcast is ncclBroadcast, which
@@ -71,7 +72,7 @@ inline ncclResult_t apiCall(Describe&& describe, Args... args) noexcept {
 // A function returning a string (ncclGetErrorString, ncclGetLastError): `fallback` when the guard
 // catches anything; reported with result 0.
 template <ApiId id, typename Describe, typename... Args>
-inline const char* stringCall(Describe&& describe, const char* fallback, Args... args) noexcept {
+[[gnu::always_inline]] inline const char* stringCall(Describe&& describe, const char* fallback, Args... args) noexcept {
   auto body = [&](const NcclFunctions& backend) { return callEntry<id>(backend, args...); };
   if (__builtin_expect(!recordHookWants(id), 1)) return guardedString(fallback, body);
   ApiCall call;
@@ -108,7 +109,7 @@ void completeCreated(CreatedComms& comms, ncclResult_t result) noexcept;
 // A creation call: like apiCall, and `made(result, CreatedComms&)` always runs after the call and
 // registers what was created (registerCreated), so that the side table is complete.
 template <ApiId id, typename Describe, typename Made, typename... Args>
-inline ncclResult_t creationCall(Describe&& describe, Made&& made, Args... args) noexcept {
+[[gnu::always_inline]] inline ncclResult_t creationCall(Describe&& describe, Made&& made, Args... args) noexcept {
   auto body = [&](const NcclFunctions& backend) { return callEntry<id>(backend, args...); };
   const bool on = recordHookEnabled();
   ApiCall call;
