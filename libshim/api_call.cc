@@ -1,6 +1,6 @@
 // The slow half of the API frame, run only while the record hook is on: communicator state for a
 // call, and what creation calls register. Shape queries (size, rank, device) go to the backend
-// directly, so they reach the real NCCL in forward mode but are not themselves reported.
+// through the guard only, so they reach the real NCCL in forward mode but are not themselves reported.
 #include "libshim/api_call.h"
 
 namespace nshim {
@@ -8,21 +8,27 @@ namespace {
 
 constexpr int32_t kShapeFailed = -2;  // CommState::nranks after a query that failed: do not retry
 
-// Asks the backend for a communicator's size, rank and device where they are unknown.
+// Asks the backend for a communicator's size, rank and device where they are unknown (through the
+// guard, not the frame: the queries are not reported).
 void queryShape(void* comm, CommState& state) {
-  NcclBackend* backend = activeBackend();
-  if (backend == nullptr) return;
+  if (activeBackend() == nullptr) return;
+  auto handle = static_cast<ncclComm_t>(comm);
   int value = -1;
   if (state.nranks.load(std::memory_order_relaxed) < 0) {
     int nranks = -1;
     int rank = -1;
-    bool ok = backend->commCount(static_cast<ncclComm_t>(comm), &nranks) == ncclSuccess &&
-              backend->commUserRank(static_cast<ncclComm_t>(comm), &rank) == ncclSuccess;
+    auto query = [&](const NcclFunctions& backend) {
+      ncclResult_t result = backend.ncclCommCount(handle, &nranks);
+      return result == ncclSuccess ? backend.ncclCommUserRank(handle, &rank) : result;
+    };
+    bool ok = guardedCall("ncclCommCount", query) == ncclSuccess;
     state.rank.store(ok ? rank : -1, std::memory_order_relaxed);
     state.nranks.store(ok ? nranks : kShapeFailed, std::memory_order_relaxed);
   }
   if (state.device.load(std::memory_order_relaxed) < 0 &&
-      backend->commCuDevice(static_cast<ncclComm_t>(comm), &value) == ncclSuccess) {
+      guardedCall("ncclCommCuDevice", [&](const NcclFunctions& backend) {
+        return backend.ncclCommCuDevice(handle, &value);
+      }) == ncclSuccess) {
     state.device.store(value, std::memory_order_relaxed);
   }
 }

@@ -23,23 +23,28 @@ int& groupDepthOfThread() noexcept;
 // the start time.
 void beginRecordedCall(ApiCall& call) noexcept;
 
-inline void describeOp(ApiCall& call, const void* sendbuff, void* recvbuff, size_t count, int datatype, int redop,
-                       int root, int peer, void* comm, void* stream) {
-  call.sendbuff = sendbuff;
-  call.recvbuff = recvbuff;
-  call.count = count;
-  call.datatype = datatype;
-  call.redop = redop;
-  call.root = root;
-  call.peer = peer;
-  call.comm = comm;
-  call.stream = stream;
+// The description of an operation's arguments (apiCall's `describe`).
+inline auto describeOp(const void* sendbuff, void* recvbuff, size_t count, int datatype, int redop, int root,
+                       int peer, void* comm, void* stream) {
+  return [=](ApiCall& call) {
+    call.sendbuff = sendbuff;
+    call.recvbuff = recvbuff;
+    call.count = count;
+    call.datatype = datatype;
+    call.redop = redop;
+    call.root = root;
+    call.peer = peer;
+    call.comm = comm;
+    call.stream = stream;
+  };
 }
 
-// An exported function: `describe(ApiCall&)` fills the arguments (run only when the hook is on),
-// `body(NcclBackend&)` makes the call.
-template <typename Describe, typename Body>
-inline ncclResult_t apiCall(ApiId id, Describe&& describe, Body&& body) noexcept {
+// An exported function: `describe(ApiCall&)` fills the arguments (run only when the hook is on);
+// the call is the backend's function `id` with `args`, the exported function's own. Always inlined
+// into the exported function, so that with the hook off nothing of `describe` is built.
+template <ApiId id, typename Describe, typename... Args>
+[[gnu::always_inline]] inline ncclResult_t apiCall(Describe&& describe, Args... args) noexcept {
+  auto body = [&](const NcclFunctions& backend) { return callEntry<id>(backend, args...); };
   if (__builtin_expect(!recordHookWants(id), 1)) return guardedCall(apiName(id), body);
   // An operation NCCL itself calls from inside a recorded one (its ncclBcast is ncclBroadcast, which
   // reaches this library's export): part of the outer call, not a call of the job's.
@@ -66,8 +71,9 @@ inline ncclResult_t apiCall(ApiId id, Describe&& describe, Body&& body) noexcept
 
 // A function returning a string (ncclGetErrorString, ncclGetLastError): `fallback` when the guard
 // catches anything; reported with result 0.
-template <typename Describe, typename Body>
-inline const char* stringCall(ApiId id, Describe&& describe, const char* fallback, Body&& body) noexcept {
+template <ApiId id, typename Describe, typename... Args>
+[[gnu::always_inline]] inline const char* stringCall(Describe&& describe, const char* fallback, Args... args) noexcept {
+  auto body = [&](const NcclFunctions& backend) { return callEntry<id>(backend, args...); };
   if (__builtin_expect(!recordHookWants(id), 1)) return guardedString(fallback, body);
   ApiCall call;
   call.fn = id;
@@ -102,8 +108,9 @@ void completeCreated(CreatedComms& comms, ncclResult_t result) noexcept;
 
 // A creation call: like apiCall, and `made(result, CreatedComms&)` always runs after the call and
 // registers what was created (registerCreated), so that the side table is complete.
-template <typename Describe, typename Body, typename Made>
-inline ncclResult_t creationCall(ApiId id, Describe&& describe, Body&& body, Made&& made) noexcept {
+template <ApiId id, typename Describe, typename Made, typename... Args>
+[[gnu::always_inline]] inline ncclResult_t creationCall(Describe&& describe, Made&& made, Args... args) noexcept {
+  auto body = [&](const NcclFunctions& backend) { return callEntry<id>(backend, args...); };
   const bool on = recordHookEnabled();
   ApiCall call;
   call.fn = id;

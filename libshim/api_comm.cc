@@ -1,20 +1,19 @@
-// Exported NCCL communicator functions: thin wrappers over the active backend inside the API frame
-// (api_call.h). Creation calls also register each new communicator in the side table with its
-// comm id (equal on all members), size and rank; destroy and abort remove it.
+// Exported NCCL communicator functions: each passes its arguments to the active backend inside the
+// API frame (api_call.h). Creation calls also register each new communicator in the side table
+// with its comm id (equal on all members), size and rank; destroy and abort remove it.
 #include "libshim/api_call.h"
-#include "libshim/backend.h"
+#include "trace/comm_id.h"
 
 using nshim::ApiCall;
 using nshim::ApiId;
 using nshim::CommCreated;
 using nshim::CreatedComms;
-using nshim::NcclBackend;
 
 namespace {
 
 CommCreated fromIds(const void* ids, size_t bytes, int nranks, int rank) {
   CommCreated made;
-  made.commId = nshim::commIdFromUniqueIds(ids, bytes);
+  made.commId = nshim::trace::commIdFromUniqueId(ids, bytes);
   made.nranks = nranks;
   made.rank = rank;
   return made;
@@ -35,7 +34,7 @@ struct SplitOrigin {
 
   CommCreated made(int color, int key) const {
     CommCreated created;
-    created.commId = nshim::commIdForSplit(parentId, color, splitSeq);
+    created.commId = nshim::trace::commIdForSplit(parentId, color, splitSeq);
     created.parent = parent;
     created.parentId = parentId;
     created.splitSeq = splitSeq;
@@ -52,38 +51,33 @@ auto describeComm(ncclComm_t comm) {
 }  // namespace
 
 NS_API ncclResult_t ncclGetUniqueId(ncclUniqueId* uniqueId) {
-  return nshim::apiCall(
-      ApiId::kGetUniqueId, [&](ApiCall& call) { call.handle = uniqueId; },
-      [&](NcclBackend& backend) { return backend.getUniqueId(uniqueId); });
+  return nshim::apiCall<ApiId::kGetUniqueId>([&](ApiCall& call) { call.handle = uniqueId; }, uniqueId);
 }
 
 NS_API ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId commId, int rank,
                                            ncclConfig_t* config) {
-  return nshim::creationCall(
-      ApiId::kCommInitRankConfig, [&](ApiCall& call) { call.handle = config; },
-      [&](NcclBackend& backend) {
-        return backend.commInitRankConfig(comm, nranks, commId, rank, config, "ncclCommInitRankConfig");
-      },
+  return nshim::creationCall<ApiId::kCommInitRankConfig>(
+      [&](ApiCall& call) { call.handle = config; },
       [&](ncclResult_t result, CreatedComms& made) {
         made.push_back(nshim::registerCreatedAt(result, comm, fromIds(&commId, sizeof(commId), nranks, rank)));
-      });
+      },
+      comm, nranks, commId, rank, config);
 }
 
 NS_API ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId commId, int rank) {
-  return nshim::creationCall(
-      ApiId::kCommInitRank, [](ApiCall&) {},
-      [&](NcclBackend& backend) { return backend.commInitRank(comm, nranks, commId, rank); },
+  return nshim::creationCall<ApiId::kCommInitRank>(
+      [](ApiCall&) {},
       [&](ncclResult_t result, CreatedComms& made) {
         made.push_back(nshim::registerCreatedAt(result, comm, fromIds(&commId, sizeof(commId), nranks, rank)));
-      });
+      },
+      comm, nranks, commId, rank);
 }
 
 NS_API ncclResult_t ncclCommInitAll(ncclComm_t* comm, int ndev, const int* devlist) {
-  return nshim::creationCall(
-      ApiId::kCommInitAll, [&](ApiCall& call) { call.count = ndev > 0 ? ndev : 0; },
-      [&](NcclBackend& backend) { return backend.commInitAll(comm, ndev, devlist); },
+  return nshim::creationCall<ApiId::kCommInitAll>(
+      [&](ApiCall& call) { call.count = ndev > 0 ? ndev : 0; },
       [&](ncclResult_t result, CreatedComms& made) {
-        uint64_t id = nshim::freshCommId();  // every member is in this process
+        uint64_t id = nshim::trace::freshCommId();  // every member is in this process
         for (int i = 0; i < ndev && comm != nullptr; ++i) {
           CommCreated created;
           created.comm = nshim::createdSomething(result) ? comm[i] : nullptr;
@@ -92,133 +86,118 @@ NS_API ncclResult_t ncclCommInitAll(ncclComm_t* comm, int ndev, const int* devli
           created.rank = i;
           made.push_back(nshim::registerCreated(created));
         }
-      });
+      },
+      comm, ndev, devlist);
 }
 
 NS_API ncclResult_t ncclCommInitRankScalable(ncclComm_t* newcomm, int nranks, int myrank, int nId,
                                              ncclUniqueId* commIds, ncclConfig_t* config) {
-  return nshim::creationCall(
-      ApiId::kCommInitRankScalable,
+  return nshim::creationCall<ApiId::kCommInitRankScalable>(
       [&](ApiCall& call) {
         call.count = nId > 0 ? nId : 0;
         call.handle = config;
       },
-      [&](NcclBackend& backend) { return backend.commInitRankScalable(newcomm, nranks, myrank, nId, commIds, config); },
       [&](ncclResult_t result, CreatedComms& made) {
         size_t bytes = commIds != nullptr && nId > 0 ? static_cast<size_t>(nId) * sizeof(ncclUniqueId) : 0;
         made.push_back(nshim::registerCreatedAt(result, newcomm, fromIds(commIds, bytes, nranks, myrank)));
-      });
+      },
+      newcomm, nranks, myrank, nId, commIds, config);
 }
 
 NS_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newcomm, ncclConfig_t* config) {
   const SplitOrigin origin(comm);
-  return nshim::creationCall(
-      ApiId::kCommSplit,
+  return nshim::creationCall<ApiId::kCommSplit>(
       [&](ApiCall& call) {
         call.comm = comm;
         call.handle = config;
       },
-      [&](NcclBackend& backend) { return backend.commSplit(comm, color, key, newcomm, config); },
       [&](ncclResult_t result, CreatedComms& made) {
         made.push_back(
             nshim::registerCreatedAt(result, newcomm, origin.made(color, key), color != NCCL_SPLIT_NOCOLOR));
-      });
+      },
+      comm, color, key, newcomm, config);
 }
 
 NS_API ncclResult_t ncclCommShrink(ncclComm_t comm, int* excludeRanksList, int excludeRanksCount,
                                    ncclComm_t* newcomm, ncclConfig_t* config, int shrinkFlags) {
   const SplitOrigin origin(comm);
-  return nshim::creationCall(
-      ApiId::kCommShrink,
+  return nshim::creationCall<ApiId::kCommShrink>(
       [&](ApiCall& call) {
         call.comm = comm;
         call.handle = excludeRanksList;
         call.count = excludeRanksCount > 0 ? excludeRanksCount : 0;
         call.flags = shrinkFlags;
       },
-      [&](NcclBackend& backend) {
-        return backend.commShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
-      },
       [&](ncclResult_t result, CreatedComms& made) {
         made.push_back(nshim::registerCreatedAt(result, newcomm, origin.made(nshim::kShrinkColor, -1)));
-      });
+      },
+      comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
 }
 
 NS_API ncclResult_t ncclCommFinalize(ncclComm_t comm) {
-  return nshim::apiCall(ApiId::kCommFinalize, describeComm(comm),
-                        [&](NcclBackend& backend) { return backend.commFinalize(comm); });
+  return nshim::apiCall<ApiId::kCommFinalize>(describeComm(comm), comm);
 }
 
 NS_API ncclResult_t ncclCommDestroy(ncclComm_t comm) {
-  ncclResult_t result = nshim::apiCall(ApiId::kCommDestroy, describeComm(comm),
-                                       [&](NcclBackend& backend) { return backend.commDestroy(comm); });
+  ncclResult_t result = nshim::apiCall<ApiId::kCommDestroy>(describeComm(comm), comm);
   if (result == ncclSuccess) nshim::forgetComm(comm);
   return result;
 }
 
 NS_API ncclResult_t ncclCommAbort(ncclComm_t comm) {
-  ncclResult_t result = nshim::apiCall(ApiId::kCommAbort, describeComm(comm),
-                                       [&](NcclBackend& backend) { return backend.commAbort(comm); });
+  ncclResult_t result = nshim::apiCall<ApiId::kCommAbort>(describeComm(comm), comm);
   nshim::forgetComm(comm);  // gone whatever the result
   return result;
 }
 
 NS_API ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags) {
-  return nshim::apiCall(
-      ApiId::kCommRevoke,
+  return nshim::apiCall<ApiId::kCommRevoke>(
       [&](ApiCall& call) {
         call.comm = comm;
         call.flags = revokeFlags;
       },
-      [&](NcclBackend& backend) { return backend.commRevoke(comm, revokeFlags); });
+      comm, revokeFlags);
 }
 
 NS_API ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* asyncError) {
-  return nshim::apiCall(ApiId::kCommGetAsyncError, describeComm(comm),
-                        [&](NcclBackend& backend) { return backend.commGetAsyncError(comm, asyncError); });
+  return nshim::apiCall<ApiId::kCommGetAsyncError>(describeComm(comm), comm, asyncError);
 }
 
 NS_API ncclResult_t ncclCommCount(const ncclComm_t comm, int* count) {
-  return nshim::apiCall(ApiId::kCommCount, describeComm(comm),
-                        [&](NcclBackend& backend) { return backend.commCount(comm, count); });
+  return nshim::apiCall<ApiId::kCommCount>(describeComm(comm), comm, count);
 }
 
 NS_API ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int* device) {
-  return nshim::apiCall(ApiId::kCommCuDevice, describeComm(comm),
-                        [&](NcclBackend& backend) { return backend.commCuDevice(comm, device); });
+  return nshim::apiCall<ApiId::kCommCuDevice>(describeComm(comm), comm, device);
 }
 
 NS_API ncclResult_t ncclCommUserRank(const ncclComm_t comm, int* rank) {
-  return nshim::apiCall(ApiId::kCommUserRank, describeComm(comm),
-                        [&](NcclBackend& backend) { return backend.commUserRank(comm, rank); });
+  return nshim::apiCall<ApiId::kCommUserRank>(describeComm(comm), comm, rank);
 }
 
 NS_API ncclResult_t ncclCommRegister(const ncclComm_t comm, void* buff, size_t size, void** handle) {
-  return nshim::apiCall(
-      ApiId::kCommRegister,
+  return nshim::apiCall<ApiId::kCommRegister>(
       [&](ApiCall& call) {
         call.comm = comm;
         call.sendbuff = buff;
         call.count = size;
         call.handle = handle;
       },
-      [&](NcclBackend& backend) { return backend.commRegister(comm, buff, size, handle); });
+      comm, buff, size, handle);
 }
 
 NS_API ncclResult_t ncclCommDeregister(const ncclComm_t comm, void* handle) {
-  return nshim::apiCall(
-      ApiId::kCommDeregister,
+  return nshim::apiCall<ApiId::kCommDeregister>(
       [&](ApiCall& call) {
         call.comm = comm;
         call.handle = handle;
       },
-      [&](NcclBackend& backend) { return backend.commDeregister(comm, handle); });
+      comm, handle);
 }
 
 NS_API ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void* buff, size_t size, ncclWindow_t* win,
                                            int winFlags) {
-  return nshim::apiCall(
-      ApiId::kCommWindowRegister,
+  return nshim::apiCall<ApiId::kCommWindowRegister>(
       [&](ApiCall& call) {
         call.comm = comm;
         call.sendbuff = buff;
@@ -226,35 +205,16 @@ NS_API ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void* buff, size_t s
         call.handle = win;
         call.flags = winFlags;
       },
-      [&](NcclBackend& backend) { return backend.commWindowRegister(comm, buff, size, win, winFlags); });
+      comm, buff, size, win, winFlags);
 }
 
 NS_API ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
-  return nshim::apiCall(
-      ApiId::kCommWindowDeregister,
+  return nshim::apiCall<ApiId::kCommWindowDeregister>(
       [&](ApiCall& call) {
         call.comm = comm;
         call.handle = win;
       },
-      [&](NcclBackend& backend) { return backend.commWindowDeregister(comm, win); });
+      comm, win);
 }
 
-NS_PNCCL_ALIAS(ncclGetUniqueId)
-NS_PNCCL_ALIAS(ncclCommInitRankConfig)
-NS_PNCCL_ALIAS(ncclCommInitRank)
-NS_PNCCL_ALIAS(ncclCommInitAll)
-NS_PNCCL_ALIAS(ncclCommInitRankScalable)
-NS_PNCCL_ALIAS(ncclCommSplit)
-NS_PNCCL_ALIAS(ncclCommShrink)
-NS_PNCCL_ALIAS(ncclCommFinalize)
-NS_PNCCL_ALIAS(ncclCommDestroy)
-NS_PNCCL_ALIAS(ncclCommAbort)
-NS_PNCCL_ALIAS(ncclCommRevoke)
-NS_PNCCL_ALIAS(ncclCommGetAsyncError)
-NS_PNCCL_ALIAS(ncclCommCount)
-NS_PNCCL_ALIAS(ncclCommCuDevice)
-NS_PNCCL_ALIAS(ncclCommUserRank)
-NS_PNCCL_ALIAS(ncclCommRegister)
-NS_PNCCL_ALIAS(ncclCommDeregister)
-NS_PNCCL_ALIAS(ncclCommWindowRegister)
-NS_PNCCL_ALIAS(ncclCommWindowDeregister)
+NS_NCCL_COMMUNICATOR_FUNCTIONS(NS_PNCCL_ALIAS)

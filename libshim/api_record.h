@@ -38,7 +38,7 @@ inline constexpr int32_t kShrinkColor = -2;  // CommCreated::color of a communic
 struct CommCreated {
   void* comm = nullptr;        // the new ncclComm_t; nullptr when none (failure, NCCL_SPLIT_NOCOLOR); a
                                // creation call reports its entries either way
-  uint64_t commId = 0;         // equal on all members (commIdFromUniqueIds / commIdForSplit), never 0
+  uint64_t commId = 0;         // equal on all members (trace/comm_id.h), never 0
   int32_t nranks = -1;         // -1 while unknown (a split of a non-blocking comm still initializing)
   int32_t rank = -1;
   int32_t device = -1;         // ncclCommCuDevice, or -1

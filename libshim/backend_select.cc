@@ -18,30 +18,31 @@ namespace nshim {
 namespace {
 
 struct Selection {
-  NcclBackend* backend = nullptr;  // lives for the whole process
+  const NcclFunctions* backend = nullptr;  // lives for the whole process
   std::string mode;
 };
 
-NcclBackend* forwardBackend(const std::string& why) {
+const NcclFunctions* forwarding(const std::string& why) {
   const RealNccl& real = realNccl();
   if (real.found) {
     NS_INFO("NCCLSHIM_MODE={}: forwarding to the real NCCL {} (found by {})", why, real.path, real.source);
   } else {
     NS_WARN("NCCLSHIM_MODE=forward but no real NCCL was found (tried {}); every NCCL call will fail", real.tried);
   }
-  return new ForwardBackend(real);
+  static const NcclFunctions table = forwardBackend(real);
+  return &table;
 }
 
-NcclBackend* autoBackend() {
+const NcclFunctions* automatic() {
   const RealNccl& real = realNccl();
   if (!real.found) {
     NS_INFO("NCCLSHIM_MODE=auto: GPU-free (no real NCCL: {})", real.tried);
-    return new GpuFreeBackend();
+    return &gpufreeBackend();
   }
   GpuProbe gpus = probeGpus();
-  if (gpus.devices > 0) return forwardBackend(fmt::format("auto ({})", gpus.detail));
+  if (gpus.devices > 0) return forwarding(fmt::format("auto ({})", gpus.detail));
   NS_INFO("NCCLSHIM_MODE=auto: GPU-free (a real NCCL is at {}, but no GPU: {})", real.path, gpus.detail);
-  return new GpuFreeBackend();
+  return &gpufreeBackend();
 }
 
 const Selection& selection() {
@@ -50,11 +51,11 @@ const Selection& selection() {
     result.mode = envString("NCCLSHIM_MODE", "auto");
     if (result.mode == "gpufree") {
       NS_INFO("NCCLSHIM_MODE=gpufree: GPU-free");
-      result.backend = new GpuFreeBackend();
+      result.backend = &gpufreeBackend();
     } else if (result.mode == "forward") {
-      result.backend = forwardBackend("forward");
+      result.backend = forwarding("forward");
     } else if (result.mode == "auto") {
-      result.backend = autoBackend();
+      result.backend = automatic();
     } else {
       NS_WARN("NCCLSHIM_MODE={} is not a mode (auto, forward, gpufree); every NCCL call will fail", result.mode);
     }
@@ -65,7 +66,7 @@ const Selection& selection() {
 
 }  // namespace
 
-NcclBackend* activeBackend() { return selection().backend; }
+const NcclFunctions* activeBackend() { return selection().backend; }
 
 Status backendUnavailable(const char* fn) {
   return NS_ERROR(Code::kInvalidUsage, "{}: NCCLSHIM_MODE={} is not a mode (use auto, forward or gpufree)", fn,

@@ -3,12 +3,8 @@
 // Removed keys become tombstones (probes continue past them; inserts reuse them).
 #include "libshim/comm_table.h"
 
-#include <unistd.h>
-
 #include <mutex>
 
-#include "common/clock.h"
-#include "common/fnv1a.h"
 #include "common/log.h"
 
 namespace nshim {
@@ -28,8 +24,6 @@ std::mutex gWriteMutex;  // inserts and removals
 bool gFullWarned = false;
 
 size_t slotOf(uintptr_t key) { return static_cast<size_t>(((key >> 4) * 0x9e3779b97f4a7c15ULL) >> 52) & (kSlots - 1); }
-
-uint64_t nonZero(uint64_t id) { return id != 0 ? id : 1; }
 
 }  // namespace
 
@@ -94,24 +88,6 @@ void forgetComm(const void* comm) noexcept {
     }
     if (seen == kEmpty) return;
   }
-}
-
-uint64_t commIdFromUniqueIds(const void* ids, size_t bytes) noexcept { return nonZero(fnv1a64(ids, bytes)); }
-
-uint64_t commIdForSplit(uint64_t parentId, int32_t color, uint64_t splitSeq) noexcept {
-  unsigned char bytes[20];
-  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<unsigned char>(parentId >> (8 * i));
-  uint32_t c = static_cast<uint32_t>(color);
-  for (int i = 0; i < 4; ++i) bytes[8 + i] = static_cast<unsigned char>(c >> (8 * i));
-  for (int i = 0; i < 8; ++i) bytes[12 + i] = static_cast<unsigned char>(splitSeq >> (8 * i));
-  return nonZero(fnv1a64(bytes, sizeof(bytes)));
-}
-
-uint64_t freshCommId() noexcept {
-  static std::atomic<uint64_t> counter{0};
-  uint64_t seed[3] = {static_cast<uint64_t>(getpid()), static_cast<uint64_t>(nowNs()),
-                      counter.fetch_add(1, std::memory_order_relaxed)};
-  return nonZero(fnv1a64(seed, sizeof(seed)));
 }
 
 }  // namespace nshim

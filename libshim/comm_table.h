@@ -1,7 +1,7 @@
 // Per-communicator state for the record hook, kept beside the communicator instead of inside it:
 // forward mode hands the real NCCL's ncclComm_t to the program unchanged (so anything that reaches
 // the real NCCL directly — functions the shim does not export, other libraries — still works), and
-// this table maps the handle to its comm id, size, rank and sequence counters. Both modes use it.
+// this table maps the handle to its comm id (trace/comm_id.h), size, rank and sequence counters. Both modes use it.
 // Lookups are lock-free (open addressing over a fixed array of atomic keys); inserts and removals
 // (communicator creation and destruction, rare) take a mutex.
 #pragma once
@@ -18,7 +18,7 @@ struct CommState {
   std::atomic<int32_t> rank{-1};
   std::atomic<int32_t> device{-1};
   std::atomic<uint64_t> nextSeq{0};     // next operation's sequence number
-  std::atomic<uint64_t> nextSplit{0};   // next split/shrink's sequence number (commIdForSplit)
+  std::atomic<uint64_t> nextSplit{0};   // next split/shrink's sequence number (trace/comm_id.h)
 };
 
 // The state of `comm`, or nullptr when it is not a communicator created through the shim.
@@ -27,14 +27,5 @@ CommState* findComm(const void* comm) noexcept;
 // (then a warning is logged once and the communicator is recorded with comm id 0).
 CommState* registerComm(const void* comm, uint64_t commId, int nranks, int rank) noexcept;
 void forgetComm(const void* comm) noexcept;
-
-// Communicator ids, equal on all members and never 0 (the same rules as trace/trace_record.h):
-// FNV-1a 64 over the unique id bytes (all nIds of them for ncclCommInitRankScalable) ...
-uint64_t commIdFromUniqueIds(const void* ids, size_t bytes) noexcept;
-// ... and for a split or shrink, FNV-1a 64 over parentId (8 bytes LE), color (4 bytes LE) and
-// splitSeq (8 bytes LE).
-uint64_t commIdForSplit(uint64_t parentId, int32_t color, uint64_t splitSeq) noexcept;
-// ncclCommInitAll (all members in this process): a fresh id per call.
-uint64_t freshCommId() noexcept;
 
 }  // namespace nshim

@@ -8,6 +8,7 @@ namespace {
 
 thread_local std::string tLastError;
 thread_local bool tShimErrorNewest = false;
+thread_local bool tShimReportedSinceFailedCall = false;
 
 }  // namespace
 
@@ -45,13 +46,15 @@ ncclResult_t reportError(const Status& status) {
   NS_WARN("{}", status.toString());
   tLastError = status.toString();
   tShimErrorNewest = true;
+  tShimReportedSinceFailedCall = true;
   return toNcclResult(status.code());
 }
 
 const char* lastErrorMessage() { return tLastError.c_str(); }
 
-void noteNcclResult(ncclResult_t result) {
-  if (result != ncclSuccess && result != ncclInProgress) tShimErrorNewest = false;
+void noteFailedCall(ncclResult_t result) {
+  if (!tShimReportedSinceFailedCall && result != ncclInProgress) tShimErrorNewest = false;
+  tShimReportedSinceFailedCall = false;
 }
 
 bool shimErrorIsNewest() { return tShimErrorNewest; }

@@ -18,9 +18,10 @@ ncclResult_t reportError(const Status& status);
 // The message of the last failed call on this thread ("" when none has failed).
 const char* lastErrorMessage();
 
-// Forward mode: a call to the real NCCL returned `result`. When it is an error, the real NCCL's
-// ncclGetLastError text is now newer than the shim's own last error on this thread.
-void noteNcclResult(ncclResult_t result);
+// An API call (api_guard.h) returned the error `result`. Unless the shim reported it (reportError
+// since the last failed call), it is the backend's own: in forward mode the real NCCL's, whose
+// ncclGetLastError text is then newer than the shim's last error on this thread.
+void noteFailedCall(ncclResult_t result);
 // Whether the newest error on this thread was raised by the shim (reportError) rather than
 // returned by the real NCCL.
 bool shimErrorIsNewest();

@@ -1,72 +1,26 @@
 // The GPU-free backend: ncclshim itself is the NCCL, on host buffers, over TCP (ncclCommInitRank*)
 // or threads of one process (ncclCommInitAll). Streams are accepted and ignored; operations outside
-// a group complete before their call returns (group.h). Definitions are spread over
-// gpufree_comm.cc (communicators), gpufree_ops.cc (operations) and gpufree_library.cc.
+// a group complete before their call returns (group.h). One function per entry of the API list
+// (api_functions.h), declared here with the type nccl.h gives it, so that a definition that strays
+// from nccl.h does not compile; defined in gpufree_comm.cc (communicators), gpufree_ops.cc
+// (operations) and gpufree_library.cc (the rest).
 #pragma once
 
-#include "libshim/backend.h"
+#include "libshim/nccl_functions.h"
 
 namespace nshim {
+namespace gpufree {
 
-class GpuFreeBackend final : public NcclBackend {
- public:
-  ncclResult_t getVersion(int* version) override;
-  const char* getErrorString(ncclResult_t result) override;
-  const char* getLastError(ncclComm_t comm) override;
-  ncclResult_t memAlloc(void** ptr, size_t size) override;
-  ncclResult_t memFree(void* ptr) override;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // ncclResetDebugInit
+#define NS_GPUFREE_DECLARATION(name) decltype(::nccl##name) nccl##name;
+NS_NCCL_API_FUNCTIONS(NS_GPUFREE_DECLARATION)
+#undef NS_GPUFREE_DECLARATION
+#pragma GCC diagnostic pop
 
-  ncclResult_t getUniqueId(ncclUniqueId* id) override;
-  ncclResult_t commInitRankConfig(ncclComm_t* comm, int nranks, const ncclUniqueId& id, int rank,
-                                  ncclConfig_t* config, const char* fn) override;
-  ncclResult_t commInitRankScalable(ncclComm_t* comm, int nranks, int rank, int nIds, ncclUniqueId* ids,
-                                    ncclConfig_t* config) override;
-  ncclResult_t commInitAll(ncclComm_t* comms, int ndev, const int* devlist) override;
-  ncclResult_t commSplit(ncclComm_t comm, int color, int key, ncclComm_t* newcomm, ncclConfig_t* config) override;
-  ncclResult_t commShrink(ncclComm_t comm, int* excludeRanks, int excludeCount, ncclComm_t* newcomm,
-                          ncclConfig_t* config, int flags) override;
-  ncclResult_t commFinalize(ncclComm_t comm) override;
-  ncclResult_t commDestroy(ncclComm_t comm) override;
-  ncclResult_t commAbort(ncclComm_t comm) override;
-  ncclResult_t commRevoke(ncclComm_t comm, int flags) override;
+}  // namespace gpufree
 
-  ncclResult_t commGetAsyncError(ncclComm_t comm, ncclResult_t* error) override;
-  ncclResult_t commCount(ncclComm_t comm, int* count) override;
-  ncclResult_t commCuDevice(ncclComm_t comm, int* device) override;
-  ncclResult_t commUserRank(ncclComm_t comm, int* rank) override;
-  ncclResult_t commRegister(ncclComm_t comm, void* buff, size_t size, void** handle) override;
-  ncclResult_t commDeregister(ncclComm_t comm, void* handle) override;
-  ncclResult_t commWindowRegister(ncclComm_t comm, void* buff, size_t size, ncclWindow_t* win, int flags) override;
-  ncclResult_t commWindowDeregister(ncclComm_t comm, ncclWindow_t win) override;
-
-  ncclResult_t redOpCreatePreMulSum(ncclRedOp_t* op, void* scalar, ncclDataType_t type,
-                                    ncclScalarResidence_t residence, ncclComm_t comm) override;
-  ncclResult_t redOpDestroy(ncclRedOp_t op, ncclComm_t comm) override;
-
-  ncclResult_t allReduce(const void* send, void* recv, size_t count, ncclDataType_t type, ncclRedOp_t op,
-                         ncclComm_t comm, cudaStream_t stream) override;
-  ncclResult_t broadcast(const void* send, void* recv, size_t count, ncclDataType_t type, int root, ncclComm_t comm,
-                         cudaStream_t stream, const char* fn) override;
-  ncclResult_t reduce(const void* send, void* recv, size_t count, ncclDataType_t type, ncclRedOp_t op, int root,
-                      ncclComm_t comm, cudaStream_t stream) override;
-  ncclResult_t allGather(const void* send, void* recv, size_t sendCount, ncclDataType_t type, ncclComm_t comm,
-                         cudaStream_t stream) override;
-  ncclResult_t reduceScatter(const void* send, void* recv, size_t recvCount, ncclDataType_t type, ncclRedOp_t op,
-                             ncclComm_t comm, cudaStream_t stream) override;
-  ncclResult_t allToAll(const void* send, void* recv, size_t count, ncclDataType_t type, ncclComm_t comm,
-                        cudaStream_t stream) override;
-  ncclResult_t gather(const void* send, void* recv, size_t count, ncclDataType_t type, int root, ncclComm_t comm,
-                      cudaStream_t stream) override;
-  ncclResult_t scatter(const void* send, void* recv, size_t count, ncclDataType_t type, int root, ncclComm_t comm,
-                       cudaStream_t stream) override;
-  ncclResult_t send(const void* buff, size_t count, ncclDataType_t type, int peer, ncclComm_t comm,
-                    cudaStream_t stream) override;
-  ncclResult_t recv(void* buff, size_t count, ncclDataType_t type, int peer, ncclComm_t comm,
-                    cudaStream_t stream) override;
-
-  ncclResult_t groupStart() override;
-  ncclResult_t groupEnd() override;
-  ncclResult_t groupSimulateEnd(ncclSimInfo_t* info) override;
-};
+// The table of the functions above.
+const NcclFunctions& gpufreeBackend();
 
 }  // namespace nshim

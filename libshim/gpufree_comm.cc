@@ -1,5 +1,5 @@
-// GpuFreeBackend: communicator creation (TCP through a unique id, in-process for ncclCommInitAll,
-// ncclCommSplit), teardown, queries and buffer registration.
+// The GPU-free backend's communicators (gpufree_backend.h): creation (TCP through a unique id,
+// in-process for ncclCommInitAll, ncclCommSplit), teardown, queries and buffer registration.
 #include <atomic>
 #include <cstddef>
 #include <cstring>
@@ -11,6 +11,7 @@
 #include "libshim/group.h"
 #include "libshim/split.h"
 #include "libshim/validate.h"
+#include "trace/comm_id.h"
 #include "transport/bootstrap.h"
 #include "transport/inproc_transport.h"
 
@@ -61,18 +62,9 @@ struct Registration {
   const void* buffer = nullptr;  // null when nothing was registered (null or empty buffer)
 };
 
-}  // namespace
-
-ncclResult_t GpuFreeBackend::getUniqueId(ncclUniqueId* id) {
-  if (id == nullptr) return reportError(checkNotNull("ncclGetUniqueId", "uniqueId", id));
-  Result<UniqueId> created = createUniqueId();
-  if (!created.ok()) return reportError(withContext(created.status(), "ncclGetUniqueId"));
-  std::memcpy(id->internal, created->bytes, sizeof(id->internal));
-  return ncclSuccess;
-}
-
-ncclResult_t GpuFreeBackend::commInitRankConfig(ncclComm_t* out, int nranks, const ncclUniqueId& id, int rank,
-                                                ncclConfig_t* config, const char* fn) {
+// ncclCommInitRank, ncclCommInitRankConfig and ncclCommInitRankScalable; `fn` names the one called.
+ncclResult_t initRankFromId(ncclComm_t* out, int nranks, const ncclUniqueId& id, int rank, ncclConfig_t* config,
+                            const char* fn) {
   bool blocking = true;
   Status status = [&]() -> Status {
     NS_RETURN_IF_ERROR(checkNotNull(fn, "comm", out));
@@ -87,7 +79,8 @@ ncclResult_t GpuFreeBackend::commInitRankConfig(ncclComm_t* out, int nranks, con
   }
   UniqueId uid;
   std::memcpy(uid.bytes, id.internal, sizeof(uid.bytes));
-  auto* comm = new ShimComm(rank, nranks, /*device=*/0, CommFabric::kTcp, commIdFromUniqueId(uid), blocking);
+  const uint64_t commId = trace::commIdFromUniqueId(uid.bytes, sizeof(uid.bytes));
+  auto* comm = new ShimComm(rank, nranks, /*device=*/0, CommFabric::kTcp, commId, blocking);
   *out = static_cast<ncclComm_t>(comm->handle());
   noteLogRank(rank);
   CommTask task;
@@ -107,8 +100,18 @@ ncclResult_t GpuFreeBackend::commInitRankConfig(ncclComm_t* out, int nranks, con
   return ncclSuccess;
 }
 
-ncclResult_t GpuFreeBackend::commInitRankScalable(ncclComm_t* out, int nranks, int rank, int nIds,
-                                                  ncclUniqueId* ids, ncclConfig_t* config) {
+}  // namespace
+
+ncclResult_t gpufree::ncclGetUniqueId(ncclUniqueId* id) {
+  if (id == nullptr) return reportError(checkNotNull("ncclGetUniqueId", "uniqueId", id));
+  Result<UniqueId> created = createUniqueId();
+  if (!created.ok()) return reportError(withContext(created.status(), "ncclGetUniqueId"));
+  std::memcpy(id->internal, created->bytes, sizeof(id->internal));
+  return ncclSuccess;
+}
+
+ncclResult_t gpufree::ncclCommInitRankScalable(ncclComm_t* out, int nranks, int rank, int nIds,
+                                               ncclUniqueId* ids, ncclConfig_t* config) {
   const char* fn = "ncclCommInitRankScalable";
   Status status = checkNotNull(fn, "commIds", ids);
   if (status.ok() && nIds < 1) status = NS_ERROR(Code::kInvalidArgument, "{}: nId {} must be at least 1", fn, nIds);
@@ -117,10 +120,19 @@ ncclResult_t GpuFreeBackend::commInitRankScalable(ncclComm_t* out, int nranks, i
     return reportError(status);
   }
   // One bootstrap root serves any number of ranks here: every rank uses the first id.
-  return commInitRankConfig(out, nranks, ids[0], rank, config, fn);
+  return initRankFromId(out, nranks, ids[0], rank, config, fn);
 }
 
-ncclResult_t GpuFreeBackend::commInitAll(ncclComm_t* comms, int ndev, const int* devlist) {
+ncclResult_t gpufree::ncclCommInitRank(ncclComm_t* out, int nranks, ncclUniqueId id, int rank) {
+  return initRankFromId(out, nranks, id, rank, nullptr, "ncclCommInitRank");
+}
+
+ncclResult_t gpufree::ncclCommInitRankConfig(ncclComm_t* out, int nranks, ncclUniqueId id, int rank,
+                                             ncclConfig_t* config) {
+  return initRankFromId(out, nranks, id, rank, config, "ncclCommInitRankConfig");
+}
+
+ncclResult_t gpufree::ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist) {
   const char* fn = "ncclCommInitAll";
   Status status = checkNotNull(fn, "comm", comms);
   if (status.ok() && ndev < 1) status = NS_ERROR(Code::kInvalidArgument, "{}: ndev {} must be at least 1", fn, ndev);
@@ -129,7 +141,7 @@ ncclResult_t GpuFreeBackend::commInitAll(ncclComm_t* comms, int ndev, const int*
   }
   if (!status.ok()) return reportError(status);
   std::vector<std::unique_ptr<Transport>> transports = createInProcessTransports(ndev);
-  const uint64_t commId = randomCommId();
+  const uint64_t commId = trace::freshCommId();
   for (int r = 0; r < ndev; ++r) {
     auto* comm = new ShimComm(r, ndev, devlist != nullptr ? devlist[r] : r, CommFabric::kInProcess, commId, true);
     (void)comm->attach(makeCommunicator(std::move(transports[r])));  // cannot fail: nothing aborted it yet
@@ -138,8 +150,8 @@ ncclResult_t GpuFreeBackend::commInitAll(ncclComm_t* comms, int ndev, const int*
   return ncclSuccess;
 }
 
-ncclResult_t GpuFreeBackend::commSplit(ncclComm_t handle, int color, int key, ncclComm_t* newcomm,
-                                       ncclConfig_t* config) {
+ncclResult_t gpufree::ncclCommSplit(ncclComm_t handle, int color, int key, ncclComm_t* newcomm,
+                                    ncclConfig_t* config) {
   const char* fn = "ncclCommSplit";
   ShimComm* parent = nullptr;
   bool blocking = true;
@@ -169,13 +181,13 @@ ncclResult_t GpuFreeBackend::commSplit(ncclComm_t handle, int color, int key, nc
   return reportError(submit(std::move(task)));
 }
 
-ncclResult_t GpuFreeBackend::commShrink(ncclComm_t comm, int* excludeRanks, int excludeCount, ncclComm_t* newcomm,
-                                        ncclConfig_t* config, int flags) {
+ncclResult_t gpufree::ncclCommShrink(ncclComm_t comm, int* excludeRanks, int excludeCount, ncclComm_t* newcomm,
+                                     ncclConfig_t* config, int flags) {
   return reportError(NS_ERROR(Code::kInvalidUsage, "ncclCommShrink is not supported GPU-free yet; use ncclCommSplit "
                               "on all ranks with NCCL_SPLIT_NOCOLOR for the excluded ones"));
 }
 
-ncclResult_t GpuFreeBackend::commFinalize(ncclComm_t handle) {
+ncclResult_t gpufree::ncclCommFinalize(ncclComm_t handle) {
   Result<ShimComm*> comm = checkComm("ncclCommFinalize", handle);
   if (!comm.ok()) return reportError(comm.status());
   // Every operation has completed when its call (or group) returned: nothing is left to flush.
@@ -184,7 +196,7 @@ ncclResult_t GpuFreeBackend::commFinalize(ncclComm_t handle) {
   return ncclSuccess;
 }
 
-ncclResult_t GpuFreeBackend::commDestroy(ncclComm_t handle) {
+ncclResult_t gpufree::ncclCommDestroy(ncclComm_t handle) {
   Result<ShimComm*> comm = checkComm("ncclCommDestroy", handle);
   if (!comm.ok()) return reportError(comm.status());
   { std::lock_guard<std::mutex> lock((*comm)->operationMutex()); }  // let a running operation finish
@@ -192,7 +204,7 @@ ncclResult_t GpuFreeBackend::commDestroy(ncclComm_t handle) {
   return ncclSuccess;
 }
 
-ncclResult_t GpuFreeBackend::commAbort(ncclComm_t handle) {
+ncclResult_t gpufree::ncclCommAbort(ncclComm_t handle) {
   Result<ShimComm*> comm = checkComm("ncclCommAbort", handle);
   if (!comm.ok()) return reportError(comm.status());
   // Fail whatever operation is running (possibly on another thread), wait for it to return, free.
@@ -202,11 +214,11 @@ ncclResult_t GpuFreeBackend::commAbort(ncclComm_t handle) {
   return ncclSuccess;
 }
 
-ncclResult_t GpuFreeBackend::commRevoke(ncclComm_t comm, int flags) {
+ncclResult_t gpufree::ncclCommRevoke(ncclComm_t comm, int flags) {
   return reportError(NS_ERROR(Code::kInvalidUsage, "ncclCommRevoke is not supported GPU-free yet; use ncclCommAbort"));
 }
 
-ncclResult_t GpuFreeBackend::commGetAsyncError(ncclComm_t handle, ncclResult_t* error) {
+ncclResult_t gpufree::ncclCommGetAsyncError(ncclComm_t handle, ncclResult_t* error) {
   Result<ShimComm*> comm = checkComm("ncclCommGetAsyncError", handle);
   if (!comm.ok()) return reportError(comm.status());
   if (error == nullptr) return reportError(checkNotNull("ncclCommGetAsyncError", "asyncError", error));
@@ -214,7 +226,7 @@ ncclResult_t GpuFreeBackend::commGetAsyncError(ncclComm_t handle, ncclResult_t* 
   return ncclSuccess;
 }
 
-ncclResult_t GpuFreeBackend::commCount(ncclComm_t handle, int* count) {
+ncclResult_t gpufree::ncclCommCount(ncclComm_t handle, int* count) {
   Result<ShimComm*> comm = checkComm("ncclCommCount", handle);
   if (!comm.ok()) return reportError(comm.status());
   if (count == nullptr) return reportError(checkNotNull("ncclCommCount", "count", count));
@@ -222,7 +234,7 @@ ncclResult_t GpuFreeBackend::commCount(ncclComm_t handle, int* count) {
   return ncclSuccess;
 }
 
-ncclResult_t GpuFreeBackend::commCuDevice(ncclComm_t handle, int* device) {
+ncclResult_t gpufree::ncclCommCuDevice(ncclComm_t handle, int* device) {
   Result<ShimComm*> comm = checkComm("ncclCommCuDevice", handle);
   if (!comm.ok()) return reportError(comm.status());
   if (device == nullptr) return reportError(checkNotNull("ncclCommCuDevice", "device", device));
@@ -230,7 +242,7 @@ ncclResult_t GpuFreeBackend::commCuDevice(ncclComm_t handle, int* device) {
   return ncclSuccess;
 }
 
-ncclResult_t GpuFreeBackend::commUserRank(ncclComm_t handle, int* rank) {
+ncclResult_t gpufree::ncclCommUserRank(ncclComm_t handle, int* rank) {
   Result<ShimComm*> comm = checkComm("ncclCommUserRank", handle);
   if (!comm.ok()) return reportError(comm.status());
   if (rank == nullptr) return reportError(checkNotNull("ncclCommUserRank", "rank", rank));
@@ -240,7 +252,7 @@ ncclResult_t GpuFreeBackend::commUserRank(ncclComm_t handle, int* rank) {
 
 // Host buffers need no registration to work GPU-free; a registered one is also registered with the
 // transport, so that large messages to and from it go zero-copy over ibverbs.
-ncclResult_t GpuFreeBackend::commRegister(ncclComm_t handle, void* buff, size_t size, void** out) {
+ncclResult_t gpufree::ncclCommRegister(ncclComm_t handle, void* buff, size_t size, void** out) {
   Result<ShimComm*> comm = checkComm("ncclCommRegister", handle);
   if (!comm.ok()) return reportError(comm.status());
   if (out == nullptr) return reportError(checkNotNull("ncclCommRegister", "handle", out));
@@ -255,7 +267,7 @@ ncclResult_t GpuFreeBackend::commRegister(ncclComm_t handle, void* buff, size_t 
   return ncclSuccess;
 }
 
-ncclResult_t GpuFreeBackend::commDeregister(ncclComm_t handle, void* registered) {
+ncclResult_t gpufree::ncclCommDeregister(ncclComm_t handle, void* registered) {
   Result<ShimComm*> comm = checkComm("ncclCommDeregister", handle);
   if (!comm.ok()) return reportError(comm.status());
   auto* registration = static_cast<Registration*>(registered);
@@ -272,13 +284,13 @@ ncclResult_t GpuFreeBackend::commDeregister(ncclComm_t handle, void* registered)
   return ncclSuccess;
 }
 
-ncclResult_t GpuFreeBackend::commWindowRegister(ncclComm_t comm, void* buff, size_t size, ncclWindow_t* win,
-                                                int flags) {
+ncclResult_t gpufree::ncclCommWindowRegister(ncclComm_t comm, void* buff, size_t size, ncclWindow_t* win,
+                                             int flags) {
   return reportError(NS_ERROR(Code::kInvalidUsage, "ncclCommWindowRegister: symmetric memory windows need GPU "
                               "memory; not supported GPU-free"));
 }
 
-ncclResult_t GpuFreeBackend::commWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
+ncclResult_t gpufree::ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
   return reportError(NS_ERROR(Code::kInvalidUsage, "ncclCommWindowDeregister: symmetric memory windows need GPU "
                               "memory; not supported GPU-free"));
 }

@@ -1,5 +1,5 @@
-// GpuFreeBackend: library-level calls (version, error strings, host memory), groups and PreMulSum
-// operators.
+// The GPU-free backend's library-level calls (version, error strings, host memory, the debug reset),
+// groups and PreMulSum operators (gpufree_backend.h).
 #include <unistd.h>
 
 #include <cstdint>
@@ -15,15 +15,15 @@
 
 namespace nshim {
 
-ncclResult_t GpuFreeBackend::getVersion(int* version) {
+ncclResult_t gpufree::ncclGetVersion(int* version) {
   if (version == nullptr) return reportError(checkNotNull("ncclGetVersion", "version", version));
   *version = NCCL_VERSION_CODE;
   return ncclSuccess;
 }
 
-const char* GpuFreeBackend::getErrorString(ncclResult_t result) { return resultString(result); }
+const char* gpufree::ncclGetErrorString(ncclResult_t result) { return resultString(result); }
 
-const char* GpuFreeBackend::getLastError(ncclComm_t comm) {
+const char* gpufree::ncclGetLastError(ncclComm_t comm) {
   const char* message = lastErrorMessage();
   if (message[0] != '\0') return message;
   // Nothing failed on this thread: an asynchronous error of the communicator, if any.
@@ -36,7 +36,7 @@ const char* GpuFreeBackend::getLastError(ncclComm_t comm) {
 // GPU-free, "device" memory is host memory: page-aligned like cuMem allocations. A size beyond the
 // host's physical memory is an NCCL error before the allocator sees it (an allocator may abort on
 // an impossible size, as sanitizers' do, instead of returning NULL).
-ncclResult_t GpuFreeBackend::memAlloc(void** ptr, size_t size) {
+ncclResult_t gpufree::ncclMemAlloc(void** ptr, size_t size) {
   if (ptr == nullptr) return reportError(checkNotNull("ncclMemAlloc", "ptr", ptr));
   const long pages = sysconf(_SC_PHYS_PAGES), pageBytes = sysconf(_SC_PAGESIZE);
   const uint64_t physical = pages > 0 && pageBytes > 0 ? uint64_t(pages) * uint64_t(pageBytes) : 0;
@@ -52,26 +52,29 @@ ncclResult_t GpuFreeBackend::memAlloc(void** ptr, size_t size) {
   return ncclSuccess;
 }
 
-ncclResult_t GpuFreeBackend::memFree(void* ptr) {
+ncclResult_t gpufree::ncclMemFree(void* ptr) {
   std::free(ptr);
   return ncclSuccess;
 }
 
-ncclResult_t GpuFreeBackend::groupStart() {
+// Deprecated in nccl.h. GPU-free there is nothing to reset: settings are read once.
+void gpufree::ncclResetDebugInit() {}
+
+ncclResult_t gpufree::ncclGroupStart() {
   nshim::groupStart();
   return ncclSuccess;
 }
 
-ncclResult_t GpuFreeBackend::groupEnd() { return reportError(nshim::groupEnd()); }
+ncclResult_t gpufree::ncclGroupEnd() { return reportError(nshim::groupEnd()); }
 
-ncclResult_t GpuFreeBackend::groupSimulateEnd(ncclSimInfo_t* info) {
+ncclResult_t gpufree::ncclGroupSimulateEnd(ncclSimInfo_t* info) {
   return reportError(NS_ERROR(Code::kInvalidUsage,
                               "ncclGroupSimulateEnd: performance estimates need NCCL's GPU model; not supported "
                               "GPU-free (the group stays open)"));
 }
 
-ncclResult_t GpuFreeBackend::redOpCreatePreMulSum(ncclRedOp_t* op, void* scalar, ncclDataType_t type,
-                                                  ncclScalarResidence_t residence, ncclComm_t handle) {
+ncclResult_t gpufree::ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar, ncclDataType_t type,
+                                               ncclScalarResidence_t residence, ncclComm_t handle) {
   const char* fn = "ncclRedOpCreatePreMulSum";
   ShimComm* comm = nullptr;
   Status status = [&]() -> Status {
@@ -97,7 +100,7 @@ ncclResult_t GpuFreeBackend::redOpCreatePreMulSum(ncclRedOp_t* op, void* scalar,
   return ncclSuccess;
 }
 
-ncclResult_t GpuFreeBackend::redOpDestroy(ncclRedOp_t op, ncclComm_t handle) {
+ncclResult_t gpufree::ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t handle) {
   const char* fn = "ncclRedOpDestroy";
   Result<ShimComm*> comm = checkComm(fn, handle);
   if (!comm.ok()) return reportError(comm.status());

@@ -1,5 +1,6 @@
-// GpuFreeBackend: collectives and point-to-point. Each call checks its arguments (the message names
-// the function and the argument), then runs the engine operation now or queues it in the group.
+// The GPU-free backend's collectives and point-to-point (gpufree_backend.h). Each call checks its
+// arguments (the message names the function and the argument), then runs the engine operation now
+// or queues it in the group.
 #include "collectives/collectives.h"
 #include "libshim/errors.h"
 #include "libshim/gpufree_backend.h"
@@ -52,23 +53,9 @@ ncclResult_t issueP2P(const char* fn, ShimComm* comm, P2POp op) {
   return reportError(submit(std::move(task)));
 }
 
-}  // namespace
-
-ncclResult_t GpuFreeBackend::allReduce(const void* send, void* recv, size_t count, ncclDataType_t type,
-                                       ncclRedOp_t op, ncclComm_t handle, cudaStream_t) {
-  const char* fn = "ncclAllReduce";
-  Checked c;
-  Status status = [&]() -> Status {
-    NS_RETURN_IF_ERROR(checkCommon(fn, handle, type, count, false, &op, &c));
-    NS_RETURN_IF_ERROR(checkBuffer(fn, "sendbuff", send, count));
-    return checkBuffer(fn, "recvbuff", recv, count);
-  }();
-  if (!status.ok()) return refuse(status);
-  return issue(fn, c.comm, [=](Communicator& engine) { return nshim::allReduce(engine, send, recv, count, c.type, c.op); });
-}
-
-ncclResult_t GpuFreeBackend::broadcast(const void* send, void* recv, size_t count, ncclDataType_t type, int root,
-                                       ncclComm_t handle, cudaStream_t, const char* fn) {
+// ncclBroadcast, and ncclBcast in place; `fn` names the one called.
+ncclResult_t broadcastAs(const char* fn, const void* send, void* recv, size_t count, ncclDataType_t type, int root,
+                         ncclComm_t handle) {
   Checked c;
   Status status = [&]() -> Status {
     NS_RETURN_IF_ERROR(checkCommon(fn, handle, type, count, false, nullptr, &c));
@@ -80,8 +67,33 @@ ncclResult_t GpuFreeBackend::broadcast(const void* send, void* recv, size_t coun
   return issue(fn, c.comm, [=](Communicator& engine) { return nshim::broadcast(engine, send, recv, count, c.type, root); });
 }
 
-ncclResult_t GpuFreeBackend::reduce(const void* send, void* recv, size_t count, ncclDataType_t type, ncclRedOp_t op,
-                                    int root, ncclComm_t handle, cudaStream_t) {
+}  // namespace
+
+ncclResult_t gpufree::ncclAllReduce(const void* send, void* recv, size_t count, ncclDataType_t type,
+                                    ncclRedOp_t op, ncclComm_t handle, cudaStream_t) {
+  const char* fn = "ncclAllReduce";
+  Checked c;
+  Status status = [&]() -> Status {
+    NS_RETURN_IF_ERROR(checkCommon(fn, handle, type, count, false, &op, &c));
+    NS_RETURN_IF_ERROR(checkBuffer(fn, "sendbuff", send, count));
+    return checkBuffer(fn, "recvbuff", recv, count);
+  }();
+  if (!status.ok()) return refuse(status);
+  return issue(fn, c.comm, [=](Communicator& engine) { return nshim::allReduce(engine, send, recv, count, c.type, c.op); });
+}
+
+ncclResult_t gpufree::ncclBroadcast(const void* send, void* recv, size_t count, ncclDataType_t type, int root,
+                                    ncclComm_t handle, cudaStream_t) {
+  return broadcastAs("ncclBroadcast", send, recv, count, type, root, handle);
+}
+
+ncclResult_t gpufree::ncclBcast(void* buff, size_t count, ncclDataType_t type, int root, ncclComm_t handle,
+                                cudaStream_t) {
+  return broadcastAs("ncclBcast", buff, buff, count, type, root, handle);
+}
+
+ncclResult_t gpufree::ncclReduce(const void* send, void* recv, size_t count, ncclDataType_t type, ncclRedOp_t op,
+                                 int root, ncclComm_t handle, cudaStream_t) {
   const char* fn = "ncclReduce";
   Checked c;
   Status status = [&]() -> Status {
@@ -95,8 +107,8 @@ ncclResult_t GpuFreeBackend::reduce(const void* send, void* recv, size_t count, 
                [=](Communicator& engine) { return nshim::reduce(engine, send, recv, count, c.type, c.op, root); });
 }
 
-ncclResult_t GpuFreeBackend::allGather(const void* send, void* recv, size_t sendCount, ncclDataType_t type,
-                                       ncclComm_t handle, cudaStream_t) {
+ncclResult_t gpufree::ncclAllGather(const void* send, void* recv, size_t sendCount, ncclDataType_t type,
+                                    ncclComm_t handle, cudaStream_t) {
   const char* fn = "ncclAllGather";
   Checked c;
   Status status = [&]() -> Status {
@@ -108,8 +120,8 @@ ncclResult_t GpuFreeBackend::allGather(const void* send, void* recv, size_t send
   return issue(fn, c.comm, [=](Communicator& engine) { return nshim::allGather(engine, send, recv, sendCount, c.type); });
 }
 
-ncclResult_t GpuFreeBackend::reduceScatter(const void* send, void* recv, size_t recvCount, ncclDataType_t type,
-                                           ncclRedOp_t op, ncclComm_t handle, cudaStream_t) {
+ncclResult_t gpufree::ncclReduceScatter(const void* send, void* recv, size_t recvCount, ncclDataType_t type,
+                                        ncclRedOp_t op, ncclComm_t handle, cudaStream_t) {
   const char* fn = "ncclReduceScatter";
   Checked c;
   Status status = [&]() -> Status {
@@ -123,8 +135,8 @@ ncclResult_t GpuFreeBackend::reduceScatter(const void* send, void* recv, size_t 
   });
 }
 
-ncclResult_t GpuFreeBackend::allToAll(const void* send, void* recv, size_t count, ncclDataType_t type,
-                                      ncclComm_t handle, cudaStream_t) {
+ncclResult_t gpufree::ncclAlltoAll(const void* send, void* recv, size_t count, ncclDataType_t type,
+                                   ncclComm_t handle, cudaStream_t) {
   const char* fn = "ncclAlltoAll";
   Checked c;
   Status status = [&]() -> Status {
@@ -136,8 +148,8 @@ ncclResult_t GpuFreeBackend::allToAll(const void* send, void* recv, size_t count
   return issue(fn, c.comm, [=](Communicator& engine) { return nshim::allToAll(engine, send, recv, count, c.type); });
 }
 
-ncclResult_t GpuFreeBackend::gather(const void* send, void* recv, size_t count, ncclDataType_t type, int root,
-                                    ncclComm_t handle, cudaStream_t) {
+ncclResult_t gpufree::ncclGather(const void* send, void* recv, size_t count, ncclDataType_t type, int root,
+                                 ncclComm_t handle, cudaStream_t) {
   const char* fn = "ncclGather";
   Checked c;
   Status status = [&]() -> Status {
@@ -150,8 +162,8 @@ ncclResult_t GpuFreeBackend::gather(const void* send, void* recv, size_t count, 
   return issue(fn, c.comm, [=](Communicator& engine) { return nshim::gather(engine, send, recv, count, c.type, root); });
 }
 
-ncclResult_t GpuFreeBackend::scatter(const void* send, void* recv, size_t count, ncclDataType_t type, int root,
-                                     ncclComm_t handle, cudaStream_t) {
+ncclResult_t gpufree::ncclScatter(const void* send, void* recv, size_t count, ncclDataType_t type, int root,
+                                  ncclComm_t handle, cudaStream_t) {
   const char* fn = "ncclScatter";
   Checked c;
   Status status = [&]() -> Status {
@@ -164,8 +176,8 @@ ncclResult_t GpuFreeBackend::scatter(const void* send, void* recv, size_t count,
   return issue(fn, c.comm, [=](Communicator& engine) { return nshim::scatter(engine, send, recv, count, c.type, root); });
 }
 
-ncclResult_t GpuFreeBackend::send(const void* buff, size_t count, ncclDataType_t type, int peer, ncclComm_t handle,
-                                  cudaStream_t) {
+ncclResult_t gpufree::ncclSend(const void* buff, size_t count, ncclDataType_t type, int peer, ncclComm_t handle,
+                               cudaStream_t) {
   const char* fn = "ncclSend";
   Checked c;
   Status status = [&]() -> Status {
@@ -178,8 +190,8 @@ ncclResult_t GpuFreeBackend::send(const void* buff, size_t count, ncclDataType_t
                   {P2POp::Kind::kSend, peer, const_cast<void*>(buff), count * dataTypeSize(c.type)});
 }
 
-ncclResult_t GpuFreeBackend::recv(void* buff, size_t count, ncclDataType_t type, int peer, ncclComm_t handle,
-                                  cudaStream_t) {
+ncclResult_t gpufree::ncclRecv(void* buff, size_t count, ncclDataType_t type, int peer, ncclComm_t handle,
+                               cudaStream_t) {
   const char* fn = "ncclRecv";
   Checked c;
   Status status = [&]() -> Status {

@@ -9,9 +9,10 @@
 // Defines an exported NCCL C function.
 #define NS_API extern "C" __attribute__((visibility("default")))
 
-// Exports p<name> as an alias of <name>, with the prototype nccl.h declares for <name>.
+// Exports pnccl<name> as an alias of nccl<name> (defined in the same file), with the prototype
+// nccl.h declares for it; <name> as in the API list (api_functions.h): NS_PNCCL_ALIAS(AllReduce).
 #define NS_PNCCL_ALIAS(name) \
-  extern "C" __attribute__((visibility("default"), alias(#name))) decltype(name) p##name;
+  extern "C" __attribute__((visibility("default"), alias("nccl" #name))) decltype(nccl##name) pnccl##name;
 
 static_assert(sizeof(ncclUniqueId) == 128, "ncclUniqueId must be 128 bytes");
 static_assert(NCCL_VERSION_CODE >= 22800, "ncclshim needs the nccl.h of NCCL 2.28 or newer");

@@ -59,9 +59,10 @@ bool resolveFrom(const Source& source, RealNccl& real, std::string& tried) {
     tried += source.name + (probe == nullptr ? ": no ncclGetVersion; " : ": that is libncclshim itself; ");
     return false;
   }
-#define NS_RESOLVE(name)                                                        \
-  real.nccl##name = reinterpret_cast<decltype(real.nccl##name)>(source.find("nccl" #name)); \
-  if (real.nccl##name == nullptr) real.missing += (real.missing.empty() ? "nccl" #name : " nccl" #name);
+  NcclFunctions& functions = real.functions;
+#define NS_RESOLVE(name)                                                                              \
+  functions.nccl##name = reinterpret_cast<decltype(functions.nccl##name)>(source.find("nccl" #name)); \
+  if (functions.nccl##name == nullptr) real.missing += (real.missing.empty() ? "nccl" #name : " nccl" #name);
   NS_NCCL_API_FUNCTIONS(NS_RESOLVE)
 #undef NS_RESOLVE
   real.found = true;

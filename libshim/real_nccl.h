@@ -1,5 +1,5 @@
-// The real NCCL behind the shim: one table of its API functions, resolved once at the first call
-// that needs it (the shim is loaded before NCCL is). Where it is looked for, in order:
+// The real NCCL behind the shim: the table of its API functions (nccl_functions.h), resolved once
+// at the first call that needs it (the shim is loaded before NCCL is). Where it is looked for:
 //   1. dlsym(RTLD_NEXT, name): NCCL linked by the program (the next definition after the shim);
 //   2. dlopen("libnccl.so.2", RTLD_NOW | RTLD_NOLOAD) + dlsym: NCCL already loaded RTLD_LOCAL, as
 //      PyTorch loads it (libtorch_cuda.so); RTLD_NEXT cannot see it there;
@@ -9,26 +9,18 @@
 
 #include <string>
 
-#include "libshim/api_functions.h"
-#include "libshim/nccl_api.h"
+#include "libshim/nccl_functions.h"
 
 namespace nshim {
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // ncclResetDebugInit
 struct RealNccl {
-  // One pointer per exported function (nullptr when the real NCCL lacks it), with nccl.h's types.
-#define NS_REAL_NCCL_FIELD(name) decltype(&::nccl##name) nccl##name = nullptr;
-  NS_NCCL_API_FUNCTIONS(NS_REAL_NCCL_FIELD)
-#undef NS_REAL_NCCL_FIELD
-
+  NcclFunctions functions;  // nullptr for each function it lacks (every one when not found)
   bool found = false;
   std::string path;     // the library's file (dladdr)
   std::string source;   // how it was found, e.g. "dlopen(libnccl.so.2, RTLD_NOLOAD)"
   std::string tried;    // not found: each way tried and why it failed
   std::string missing;  // found: the API functions it lacks (older NCCL), space separated
 };
-#pragma GCC diagnostic pop
 
 // Resolved once, thread-safe; every call returns the same table.
 const RealNccl& realNccl();

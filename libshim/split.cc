@@ -13,6 +13,7 @@
 #include "collectives/collectives.h"
 #include "libshim/comm_factory.h"
 #include "libshim/inproc_registry.h"
+#include "trace/comm_id.h"
 #include "transport/bootstrap.h"
 #include "transport/inproc_transport.h"
 
@@ -99,7 +100,7 @@ Result<std::unique_ptr<ShimComm>> splitComm(ShimComm& parent, int color, int key
   NS_ASSIGN_OR_RETURN(std::unique_ptr<Communicator> child,
                       joinRendezvous(parent.fabric(), chosen, newRank, newSize));
   auto comm = std::make_unique<ShimComm>(newRank, newSize, parent.device(), parent.fabric(),
-                                         commIdFromSplit(parent.commId(), color, seq), blocking);
+                                         trace::commIdForSplit(parent.commId(), color, seq), blocking);
   NS_RETURN_IF_ERROR(comm->attach(std::move(child)));
   return comm;
 }

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "common/fnv1a.h"
+#include "trace/comm_id.h"
 
 namespace nshim::trace {
 
@@ -43,7 +44,7 @@ constexpr uint32_t kOpFlagPreMulSum = 1u << 3;      // redop was created by nccl
 constexpr uint32_t kOpFlagInPlace = 1u << 4;        // sendbuff and recvbuff alias (NCCL's in-place)
 constexpr uint32_t kOpFlagsKnown = 0x1f;
 
-// A communicator event. commId is equal on all members (commIdFromUniqueId / commIdForSplit).
+// A communicator event. commId is equal on all members (comm_id.h).
 // Fields that do not apply are 0 (parentId, color, key, splitSeq for init). The recorder fills
 // host and pid when host[0] == 0 / pid == 0, and globalRank when it is kNoRank.
 struct CommRecord {
@@ -205,25 +206,6 @@ inline uint64_t traceBytes(OpCode op, uint64_t count, int32_t datatype, int32_t 
 }
 
 using ::nshim::fnv1a64;  // common/fnv1a.h
-
-// Communicator id of a communicator created from a unique id (all 128 bytes of ncclUniqueId).
-// Never 0 (0 means "no communicator").
-inline uint64_t commIdFromUniqueId(const void* uniqueId, size_t len) {
-  uint64_t h = fnv1a64(uniqueId, len);
-  return h ? h : 1;
-}
-
-// Communicator id of a split: FNV-1a over parentId (8 bytes LE), color (4 bytes LE, as int32) and
-// splitSeq (8 bytes LE). Equal on all members because the split is collective over the parent.
-inline uint64_t commIdForSplit(uint64_t parentId, int32_t color, uint64_t splitSeq) {
-  unsigned char bytes[20];
-  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<unsigned char>(parentId >> (8 * i));
-  uint32_t c = static_cast<uint32_t>(color);
-  for (int i = 0; i < 4; ++i) bytes[8 + i] = static_cast<unsigned char>(c >> (8 * i));
-  for (int i = 0; i < 8; ++i) bytes[12 + i] = static_cast<unsigned char>(splitSeq >> (8 * i));
-  uint64_t h = fnv1a64(bytes, sizeof(bytes));
-  return h ? h : 1;
-}
 
 // Records with abi set and every "not applicable" field at its documented value.
 inline OpRecord makeOpRecord(OpCode op) {
