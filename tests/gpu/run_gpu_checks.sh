@@ -36,8 +36,9 @@ if [ "$stage" = capture ]; then
 fi
 
 # busbw_rounds <rounds> <trace prefix>: interleaved rounds of torch_busbw.py on three sides: plain,
-# the shim forwarding without recording ("fwd"), the shim recording ("shim"), so that an added cost
-# can be placed; then the table (each side's best time per size over the rounds).
+# the shim forwarding without recording ("fwd"), the shim recording ("shim"), and with BUSBW_PLUGIN=1
+# a fourth, recording with the shim as NCCL's profiler plugin ("plugin"), so that an added cost can
+# be placed; then the table (each side's best time per size over the rounds).
 busbw_rounds() {
   for round in $(seq 1 "$1"); do
     $TORCHRUN tests/gpu/torch_busbw.py > "$OUT/busbw_plain$round.jsonl" 2> /tmp/busbw_plain$round.err
@@ -45,12 +46,17 @@ busbw_rounds() {
       > "$OUT/busbw_fwd$round.jsonl" 2> /tmp/busbw_fwd$round.err
     env $(shim_env) NCCLSHIM_DEBUG=WARN NCCLSHIM_TRACE_DIR="$2$round" $TORCHRUN tests/gpu/torch_busbw.py \
       > "$OUT/busbw_shim$round.jsonl" 2> /tmp/busbw_shim$round.err
+    if [ -n "${BUSBW_PLUGIN:-}" ]; then
+      env $(shim_env) NCCLSHIM_DEBUG=WARN NCCLSHIM_TRACE_DIR="$2plugin$round" NCCL_PROFILER_PLUGIN=$SHIM \
+        NCCLSHIM_PROFILER=1 $TORCHRUN tests/gpu/torch_busbw.py > "$OUT/busbw_plugin$round.jsonl" \
+        2> /tmp/busbw_plugin$round.err
+    fi
   done
   $PY tests/gpu/busbw_table.py "$OUT" | tee "$OUT/busbw_table.md"
 }
 
 if [ "$stage" = overhead ]; then
-  busbw_rounds 4 /tmp/trace_busbw
+  busbw_rounds "${ROUNDS:-4}" /tmp/trace_busbw
 fi
 
 if [ "$stage" = overhead-small ]; then
