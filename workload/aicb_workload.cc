@@ -62,28 +62,6 @@ constexpr GroupName kGroups[] = {
     {"ep_dp_group", GroupKind::kDpEp}, {"ep_tp_group", GroupKind::kEpTp}, {"pp_group", GroupKind::kPp},
     {"embedding_group", GroupKind::kEmbedding}, {"all", GroupKind::kWorld}, {"all_nodes", GroupKind::kWorld}};
 
-Status inputError(const std::string& file, int line, std::string_view field, const std::string& problem) {
-  if (line <= 0) return NS_ERROR(Code::kInvalidArgument, "{}: {}: {}", file, field, problem);
-  return NS_ERROR(Code::kInvalidArgument, "{}:{}: {}: {}", file, line, field, problem);
-}
-
-// Text as editors and spreadsheet tools save it: a UTF-8 byte order mark is dropped and CR-only line
-// ends (old Mac "CSV") become LF, in `storage` when a copy is needed (splitLines drops the CR of
-// CRLF itself). UTF-16 text is refused by name rather than read as garbage.
-Result<std::string_view> asPlainText(std::string_view text, const std::string& file, std::string* storage) {
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
-  if (text.substr(0, 2) == "\xFF\xFE" || text.substr(0, 2) == "\xFE\xFF") {
-    return inputError(file, 1, "encoding", "UTF-16 text: save the file as UTF-8");
-  }
-  if (text.find('\n') == std::string_view::npos && text.find('\r') != std::string_view::npos) {
-    storage->assign(text);
-    for (char& c : *storage)
-      if (c == '\r') c = '\n';
-    return std::string_view(*storage);
-  }
-  return text;
-}
-
 std::string_view trim(std::string_view text) {
   size_t begin = text.find_first_not_of(" \t");
   if (begin == std::string_view::npos) return {};

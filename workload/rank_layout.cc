@@ -221,6 +221,25 @@ Result<std::string> readTextFile(const std::string& path) {
   return text.str();
 }
 
+Status inputError(const std::string& file, int line, std::string_view field, const std::string& problem) {
+  if (line <= 0) return NS_ERROR(Code::kInvalidArgument, "{}: {}: {}", file, field, problem);
+  return NS_ERROR(Code::kInvalidArgument, "{}:{}: {}: {}", file, line, field, problem);
+}
+
+Result<std::string_view> asPlainText(std::string_view text, const std::string& file, std::string* storage) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  if (text.substr(0, 2) == "\xFF\xFE" || text.substr(0, 2) == "\xFE\xFF") {
+    return inputError(file, 1, "encoding", "UTF-16 text: save the file as UTF-8");
+  }
+  if (text.find('\n') == std::string_view::npos && text.find('\r') != std::string_view::npos) {
+    storage->assign(text);
+    for (char& c : *storage)
+      if (c == '\r') c = '\n';
+    return std::string_view(*storage);
+  }
+  return text;
+}
+
 std::vector<TextLine> splitLines(std::string_view text) {
   std::vector<TextLine> lines;
   size_t pos = 0;

@@ -151,6 +151,12 @@ class WorkloadBuilder {
 // --- helpers shared by the text readers ---
 
 Result<std::string> readTextFile(const std::string& path);
+// The error of a bad input: "file:line: field: problem" ("file: field: problem" for line <= 0).
+Status inputError(const std::string& file, int line, std::string_view field, const std::string& problem);
+// Text as editors and spreadsheet tools save it: a UTF-8 byte order mark is dropped and CR-only line
+// ends (old Mac "CSV") become LF, in `storage` when a copy is needed (splitLines drops the CR of
+// CRLF itself). UTF-16 text is refused by name rather than read as garbage.
+Result<std::string_view> asPlainText(std::string_view text, const std::string& file, std::string* storage);
 
 struct TextLine {
   int number = 0;           // 1-based

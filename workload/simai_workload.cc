@@ -45,28 +45,6 @@ struct Layer {
   Phase phases[3];
 };
 
-Status inputError(const std::string& file, int line, std::string_view field, const std::string& problem) {
-  if (line <= 0) return NS_ERROR(Code::kInvalidArgument, "{}: {}: {}", file, field, problem);
-  return NS_ERROR(Code::kInvalidArgument, "{}:{}: {}: {}", file, line, field, problem);
-}
-
-// Text as editors and spreadsheet tools save it: a UTF-8 byte order mark is dropped and CR-only line
-// ends (old Mac "CSV") become LF, in `storage` when a copy is needed (splitLines drops the CR of
-// CRLF itself). UTF-16 text is refused by name rather than read as garbage.
-Result<std::string_view> asPlainText(std::string_view text, const std::string& file, std::string* storage) {
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
-  if (text.substr(0, 2) == "\xFF\xFE" || text.substr(0, 2) == "\xFE\xFF") {
-    return inputError(file, 1, "encoding", "UTF-16 text: save the file as UTF-8");
-  }
-  if (text.find('\n') == std::string_view::npos && text.find('\r') != std::string_view::npos) {
-    storage->assign(text);
-    for (char& c : *storage)
-      if (c == '\r') c = '\n';
-    return std::string_view(*storage);
-  }
-  return text;
-}
-
 std::vector<std::string_view> splitFields(std::string_view text) {
   std::vector<std::string_view> fields;
   size_t pos = 0;
