@@ -25,6 +25,10 @@ int pxnRelayOf(const NodeLayout& nodes, int from, int to);
 // Where `from` sends its block for `to`: `to` itself, or the relay.
 int pxnFirstHopOf(const NodeLayout& nodes, int from, int to);
 
+// Whether `from`'s block for `to` goes through a relay (another node, another rail, and a node-mate
+// of `from` on `to`'s rail).
+inline bool pxnRelayed(const NodeLayout& nodes, int from, int to) { return pxnFirstHopOf(nodes, from, to) != to; }
+
 // The alltoall of `block` bytes per peer with PXN relays; `tag` names the operation.
 Status pxnAllToAll(Communicator& comm, const char* send, char* recv, size_t block, uint64_t tag);
 

@@ -25,11 +25,6 @@ namespace {
 // One relayed transfer as a node-mate announces it: {destination, bytes, parts}.
 constexpr size_t kEntryWords = 3;
 
-// A transfer from `from` to `to` that goes through a relay.
-bool relayed(const NodeLayout& nodes, int from, int to) {
-  return nodes.nodeOf(from) != nodes.nodeOf(to) && pxnRelayOf(nodes, from, to) != from;
-}
-
 }  // namespace
 
 Status runPxnPointToPoint(Communicator& comm, std::span<const P2POp> ops, uint64_t tag) {
@@ -64,13 +59,13 @@ Status runPxnPointToPoint(Communicator& comm, std::span<const P2POp> ops, uint64
   // (1) Direct transfers, in op order.
   for (const P2POp& op : ops) {
     const bool isSend = op.kind == P2POp::Kind::kSend;
-    if (op.peer == me || relayed(nodes, isSend ? me : op.peer, isSend ? op.peer : me)) continue;
+    if (op.peer == me || pxnRelayed(nodes, isSend ? me : op.peer, isSend ? op.peer : me)) continue;
     NS_RETURN_IF_ERROR(post(isSend, op.peer, op.buffer, op.bytes, p2pPartsOf(comm, op)));
   }
   // Relayed receives: per relay, by source rank, each source's in op order.
   for (int source = 0; source < comm.nranks(); ++source) {
     for (const P2POp& op : ops) {
-      if (op.kind == P2POp::Kind::kRecv && op.peer == source && relayed(nodes, source, me)) {
+      if (op.kind == P2POp::Kind::kRecv && op.peer == source && pxnRelayed(nodes, source, me)) {
         NS_RETURN_IF_ERROR(post(false, pxnRelayOf(nodes, source, me), op.buffer, op.bytes, p2pPartsOf(comm, op)));
       }
     }
@@ -78,7 +73,7 @@ Status runPxnPointToPoint(Communicator& comm, std::span<const P2POp> ops, uint64
   // To each node-mate: how many transfers it relays for us, the list, then their data.
   std::vector<std::vector<const P2POp*>> myRelayed(mates.size());
   for (const P2POp& op : ops) {
-    if (op.kind != P2POp::Kind::kSend || op.peer == me || !relayed(nodes, me, op.peer)) continue;
+    if (op.kind != P2POp::Kind::kSend || op.peer == me || !pxnRelayed(nodes, me, op.peer)) continue;
     const size_t m = static_cast<size_t>(std::find(mates.begin(), mates.end(), pxnRelayOf(nodes, me, op.peer)) -
                                          mates.begin());
     myLists[m].insert(myLists[m].end(), {static_cast<uint64_t>(op.peer), op.bytes,

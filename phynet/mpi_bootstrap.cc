@@ -93,7 +93,8 @@ BootstrapOutcome bootstrapCommunicators(const Workload& workload, const std::vec
     // With --intra-node shm the network connects only the pairs on different nodes, as NCCL's net
     // transport does; the pairs of a node meet over shared memory.
     std::vector<bool> sameNode = sameNodeOf(*comm, self, choice.nodeOfRank);
-    const bool routed = choice.intraNodeShm && std::count(sameNode.begin(), sameNode.end(), true) > 1;
+    const int nodeMates = static_cast<int>(std::count(sameNode.begin(), sameNode.end(), true)) - 1;
+    const bool routed = choice.intraNodeShm && nodeMates > 0;
     std::vector<bool> netPeers;
     if (routed) {
       for (bool local : sameNode) netPeers.push_back(!local);
@@ -108,12 +109,11 @@ BootstrapOutcome bootstrapCommunicators(const Workload& workload, const std::vec
       continue;
     }
     if (choice.verbose) {
-      const int local = static_cast<int>(std::count(sameNode.begin(), sameNode.end(), true)) - 1;
-      const std::string shmPeers = routed ? fmt::format(" ({} of its node over shared memory)", local) : "";
+      const std::string shmPeers = routed ? fmt::format(" ({} of its node over shared memory)", nodeMates) : "";
       std::fprintf(stderr,
                    "phynet: rank %d: communicator %s: rank %d of %d connected over %s to %d peers in %.1f ms%s\n", self,
                    commName(*comm).c_str(), commRank, n, transportKindName(kind.value()),
-                   routed ? n - 1 - local : n - 1, (nowNs() - start) * 1e-6, shmPeers.c_str());
+                   routed ? n - 1 - nodeMates : n - 1, (nowNs() - start) * 1e-6, shmPeers.c_str());
     }
     std::unique_ptr<Transport> connected = std::move(transport).value();
     if (routed) {

@@ -116,7 +116,7 @@ class LineBuffer {
   }
   // `"key":` with the leading comma unless it is the first field.
   void key(std::string_view name) {
-    if (size_ > 0 && data_[size_ - 1] != '{') put(',');
+    if (needsComma()) put(',');
     put('"');
     put(name);
     put("\":");
@@ -124,7 +124,7 @@ class LineBuffer {
   // The same for a key given as a character array (the schema's keys are literals).
   template <size_t N>
   void key(const char (&name)[N]) {
-    const bool comma = size_ > 0 && data_[size_ - 1] != '{';
+    const bool comma = needsComma();
     const size_t length = boundedLength(name);
     if (length + 4 <= room()) {
       char* out = data_ + size_;
@@ -146,6 +146,7 @@ class LineBuffer {
       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
       "8081828384858687888990919293949596979899";
   size_t room() const { return capacity_ - size_; }
+  bool needsComma() const { return size_ > 0 && data_[size_ - 1] != '{'; }  // not the object's first field
   // Up to the first NUL and never past the array (a fixed field may be full); the compiler folds it
   // for a literal.
   template <size_t N>

@@ -58,9 +58,8 @@ void addPxnSends(const NodeLayout& nodes, int commRank, uint64_t unit, const std
 void addCollectiveBlock(const NodeLayout* nodes, const CollectiveOptions& options, int commRank, int peer,
                         uint64_t bytes, const std::function<void(int, uint64_t)>& add) {
   if (peer == commRank) return;
-  if (nodes != nullptr && pxnApplies(options, *nodes) && nodes->nodeOf(peer) != nodes->nodeOf(commRank) &&
-      pxnRelayOf(*nodes, commRank, peer) != commRank) {
-    add(pxnRelayOf(*nodes, commRank, peer), bytes);
+  if (nodes != nullptr && pxnApplies(options, *nodes) && pxnRelayed(*nodes, commRank, peer)) {
+    add(pxnFirstHopOf(*nodes, commRank, peer), bytes);
   }
   add(peer, bytes);
 }
