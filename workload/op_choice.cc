@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "collectives/nccl_tuner.h"
+#include "collectives/pat_schedule.h"
 
 namespace nshim::phynet {
 namespace {
@@ -27,7 +28,9 @@ OpChoice choiceOf(const WorkOp& op, const CollectiveOptions& options, int nranks
   choice.channels = op.channels;
   const std::optional<TunedFunc> func = tunedFuncOf(op.kind);
   if (!func) return choice;  // point to point, alltoall, gather, scatter
-  const bool recordedAlgorithm = op.kind != OpKind::kAllReduce || op.algo != Algorithm::kAuto;
+  const bool recordedAlgorithm = op.algo != Algorithm::kAuto || (op.kind != OpKind::kAllReduce &&
+                                                                  op.kind != OpKind::kAllGather &&
+                                                                  op.kind != OpKind::kReduceScatter);
   TunedChoice tuned;
   if (!recordedAlgorithm || op.proto == Protocol::kAuto || op.channels == 0) {
     TunerSystem system = options.ncclSystem ? *options.ncclSystem : TunerSystem::forLayout(nranks, nnodes);
@@ -46,6 +49,10 @@ OpChoice choiceOf(const WorkOp& op, const CollectiveOptions& options, int nranks
   return choice;
 }
 
+bool runsPatFor(const OpChoice& choice, int nranks, int nnodes) {
+  return choice.algorithm == Algorithm::kPat && patRuns(nranks, nnodes);
+}
+
 AllReducePlan allReducePlanOf(const WorkOp& op, const CollectiveOptions& options, int nranks, int nnodes) {
   const OpChoice choice = choiceOf(op, options, nranks, nnodes);
   return planAllReduce(options, {choice.algorithm, choice.channels}, nranks, op.bytes);
@@ -59,7 +66,8 @@ OpDecision decisionOf(const WorkOp& op, const CollectiveOptions& options, int nr
       return {allReduceRouteName(plan.route), plan.channels, choice.protocol};
     }
     case OpKind::kAllGather:
-    case OpKind::kReduceScatter: return {"ring", choice.channels, choice.protocol};
+    case OpKind::kReduceScatter:
+      return {runsPatFor(choice, nranks, nnodes) ? "pat" : "ring", choice.channels, choice.protocol};
     case OpKind::kBroadcast:
     case OpKind::kReduce: return {"chain", choice.channels, choice.protocol};
     default: return {"p2p", 0, choice.protocol};
