@@ -174,8 +174,19 @@ TunedChoice chooseLikeNccl(TunedFunc func, size_t bytes, const TunerSystem& s, A
     best.algorithm = Algorithm::kRing;
     best.protocol = protocol == Protocol::kAuto ? Protocol::kSimple : protocol;
   }
-  // Fewer channels while each thread would get less than its share of the bytes.
   int channels = std::max(1, s.collChannels);
+  if (best.algorithm == Algorithm::kPat) {
+    // PAT keeps every channel NCCL has (it asks for no thread count); NCCL's scheduler then spreads
+    // the op's traffic (the whole buffer) over them, each taking at least 32 KiB / channels.
+    constexpr size_t kMinTraffic = 32 << 10;
+    if (bytes < kMinTraffic) {
+      const size_t perChannel = (kMinTraffic / channels + 15) / 16 * 16;
+      channels = std::max(1, static_cast<int>(std::min<size_t>(channels, (bytes + perChannel - 1) / perChannel)));
+    }
+    best.channels = channels;
+    return best;
+  }
+  // Fewer channels while each thread would get less than its share of the bytes.
   const int threads = maxThreads(best.algorithm, best.protocol, s);
   size_t perThread = best.protocol == Protocol::kSimple ? 64 : 8;
   if (best.algorithm == Algorithm::kRing && best.protocol == Protocol::kLL) perThread *= static_cast<size_t>(s.nranks);
