@@ -20,6 +20,7 @@ enum class OpCode : uint64_t {
   kAllReduceTree = 11,
   kAllGatherPat = 12,
   kReduceScatterPat = 13,
+  kHostExchange = 14,  // the host identities a new communicator gathers (libshim/comm_factory.cc)
 };
 
 // [ sequence : 40 | op : 8 | step : 16 ]

@@ -1,6 +1,7 @@
 // The GPU-free backend's collectives and point-to-point (gpufree_backend.h). Each call checks its
 // arguments (the message names the function and the argument), then runs the engine operation now
-// or queues it in the group.
+// or queues it in the group; across hosts, collectives run in NCCL's algorithm, protocol and channels.
+#include "collectives/call_choice.h"
 #include "collectives/collectives.h"
 #include "libshim/errors.h"
 #include "libshim/gpufree_backend.h"
@@ -45,6 +46,17 @@ ncclResult_t issue(const char* fn, ShimComm* comm, std::function<Status(Communic
   return reportError(submit(std::move(task)));
 }
 
+// Runs a collective as NCCL would have on a communicator of several hosts: its tuner's algorithm,
+// protocol and channels for the size and the nodes (call_choice.h), NCCL_ALGO / NCCL_PROTO
+// respected. On one host the engine's own choice (NCCLSHIM_ALGO, NCCLSHIM_PROTO, ...) runs.
+Status asNcclChooses(Communicator& engine, TunedFunc func, size_t bytes,
+                     const std::function<Status(AlgorithmChoice)>& run) {
+  if (engine.nodes().nodes() < 2) return run({});
+  const TunedChoice choice = chooseForCall(engine, func, bytes);
+  CallChoiceScope scope(engine, choice);
+  return run({choice.algorithm, choice.channels});
+}
+
 ncclResult_t issueP2P(const char* fn, ShimComm* comm, P2POp op) {
   CommTask task;
   task.comm = comm;
@@ -64,7 +76,10 @@ ncclResult_t broadcastAs(const char* fn, const void* send, void* recv, size_t co
     return checkBuffer(fn, "recvbuff", recv, count);
   }();
   if (!status.ok()) return refuse(status);
-  return issue(fn, c.comm, [=](Communicator& engine) { return nshim::broadcast(engine, send, recv, count, c.type, root); });
+  return issue(fn, c.comm, [=](Communicator& engine) {
+    return asNcclChooses(engine, TunedFunc::kBroadcast, count * dataTypeSize(c.type),
+                         [&](AlgorithmChoice) { return nshim::broadcast(engine, send, recv, count, c.type, root); });
+  });
 }
 
 }  // namespace
@@ -79,7 +94,11 @@ ncclResult_t gpufree::ncclAllReduce(const void* send, void* recv, size_t count, 
     return checkBuffer(fn, "recvbuff", recv, count);
   }();
   if (!status.ok()) return refuse(status);
-  return issue(fn, c.comm, [=](Communicator& engine) { return nshim::allReduce(engine, send, recv, count, c.type, c.op); });
+  return issue(fn, c.comm, [=](Communicator& engine) {
+    return asNcclChooses(engine, TunedFunc::kAllReduce, count * dataTypeSize(c.type), [&](AlgorithmChoice choice) {
+      return nshim::allReduce(engine, send, recv, count, c.type, c.op, choice);
+    });
+  });
 }
 
 ncclResult_t gpufree::ncclBroadcast(const void* send, void* recv, size_t count, ncclDataType_t type, int root,
@@ -103,8 +122,10 @@ ncclResult_t gpufree::ncclReduce(const void* send, void* recv, size_t count, ncc
     return c.comm->rank() == root ? checkBuffer(fn, "recvbuff", recv, count) : Status::Ok();
   }();
   if (!status.ok()) return refuse(status);
-  return issue(fn, c.comm,
-               [=](Communicator& engine) { return nshim::reduce(engine, send, recv, count, c.type, c.op, root); });
+  return issue(fn, c.comm, [=](Communicator& engine) {
+    return asNcclChooses(engine, TunedFunc::kReduce, count * dataTypeSize(c.type),
+                         [&](AlgorithmChoice) { return nshim::reduce(engine, send, recv, count, c.type, c.op, root); });
+  });
 }
 
 ncclResult_t gpufree::ncclAllGather(const void* send, void* recv, size_t sendCount, ncclDataType_t type,
@@ -117,7 +138,12 @@ ncclResult_t gpufree::ncclAllGather(const void* send, void* recv, size_t sendCou
     return checkBuffer(fn, "recvbuff", recv, sendCount);
   }();
   if (!status.ok()) return refuse(status);
-  return issue(fn, c.comm, [=](Communicator& engine) { return nshim::allGather(engine, send, recv, sendCount, c.type); });
+  return issue(fn, c.comm, [=](Communicator& engine) {
+    return asNcclChooses(engine, TunedFunc::kAllGather, sendCount * dataTypeSize(c.type) * engine.nranks(),
+                         [&](AlgorithmChoice choice) {
+                           return nshim::allGather(engine, send, recv, sendCount, c.type, choice);
+                         });
+  });
 }
 
 ncclResult_t gpufree::ncclReduceScatter(const void* send, void* recv, size_t recvCount, ncclDataType_t type,
@@ -131,7 +157,10 @@ ncclResult_t gpufree::ncclReduceScatter(const void* send, void* recv, size_t rec
   }();
   if (!status.ok()) return refuse(status);
   return issue(fn, c.comm, [=](Communicator& engine) {
-    return nshim::reduceScatter(engine, send, recv, recvCount, c.type, c.op);
+    return asNcclChooses(engine, TunedFunc::kReduceScatter, recvCount * dataTypeSize(c.type) * engine.nranks(),
+                         [&](AlgorithmChoice choice) {
+                           return nshim::reduceScatter(engine, send, recv, recvCount, c.type, c.op, choice);
+                         });
   });
 }
 

@@ -38,6 +38,42 @@ void scenarioApi(const Context& ctx) {
   });
 }
 
+// Rank r on host r % 2 (NCCLSHIM_HOSTID, as NCCL_HOSTID; placed round robin, as some launchers
+// do): the GPU-free communicator finds the two hosts, every collective and transfer is exact, and
+// the ranks of one host meet over shared memory: this rank maps a ring with each node-mate and none
+// with a rank of the other host.
+void scenarioNodes(const Context& ctx) {
+  setenv("NCCLSHIM_HOSTID", ("shimtest-host" + std::to_string(ctx.rank % 2)).c_str(), 1);
+  ncclComm_t comm = nullptr;
+  if (!runCheck(ctx, "init", [&] { return initComm(ctx, "main", &comm); })) return;
+  runCollectiveChecks(ctx, comm);
+  runPointToPointChecks(ctx, comm);
+  runCheck(ctx, "node-mates-over-shared-memory", [&]() -> std::string {
+    std::ifstream maps("/proc/self/maps");
+    std::map<int, int> ringsWith;  // peer -> rings mapped with it
+    for (std::string line; std::getline(maps, line);) {
+      const size_t at = line.find("/ncclshim-");
+      if (at == std::string::npos) continue;
+      int from = -1, to = -1;
+      const size_t dash = line.find('-', at + 10);
+      if (dash == std::string::npos || std::sscanf(line.c_str() + dash, "-%d-%d", &from, &to) != 2) continue;
+      if (from != ctx.rank && to != ctx.rank) return "a ring between other ranks is mapped: " + line;
+      ringsWith[from == ctx.rank ? to : from] += 1;
+    }
+    for (int peer = 0; peer < ctx.nranks; ++peer) {
+      const bool mate = peer != ctx.rank && peer % 2 == ctx.rank % 2;
+      if (mate && ringsWith[peer] == 0) return "no shared-memory ring with node-mate " + std::to_string(peer);
+      if (!mate && ringsWith[peer] != 0) return "a shared-memory ring with rank " + std::to_string(peer) + " of another host";
+    }
+    return "";
+  });
+  runCheck(ctx, "finalize-and-destroy", [&]() -> std::string {
+    NT_TRY(ncclCommFinalize(comm));
+    NT_TRY(ncclCommDestroy(comm));
+    return "";
+  });
+}
+
 struct Scenario {
   const char* name;
   void (*run)(const Context&);
@@ -49,6 +85,7 @@ struct Scenario {
 
 const Scenario kScenarios[] = {
     {"api", scenarioApi, true, "20", 300, false},
+    {"nodes", scenarioNodes, true, "20", 300, false},
     {"mismatch", scenarioMismatch, true, "3", 90, false},
     {"killed", scenarioKilled, true, "3", 60, true},
     {"abort", scenarioAbort, true, "30", 60, false},

@@ -1,0 +1,28 @@
+// NCCL's decision for a call nothing recorded (call_choice.h).
+#include "collectives/call_choice.h"
+
+#include <algorithm>
+
+namespace nshim {
+
+TunedChoice chooseForCall(const Communicator& comm, TunedFunc func, size_t bytes) {
+  const CollectiveOptions& options = comm.options();
+  TunerSystem system = options.ncclSystem ? *options.ncclSystem
+                                          : TunerSystem::forLayout(comm.nranks(), comm.nodes().nodes());
+  system.nranks = comm.nranks();
+  system.nnodes = std::max(1, comm.nodes().nodes());
+  system.collChannels = options.channels;
+  return chooseLikeNccl(func, bytes, system, options.algorithm, options.protocol);
+}
+
+CallChoiceScope::CallChoiceScope(Communicator& comm, const TunedChoice& choice) : comm_(comm) {
+  comm_.transport().setProtocol(choice.protocol);
+  comm_.setOpChannels(choice.channels);
+}
+
+CallChoiceScope::~CallChoiceScope() {
+  comm_.transport().setProtocol(Protocol::kSimple);
+  comm_.setOpChannels(0);
+}
+
+}  // namespace nshim

@@ -1,0 +1,31 @@
+// NCCL's decision for a collective call the engine runs on its own (the GPU-free shim, where no
+// trace recorded what NCCL chose): the algorithm, protocol and channels NCCL's tuner picks for the
+// op's size on the communicator's nodes (nccl_tuner.h; the system of CollectiveOptions::ncclSystem
+// when a NCCL log gave one), restricted by NCCL_ALGO / NCCL_PROTO (the options). And a scope that
+// runs the call in that protocol and on those channels.
+#pragma once
+
+#include <cstddef>
+
+#include "collectives/communicator.h"
+#include "collectives/nccl_tuner.h"
+
+namespace nshim {
+
+// `bytes`: nccl-tests' size (the whole buffer of an allgather or reducescatter).
+TunedChoice chooseForCall(const Communicator& comm, TunedFunc func, size_t bytes);
+
+// While it lives, the communicator's posts move in the choice's protocol and its collectives use
+// its channels; Simple and the options' channels again after.
+class CallChoiceScope {
+ public:
+  CallChoiceScope(Communicator& comm, const TunedChoice& choice);
+  ~CallChoiceScope();
+  CallChoiceScope(const CallChoiceScope&) = delete;
+  CallChoiceScope& operator=(const CallChoiceScope&) = delete;
+
+ private:
+  Communicator& comm_;
+};
+
+}  // namespace nshim
