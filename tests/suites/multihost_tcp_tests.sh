@@ -10,6 +10,9 @@
 # with a message naming that host and NIC; with --intra-node shm the hops within a host go over
 # shared memory and the veths still carry exactly what the report says, and host 1's kernel lists
 # TCP connections from its ranks to other hosts only (ss; with --intra-node net, within it too).
+# The GPU-free shim (ncclshim perf under mpirun, ranks round robin over the hosts) finds the hosts,
+# runs node-major rings with the hops inside a host on shared memory: the veths carry the 4 hops
+# between hosts and lo nothing (and with NCCLSHIM_INTRA_NODE=net lo carries the other 4).
 # NCCL's own ground truth
 # (tests/data/nccl_4x2, NCCL on 4 nodes x 2 GPUs) replayed on 4 hosts x 2 ranks with --intra-node shm
 # and rings (the ring allreduce and the alltoall run): --verify 0 wrong; for every ordered pair of
@@ -170,6 +173,55 @@ for run in topo-all_reduce-n4x2 topo-all_reduce-n4x2-Tree topo-alltoall-n4x2; do
   result $? "nccl-$run/bytes-and-connections-between-hosts-as-NCCL" "$(cat "$work/nccl-$run.cmp")"
   sed 's/^/    /' "$work/nccl-$run.cmp"
 done
+
+# The GPU-free shim across hosts (libshim/comm_factory.cc): ncclshim perf's 4 MiB allreduce on 4
+# hosts x 2 ranks placed round robin (rank r on host r mod 4), out of place and in place, each 2
+# warmup + 8 timed + 1 checked call (22 allreduces, every element checked: 0 wrong). The
+# communicator finds the hosts, so its rings are node-major (per channel one hop into and one out of
+# each host) and NCCL's tuner picks the ring in Simple; the ranks of a host meet over shared memory.
+# Kernel counters: the fabric veths carry the 4 hops between hosts, 2(n-1)/n x 4 MiB each per op,
+# within TCP/IP overhead (a flat ring would cross hosts at all 8 hops: twice that), and the hosts'
+# lo (TCP between ranks of one namespace) next to nothing; with NCCLSHIM_INTRA_NODE=net the 4 hops
+# inside the hosts go over TCP on lo (the check can fail).
+lo_bytes() { local h t=0; for h in 1 2 3 4; do t=$((t + $(ip netns exec nsbed$h cat /sys/class/net/lo/statistics/tx_bytes))); done; echo $t; }
+shim_perf_checked() {  # shim_perf_checked <name> <NCCLSHIM_INTRA_NODE> <lo: off|on>
+  local name=$1 intra=$2 lo=$3 rc
+  bash "$bed" counters >"$work/$name.before"
+  local lo_before; lo_before=$(lo_bytes)
+  timeout 300 mpirun --allow-run-as-root --host "$(hosts_arg 4 2)" -np 8 --map-by node \
+    --mca plm_rsh_agent "$PWD/$bed agent" --mca oob_tcp_if_include 10.99.0.0/24 --mca pml ob1 \
+    --mca btl self,tcp --mca btl_tcp_if_include 10.99.0.0/24 -x NCCLSHIM_SOCKET_IFNAME=r0,r1 \
+    -x NCCLSHIM_MODE=gpufree -x NCCLSHIM_INTRA_NODE="$intra" -x NCCLSHIM_DEBUG=INFO \
+    "$PWD/$BUILD/ncclshim" perf all_reduce -b 4M -e 4M -w 2 -n 8 --id-file "$work/$name.id" >"$work/$name.log" 2>&1
+  rc=$?
+  bash "$bed" counters >"$work/$name.after"
+  local lo_after; lo_after=$(lo_bytes)
+  result "$rc" "$name/exit-0" "$(tail -5 "$work/$name.log")"
+  grep -q "^# Out of bounds values : 0 OK" "$work/$name.log"
+  result $? "$name/every-element-right" "$(grep -m1 'Out of bounds' "$work/$name.log")"
+  grep -q "rank 0 of 8: 4 node(s), 2 rank(s) on this one" "$work/$name.log"
+  result $? "$name/four-hosts-of-two-found" "$(grep -m2 'node(s)' "$work/$name.log")"
+  python3 - "$work/$name.before" "$work/$name.after" "$((lo_after - lo_before))" "$lo" <<'PY' >"$work/$name.counters" 2>&1
+import sys
+def read(path):
+    return {(l.split()[0], l.split()[1]): int(l.split()[2]) for l in open(path) if l.strip()}
+before, after = read(sys.argv[1]), read(sys.argv[2])
+fabric = sum(after[k] - before.get(k, 0) for k in after)  # what the namespaces sent on their fabric NICs
+lo, want_lo = int(sys.argv[3]), sys.argv[4]
+ops, size, n = 22, 4 << 20, 8
+hop = 2 * (n - 1) * size // n
+model = 4 * hop * ops  # node-major ring: 4 hops between hosts
+print(f"fabric veths: {fabric} B; model (4 hops between hosts x {hop} B x {ops} ops): {model} B; ratio {fabric / model:.3f}")
+print(f"lo of the 4 hosts: {lo} B ({lo / model:.3f} of the model; the 4 hops inside hosts would be {model} B)")
+ok = 1.0 <= fabric / model <= 1.10
+ok = ok and (lo < 0.01 * model if want_lo == "off" else 1.0 <= lo / model <= 1.15)
+sys.exit(0 if ok else 1)
+PY
+  result $? "$name/kernel-counters-node-major-ring-$lo-lo" "$(cat "$work/$name.counters")"
+  sed 's/^/    /' "$work/$name.counters"
+}
+shim_perf_checked shim-perf-4x2-shm auto off
+shim_perf_checked shim-perf-4x2-net net on
 
 # NCCLSHIM_HOSTID overrides the identity: one name for all makes them one host to phynet.
 run 4 2 "$work/hostid.log" "-x NCCLSHIM_HOSTID=onehost" --json "$work/hostid.json" examples/workloads/simai_tp2_dp4_ep2.txt
