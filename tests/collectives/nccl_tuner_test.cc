@@ -4,6 +4,7 @@
 // protocol and function, to the printed decimal; PAT's allgather and reducescatter column too), and
 // every op size NCCL ran gets NCCL's algorithm, protocol and channels, PAT's 34 included.
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -49,37 +50,50 @@ TunedFunc funcNamed(const std::string& name) {
   return TunedFunc::kAllReduce;
 }
 
-TEST_CASE("NCCL tuner: the latency and bandwidth tables NCCL printed", "[tuner]") {
+using Cells = std::vector<std::pair<double, double>>;  // (latency us, bandwidth GB/s) per column
+
+// Calls onRow(function, cells) for every function row of the blocks of NCCL's printed tuning table
+// (in `log`) whose "Algorithm" header line `inBlock` accepts.
+void forEachTableRow(const std::string& log, const std::function<bool(const std::string&)>& inBlock,
+                     const std::function<void(const std::string&, const Cells&)>& onRow) {
   const std::regex row(R"(^ *(Broadcast|Reduce|AllGather|ReduceScatter|AllReduce) \|(.*)$)");
   const std::regex cell(R"(([0-9.]+)/ *([0-9.]+) \|)");
+  std::ifstream in(log);
+  std::string line;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (line.find("Algorithm") != std::string::npos) inside = inBlock(line);
+    std::smatch m;
+    if (!inside || !std::regex_match(line, m, row)) continue;
+    const std::string text = m[2];
+    Cells cells;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), cell); it != std::sregex_iterator(); ++it) {
+      cells.emplace_back(std::stod((*it)[1]), std::stod((*it)[2]));
+    }
+    onRow(m[1], cells);
+  }
+}
+
+TEST_CASE("NCCL tuner: the latency and bandwidth tables NCCL printed", "[tuner]") {
   for (const Layout& layout : kLayouts) {
     const std::string log = sectionFile(layout);
     auto system = tunerSystemFromNcclLog(log, layout.nodes * layout.perNode, layout.nodes);
     REQUIRE(system.ok());
-    std::ifstream in(log);
-    std::string line;
     int rows = 0;
-    bool treeAndRing = false;  // in the table's first block (Tree, Ring, CollNetDirect)
-    while (std::getline(in, line)) {
-      if (line.find("Algorithm") != std::string::npos) {
-        treeAndRing = line.find("Tree") != std::string::npos && line.find("Ring") != std::string::npos &&
-                      line.find("NVLSTree") == std::string::npos;
-      }
-      std::smatch m;
-      if (!treeAndRing || !std::regex_match(line, m, row)) continue;
-      const std::string cells = m[2];
-      std::vector<std::pair<double, double>> values;
-      for (auto it = std::sregex_iterator(cells.begin(), cells.end(), cell); it != std::sregex_iterator(); ++it) {
-        values.emplace_back(std::stod((*it)[1]), std::stod((*it)[2]));
-      }
+    // The table's first block (Tree, Ring, CollNetDirect).
+    auto treeAndRing = [](const std::string& header) {
+      return header.find("Tree") != std::string::npos && header.find("Ring") != std::string::npos &&
+             header.find("NVLSTree") == std::string::npos;
+    };
+    forEachTableRow(log, treeAndRing, [&](const std::string& function, const Cells& values) {
       REQUIRE(values.size() == 9);
       ++rows;
       int index = 0;
       for (Algorithm a : {Algorithm::kTree, Algorithm::kRing}) {
         for (Protocol p : {Protocol::kLL, Protocol::kLL128, Protocol::kSimple}) {
           const auto [latency, bandwidth] = values[index++];
-          const TunerCost cost = ncclCost(funcNamed(m[1]), a, p, *system);
-          INFO(layout.name() << " " << m[1] << " " << algorithmName(a) << " " << protocolName(p));
+          const TunerCost cost = ncclCost(funcNamed(function), a, p, *system);
+          INFO(layout.name() << " " << function << " " << algorithmName(a) << " " << protocolName(p));
           if (bandwidth == 0) {
             CHECK(cost.bandwidth < 0.05);
           } else {
@@ -88,37 +102,26 @@ TEST_CASE("NCCL tuner: the latency and bandwidth tables NCCL printed", "[tuner]"
           }
         }
       }
-    }
+    });
     CHECK(rows == 5);
   }
 }
 
 TEST_CASE("NCCL tuner: PAT's column of the table NCCL printed", "[tuner]") {
-  const std::regex row(R"(^ *(AllGather|ReduceScatter) \|(.*)$)");
-  const std::regex cell(R"(([0-9.]+)/ *([0-9.]+) \|)");
   int cells = 0, enabled = 0;
   for (const Layout& layout : kLayouts) {
     const std::string log = sectionFile(layout);
     auto system = tunerSystemFromNcclLog(log, layout.nodes * layout.perNode, layout.nodes);
     REQUIRE(system.ok());
-    std::ifstream in(log);
-    std::string line;
-    bool pat = false;  // in the block whose only algorithm is PAT
-    while (std::getline(in, line)) {
-      if (line.find("Algorithm") != std::string::npos) pat = line.find("PAT") != std::string::npos;
-      std::smatch m;
-      if (!pat || !std::regex_match(line, m, row)) continue;
-      const std::string text = m[2];
-      std::vector<std::pair<double, double>> values;
-      for (auto it = std::sregex_iterator(text.begin(), text.end(), cell); it != std::sregex_iterator(); ++it) {
-        values.emplace_back(std::stod((*it)[1]), std::stod((*it)[2]));
-      }
+    auto patBlock = [](const std::string& header) { return header.find("PAT") != std::string::npos; };
+    forEachTableRow(log, patBlock, [&](const std::string& function, const Cells& values) {
+      if (function != "AllGather" && function != "ReduceScatter") return;
       REQUIRE(values.size() == 3);
       int index = 0;
       for (Protocol p : {Protocol::kLL, Protocol::kLL128, Protocol::kSimple}) {
         const auto [latency, bandwidth] = values[index++];
-        const TunerCost cost = ncclCost(funcNamed(m[1]), Algorithm::kPat, p, *system);
-        INFO(layout.name() << " " << m[1] << " pat " << protocolName(p));
+        const TunerCost cost = ncclCost(funcNamed(function), Algorithm::kPat, p, *system);
+        INFO(layout.name() << " " << function << " pat " << protocolName(p));
         ++cells;
         if (bandwidth == 0) {
           CHECK(cost.bandwidth < 0.05);
@@ -128,7 +131,7 @@ TEST_CASE("NCCL tuner: PAT's column of the table NCCL printed", "[tuner]") {
           CHECK(std::abs(cost.bandwidth - bandwidth) < 0.051);
         }
       }
-    }
+    });
   }
   CHECK(cells == 30);   // 5 layouts x 2 functions x 3 protocols
   CHECK(enabled == 6);  // Simple on the 3 layouts of one GPU per node
