@@ -90,8 +90,9 @@ Result<std::unique_ptr<Communicator>> connectCommunicator(const UniqueId& id, in
   NS_INFO("rank {} of {}: {} node(s), {} rank(s) on this one{}", rank, nranks, nodes.nodes(), nodes.ranksOf(mine).size(),
           nodes.ranksOf(mine).size() > 1 ? (intraNode == "shm" ? ", met over shared memory" : ", met over the network")
                                          : "");
-  // Each collective moves in the protocol NCCL would use for it (call_choice.h).
-  auto communicator = std::make_unique<Communicator>(createProtocolFramingTransport(std::move(transport)), options);
+  // Across hosts each collective moves in the protocol NCCL would use for it (call_choice.h).
+  if (nodes.nodes() > 1) transport = createProtocolFramingTransport(std::move(transport));
+  auto communicator = std::make_unique<Communicator>(std::move(transport), options);
   communicator->setNodes(std::move(nodes));
   return communicator;
 }
