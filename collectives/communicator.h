@@ -16,6 +16,8 @@
 
 namespace nshim {
 
+class PxnRelay;  // pxn_relay.h
+
 // Algorithm tuning; defaults follow NCCL's Simple protocol (1 MiB slices, 8 in flight) and are overridable by
 // NCCLSHIM_SLICE_BYTES, NCCLSHIM_CHUNK_BYTES, NCCLSHIM_MAX_INFLIGHT, NCCLSHIM_TIMEOUT,
 // NCCLSHIM_ALGO (auto|ring|tree; else NCCL_ALGO=Ring|Tree), NCCLSHIM_PROTO (else NCCL_PROTO=LL|LL128|Simple),
@@ -80,6 +82,11 @@ class Communicator {
   // the transport so that staged receives can be zero-copy.
   char* scratch(size_t bytes);
 
+  // The PXN relay of a trace's own send/recv (pxn_relay.h; phynet --pxn on nodes of several
+  // ranks): null unless set.
+  PxnRelay* relay() const { return relay_.get(); }
+  void setRelay(std::shared_ptr<PxnRelay> relay) { relay_ = std::move(relay); }
+
  private:
   std::unique_ptr<Transport> transport_;
   CollectiveOptions options_;
@@ -88,6 +95,7 @@ class Communicator {
   int opChannels_ = 0;
   std::vector<char> scratch_;
   MemoryRegistration scratchRegistration_;  // after scratch_ and transport_: ends before either
+  std::shared_ptr<PxnRelay> relay_;          // last: its thread stops and joins first
 };
 
 }  // namespace nshim

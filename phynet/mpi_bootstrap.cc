@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "phynet/mpi_pxn_relay.h"
 #include "workload/workload_transform.h"
 #include "transport/node_routed_transport.h"
 #include "transport/protocol_framing_transport.h"
@@ -13,10 +14,11 @@
 namespace nshim::phynet {
 namespace {
 
-// What the root broadcasts: its outcome, then the id.
+// What the root broadcasts: its outcome, then the id (and with --pxn the relay's: mpi_pxn_relay.h).
 struct IdMessage {
   uint8_t ok = 0;
   UniqueId id{};
+  UniqueId relayId{};
 };
 
 // Which of the communicator's ranks share this rank's node (itself included); all false but
@@ -73,11 +75,16 @@ BootstrapOutcome bootstrapCommunicators(const Workload& workload, const std::vec
     const int commRank = commRankOf(*comm, self);
     const int n = static_cast<int>(comm->members.size());
     IdMessage message;
+    const NodeLayout layout = nodeLayoutOf(*comm, choice.nodeOfRank);
+    const bool relay = wantsPxnRelay(choice, layout);  // the same on every rank
     if (self == root && failure.ok()) {
       Result<UniqueId> id = createUniqueId(choice.interface);
+      Result<UniqueId> relayId = relay ? createUniqueId(choice.interface) : id;
+      if (id.ok() && !relayId.ok()) id = relayId.status();
       if (id.ok()) {
         message.ok = 1;
         message.id = id.value();
+        message.relayId = relayId.value();
       } else {
         failure = Status(id.status().code(), fmt::format("communicator {}: cannot create its bootstrap id: {}",
                                                          commName(*comm), id.status().message()));
@@ -128,7 +135,17 @@ BootstrapOutcome bootstrapCommunicators(const Workload& workload, const std::vec
     // Each collective moves in NCCL's protocol (its lines on the wire: op_runner.h protocolOf).
     connected = createProtocolFramingTransport(std::move(connected));
     auto communicator = std::make_unique<Communicator>(std::move(connected), choice.collectives);
-    communicator->setNodes(nodeLayoutOf(*comm, choice.nodeOfRank));
+    communicator->setNodes(layout);
+    if (relay) {
+      Result<std::shared_ptr<PxnRelay>> pxn = connectPxnRelay(kind.value(), message.relayId, commRank, layout, choice);
+      if (!pxn.ok()) {
+        failure = Status(pxn.status().code(), fmt::format("communicator {}: rank {} (rank {} of {}) could not connect "
+                                                          "its PXN relay: {}", commName(*comm), self, commRank, n,
+                                                          pxn.status().message()));
+        continue;
+      }
+      communicator->setRelay(std::move(pxn).value());
+    }
     outcome.comms[comm->id] = std::move(communicator);
   }
   const int first = mpi.firstFailing(!failure.ok(), "bootstrap: outcome");

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "collectives/collectives.h"
+#include "collectives/pxn_relayed_point_to_point.h"
 #include "common/log.h"
 
 namespace nshim::phynet {
@@ -138,7 +139,7 @@ Status runBatch(Communicator& comm, CommArena& arena, std::span<const WorkOp* co
   auto runP2p = [&]() -> Status {
     if (p2p.empty()) return Status::Ok();
     int64_t start = nowNs();
-    Status status = runPointToPoint(comm, p2p);
+    Status status = runRelayedPointToPoint(comm, p2p);  // --pxn: the relayed ones through the relay
     int64_t end = nowNs();
     for (size_t i : p2pIndex) timing[i] = {start, end};
     if (!status.ok()) {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "collectives/collectives.h"
+#include "collectives/pxn_relay.h"
 #include "common/peak_rss.h"
 #include "phynet/comm_executor.h"
 #include "phynet/memory_plan.h"
@@ -87,6 +88,14 @@ void addCounters(const std::vector<WorkOp>& ops, const Workload& workload, int g
     const CommGroup* group = workload.findComm(id);
     for (int peer = 0; peer < comm->nranks(); ++peer) {
       PeerBytes bytes = comm->transport().peerBytes(peer);
+      if (const PxnRelay* relay = comm->relay()) {  // --pxn: a trace's send/recv through relays
+        const PeerBytes relayed = relay->peerBytes(peer);
+        bytes.sent += relayed.sent;
+        bytes.received += relayed.received;
+        bytes.sentWire += relayed.sentWire;
+        bytes.sentMessages += relayed.sentMessages;
+        bytes.sendLinks += relayed.sendLinks;
+      }
       counters->wireSent += bytes.sent;
       counters->wireReceived += bytes.received;
       counters->wireZeroCopy += bytes.receivedZeroCopy;

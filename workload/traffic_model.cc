@@ -133,7 +133,10 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
       for (int peer = 0; peer < nranks; ++peer) addCollectiveBlock(nodes, options, commRank, peer, unit, add);
       return;
     case OpKind::kSend:
-      if (op.peer != commRank) add(op.peer, unit);
+      // With PXN a trace's send to another node's rank on another rail goes through the relay
+      // (collectives/pxn_relay.h): to the relay and the relay's forward, both in this rank's row
+      // (the relay's row lacks the forward: its model does not know its node-mates' sends).
+      addCollectiveBlock(nodes, options, commRank, op.peer, unit, add);
       return;
     case OpKind::kRecv: return;
   }
