@@ -92,6 +92,18 @@ struct PxnRelay::State {
     slot.req.reset();
     return transport->postRecv(slot.peer, kHeaderTag, &slot.header, sizeof(slot.header), &slot.req);
   }
+  // Payload counters, shared at once: a transfer is counted before its receiver can see it.
+  void count(int peer, uint64_t bytes, bool sent) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (std::vector<PeerBytes>* c : {&counted, &shared}) {
+      if (sent) {
+        (*c)[peer].sent += bytes;
+        ++(*c)[peer].sentMessages;
+      } else {
+        (*c)[peer].received += bytes;
+      }
+    }
+  }
   void finish(Job* job, Status status = Status::Ok()) {
     job->status = std::move(status);
     finished.push_back(job);
@@ -107,6 +119,7 @@ struct PxnRelay::State {
 Status PxnRelay::State::start(Job* job) {
   if (job->isSend) {
     job->header = {rank, job->peer, job->bytes};
+    count(job->relay, job->bytes, true);
     NS_RETURN_IF_ERROR(
         transport->postSend(job->relay, kHeaderTag, &job->header, sizeof(job->header), &job->headerReq));
     if (job->bytes > 0) {
@@ -194,8 +207,9 @@ Status PxnRelay::State::step(bool* moved) {
       NS_RETURN_IF_ERROR(f.in.status());
       f.received = true;
       *moved = true;
-      counted[f.from].received += f.header.bytes;
+      count(f.from, f.header.bytes, false);
       const int to = f.header.destination;
+      count(to, f.header.bytes, true);
       NS_RETURN_IF_ERROR(transport->postSend(to, kHeaderTag, &f.header, sizeof(f.header), &f.outHeader));
       if (f.header.bytes > 0) {
         NS_RETURN_IF_ERROR(transport->postSend(to, kPayloadTag, f.data.data(), f.header.bytes, &f.outPayload));
@@ -206,8 +220,6 @@ Status PxnRelay::State::step(bool* moved) {
     if (!f.outHeader.done() || !f.outPayload.done()) { ++it; continue; }
     NS_RETURN_IF_ERROR(f.outHeader.status());
     NS_RETURN_IF_ERROR(f.outPayload.status());
-    counted[f.header.destination].sent += f.header.bytes;
-    ++counted[f.header.destination].sentMessages;
     it = forwards.erase(it);
     *moved = true;
   }
@@ -217,7 +229,7 @@ Status PxnRelay::State::step(bool* moved) {
       if (!in.arrived && in.req.done()) {
         NS_RETURN_IF_ERROR(in.req.status());
         in.arrived = true;
-        counted[in.relay].received += in.bytes;
+        count(in.relay, in.bytes, false);
         *moved = true;
       }
       if (!in.arrived || in.job == nullptr) { ++it; continue; }
@@ -231,8 +243,6 @@ Status PxnRelay::State::step(bool* moved) {
     if (!job->headerReq.done() || (job->bytes > 0 && !job->payloadReq.done())) { ++it; continue; }
     NS_RETURN_IF_ERROR(job->headerReq.status());
     if (job->bytes > 0) NS_RETURN_IF_ERROR(job->payloadReq.status());
-    counted[job->relay].sent += job->bytes;
-    ++counted[job->relay].sentMessages;
     finish(job);
     it = sends.erase(it);
     *moved = true;
