@@ -6,7 +6,9 @@
 #           the file (collectives on groups of more than one rank that move data, pipeline rows that
 #           have a neighbour, and the last stage's embedding rows on the first stage too), with
 #           --verify (0 wrong) at --scale 1e-4; the same file with stage 3's first recv_prev moved
-#           to its block's end is refused before traffic, naming the waiting ranks and file lines.
+#           to its block's end is refused before traffic, naming the waiting ranks and file lines; and
+#           with --pxn on 4 ranks per node (--intra-node shm): the pipeline's send/recv relayed through
+#           the node-mate on the destination's rail, 0 wrong, between nodes only rails carry them.
 #   fold/*  the 128-rank L7B-D1-C01 (ZeRO-2, a 128-rank dp_group) and G13B-M1-C01 (TP=8, a 16-rank
 #           dp_group) CSVs on 8 ranks: DP folds (said once), every rank replays the hand-counted ops
 #           (L7B: 6 allgather + 8 allreduce + 291 broadcast on dp and 1 barrier = 306; G13B: 166 + 3 on
@@ -78,6 +80,34 @@ rc=$?
   grep -q "(stage 2) waits in send" "$work/deadlock.log" && grep -q "(stage 3) waits in send" "$work/deadlock.log" &&
   grep -q "deadlock.csv:[0-9]*) for rank" "$work/deadlock.log"
 result $? "pp8/deadlock-refused-before-traffic-naming-stages-and-lines" "$(grep -m1 refusing "$work/deadlock.log" | cut -c1-400)"
+
+# ---- pp8 with --pxn on 4 ranks per node: the pipeline's own send/recv go through the relay
+#      (collectives/pxn_relay.h) of the node-mate on the destination's rail; every byte verified, between
+#      nodes no off-rail pipeline pair (stage k to k+1, same tp rank) carries bytes, and each host pair
+#      carries what the model says (a relayed send's forward is counted with its sender in the model).
+run 16 "$work/pxn.log" --verify --scale 1e-4 --rows 0 --pxn --gpus-per-node 4 --intra-node shm --json "$work/pxn.json" "$pp8"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "data check .*, 0 wrong)" "$work/pxn.log"
+result $? "pp8-pxn/relayed-send-recv-verify-0-wrong" "rc $rc: $(tail -3 "$work/pxn.log")"
+python3 - "$work/pxn.json" >"$work/pxn.cmp" 2>&1 <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+rails = pp_off = other_off = relays = 0
+for x in r["ranks"]:
+    a = x["rank"]
+    relays += x["wire_sent"] != x["model_sent"]  # a relay's row holds forwards its model lacks
+    for p in x["peer_bytes"]:
+        b = p["peer"]
+        if not p["sent"] or a // 4 == b // 4: continue
+        if a % 4 == b % 4: rails += 1
+        elif a % 2 == b % 2 and abs(a // 2 - b // 2) == 1: pp_off += 1
+        else: other_off += 1  # collectives of 2-rank groups across nodes (embedding): no PXN there
+exact = all(h["traffic"]["bytes"] == h["traffic"]["model_bytes"] for h in r["host_pairs"])
+print(f"between nodes {rails} rail pairs carry bytes, {pp_off} off-rail pipeline pairs, {other_off} off-rail "
+      f"pairs of 2-rank groups; host pairs as the model: {exact}; {relays} relay rows")
+sys.exit(0 if rails > 0 and pp_off == 0 and exact and relays > 0 else 1)
+PY
+result $? "pp8-pxn/between-nodes-only-rails-carry-pipeline-bytes-hosts-as-model" "$(cat "$work/pxn.cmp")"
 
 # ---- fold: 128-rank CSVs on 8 ranks
 for pair in "L7B-D1-C01_Llama7B_zero2_mbs1.csv 306" "G13B-M1-C01_GPT13B_megatron_tp8_pp1_mbs1.csv 169"; do
