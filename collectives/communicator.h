@@ -39,7 +39,8 @@ struct CollectiveOptions {
   // NCCL_NCHANNELS_PER_NET_PEER), and the chunk sizes between nodes (NCCL_P2P_NET_CHUNKSIZE) and
   // within one (NCCL_P2P_NVL_CHUNKSIZE).
   // PXN (NCCLSHIM_PXN=1, phynet --pxn): an alltoall's blocks for another node go through the
-  // node-mate on the destination's rail (pxn_alltoall.h).
+  // node-mate on the destination's rail (pxn_alltoall.h); with a relay (phynet) a trace's own
+  // send/recv too (pxn_relay.h).
   bool pxn = false;
   int p2pChannels = 2;
   int p2pChannelsPerPeer = 0;  // 0: as NCCL computes it (p2p_channels.h)

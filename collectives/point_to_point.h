@@ -12,8 +12,7 @@
 
 namespace nshim {
 
-// Directly between the ranks (a batch of a trace's send/recv involves only its own ranks, so its
-// transfers cannot go through relays: pxn_point_to_point.h says why).
+// Directly between the ranks (a trace's send/recv with PXN: pxn_relayed_point_to_point.h).
 Status runTaggedPointToPoint(Communicator& comm, std::span<const P2POp> ops, uint64_t tag);
 
 // The channels `op` moves on: the trace's record, else NCCL's rule (p2p_channels.h).

@@ -4,8 +4,8 @@
 // the destination's rail, which forwards it over its own NIC. A relay cannot know what its
 // node-mates will send, so each rank first tells every node-mate, over the node, which transfers
 // it relays. A trace's own send/recv batches involve only their ranks: a node-mate that is not in
-// the batch would never hear it, so those run directly (relaying them needs a proxy that forwards
-// on its own, as NCCL's proxy thread does).
+// the batch would never hear it, so those go through the communicator's relay instead, a thread
+// that forwards on its own as NCCL's proxy thread does (pxn_relay.h, pxn_relayed_point_to_point.h).
 #pragma once
 
 #include <span>

@@ -261,10 +261,13 @@ replay
                             and decoded at the receiver. auto (default): NCCL's recorded choice per
                             call, else NCCLSHIM_PROTO or NCCL_PROTO, else what NCCL's tuner picks
                             (see --nccl-log). Point-to-point moves as simple
-  --pxn                     NCCL's PXN for alltoall, gather and scatter: a block for another node
-                            goes over the node (shared memory) to the node-mate on the destination's
-                            rail, which sends it on its own NIC, so each NIC carries only its rail
-                            (NCCLSHIM_PXN=1). A trace's own send/recv run directly
+  --pxn                     NCCL's PXN: a block for another node goes over the node (shared
+                            memory) to the node-mate on the destination's rail, which sends it on
+                            its own NIC, so each NIC carries only its rail (NCCLSHIM_PXN=1): for
+                            alltoall, gather and scatter, and for a trace's own send/recv through a
+                            relay thread per rank that forwards on its own (as NCCL's proxy), so
+                            the node-mate need not be in the batch. The report counts a forward
+                            with the relay; the model with the sender (host totals agree)
   --nccl-log FILE           the system NCCL's tuner sees, from rank 0's log of the real job
                             (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH: its ring and tree graph
                             lines and coll channels), for the calls a trace did not record and for
