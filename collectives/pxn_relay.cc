@@ -85,6 +85,7 @@ struct PxnRelay::State {
   std::vector<std::deque<std::unique_ptr<Incoming>>> incoming;  // by source
   std::vector<std::deque<Job*>> waiting;                          // receives not yet met, by source
   std::list<Job*> sends;
+  std::deque<Job*> fresh;  // taken from the queue, being started
   std::vector<PeerBytes> counted;
   std::vector<Job*> finished;  // to publish at the end of the pass
 
@@ -183,12 +184,12 @@ Status PxnRelay::State::onHeader(HeaderSlot& slot) {
       in->owned.resize(h.bytes);
       target = in->owned.data();
     }
+    Incoming& kept = *incoming[h.source].emplace_back(std::move(in));  // kept first: a failure fails its job
     if (h.bytes > 0) {
-      NS_RETURN_IF_ERROR(transport->postRecv(slot.peer, kPayloadTag, target, h.bytes, &in->req));
+      NS_RETURN_IF_ERROR(transport->postRecv(slot.peer, kPayloadTag, target, h.bytes, &kept.req));
     } else {
-      in->req.complete(Status::Ok());
+      kept.req.complete(Status::Ok());
     }
-    incoming[h.source].push_back(std::move(in));
   }
   return postHeader(slot);  // after the payload's receive: the pair's next message is the next header
 }
@@ -289,6 +290,7 @@ void PxnRelay::State::shutDown(const Status& why) {
   for (auto& jobs : waiting) {
     for (Job* job : jobs) fail(job);
   }
+  for (Job* job : fresh) fail(job);
   for (Job* job : queue) fail(job);
   queue.clear();
   done.notify_all();
@@ -342,7 +344,7 @@ void PxnRelay::loop() {
     if (!failure.ok()) break;
   }
   int64_t sleepUs = 0;
-  std::deque<Job*> fresh;
+  std::deque<Job*>& fresh = s.fresh;
   while (failure.ok()) {
     {
       std::unique_lock<std::mutex> lock(s.mutex);
@@ -357,7 +359,7 @@ void PxnRelay::loop() {
       failure = s.start(job);
       if (!failure.ok()) break;
     }
-    fresh.clear();
+    if (failure.ok()) fresh.clear();  // else shutDown fails those not started
     if (failure.ok()) failure = s.transport->progress();
     if (failure.ok()) failure = s.step(&moved);
     if (!failure.ok()) break;
