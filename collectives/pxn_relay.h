@@ -14,7 +14,11 @@
 // The main thread never calls the relay transport: it hands jobs to the thread through a queue and
 // waits for them with the operation's deadline. A failed request (a peer that died or aborted)
 // fails every job with the message that names it; destruction (or abort) stops the thread, aborts
-// the relay transport so that peers notice, and joins.
+// the relay transport so that peers notice, and joins. Bytes: the relay counts what it moved per
+// peer (a forward is the relay's to the destination); phynet adds them to the report.
+// Files: pxn_relay.cc (the main thread's side), pxn_relay_thread.cc (the thread),
+// pxn_relay_state.h (what they share), pxn_relayed_point_to_point.h (a batch split between the
+// relay and the direct path).
 #pragma once
 
 #include <condition_variable>
