@@ -1,0 +1,342 @@
+// The ibverbs transport's control side: posting, the wait loop (spin on the CQ, then sleep in poll()
+// on the completion channel and the bootstrap sockets of the peers with pending work), peer loss
+// (end of stream on a peer's bootstrap socket, or a failed completion), abort, and teardown, which
+// first waits for the last signaled writes so that a peer receives everything sent before it.
+#include <poll.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/log.h"
+#include "transport/bootstrap/bootstrap.h"
+#include "transport/ibverbs/ibverbs_transport_impl.h"
+
+namespace nshim::ib {
+namespace {
+
+constexpr int kPollCapMs = 100;
+constexpr int64_t kPeerCheckNs = 2'000'000;  // how often a spinning waiter looks at the peers' sockets
+constexpr double kDrainSeconds = 10;
+
+}  // namespace
+
+IbverbsTransport::IbverbsTransport(std::unique_ptr<IbResources> resources, int rank, int nranks, int qpsPerPeer,
+                                   const RingShape& shape, int spinMicroseconds, bool postThread)
+    : res_(std::move(resources)),
+      api_(*res_->api),
+      rank_(rank),
+      nranks_(nranks),
+      qpsPerPeer_(qpsPerPeer),
+      shape_(shape),
+      spinNs_(static_cast<int64_t>(std::max(spinMicroseconds, 0)) * 1000),
+      peers_(nranks),
+      wcs_(32),
+      poster_(postThread ? std::make_unique<WritePoster>() : nullptr) {
+  active_.reserve(res_->connections.size());
+}
+
+IbverbsTransport::~IbverbsTransport() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  // Requests still queued are forgotten, not completed: nobody can wait on them any more and their
+  // memory may already be gone. The peers still learn of the end (QPs to error, sockets shut down).
+  forgetRequests_ = true;
+  bool pending = false;
+  for (Connection* c : active_) pending = pending || !c->sends.empty() || !c->recvs.empty() || !c->directSends.empty();
+  if (pending) {
+    abortLocked(NS_ERROR(Code::kRemoteError, "rank {}: ibverbs transport destroyed with requests pending", rank_));
+  } else if (!aborted_) {
+    drainBeforeTeardown(Deadline::after(kDrainSeconds));
+  }
+  drainChannelLocked();
+  if (unackedEvents_ > 0) api_.ackCqEvents(res_->cq.get(), unackedEvents_);  // before the CQ is destroyed
+  unackedEvents_ = 0;
+}  // res_ destroys QPs, CQ, channel, MR, memory, PD and context in that order
+
+Status IbverbsTransport::postSend(int peer, uint64_t tag, const void* buf, size_t bytes, Request* req) {
+  return post(peer, tag, const_cast<char*>(static_cast<const char*>(buf)), bytes, req, true);
+}
+
+Status IbverbsTransport::postRecv(int peer, uint64_t tag, void* buf, size_t bytes, Request* req) {
+  return post(peer, tag, static_cast<char*>(buf), bytes, req, false);
+}
+
+void IbverbsTransport::fail(Request* req, const Status& status) {
+  if (!forgetRequests_) req->complete(status);
+  failures_.fetch_add(1, std::memory_order_release);
+}
+
+void IbverbsTransport::failQueue(OpRing<PendingOp>& queue, const Status& why) {
+  while (!queue.empty()) {
+    Request* req = queue.front().req;
+    queue.pop();
+    fail(req, why);
+  }
+}
+
+Status IbverbsTransport::post(int peer, uint64_t tag, char* buf, size_t bytes, Request* req, bool isSend) {
+  NS_RETURN_IF_ERROR(startRequest(req, rank_, nranks_, peer, tag, buf, bytes, isSend));
+  if (!res_->peerSockets[peer].valid()) return notConnectedError(rank_, peer, "ibverbs");
+  std::lock_guard<std::mutex> lock(mutex_);
+  PeerLink& state = peers_[peer];
+  if (aborted_ || state.lost) {
+    fail(req, aborted_ ? abortStatus_ : state.lostStatus);
+    return Status::Ok();
+  }
+  Connection& c = connection(peer, static_cast<uint64_t>(state.nextLink(*req, isSend, qpsPerPeer_)));
+  bool wasIdle = isSend ? c.sends.empty() : c.recvs.empty();
+  const ibv_mr* region = bytes >= shape_.zeroCopyMin && shape_.zeroCopyMin > 0 ? regionHolding(buf, bytes) : nullptr;
+  (isSend ? c.sends : c.recvs).push(PendingOp{req, buf, 0, false, false, region});
+  activate(c);
+  if (wasIdle) serviceLocked(c);  // small messages leave (or arrived data lands) before the caller waits
+  return Status::Ok();
+}
+
+Status IbverbsTransport::waitAll(std::span<Request* const> requests, Deadline deadline) {
+  const int64_t started = nowNs();
+  int64_t spinUntil = started + spinNs_;
+  WaitScan scan(requests);
+  WaitNoteScope note(waitNote());
+  while (true) {
+    bool moved;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      moved = progressLocked();
+      checkPeersLocked(false);
+    }
+    if (std::optional<Status> settled = scan.settle(failures_.load(std::memory_order_acquire))) return *settled;
+    if (deadline.expired()) return timeoutError(rank_, requests, (nowNs() - started) * 1e-9);
+    int64_t now = nowNs();
+    if (moved) spinUntil = now + spinNs_;
+    if (now < spinUntil) {
+      sched_yield();  // on a shared core, let the peer (or the soft-RoCE kernel thread) run
+      continue;
+    }
+    note.sleepingOn(scan.pending());
+    if (sleepOnChannel(deadline)) spinUntil = nowNs() + spinNs_;
+  }
+}
+
+Status IbverbsTransport::progress() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  progressLocked();
+  checkPeersLocked(false);
+  return aborted_ ? abortStatus_ : Status::Ok();
+}
+
+PeerBytes IbverbsTransport::peerBytes(int peer) const {
+  if (peer < 0 || peer >= nranks_) return PeerBytes{};
+  const PeerLink& link = peers_[peer];
+  PeerBytes bytes;
+  bytes.sent = link.sent.load(std::memory_order_relaxed);
+  bytes.received = link.received.load(std::memory_order_relaxed);
+  bytes.receivedZeroCopy = link.receivedZeroCopy.load(std::memory_order_relaxed);
+  bytes.sentMessages = link.sentMessages.load(std::memory_order_relaxed);
+  bytes.sentWire = link.sentWire.load(std::memory_order_relaxed);
+  bytes.sendLinks = link.sendLinks();
+  return bytes;
+}
+
+void IbverbsTransport::abort(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!aborted_) abortLocked(NS_ERROR(Code::kRemoteError, "rank {} aborted its ibverbs transport: {}", rank_, reason));
+}
+
+// Peers other than `except` known lost already, or whose bootstrap socket has ended or failed now:
+// when one peer goes, a job-wide failure (a killed rank whose neighbours aborted in turn) often has
+// a root cause elsewhere, and the error should name it.
+std::vector<int> IbverbsTransport::peersGoneLocked(int except) {
+  std::vector<pollfd> fds;
+  std::vector<int> peers;
+  std::vector<int> gone;
+  for (int p = 0; p < nranks_; ++p) {
+    if (p == rank_ || p == except || !res_->peerSockets[p].valid()) continue;
+    if (peers_[p].lost) {  // gone earlier, perhaps owing nothing then (its last sends had completed)
+      gone.push_back(p);
+      continue;
+    }
+    fds.push_back(pollfd{res_->peerSockets[p].get(), POLLIN | POLLRDHUP, 0});
+    peers.push_back(p);
+  }
+  if (fds.empty() || ::poll(fds.data(), fds.size(), 0) <= 0) return gone;
+  for (size_t i = 0; i < fds.size(); ++i) {
+    if (fds[i].revents != 0 && connectionEnded(fds[i].fd)) gone.push_back(peers[i]);
+  }
+  return gone;
+}
+
+void IbverbsTransport::failPeerLocked(int peer, const std::string& detail) {
+  PeerLink& state = peers_[peer];
+  if (state.lost) return;
+  const std::vector<int> alsoGone = peersGoneLocked(peer);
+  // Fragments that arrived before the loss still complete receives (like bytes before a socket's end).
+  for (int index = 0; index < qpsPerPeer_ && !aborted_; ++index) {
+    Connection& c = res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index];
+    if (!c.recvs.empty()) driveRecvs(c);
+  }
+  state.lost = true;
+  state.lostStatus = NS_ERROR(Code::kRemoteError, "rank {}: connection to rank {} lost (peer exited or was killed): {}{}",
+                              rank_, peer, detail,
+                              alsoGone.empty() ? std::string()
+                                               : fmt::format("; the connections to {} {} have ended too",
+                                                             alsoGone.size() == 1 ? "rank" : "ranks",
+                                                             formatRankList(alsoGone)));
+  bool pending = false;
+  for (int index = 0; index < qpsPerPeer_; ++index) {
+    const Connection& c = res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index];
+    pending = pending || !c.sends.empty() || !c.recvs.empty() || !c.directSends.empty();
+  }
+  if (pending) NS_WARN("{}", state.lostStatus.message());  // a peer that left owing nothing is no news
+  for (int index = 0; index < qpsPerPeer_; ++index) {
+    Connection& c = res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index];
+    failQueue(c.sends, state.lostStatus);
+    failQueue(c.recvs, state.lostStatus);
+    failDirectSends(c, state.lostStatus);
+    for (QpLane* lane : {&c.outbound, &c.inbound}) {
+      lane->listed = 0;
+      if (lane->qp) moveQpToError(api_, lane->qp.get());
+    }
+  }
+  if (res_->peerSockets[peer].valid()) ::shutdown(res_->peerSockets[peer].get(), SHUT_RDWR);
+  for (int other : alsoGone) failPeerLocked(other, "its bootstrap connection reached end of stream");
+}
+
+void IbverbsTransport::abortLocked(const Status& why) {
+  aborted_ = true;
+  abortStatus_ = why;
+  if (poster_) poster_->dropQueued();
+  for (Connection& c : res_->connections) {
+    failQueue(c.sends, why);
+    failQueue(c.recvs, why);
+    failDirectSends(c, why);
+    for (QpLane* lane : {&c.outbound, &c.inbound}) {
+      lane->listed = 0;
+      if (lane->qp) moveQpToError(api_, lane->qp.get());
+    }
+  }
+  for (Fd& fd : res_->peerSockets) {
+    if (fd.valid()) ::shutdown(fd.get(), SHUT_RDWR);  // peers see the end of stream at once
+  }
+  for (Connection* c : active_) c->active = false;
+  active_.clear();
+}
+
+// The bootstrap sockets of the peers we wait for (sends or receives pending), appended to `fds`.
+void IbverbsTransport::collectPeerPollFds(std::vector<pollfd>* fds, std::vector<int>* peers) {
+  peers->clear();
+  for (Connection* c : active_) {
+    if ((c->sends.empty() && c->recvs.empty() && c->directSends.empty()) || peers_[c->peer].lost) continue;
+    if (std::find(peers->begin(), peers->end(), c->peer) == peers->end()) peers->push_back(c->peer);
+  }
+  for (int peer : *peers) fds->push_back(pollfd{res_->peerSockets[peer].get(), POLLIN | POLLRDHUP, 0});
+}
+
+// A peer's socket carries nothing after setup: readable means end of stream or an error.
+void IbverbsTransport::handlePeerEvents(const pollfd* fds, const std::vector<int>& peers) {
+  for (size_t i = 0; i < peers.size(); ++i) {
+    if (fds[i].revents == 0) continue;
+    char byte;
+    ssize_t n = ::recv(fds[i].fd, &byte, 1, MSG_DONTWAIT);
+    if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))) continue;
+    std::string why = n == 0 ? "its bootstrap connection reached end of stream"
+                             : fmt::format("its bootstrap connection failed: {}", std::strerror(errno));
+    while (pollCqLocked()) {  // take in whatever it delivered before it went
+    }
+    completeDirectSendsTo(peers[i]);
+    failPeerLocked(peers[i], why);
+  }
+}
+
+void IbverbsTransport::checkPeersLocked(bool force) {
+  int64_t now = nowNs();
+  if (!force && now - lastPeerCheckNs_ < kPeerCheckNs) return;
+  lastPeerCheckNs_ = now;
+  pollFds_.clear();
+  collectPeerPollFds(&pollFds_, &pollPeers_);
+  if (pollFds_.empty() || ::poll(pollFds_.data(), pollFds_.size(), 0) <= 0) return;
+  handlePeerEvents(pollFds_.data(), pollPeers_);
+}
+
+// Sleeps until a completion event, a peer's socket event, or kPollCapMs. Local vectors: several
+// threads may wait at once. Returns true when something happened.
+bool IbverbsTransport::sleepOnChannel(Deadline deadline) {
+  std::vector<pollfd> fds;
+  std::vector<int> peers;
+  size_t first = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (aborted_) return true;
+    if (ibv_req_notify_cq(res_->cq.get(), 0) != 0) {
+      NS_WARN("rank {}: ibv_req_notify_cq failed; polling with sleeps instead", rank_);
+    } else {
+      if (progressLocked()) return true;  // completions that raced the arming
+      fds.push_back(pollfd{res_->channel->fd, POLLIN, 0});
+      first = 1;
+    }
+    collectPeerPollFds(&fds, &peers);
+  }
+  int ready = ::poll(fds.data(), fds.size(), std::min(deadline.remainingMs(kPollCapMs), kPollCapMs));
+  if (ready <= 0) return false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (first == 1 && (fds[0].revents & POLLIN)) drainChannelLocked();
+  if (!peers.empty()) {
+    lastPeerCheckNs_ = nowNs();
+    handlePeerEvents(fds.data() + first, peers);
+  }
+  return true;
+}
+
+void IbverbsTransport::drainChannelLocked() {
+  ibv_cq* cq = nullptr;
+  void* context = nullptr;
+  while (api_.getCqEvent(res_->channel.get(), &cq, &context) == 0) {  // the channel fd is non-blocking
+    if (++unackedEvents_ >= 64) {
+      api_.ackCqEvents(res_->cq.get(), unackedEvents_);
+      unackedEvents_ = 0;
+    }
+  }
+}
+
+// Waits until the data writes are complete (the last write of each burst is signaled), so that
+// destroying the QPs cannot drop data a peer still expects. A peer whose bootstrap socket ends has
+// gone already: it received all it wanted, so its writes are not waited for.
+void IbverbsTransport::drainBeforeTeardown(Deadline deadline) {
+  std::vector<pollfd> fds;
+  std::vector<int> peers;
+  while (!aborted_) {
+    fds.clear();
+    peers.clear();
+    for (const Connection& c : res_->connections) {
+      if (!c.hasQps() || peers_[c.peer].lost || c.outbound.wrRetired >= c.outbound.drainTarget) continue;
+      if (std::find(peers.begin(), peers.end(), c.peer) == peers.end()) {
+        peers.push_back(c.peer);
+        fds.push_back(pollfd{res_->peerSockets[c.peer].get(), POLLIN | POLLRDHUP, 0});
+      }
+    }
+    if (peers.empty()) return;
+    if (deadline.expired()) {
+      NS_WARN("rank {}: ibverbs teardown gave up waiting for its last writes to rank {} to complete", rank_,
+              peers.front());
+      return;
+    }
+    if (progressLocked()) continue;
+    if (::poll(fds.data(), fds.size(), 0) > 0) {
+      for (size_t i = 0; i < fds.size(); ++i) {
+        char byte;
+        if (fds[i].revents != 0 && ::recv(fds[i].fd, &byte, 1, MSG_DONTWAIT) == 0) peers_[peers[i]].lost = true;
+      }
+    }
+    ::usleep(50);
+  }
+}
+
+std::unique_ptr<Transport> makeIbverbsTransport(std::unique_ptr<IbResources> resources, int rank, int nranks,
+                                                int qpsPerPeer, const RingShape& shape, int spinMicroseconds,
+                                                bool postThread) {
+  return std::make_unique<IbverbsTransport>(std::move(resources), rank, nranks, qpsPerPeer, shape, spinMicroseconds,
+                                            postThread);
+}
+
+}  // namespace nshim::ib
