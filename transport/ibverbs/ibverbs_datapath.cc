@@ -23,7 +23,7 @@ constexpr int kPollRounds = 8;  // at most 256 completions per pass, then servic
 
 }  // namespace
 
-bool IbverbsTransport::progressLocked() {
+bool IbverbsTransport::datapathPassLocked() {
   if (aborted_) return false;
   if (poster_) collectPostFailuresLocked();
   bool moved = pollCqLocked();

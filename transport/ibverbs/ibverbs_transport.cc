@@ -1,9 +1,9 @@
-// The ibverbs transport's control side: posting, the wait loop (spin on the CQ, then sleep in poll()
-// on the completion channel and the bootstrap sockets of the peers with pending work), peer loss
-// (end of stream on a peer's bootstrap socket, or a failed completion), abort, and teardown, which
-// first waits for the last signaled writes so that a peer receives everything sent before it.
+// The ibverbs transport's control side, as hooks of the network transports' shared core
+// (transport/core/network_transport.h): queueing a post, sleeping in poll() on the completion
+// channel and the bootstrap sockets of the peers with pending work, peer loss (end of stream on a
+// peer's bootstrap socket, or a failed completion), abort, and teardown, which first waits for the
+// last signaled writes so that a peer receives everything sent before it.
 #include <poll.h>
-#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -25,14 +25,12 @@ constexpr double kDrainSeconds = 10;
 
 IbverbsTransport::IbverbsTransport(std::unique_ptr<IbResources> resources, int rank, int nranks, int qpsPerPeer,
                                    const RingShape& shape, int spinMicroseconds, bool postThread)
-    : res_(std::move(resources)),
+    : NetworkTransport("ibverbs", "ibverbs", rank, nranks,
+                       SpinPolicy{static_cast<int64_t>(std::max(spinMicroseconds, 0)) * 1000, true}),
+      res_(std::move(resources)),
       api_(*res_->api),
-      rank_(rank),
-      nranks_(nranks),
       qpsPerPeer_(qpsPerPeer),
       shape_(shape),
-      spinNs_(static_cast<int64_t>(std::max(spinMicroseconds, 0)) * 1000),
-      peers_(nranks),
       wcs_(32),
       poster_(postThread ? std::make_unique<WritePoster>() : nullptr) {
   active_.reserve(res_->connections.size());
@@ -40,13 +38,12 @@ IbverbsTransport::IbverbsTransport(std::unique_ptr<IbResources> resources, int r
 
 IbverbsTransport::~IbverbsTransport() {
   std::lock_guard<std::mutex> lock(mutex_);
-  // Requests still queued are forgotten, not completed: nobody can wait on them any more and their
-  // memory may already be gone. The peers still learn of the end (QPs to error, sockets shut down).
-  forgetRequests_ = true;
+  // The peers still learn of the end of requests still queued (QPs to error, sockets shut down).
+  Status pendingError = forgetPendingRequestsLocked();
   bool pending = false;
   for (Connection* c : active_) pending = pending || !c->sends.empty() || !c->recvs.empty() || !c->directSends.empty();
   if (pending) {
-    abortLocked(NS_ERROR(Code::kRemoteError, "rank {}: ibverbs transport destroyed with requests pending", rank_));
+    abortLocked(pendingError);
   } else if (!aborted_) {
     drainBeforeTeardown(Deadline::after(kDrainSeconds));
   }
@@ -55,99 +52,26 @@ IbverbsTransport::~IbverbsTransport() {
   unackedEvents_ = 0;
 }  // res_ destroys QPs, CQ, channel, MR, memory, PD and context in that order
 
-Status IbverbsTransport::postSend(int peer, uint64_t tag, const void* buf, size_t bytes, Request* req) {
-  return post(peer, tag, const_cast<char*>(static_cast<const char*>(buf)), bytes, req, true);
-}
-
-Status IbverbsTransport::postRecv(int peer, uint64_t tag, void* buf, size_t bytes, Request* req) {
-  return post(peer, tag, static_cast<char*>(buf), bytes, req, false);
-}
-
-void IbverbsTransport::fail(Request* req, const Status& status) {
-  if (!forgetRequests_) req->complete(status);
-  failures_.fetch_add(1, std::memory_order_release);
-}
-
-void IbverbsTransport::failQueue(OpRing<PendingOp>& queue, const Status& why) {
-  while (!queue.empty()) {
-    Request* req = queue.front().req;
-    queue.pop();
-    fail(req, why);
-  }
-}
-
-Status IbverbsTransport::post(int peer, uint64_t tag, char* buf, size_t bytes, Request* req, bool isSend) {
-  NS_RETURN_IF_ERROR(startRequest(req, rank_, nranks_, peer, tag, buf, bytes, isSend));
-  if (!res_->peerSockets[peer].valid()) return notConnectedError(rank_, peer, "ibverbs");
-  std::lock_guard<std::mutex> lock(mutex_);
-  PeerLink& state = peers_[peer];
-  if (aborted_ || state.lost) {
-    fail(req, aborted_ ? abortStatus_ : state.lostStatus);
-    return Status::Ok();
-  }
-  Connection& c = connection(peer, static_cast<uint64_t>(state.nextLink(*req, isSend, qpsPerPeer_)));
+void IbverbsTransport::enqueueLocked(int peer, Request* req, char* buf, bool isSend) {
+  const size_t bytes = req->bytes;
+  Connection& c = connection(peer, static_cast<uint64_t>(peers_[peer].nextLink(*req, isSend, qpsPerPeer_)));
   bool wasIdle = isSend ? c.sends.empty() : c.recvs.empty();
   const ibv_mr* region = bytes >= shape_.zeroCopyMin && shape_.zeroCopyMin > 0 ? regionHolding(buf, bytes) : nullptr;
   (isSend ? c.sends : c.recvs).push(PendingOp{req, buf, 0, false, false, region});
   activate(c);
   if (wasIdle) serviceLocked(c);  // small messages leave (or arrived data lands) before the caller waits
-  return Status::Ok();
 }
 
-Status IbverbsTransport::waitAll(std::span<Request* const> requests, Deadline deadline) {
-  const int64_t started = nowNs();
-  int64_t spinUntil = started + spinNs_;
-  WaitScan scan(requests);
-  WaitNoteScope note(waitNote());
-  while (true) {
-    bool moved;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      moved = progressLocked();
-      checkPeersLocked(false);
-    }
-    if (std::optional<Status> settled = scan.settle(failures_.load(std::memory_order_acquire))) return *settled;
-    if (deadline.expired()) return timeoutError(rank_, requests, (nowNs() - started) * 1e-9);
-    int64_t now = nowNs();
-    if (moved) spinUntil = now + spinNs_;
-    if (now < spinUntil) {
-      sched_yield();  // on a shared core, let the peer (or the soft-RoCE kernel thread) run
-      continue;
-    }
-    note.sleepingOn(scan.pending());
-    if (sleepOnChannel(deadline)) spinUntil = nowNs() + spinNs_;
-  }
-}
-
-Status IbverbsTransport::progress() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  progressLocked();
+bool IbverbsTransport::progressLocked() {
+  bool moved = datapathPassLocked();
   checkPeersLocked(false);
-  return aborted_ ? abortStatus_ : Status::Ok();
-}
-
-PeerBytes IbverbsTransport::peerBytes(int peer) const {
-  if (peer < 0 || peer >= nranks_) return PeerBytes{};
-  const PeerLink& link = peers_[peer];
-  PeerBytes bytes;
-  bytes.sent = link.sent.load(std::memory_order_relaxed);
-  bytes.received = link.received.load(std::memory_order_relaxed);
-  bytes.receivedZeroCopy = link.receivedZeroCopy.load(std::memory_order_relaxed);
-  bytes.sentMessages = link.sentMessages.load(std::memory_order_relaxed);
-  bytes.sentWire = link.sentWire.load(std::memory_order_relaxed);
-  bytes.sendLinks = link.sendLinks();
-  return bytes;
-}
-
-void IbverbsTransport::abort(const std::string& reason) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (!aborted_) abortLocked(NS_ERROR(Code::kRemoteError, "rank {} aborted its ibverbs transport: {}", rank_, reason));
+  return moved;
 }
 
 // Peers other than `except` known lost already, or whose bootstrap socket has ended or failed now:
 // when one peer goes, a job-wide failure (a killed rank whose neighbours aborted in turn) often has
 // a root cause elsewhere, and the error should name it.
-std::vector<int> IbverbsTransport::peersGoneLocked(int except) {
+std::vector<int> IbverbsTransport::otherEndedPeersLocked(int except) {
   std::vector<pollfd> fds;
   std::vector<int> peers;
   std::vector<int> gone;
@@ -167,45 +91,40 @@ std::vector<int> IbverbsTransport::peersGoneLocked(int except) {
   return gone;
 }
 
-void IbverbsTransport::failPeerLocked(int peer, const std::string& detail) {
-  PeerLink& state = peers_[peer];
-  if (state.lost) return;
-  const std::vector<int> alsoGone = peersGoneLocked(peer);
-  // Fragments that arrived before the loss still complete receives (like bytes before a socket's end).
+// Fragments that arrived before the loss still complete receives (like bytes before a socket's end).
+void IbverbsTransport::beforePeerLostLocked(int peer) {
   for (int index = 0; index < qpsPerPeer_ && !aborted_; ++index) {
     Connection& c = res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index];
     if (!c.recvs.empty()) driveRecvs(c);
   }
-  state.lost = true;
-  state.lostStatus = NS_ERROR(Code::kRemoteError, "rank {}: connection to rank {} lost (peer exited or was killed): {}{}",
-                              rank_, peer, detail,
-                              alsoGone.empty() ? std::string()
-                                               : fmt::format("; the connections to {} {} have ended too",
-                                                             alsoGone.size() == 1 ? "rank" : "ranks",
-                                                             formatRankList(alsoGone)));
+}
+
+// A peer that left owing nothing is no news.
+bool IbverbsTransport::peerLossWorthWarningLocked(int peer) {
   bool pending = false;
   for (int index = 0; index < qpsPerPeer_; ++index) {
     const Connection& c = res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index];
     pending = pending || !c.sends.empty() || !c.recvs.empty() || !c.directSends.empty();
   }
-  if (pending) NS_WARN("{}", state.lostStatus.message());  // a peer that left owing nothing is no news
+  return pending;
+}
+
+void IbverbsTransport::dropPeerLocked(int peer, const Status& why, const std::vector<int>& alsoEnded) {
   for (int index = 0; index < qpsPerPeer_; ++index) {
     Connection& c = res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index];
-    failQueue(c.sends, state.lostStatus);
-    failQueue(c.recvs, state.lostStatus);
-    failDirectSends(c, state.lostStatus);
+    failQueue(c.sends, why);
+    failQueue(c.recvs, why);
+    failDirectSends(c, why);
     for (QpLane* lane : {&c.outbound, &c.inbound}) {
       lane->listed = 0;
       if (lane->qp) moveQpToError(api_, lane->qp.get());
     }
   }
   if (res_->peerSockets[peer].valid()) ::shutdown(res_->peerSockets[peer].get(), SHUT_RDWR);
-  for (int other : alsoGone) failPeerLocked(other, "its bootstrap connection reached end of stream");
+  for (int other : alsoEnded) failPeerLocked(other, "its bootstrap connection reached end of stream");
 }
 
-void IbverbsTransport::abortLocked(const Status& why) {
-  aborted_ = true;
-  abortStatus_ = why;
+void IbverbsTransport::dropAllLocked(const Status& why) {
   if (poster_) poster_->dropQueued();
   for (Connection& c : res_->connections) {
     failQueue(c.sends, why);
@@ -261,7 +180,7 @@ void IbverbsTransport::checkPeersLocked(bool force) {
 
 // Sleeps until a completion event, a peer's socket event, or kPollCapMs. Local vectors: several
 // threads may wait at once. Returns true when something happened.
-bool IbverbsTransport::sleepOnChannel(Deadline deadline) {
+bool IbverbsTransport::sleepUntilNews(Deadline deadline) {
   std::vector<pollfd> fds;
   std::vector<int> peers;
   size_t first = 0;
@@ -271,7 +190,7 @@ bool IbverbsTransport::sleepOnChannel(Deadline deadline) {
     if (ibv_req_notify_cq(res_->cq.get(), 0) != 0) {
       NS_WARN("rank {}: ibv_req_notify_cq failed; polling with sleeps instead", rank_);
     } else {
-      if (progressLocked()) return true;  // completions that raced the arming
+      if (datapathPassLocked()) return true;  // completions that raced the arming
       fds.push_back(pollfd{res_->channel->fd, POLLIN, 0});
       first = 1;
     }
@@ -321,7 +240,7 @@ void IbverbsTransport::drainBeforeTeardown(Deadline deadline) {
               peers.front());
       return;
     }
-    if (progressLocked()) continue;
+    if (datapathPassLocked()) continue;
     if (::poll(fds.data(), fds.size(), 0) > 0) {
       for (size_t i = 0; i < fds.size(); ++i) {
         char byte;

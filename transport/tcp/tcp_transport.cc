@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <sched.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -19,6 +18,7 @@
 
 #include "common/env.h"
 #include "common/log.h"
+#include "transport/core/network_transport.h"
 #include "transport/tcp/tcp_channel.h"
 
 namespace nshim {
@@ -28,16 +28,14 @@ using namespace tcp;
 
 constexpr int kPollCapMs = 100;
 
-class TcpTransport final : public Transport {
+class TcpTransport final : public NetworkTransport {
  public:
   TcpTransport(PeerSockets sockets, const TcpOptions& options)
-      : sockets_(std::move(sockets)),
-        rank_(sockets_.rank),
-        nranks_(sockets_.nranks),
+      : NetworkTransport("tcp", "TCP", sockets.rank, sockets.nranks,
+                         SpinPolicy{static_cast<int64_t>(std::max(options.spinMicroseconds, 0)) * 1000,
+                                    options.spinYield}),
+        sockets_(std::move(sockets)),
         perPeer_(std::max(options.socketsPerPeer, 1)),
-        spinNs_(static_cast<int64_t>(std::max(options.spinMicroseconds, 0)) * 1000),
-        yield_(options.spinYield),
-        peers_(nranks_),
         channels_(static_cast<size_t>(nranks_) * perPeer_) {
     for (int peer = 0; peer < nranks_; ++peer) {
       if (peer == rank_ || sockets_.sockets[peer].empty()) continue;  // itself, or a peer left out
@@ -56,70 +54,10 @@ class TcpTransport final : public Transport {
 
   ~TcpTransport() override {
     std::lock_guard<std::mutex> lock(mutex_);
-    // Requests still queued are forgotten, not completed: nobody can wait on them any more and
-    // their memory may already be gone. The peers still learn of the end (sockets shut down).
-    forgetRequests_ = true;
-    if (!active_.empty()) {
-      abortLocked(NS_ERROR(Code::kRemoteError, "rank {}: TCP transport destroyed with requests pending", rank_));
-    }
+    // The peers still learn of the end of requests still queued (sockets shut down).
+    Status pending = forgetPendingRequestsLocked();
+    if (!active_.empty()) abortLocked(pending);
   }  // sockets_ closes every connection
-
-  int rank() const override { return rank_; }
-  int nranks() const override { return nranks_; }
-  const char* name() const override { return "tcp"; }
-
-  Status postSend(int peer, uint64_t tag, const void* buf, size_t bytes, Request* req) override {
-    return post(peer, tag, const_cast<char*>(static_cast<const char*>(buf)), bytes, req, true);
-  }
-  Status postRecv(int peer, uint64_t tag, void* buf, size_t bytes, Request* req) override {
-    return post(peer, tag, static_cast<char*>(buf), bytes, req, false);
-  }
-
-  Status waitAll(std::span<Request* const> requests, Deadline deadline) override {
-    const int64_t started = nowNs();
-    int64_t spinUntil = started + spinNs_;
-    WaitScan scan(requests);
-    WaitNoteScope note(waitNote());
-    while (true) {
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        progressLocked();
-      }
-      if (std::optional<Status> settled = scan.settle(failures_.load(std::memory_order_acquire))) return *settled;
-      if (deadline.expired()) return timeoutError(rank_, requests, (nowNs() - started) * 1e-9);
-      if (nowNs() < spinUntil) {
-        // A peer woken by our send may have been placed on our CPU: let it run instead of
-        // spinning it out (without this, two ranks on one core take turns of a whole spin).
-        if (yield_) sched_yield();
-        continue;
-      }
-      note.sleepingOn(scan.pending());
-      if (blockInPoll(deadline)) spinUntil = nowNs() + spinNs_;
-    }
-  }
-
-  Status progress() override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    progressLocked();
-    return aborted_ ? abortStatus_ : Status::Ok();
-  }
-
-  PeerBytes peerBytes(int peer) const override {
-    if (peer < 0 || peer >= nranks_) return PeerBytes{};
-    const PeerLink& link = peers_[peer];
-    PeerBytes bytes;
-    bytes.sent = link.sent.load(std::memory_order_relaxed);
-    bytes.received = link.received.load(std::memory_order_relaxed);
-    bytes.sentMessages = link.sentMessages.load(std::memory_order_relaxed);
-    bytes.sentWire = link.sentWire.load(std::memory_order_relaxed);
-    bytes.sendLinks = link.sendLinks();
-    return bytes;
-  }
-
-  void abort(const std::string& reason) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!aborted_) abortLocked(NS_ERROR(Code::kRemoteError, "rank {} aborted its TCP transport: {}", rank_, reason));
-  }
 
  private:
   static void applySocketBuffers(int fd, const TcpOptions& options) {
@@ -142,21 +80,11 @@ class TcpTransport final : public Transport {
 
   Channel& channel(int peer, int index) { return channels_[static_cast<size_t>(peer) * perPeer_ + index]; }
 
-  void fail(Request* req, const Status& status) {
-    if (!forgetRequests_) req->complete(status);
-    failures_.fetch_add(1, std::memory_order_release);
-  }
+  // ---- NetworkTransport hooks.
+  bool connectedTo(int peer) const override { return channels_[static_cast<size_t>(peer) * perPeer_].fd >= 0; }
 
-  Status post(int peer, uint64_t tag, char* buf, size_t bytes, Request* req, bool isSend) {
-    NS_RETURN_IF_ERROR(startRequest(req, rank_, nranks_, peer, tag, buf, bytes, isSend));
-    if (channel(peer, 0).fd < 0) return notConnectedError(rank_, peer, "TCP");
-    std::lock_guard<std::mutex> lock(mutex_);
-    PeerLink& state = peers_[peer];
-    if (aborted_ || state.lost) {
-      fail(req, aborted_ ? abortStatus_ : state.lostStatus);
-      return Status::Ok();
-    }
-    Channel& ch = channel(peer, state.nextLink(*req, isSend, perPeer_));
+  void enqueueLocked(int peer, Request* req, char* buf, bool isSend) override {
+    Channel& ch = channel(peer, peers_[peer].nextLink(*req, isSend, perPeer_));
     OpRing<Op>& queue = isSend ? ch.sends : ch.recvs;
     bool wasIdle = queue.empty();
     queue.push(Op{req, buf, 0});
@@ -165,11 +93,11 @@ class TcpTransport final : public Transport {
       active_.push_back(&ch);
     }
     if (isSend && wasIdle) driveSends(ch);  // small messages leave before the caller waits
-    return Status::Ok();
   }
 
-  // One pass over every channel with pending work; idle channels leave the active list.
-  void progressLocked() {
+  // One pass over every channel with pending work; idle channels leave the active list. Returns
+  // false: TCP re-arms its spin only after a wake-up from poll(), not after progress.
+  bool progressLocked() override {
     for (size_t i = 0; i < active_.size() && !aborted_; ++i) {
       Channel& ch = *active_[i];
       if (!ch.sends.empty()) driveSends(ch);
@@ -184,8 +112,73 @@ class TcpTransport final : public Transport {
       }
     }
     active_.resize(kept);
+    return false;
   }
 
+  // Sleeps in poll() on the channels with pending work. Returns true when something happened.
+  bool sleepUntilNews(Deadline deadline) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      pollFds_.clear();
+      pollChannels_.clear();
+      for (Channel* ch : active_) {
+        short events = POLLRDHUP;
+        if (!ch->recvs.empty()) events |= POLLIN;
+        if (!ch->sends.empty()) events |= POLLOUT;
+        pollFds_.push_back(pollfd{ch->fd, events, 0});
+        pollChannels_.push_back(ch);
+      }
+    }
+    int ready = ::poll(pollFds_.data(), pollFds_.size(), deadline.remainingMs(kPollCapMs));
+    if (ready <= 0) return false;
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < pollFds_.size(); ++i) {
+      Channel& ch = *pollChannels_[i];
+      // A peer that closed its end will never read: sends waiting for buffer space cannot finish.
+      // (Pending receives find out by reading the end of stream after any data still queued.)
+      if ((pollFds_[i].revents & (POLLRDHUP | POLLHUP | POLLERR)) && ch.recvs.empty() && !ch.sends.empty()) {
+        failPeerLocked(ch.peer, "the peer closed the connection");
+      }
+    }
+    return true;
+  }
+
+  // The peers other than `peer` whose connections have ended as well (end of stream or a reset
+  // already waiting; data still unread hides one). A killed process closes all of its sockets at
+  // once, while the ranks that fail because of it close theirs a moment later: a rank whose ring
+  // neighbour gave up first thus still names the rank that was lost.
+  std::vector<int> otherEndedPeersLocked(int peer) override {
+    std::vector<int> ended;
+    if (aborted_) return ended;
+    for (int other = 0; other < nranks_; ++other) {
+      if (other == rank_ || other == peer || channel(other, 0).fd < 0) continue;
+      bool gone = peers_[other].lost;
+      for (int index = 0; index < perPeer_ && !gone; ++index) gone = connectionEnded(channel(other, index).fd);
+      if (gone) ended.push_back(other);
+    }
+    return ended;
+  }
+
+  void dropPeerLocked(int peer, const Status& why, const std::vector<int>& /*alsoEnded*/) override {
+    for (int index = 0; index < perPeer_; ++index) {
+      Channel& ch = channel(peer, index);
+      failQueue(ch.sends, why);
+      failQueue(ch.recvs, why);
+      ::shutdown(ch.fd, SHUT_RDWR);
+    }
+  }
+
+  void dropAllLocked(const Status& why) override {
+    for (Channel& ch : channels_) {
+      failQueue(ch.sends, why);
+      failQueue(ch.recvs, why);
+      if (ch.fd >= 0) ::shutdown(ch.fd, SHUT_RDWR);  // peers see the end of stream at once
+    }
+    for (Channel* ch : active_) ch->listed = false;
+    active_.clear();
+  }
+
+  // ---- The data path.
   void driveSends(Channel& ch) {
     while (!ch.sends.empty()) {
       Op& op = ch.sends.front();
@@ -277,105 +270,12 @@ class TcpTransport final : public Transport {
     return false;
   }
 
-  void failPeerLocked(int peer, const std::string& detail) {
-    PeerLink& state = peers_[peer];
-    if (state.lost) return;
-    state.lost = true;
-    std::vector<int> others = otherEndedPeersLocked(peer);
-    state.lostStatus = NS_ERROR(Code::kRemoteError, "rank {}: connection to rank {} lost (peer exited or was "
-                                "killed): {}{}", rank_, peer, detail,
-                                others.empty() ? "" : fmt::format("; the connections to {} {} have ended too",
-                                                                  others.size() == 1 ? "rank" : "ranks",
-                                                                  formatRankList(others)));
-    NS_WARN("{}", state.lostStatus.message());
-    for (int index = 0; index < perPeer_; ++index) {
-      Channel& ch = channel(peer, index);
-      failQueue(ch.sends, state.lostStatus);
-      failQueue(ch.recvs, state.lostStatus);
-      ::shutdown(ch.fd, SHUT_RDWR);
-    }
-  }
-
-  // The peers other than `peer` whose connections have ended as well (end of stream or a reset
-  // already waiting; data still unread hides one). A killed process closes all of its sockets at
-  // once, while the ranks that fail because of it close theirs a moment later: a rank whose ring
-  // neighbour gave up first thus still names the rank that was lost.
-  std::vector<int> otherEndedPeersLocked(int peer) {
-    std::vector<int> ended;
-    if (aborted_) return ended;
-    for (int other = 0; other < nranks_; ++other) {
-      if (other == rank_ || other == peer || channel(other, 0).fd < 0) continue;
-      bool gone = peers_[other].lost;
-      for (int index = 0; index < perPeer_ && !gone; ++index) gone = connectionEnded(channel(other, index).fd);
-      if (gone) ended.push_back(other);
-    }
-    return ended;
-  }
-
-  void abortLocked(const Status& why) {
-    aborted_ = true;
-    abortStatus_ = why;
-    for (Channel& ch : channels_) {
-      failQueue(ch.sends, why);
-      failQueue(ch.recvs, why);
-      if (ch.fd >= 0) ::shutdown(ch.fd, SHUT_RDWR);  // peers see the end of stream at once
-    }
-    for (Channel* ch : active_) ch->listed = false;
-    active_.clear();
-  }
-
-  void failQueue(OpRing<Op>& queue, const Status& why) {
-    while (!queue.empty()) {
-      Request* req = queue.front().req;
-      queue.pop();
-      fail(req, why);
-    }
-  }
-
-  // Sleeps in poll() on the channels with pending work. Returns true when something happened.
-  bool blockInPoll(Deadline deadline) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      pollFds_.clear();
-      pollChannels_.clear();
-      for (Channel* ch : active_) {
-        short events = POLLRDHUP;
-        if (!ch->recvs.empty()) events |= POLLIN;
-        if (!ch->sends.empty()) events |= POLLOUT;
-        pollFds_.push_back(pollfd{ch->fd, events, 0});
-        pollChannels_.push_back(ch);
-      }
-    }
-    int ready = ::poll(pollFds_.data(), pollFds_.size(), deadline.remainingMs(kPollCapMs));
-    if (ready <= 0) return false;
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (size_t i = 0; i < pollFds_.size(); ++i) {
-      Channel& ch = *pollChannels_[i];
-      // A peer that closed its end will never read: sends waiting for buffer space cannot finish.
-      // (Pending receives find out by reading the end of stream after any data still queued.)
-      if ((pollFds_[i].revents & (POLLRDHUP | POLLHUP | POLLERR)) && ch.recvs.empty() && !ch.sends.empty()) {
-        failPeerLocked(ch.peer, "the peer closed the connection");
-      }
-    }
-    return true;
-  }
-
   PeerSockets sockets_;
-  const int rank_;
-  const int nranks_;
   const int perPeer_;
-  const int64_t spinNs_;
-  const bool yield_;
-  std::mutex mutex_;  // queues and channel state; waiters drop it while sleeping in poll()
-  std::vector<PeerLink> peers_;
   std::vector<Channel> channels_;  // [peer * perPeer_ + index]; never resized (pointers are kept)
   std::vector<Channel*> active_;
   std::vector<pollfd> pollFds_;
   std::vector<Channel*> pollChannels_;
-  std::atomic<uint64_t> failures_{0};
-  bool aborted_ = false;
-  bool forgetRequests_ = false;  // set by the destructor: pending requests are dropped, not completed
-  Status abortStatus_;
 };
 
 }  // namespace
