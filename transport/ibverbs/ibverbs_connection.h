@@ -1,20 +1,23 @@
-// Internal state of the ibverbs transport: the fragment header in each ring slot, the immediate
-// data encodings, the pending operations of one QP in each direction with its ring and credit
-// counters, and the verbs objects of one rank in creation order (so they are destroyed in reverse).
+// One link of the ibverbs transport to a peer (Connection: two RC QPs, a ring each way, credits,
+// zero-copy offers) and the methods that move its data (ibverbs_connection.cc: the rings, credits
+// and post lists; ibverbs_zero_copy.cc: offers and writes straight into the receiver's buffer);
+// what a link asks of the transport that owns it (LinkOwner); and the verbs objects of one rank in
+// creation order (so they are destroyed in reverse). What travels on a link: ibverbs_wire.h.
 #pragma once
-
-#include <endian.h>
 
 #include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/status.h"
 #include "transport/ibverbs/ibverbs_device.h"
+#include "transport/ibverbs/ibverbs_poster.h"
 #include "transport/ibverbs/ibverbs_qp.h"
 #include "transport/ibverbs/ibverbs_resources.h"
+#include "transport/ibverbs/ibverbs_wire.h"
 #include "transport/core/op_ring.h"
 #include "transport/core/peer_link.h"
 #include "transport/bootstrap/socket.h"
@@ -22,92 +25,7 @@
 
 namespace nshim::ib {
 
-inline constexpr uint32_t kFragmentMagic = 0x4E534942;  // "NSIB"
-inline constexpr size_t kFragmentHeaderBytes = 32;
-
-// Little-endian in the slot, before the payload.
-struct FragmentHeader {
-  uint32_t magic = kFragmentMagic;
-  uint32_t bytes = 0;   // payload bytes of this fragment
-  uint64_t tag = 0;
-  uint64_t total = 0;   // bytes of the whole message
-  uint64_t offset = 0;  // of this fragment in the message
-
-  void store(char* slot) const {
-    uint32_t words[2] = {htole32(magic), htole32(bytes)};
-    uint64_t longs[3] = {htole64(tag), htole64(total), htole64(offset)};
-    std::memcpy(slot, words, 8);
-    std::memcpy(slot + 8, longs, 24);
-  }
-  static FragmentHeader load(const char* slot) {
-    FragmentHeader h;
-    uint32_t words[2];
-    uint64_t longs[3];
-    std::memcpy(words, slot, 8);
-    std::memcpy(longs, slot + 8, 24);
-    h.magic = le32toh(words[0]);
-    h.bytes = le32toh(words[1]);
-    h.tag = le64toh(longs[0]);
-    h.total = le64toh(longs[1]);
-    h.offset = le64toh(longs[2]);
-    return h;
-  }
-};
-
-// Immediate data. The top bit marks a control message (on a link's outbound QP, from the peer):
-// a credit carries the peer's count of freed slots, an offer (bit 30) the count of offers; a data
-// write carries its sequence number, with bit 30 set when it went straight into the receiver's
-// buffer (zero copy) rather than into a ring slot. Counters travel modulo 2^30.
-inline constexpr uint32_t kCreditFlag = 0x80000000u;
-inline constexpr uint32_t kOfferFlag = 0x40000000u;   // with kCreditFlag: an offer
-inline constexpr uint32_t kDirectFlag = 0x40000000u;  // without kCreditFlag: a zero-copy write
-inline constexpr uint32_t kSeqMask = 0x3fffffffu;
-
-// An offer, sent by the receiver of every message of at least the zero-copy size: where the
-// sender may write message `index` of the link (counted from 0 in posting order on both ends), or
-// address 0 when the receive buffer is not registered. Little-endian in the landing buffer.
-inline constexpr uint32_t kOfferMagic = 0x4E53524F;  // "NSRO"
-inline constexpr size_t kOfferBytes = 40;
-inline constexpr size_t kControlSlotBytes = 64;  // one offer landing or staging entry
-struct Offer {
-  uint64_t index = 0;
-  uint64_t address = 0;  // 0: not registered, send through the ring
-  uint32_t rkey = 0;
-  uint64_t bytes = 0;
-  uint64_t tag = 0;
-
-  void store(char* out) const {
-    uint32_t words[2] = {htole32(kOfferMagic), htole32(rkey)};
-    uint64_t longs[4] = {htole64(index), htole64(address), htole64(bytes), htole64(tag)};
-    std::memcpy(out, words, 8);
-    std::memcpy(out + 8, longs, 32);
-  }
-  // False when the bytes are not an offer.
-  static bool load(const char* in, Offer* offer) {
-    uint32_t words[2];
-    uint64_t longs[4];
-    std::memcpy(words, in, 8);
-    std::memcpy(longs, in + 8, 32);
-    if (le32toh(words[0]) != kOfferMagic) return false;
-    offer->rkey = le32toh(words[1]);
-    offer->index = le64toh(longs[0]);
-    offer->address = le64toh(longs[1]);
-    offer->bytes = le64toh(longs[2]);
-    offer->tag = le64toh(longs[3]);
-    return true;
-  }
-};
-
-// wr_id: the connection's index in the top 16 bits, a receive flag, a lane flag (the inbound QP),
-// then the sequence number of a send work request, or a receive's index in the lane's receive list.
-inline constexpr int kWrIdShift = 48;
-inline constexpr uint64_t kWrIdRecv = uint64_t(1) << 47;
-inline constexpr uint64_t kWrIdInbound = uint64_t(1) << 46;
-inline constexpr uint64_t kWrIdSeqMask = kWrIdInbound - 1;
-inline uint64_t makeWrId(size_t connection, bool inbound, uint64_t seq, bool isRecv) {
-  return (uint64_t(connection) << kWrIdShift) | (isRecv ? kWrIdRecv : 0) | (inbound ? kWrIdInbound : 0) |
-         (seq & kWrIdSeqMask);
-}
+class Connection;
 
 struct PendingOp {
   Request* req = nullptr;
@@ -145,12 +63,80 @@ struct QpLane {
   size_t listed = 0;  // work requests in the pending list
 };
 
+// Geometry and tuning shared by every connection of one transport.
+struct RingShape {
+  uint32_t slots = 4;
+  uint64_t zeroCopyMin = 0;  // messages from this size on get offers (0: no zero copy)
+  uint32_t offersAhead = 8;  // offers outstanding per link at most
+  uint32_t fragmentBytes = 1 << 20;  // payload of one slot
+  uint32_t slotStride = (1 << 20) + 64;  // header + payload, rounded up to 64 bytes
+  uint32_t signalEvery = 8;
+  uint32_t sendDepth = 0;  // QP send queue size
+  uint32_t recvDepth = 0;  // QP receive queue size (data fragments + credits in flight)
+  size_t payloadBytes() const { return fragmentBytes; }
+};
+
+// What a connection asks of the transport that owns it; called under the transport's mutex.
+class LinkOwner {
+ public:
+  // The link's peer is lost (a failed completion or post, a malformed arrival): fail what it owes.
+  virtual void linkFailed(int peer, const std::string& detail) = 0;
+  // Fails one request (taken off its queue already).
+  virtual void requestFailed(Request* req, const Status& why) = 0;
+  // The ranks disagree (a message that does not match its receive): abort the whole transport.
+  virtual void transportFailed(const Status& why) = 0;
+  // The connection has work: put it on the active list (its next progress pass services it).
+  virtual void activate(Connection& c) = 0;
+  virtual bool aborted() const = 0;
+
+ protected:
+  ~LinkOwner() = default;
+};
+
 // One link to a peer, as two RC QPs: `outbound` carries our data writes (the peer's credits for
 // them come back on its receive queue) and `inbound` brings the peer's data writes (our credits go
 // back on its send queue). A credit therefore never queues behind data going the same way, which
 // with one QP for both directions held each credit back by the whole window of reverse traffic
-// (NCCL keeps send and receive connections apart for the same reason).
-struct Connection {
+// (NCCL keeps send and receive connections apart for the same reason). The state is set up by
+// ibverbs_connect.cc; the methods run under the owning transport's mutex.
+class Connection {
+ public:
+  // Called once by the transport that owns the link, before any other method.
+  void attach(LinkOwner& owner, PeerLink& peerLink, const RingShape& shape, const VerbsApi& api, uint32_t ringLkey,
+              WritePoster* poster, int rank) {
+    owner_ = &owner;
+    peerLink_ = &peerLink;
+    shape_ = &shape;
+    api_ = &api;
+    ringLkey_ = ringLkey;
+    poster_ = poster;
+    rank_ = rank;
+  }
+
+  // ---- The ring data path (ibverbs_connection.cc).
+  // A completion of one of the link's work requests (success or not).
+  void onCompletion(const ibv_wc& wc, int qpsPerPeer);
+  // Reposts consumed receives, finishes zero-copy sends, copies arrivals into receives, offers,
+  // starts sends, returns credit, then posts one list per QP.
+  void service();
+  void driveRecvs();
+  // Requests queued or writes in flight on this link.
+  bool owesRequests() const { return !sends.empty() || !recvs.empty() || !directSends.empty(); }
+  // Anything left for a progress pass to do (the transport drops the link from its active list when not).
+  bool busy() const {
+    return owesRequests() || slotsConsumed != creditsReported || !outbound.toRepost.empty() ||
+           !inbound.toRepost.empty() || outbound.listed > 0 || inbound.listed > 0;
+  }
+  // Fails every request of the link with `why` and moves its QPs to error.
+  void failAll(const Status& why);
+
+  // ---- Zero copy (ibverbs_zero_copy.cc).
+  void failDirectSends(const Status& why);
+  // Completes the zero-copy sends in flight without waiting for their writes (the peer has gone
+  // after receiving everything); the caller has moved the outbound QP to error.
+  void completeDirectSendsNow();
+
+  // ---- State.
   size_t id = 0;  // index in the transport's connection list (the wr_id prefix)
   int peer = -1;
   int index = 0;  // link index within the peer
@@ -184,21 +170,36 @@ struct Connection {
   bool active = false;  // in the transport's active list
   bool hasQps() const { return outbound.qp != nullptr; }
   QpLane& lane(bool isInbound) { return isInbound ? inbound : outbound; }
+
+ private:
+  enum class ZeroCopyChoice { kWritten, kUseRing, kWaitForOffer };
+
+  void repostRecvs(QpLane& lane);
+  void driveSends();
+  bool sendQueueFull(const QpLane& lane) const;
+  // A data write from `local` (lkey) to `remote` (rkey) with immediate `imm`, added to the outbound list.
+  ibv_send_wr& addWrite(const char* local, uint32_t bytes, uint32_t lkey, uint64_t remote, uint32_t rkey, uint32_t imm);
+  void addCredit();
+  void flush(QpLane& lane);
+  bool fragmentMatches(PendingOp& op, const FragmentHeader& h);
+  // Fails the front receive with a mismatch and aborts the transport.
+  void rejectFrontRecv(const Status& error);
+
+  bool takeOffer(const char* landing, uint32_t bytes, uint32_t seq);
+  void addOffers();
+  ZeroCopyChoice tryDirectSend(PendingOp& op);
+  void completeDirectSends();
+  bool finishDirectRecv();
+
+  LinkOwner* owner_ = nullptr;
+  PeerLink* peerLink_ = nullptr;  // the peer's counters and failure state, in the transport
+  const RingShape* shape_ = nullptr;
+  const VerbsApi* api_ = nullptr;
+  uint32_t ringLkey_ = 0;  // of the rings' registered memory
+  WritePoster* poster_ = nullptr;  // null: post inline
+  int rank_ = -1;
 };
 
-
-// Geometry and tuning shared by every connection of one transport.
-struct RingShape {
-  uint32_t slots = 4;
-  uint64_t zeroCopyMin = 0;  // messages from this size on get offers (0: no zero copy)
-  uint32_t offersAhead = 8;  // offers outstanding per link at most
-  uint32_t fragmentBytes = 1 << 20;  // payload of one slot
-  uint32_t slotStride = (1 << 20) + 64;  // header + payload, rounded up to 64 bytes
-  uint32_t signalEvery = 8;
-  uint32_t sendDepth = 0;  // QP send queue size
-  uint32_t recvDepth = 0;  // QP receive queue size (data fragments + credits in flight)
-  size_t payloadBytes() const { return fragmentBytes; }
-};
 
 // Everything one rank owns, declared in creation order: destruction runs bottom-up (QPs, CQ,
 // channel, MR, memory, PD, context), as verbs require.

@@ -34,6 +34,8 @@ IbverbsTransport::IbverbsTransport(std::unique_ptr<IbResources> resources, int r
       wcs_(32),
       poster_(postThread ? std::make_unique<WritePoster>() : nullptr) {
   active_.reserve(res_->connections.size());
+  const uint32_t ringLkey = res_->mr ? res_->mr->lkey : 0;
+  for (Connection& c : res_->connections) c.attach(*this, peers_[c.peer], shape_, api_, ringLkey, poster_.get(), rank_);
 }
 
 IbverbsTransport::~IbverbsTransport() {
@@ -41,7 +43,7 @@ IbverbsTransport::~IbverbsTransport() {
   // The peers still learn of the end of requests still queued (QPs to error, sockets shut down).
   Status pendingError = forgetPendingRequestsLocked();
   bool pending = false;
-  for (Connection* c : active_) pending = pending || !c->sends.empty() || !c->recvs.empty() || !c->directSends.empty();
+  for (Connection* c : active_) pending = pending || c->owesRequests();
   if (pending) {
     abortLocked(pendingError);
   } else if (!aborted_) {
@@ -59,7 +61,7 @@ void IbverbsTransport::enqueueLocked(int peer, Request* req, char* buf, bool isS
   const ibv_mr* region = bytes >= shape_.zeroCopyMin && shape_.zeroCopyMin > 0 ? regionHolding(buf, bytes) : nullptr;
   (isSend ? c.sends : c.recvs).push(PendingOp{req, buf, 0, false, false, region});
   activate(c);
-  if (wasIdle) serviceLocked(c);  // small messages leave (or arrived data lands) before the caller waits
+  if (wasIdle) c.service();  // small messages leave (or arrived data lands) before the caller waits
 }
 
 bool IbverbsTransport::progressLocked() {
@@ -95,7 +97,7 @@ std::vector<int> IbverbsTransport::otherEndedPeersLocked(int except) {
 void IbverbsTransport::beforePeerLostLocked(int peer) {
   for (int index = 0; index < qpsPerPeer_ && !aborted_; ++index) {
     Connection& c = res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index];
-    if (!c.recvs.empty()) driveRecvs(c);
+    if (!c.recvs.empty()) c.driveRecvs();
   }
 }
 
@@ -103,22 +105,14 @@ void IbverbsTransport::beforePeerLostLocked(int peer) {
 bool IbverbsTransport::peerLossWorthWarningLocked(int peer) {
   bool pending = false;
   for (int index = 0; index < qpsPerPeer_; ++index) {
-    const Connection& c = res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index];
-    pending = pending || !c.sends.empty() || !c.recvs.empty() || !c.directSends.empty();
+    pending = pending || res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index].owesRequests();
   }
   return pending;
 }
 
 void IbverbsTransport::dropPeerLocked(int peer, const Status& why, const std::vector<int>& alsoEnded) {
   for (int index = 0; index < qpsPerPeer_; ++index) {
-    Connection& c = res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index];
-    failQueue(c.sends, why);
-    failQueue(c.recvs, why);
-    failDirectSends(c, why);
-    for (QpLane* lane : {&c.outbound, &c.inbound}) {
-      lane->listed = 0;
-      if (lane->qp) moveQpToError(api_, lane->qp.get());
-    }
+    res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index].failAll(why);
   }
   if (res_->peerSockets[peer].valid()) ::shutdown(res_->peerSockets[peer].get(), SHUT_RDWR);
   for (int other : alsoEnded) failPeerLocked(other, "its bootstrap connection reached end of stream");
@@ -126,15 +120,7 @@ void IbverbsTransport::dropPeerLocked(int peer, const Status& why, const std::ve
 
 void IbverbsTransport::dropAllLocked(const Status& why) {
   if (poster_) poster_->dropQueued();
-  for (Connection& c : res_->connections) {
-    failQueue(c.sends, why);
-    failQueue(c.recvs, why);
-    failDirectSends(c, why);
-    for (QpLane* lane : {&c.outbound, &c.inbound}) {
-      lane->listed = 0;
-      if (lane->qp) moveQpToError(api_, lane->qp.get());
-    }
-  }
+  for (Connection& c : res_->connections) c.failAll(why);
   for (Fd& fd : res_->peerSockets) {
     if (fd.valid()) ::shutdown(fd.get(), SHUT_RDWR);  // peers see the end of stream at once
   }
@@ -146,7 +132,7 @@ void IbverbsTransport::dropAllLocked(const Status& why) {
 void IbverbsTransport::collectPeerPollFds(std::vector<pollfd>* fds, std::vector<int>* peers) {
   peers->clear();
   for (Connection* c : active_) {
-    if ((c->sends.empty() && c->recvs.empty() && c->directSends.empty()) || peers_[c->peer].lost) continue;
+    if (!c->owesRequests() || peers_[c->peer].lost) continue;
     if (std::find(peers->begin(), peers->end(), c->peer) == peers->end()) peers->push_back(c->peer);
   }
   for (int peer : *peers) fds->push_back(pollfd{res_->peerSockets[peer].get(), POLLIN | POLLRDHUP, 0});

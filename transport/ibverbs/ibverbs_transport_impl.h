@@ -1,9 +1,9 @@
 // The ibverbs transport class, shared by its implementation files: ibverbs_transport.cc (the
 // hooks of the network transports' shared core, transport/core/network_transport.h: queueing a
-// post, sleeping on the completion channel, peer liveness, abort and teardown),
-// ibverbs_datapath.cc (completion handling, fragments in and out of the rings, credits, post lists)
-// and ibverbs_zero_copy.cc (registered buffers, offers, writes straight into the receiver's buffer).
-// All connection state is guarded by the core's mutex; waiters drop it while they sleep in poll().
+// post, sleeping on the completion channel, peer liveness, abort and teardown), ibverbs_progress.cc
+// (polling the completion queue, servicing the active links) and ibverbs_zero_copy.cc (registered
+// buffers). Each link's data path is its Connection's (ibverbs_connection.h). All connection state
+// is guarded by the core's mutex; waiters drop it while they sleep in poll().
 #pragma once
 
 #include <poll.h>
@@ -20,7 +20,7 @@
 
 namespace nshim::ib {
 
-class IbverbsTransport final : public NetworkTransport {
+class IbverbsTransport final : public NetworkTransport, private LinkOwner {
  public:
   IbverbsTransport(std::unique_ptr<IbResources> resources, int rank, int nranks, int qpsPerPeer,
                    const RingShape& shape, int spinMicroseconds, bool postThread);
@@ -45,32 +45,21 @@ class IbverbsTransport final : public NetworkTransport {
   void dropPeerLocked(int peer, const Status& why, const std::vector<int>& alsoEnded) override;
   void dropAllLocked(const Status& why) override;
 
-  // ibverbs_datapath.cc
+  // LinkOwner, for the connections.
+  void linkFailed(int peer, const std::string& detail) override { failPeerLocked(peer, detail); }
+  void requestFailed(Request* req, const Status& why) override { fail(req, why); }
+  void transportFailed(const Status& why) override { abortLocked(why); }
+  void activate(Connection& c) override;
+  bool aborted() const override { return aborted_; }
+
+  // ibverbs_progress.cc
   bool datapathPassLocked();             // true when anything moved
   bool pollCqLocked();
   void handleCompletion(const ibv_wc& wc);
-  void serviceLocked(Connection& c);     // reposts, receives, sends, credit, then a post list per QP
-  void repostRecvs(Connection& c, QpLane& lane);
-  void driveRecvs(Connection& c);
-  void driveSends(Connection& c);
-  bool sendQueueFull(const QpLane& lane) const;
-  // A data write from `local` (lkey) to `remote` (rkey) with immediate `imm`, added to the outbound list.
-  ibv_send_wr& addWrite(Connection& c, const char* local, uint32_t bytes, uint32_t lkey, uint64_t remote,
-                        uint32_t rkey, uint32_t imm);
-  void addCredit(Connection& c);
-  void flush(Connection& c, QpLane& lane);
-  void activate(Connection& c);
-  bool fragmentMatches(Connection& c, PendingOp& op, const FragmentHeader& h);
+  void collectPostFailuresLocked();
 
   // ibverbs_zero_copy.cc
-  enum class ZeroCopyChoice { kWritten, kUseRing, kWaitForOffer };
   const ibv_mr* regionHolding(const char* buf, size_t bytes) const;
-  bool takeOffer(Connection& c, const char* landing, uint32_t bytes, uint32_t seq);
-  void addOffers(Connection& c);
-  ZeroCopyChoice tryDirectSend(Connection& c, PendingOp& op);
-  void completeDirectSends(Connection& c);
-  bool finishDirectRecv(Connection& c);
-  void failDirectSends(Connection& c, const Status& why);
   void completeDirectSendsTo(int peer);
 
   // ibverbs_transport.cc
@@ -79,7 +68,6 @@ class IbverbsTransport final : public NetworkTransport {
   void handlePeerEvents(const pollfd* fds, const std::vector<int>& peers);
   void drainChannelLocked();
   void drainBeforeTeardown(Deadline deadline);
-  void collectPostFailuresLocked();
 
   std::unique_ptr<IbResources> res_;
   // Buffers registered by the caller, each with its MR (declared after res_: deregistered first).

@@ -101,125 +101,6 @@ const ibv_mr* IbverbsTransport::regionHolding(const char* buf, size_t bytes) con
   return nullptr;
 }
 
-// An offer arrived in a landing entry: keep it for the send it names.
-bool IbverbsTransport::takeOffer(Connection& c, const char* landing, uint32_t bytes, uint32_t seq) {
-  std::atomic_thread_fence(std::memory_order_acquire);  // the entry's contents after its completion
-  Offer offer;
-  if (bytes != kOfferBytes || !Offer::load(landing, &offer) || seq != (c.offersSeen & kSeqMask)) {
-    failPeerLocked(c.peer, fmt::format("a malformed zero-copy offer arrived on link {} ({} bytes, offer {} where {} "
-                                       "was due)", c.index, bytes, seq, c.offersSeen & kSeqMask));
-    return false;
-  }
-  ++c.offersSeen;
-  dropOffersAlreadySent(c);
-  if (offer.index >= c.sendsTaken) c.offers.push(offer);  // else its message went through the ring already
-  activate(c);
-  return true;
-}
-
-// Offers for the posted receives not decided yet, in order, as far as the window and the inbound
-// QP's send queue allow.
-void IbverbsTransport::addOffers(Connection& c) {
-  c.recvsOffered = std::max(c.recvsOffered, c.recvsDone);
-  QpLane& lane = c.inbound;
-  while (c.recvsOffered < c.recvsDone + c.recvs.size()) {
-    PendingOp& op = c.recvs.at(c.recvsOffered - c.recvsDone);
-    if (shape_.zeroCopyMin == 0 || op.req->bytes < shape_.zeroCopyMin || op.started) {
-      ++c.recvsOffered;  // no sender waits for this one
-      continue;
-    }
-    if (c.recvsOffered >= c.recvsDone + shape_.offersAhead || sendQueueFull(lane)) return;
-    Offer offer;
-    offer.index = c.recvsOffered;
-    offer.bytes = op.req->bytes;
-    offer.tag = op.req->tag;
-    if (op.region != nullptr && op.req->bytes <= kMaxDirectBytes) {
-      offer.address = reinterpret_cast<uintptr_t>(op.buf);
-      offer.rkey = op.region->rkey;
-      op.offered = true;
-    }
-    size_t i = lane.listed++;
-    uint64_t seq = lane.wrPosted + i;
-    // Entry seq % sendDepth is free: the send queue holds fewer than sendDepth requests.
-    char* entry = lane.staging + (seq % shape_.sendDepth) * kControlSlotBytes;
-    offer.store(entry);
-    lane.sges[i] = ibv_sge{reinterpret_cast<uintptr_t>(entry), static_cast<uint32_t>(kOfferBytes), res_->mr->lkey};
-    ibv_send_wr& wr = lane.wrs[i];
-    wr = ibv_send_wr{};
-    wr.wr_id = makeWrId(c.id, true, seq, false);
-    wr.sg_list = &lane.sges[i];
-    wr.num_sge = 1;
-    wr.opcode = IBV_WR_SEND_WITH_IMM;
-    wr.imm_data = htobe32(kCreditFlag | kOfferFlag | static_cast<uint32_t>(c.offersSent & kSeqMask));
-    if (kOfferBytes <= lane.maxInline) wr.send_flags = IBV_SEND_INLINE;
-    ++c.offersSent;
-    ++c.recvsOffered;
-  }
-}
-
-// The front send's buffer is registered (post() looks for a region only from the zero-copy size
-// on) and it has not started: write it straight into the receiver's buffer if the receiver's offer
-// allows.
-IbverbsTransport::ZeroCopyChoice IbverbsTransport::tryDirectSend(Connection& c, PendingOp& op) {
-  const size_t bytes = op.req->bytes;
-  dropOffersAlreadySent(c);
-  if (c.offers.empty()) {
-    // Not offered yet: wait a little (the receiver may not have posted), then use the ring. A late
-    // offer is dropped, and its receive takes the ring's fragments as any other.
-    const int64_t now = nowNs();
-    if (op.offerWaitStartNs == 0) op.offerWaitStartNs = now;
-    return now - op.offerWaitStartNs < kOfferWaitNs ? ZeroCopyChoice::kWaitForOffer : ZeroCopyChoice::kUseRing;
-  }
-  // An offer for a later message means none comes for this one: the receiver expects fewer bytes
-  // than the zero-copy size, and its fragment header check will say so.
-  if (c.offers.front().index > c.sendsTaken) return ZeroCopyChoice::kUseRing;
-  const Offer offer = c.offers.front();
-  c.offers.pop();
-  if (offer.address == 0 || offer.bytes != bytes || offer.tag != op.req->tag || bytes > kMaxDirectBytes) {
-    return ZeroCopyChoice::kUseRing;  // a mismatch is reported by the receiver, from the fragment header
-  }
-  const uint64_t seq = c.outbound.wrPosted + c.outbound.listed;  // of the write added next
-  ibv_send_wr& wr = addWrite(c, op.buf, static_cast<uint32_t>(bytes), op.region->lkey, offer.address, offer.rkey,
-                             kDirectFlag | static_cast<uint32_t>(c.fragsPosted & kSeqMask));
-  wr.send_flags |= IBV_SEND_SIGNALED;  // its completion frees the caller's buffer
-  c.directSends.push(DirectSend{op.req, seq + 1, op.region});
-  ++c.fragsPosted;
-  addRelaxed(peers_[c.peer].sent, bytes);
-  c.sends.pop();
-  ++c.sendsTaken;
-  return ZeroCopyChoice::kWritten;
-}
-
-void IbverbsTransport::completeDirectSends(Connection& c) {
-  while (!c.directSends.empty() && c.directSends.front().wrEnd <= c.outbound.wrRetired) {
-    Request* req = c.directSends.front().req;
-    c.directSends.pop();
-    req->complete(Status());
-  }
-}
-
-// The next arrival is a zero-copy write: it completes the front receive, which must be the one offered.
-bool IbverbsTransport::finishDirectRecv(Connection& c) {
-  PendingOp& op = c.recvs.front();
-  Request* req = op.req;
-  if (!op.offered || op.started) {
-    Status error = NS_ERROR(Code::kRemoteError, "rank {} received a zero-copy write from rank {} on link {} for a "
-                            "receive it did not offer", rank_, c.peer, c.index);
-    NS_WARN("{}", error.message());
-    c.recvs.pop();
-    fail(req, error);
-    abortLocked(error);
-    return false;
-  }
-  c.arrivals.pop();
-  addRelaxed(peers_[c.peer].received, req->bytes);
-  addRelaxed(peers_[c.peer].receivedZeroCopy, req->bytes);
-  c.recvs.pop();
-  ++c.recvsDone;
-  req->complete(Status());
-  return true;
-}
-
 // A peer that has received everything may exit, and close its socket, before the acknowledgements
 // of our last zero-copy writes to it have completed here (its side completes on arrival). When
 // nothing else is pending with the peer, those sends end as done, as ring sends do once staged,
@@ -234,19 +115,138 @@ void IbverbsTransport::completeDirectSendsTo(int peer) {
     Connection& c = connection(peer, static_cast<uint64_t>(index));
     if (c.directSends.empty()) continue;
     moveQpToError(api_, c.outbound.qp.get());  // before the buffers are handed back
-    while (!c.directSends.empty()) {
-      Request* req = c.directSends.front().req;
-      c.directSends.pop();
-      req->complete(Status());
-    }
+    c.completeDirectSendsNow();
   }
 }
 
-void IbverbsTransport::failDirectSends(Connection& c, const Status& why) {
-  while (!c.directSends.empty()) {
-    Request* req = c.directSends.front().req;
-    c.directSends.pop();
-    fail(req, why);
+// An offer arrived in a landing entry: keep it for the send it names.
+bool Connection::takeOffer(const char* landing, uint32_t bytes, uint32_t seq) {
+  std::atomic_thread_fence(std::memory_order_acquire);  // the entry's contents after its completion
+  Offer offer;
+  if (bytes != kOfferBytes || !Offer::load(landing, &offer) || seq != (offersSeen & kSeqMask)) {
+    owner_->linkFailed(peer, fmt::format("a malformed zero-copy offer arrived on link {} ({} bytes, offer {} where {} "
+                                       "was due)", index, bytes, seq, offersSeen & kSeqMask));
+    return false;
+  }
+  ++offersSeen;
+  dropOffersAlreadySent(*this);
+  if (offer.index >= sendsTaken) offers.push(offer);  // else its message went through the ring already
+  owner_->activate(*this);
+  return true;
+}
+
+// Offers for the posted receives not decided yet, in order, as far as the window and the inbound
+// QP's send queue allow.
+void Connection::addOffers() {
+  recvsOffered = std::max(recvsOffered, recvsDone);
+  QpLane& lane = inbound;
+  while (recvsOffered < recvsDone + recvs.size()) {
+    PendingOp& op = recvs.at(recvsOffered - recvsDone);
+    if (shape_->zeroCopyMin == 0 || op.req->bytes < shape_->zeroCopyMin || op.started) {
+      ++recvsOffered;  // no sender waits for this one
+      continue;
+    }
+    if (recvsOffered >= recvsDone + shape_->offersAhead || sendQueueFull(lane)) return;
+    Offer offer;
+    offer.index = recvsOffered;
+    offer.bytes = op.req->bytes;
+    offer.tag = op.req->tag;
+    if (op.region != nullptr && op.req->bytes <= kMaxDirectBytes) {
+      offer.address = reinterpret_cast<uintptr_t>(op.buf);
+      offer.rkey = op.region->rkey;
+      op.offered = true;
+    }
+    size_t i = lane.listed++;
+    uint64_t seq = lane.wrPosted + i;
+    // Entry seq % sendDepth is free: the send queue holds fewer than sendDepth requests.
+    char* entry = lane.staging + (seq % shape_->sendDepth) * kControlSlotBytes;
+    offer.store(entry);
+    lane.sges[i] = ibv_sge{reinterpret_cast<uintptr_t>(entry), static_cast<uint32_t>(kOfferBytes), ringLkey_};
+    ibv_send_wr& wr = lane.wrs[i];
+    wr = ibv_send_wr{};
+    wr.wr_id = makeWrId(id, true, seq, false);
+    wr.sg_list = &lane.sges[i];
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_SEND_WITH_IMM;
+    wr.imm_data = htobe32(kCreditFlag | kOfferFlag | static_cast<uint32_t>(offersSent & kSeqMask));
+    if (kOfferBytes <= lane.maxInline) wr.send_flags = IBV_SEND_INLINE;
+    ++offersSent;
+    ++recvsOffered;
+  }
+}
+
+// The front send's buffer is registered (post() looks for a region only from the zero-copy size
+// on) and it has not started: write it straight into the receiver's buffer if the receiver's offer
+// allows.
+Connection::ZeroCopyChoice Connection::tryDirectSend(PendingOp& op) {
+  const size_t bytes = op.req->bytes;
+  dropOffersAlreadySent(*this);
+  if (offers.empty()) {
+    // Not offered yet: wait a little (the receiver may not have posted), then use the ring. A late
+    // offer is dropped, and its receive takes the ring's fragments as any other.
+    const int64_t now = nowNs();
+    if (op.offerWaitStartNs == 0) op.offerWaitStartNs = now;
+    return now - op.offerWaitStartNs < kOfferWaitNs ? ZeroCopyChoice::kWaitForOffer : ZeroCopyChoice::kUseRing;
+  }
+  // An offer for a later message means none comes for this one: the receiver expects fewer bytes
+  // than the zero-copy size, and its fragment header check will say so.
+  if (offers.front().index > sendsTaken) return ZeroCopyChoice::kUseRing;
+  const Offer offer = offers.front();
+  offers.pop();
+  if (offer.address == 0 || offer.bytes != bytes || offer.tag != op.req->tag || bytes > kMaxDirectBytes) {
+    return ZeroCopyChoice::kUseRing;  // a mismatch is reported by the receiver, from the fragment header
+  }
+  const uint64_t seq = outbound.wrPosted + outbound.listed;  // of the write added next
+  ibv_send_wr& wr = addWrite(op.buf, static_cast<uint32_t>(bytes), op.region->lkey, offer.address, offer.rkey,
+                             kDirectFlag | static_cast<uint32_t>(fragsPosted & kSeqMask));
+  wr.send_flags |= IBV_SEND_SIGNALED;  // its completion frees the caller's buffer
+  directSends.push(DirectSend{op.req, seq + 1, op.region});
+  ++fragsPosted;
+  addRelaxed(peerLink_->sent, bytes);
+  sends.pop();
+  ++sendsTaken;
+  return ZeroCopyChoice::kWritten;
+}
+
+void Connection::completeDirectSends() {
+  while (!directSends.empty() && directSends.front().wrEnd <= outbound.wrRetired) {
+    Request* req = directSends.front().req;
+    directSends.pop();
+    req->complete(Status());
+  }
+}
+
+// The next arrival is a zero-copy write: it completes the front receive, which must be the one offered.
+bool Connection::finishDirectRecv() {
+  PendingOp& op = recvs.front();
+  Request* req = op.req;
+  if (!op.offered || op.started) {
+    rejectFrontRecv(NS_ERROR(Code::kRemoteError, "rank {} received a zero-copy write from rank {} on link {} for a "
+                             "receive it did not offer", rank_, peer, index));
+    return false;
+  }
+  arrivals.pop();
+  addRelaxed(peerLink_->received, req->bytes);
+  addRelaxed(peerLink_->receivedZeroCopy, req->bytes);
+  recvs.pop();
+  ++recvsDone;
+  req->complete(Status());
+  return true;
+}
+
+void Connection::failDirectSends(const Status& why) {
+  while (!directSends.empty()) {
+    Request* req = directSends.front().req;
+    directSends.pop();
+    owner_->requestFailed(req, why);
+  }
+}
+
+void Connection::completeDirectSendsNow() {
+  while (!directSends.empty()) {
+    Request* req = directSends.front().req;
+    directSends.pop();
+    req->complete(Status());
   }
 }
 
