@@ -15,7 +15,7 @@
 #include "common/status.h"
 #include "phynet/mpi_session.h"
 #include "workload/workload.h"
-#include "transport/shm_transport.h"
+#include "transport/shm/shm_transport.h"
 #include "transport/transport_factory.h"
 
 namespace nshim::phynet {

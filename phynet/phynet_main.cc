@@ -35,7 +35,7 @@
 #include "phynet/report.h"
 #include "phynet/report_output.h"
 #include "workload/workload_transform.h"
-#include "transport/nic_list.h"
+#include "transport/bootstrap/nic_list.h"
 
 namespace nshim::phynet {
 namespace {

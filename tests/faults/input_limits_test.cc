@@ -9,7 +9,7 @@
 #include "workload/rank_layout.h"
 #include "workload/simai_workload.h"
 #include "tests/catch.h"
-#include "transport/bootstrap_messages.h"
+#include "transport/bootstrap/bootstrap_messages.h"
 
 namespace nshim {
 namespace {
