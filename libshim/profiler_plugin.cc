@@ -12,6 +12,9 @@
 // Proxy events fire only for network transfers (NCCL raises none for NVLink / P2P inside a host),
 // so they cost nothing there (docs/profiler_plugin.md, "Grouped point-to-point with the plugin").
 // Diagnostics: NCCLSHIM_PROFILER_EVENTS=<mask> activates exactly that set of NCCL's event bits;
+// ncclshimProfilerSetEvents(mask) (exported; tests/gpu/torch_busbw.py calls it through ctypes)
+// changes the set at run time, between calls, so that one process can time its calls with the
+// plugin's events on and off in alternate windows;
 // NCCLSHIM_PROFILER_RECORD=0 runs every callback but hands no record to the recorder;
 // NCCLSHIM_PROFILER_COUNT=1 prints the callbacks per event type (and the recorder's counts) at
 // each communicator's finalize.
@@ -78,6 +81,10 @@ bool gCounting = false;  // set by processSetup, before NCCL raises any event
 // handed to the recorder, which separates the callbacks' cost from the trace writer's.
 bool gRecordsOn = true;
 CallbackCounts gCounts{};
+// NCCL's activation mask word (the pointer init receives: NCCL keeps one per process and reads it
+// at every API call: a global of libnccl, valid as long as NCCL is loaded); set by the first
+// recording init, for ncclshimProfilerSetEvents.
+std::atomic<int*> gMaskWord{nullptr};
 
 int eventBit(uint64_t type) {
   return type == 0 ? kEventBits - 1 : std::min(__builtin_ctzll(type), kEventBits - 1);
@@ -102,19 +109,21 @@ int32_t datatypeFromName(const char* name) {
     const char* name;
     int32_t id;
   };
-  static thread_local constinit Last last{nullptr, trace::kNoDatatype};
+  // initial-exec: a plain %fs-relative load, not a __tls_get_addr call per event
+  __attribute__((tls_model("initial-exec"))) static thread_local constinit Last last{nullptr, trace::kNoDatatype};
   if (name != nullptr && name == last.name) return last.id;
   int32_t id = datatypeFromNameSlow(name);
   last = {name, id};
   return id;
 }
 
+// A bounded copy (the record starts zeroed, so the terminator is there). No cache by pointer as for
+// the datatype: a caller may pass one buffer with changing text (tests/shim/fake_nccl_profiler.cc
+// does, from std::string), and checking the text costs what copying it does.
 template <size_t N>
 void copyName(char (&out)[N], const char* name) {
-  if (name == nullptr) return;  // the record starts zeroed
-  size_t i = 0;
-  for (; i + 1 < N && name[i] != '\0'; ++i) out[i] = name[i];
-  out[i] = '\0';
+  if (name == nullptr) return;
+  std::memcpy(out, name, strnlen(name, N - 1));
 }
 
 // The API call a task came from, through its CollApi / P2pApi parent.
@@ -224,6 +233,7 @@ int pluginInit(void** context, uint64_t commHash, int* eActivationMask, const ch
   const uint64_t mask = processSetup();
   *context = comm;
   *eActivationMask = static_cast<int>(mask);
+  gMaskWord.store(eActivationMask, std::memory_order_release);
   NS_INFO("profiler plugin: comm {:#x} ({}) rank {}/{} on {} nodes, events {:#x}", commHash,
           commName != nullptr ? commName : "", rank, nranks, nNodes, mask);
   return kOk;
@@ -347,6 +357,15 @@ int guardedInit(void** context, uint64_t commHash, int* eActivationMask, const c
 }  // namespace nshim::profiler
 
 extern "C" {
+// Diagnostic: sets the events NCCL raises from its next call on (NCCL's event bits; 0 = none, as
+// with no plugin subscribed) and returns the set before, or -1 while no recording communicator has
+// initialised the plugin. Call between NCCL calls, not during one.
+__attribute__((visibility("default"))) int ncclshimProfilerSetEvents(int mask) {
+  int* word = nshim::profiler::gMaskWord.load(std::memory_order_acquire);
+  if (word == nullptr) return -1;
+  return __atomic_exchange_n(word, mask & 0xfff, __ATOMIC_RELAXED);
+}
+
 __attribute__((visibility("default"))) nshim::profiler_abi::ProfilerV5 ncclProfiler_v5 = {
     "ncclshim",
     nshim::profiler::guardedInit,
