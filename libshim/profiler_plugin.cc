@@ -136,7 +136,7 @@ void joinApi(const void* parent, uint64_t* commId, uint64_t* seq, uint32_t* flag
   *flags |= trace::kTaskJoined;
 }
 
-void* startApi() {
+__attribute__((noinline)) void* startApi() {
   uint64_t ticket = gApi.claim();
   ApiPayload& api = gApi.payload(ticket);
   api.commId = tCurrentApiOp.commId;
@@ -145,7 +145,9 @@ void* startApi() {
   return makeHandle(HandleKind::kApi, ticket);
 }
 
-void* startTask(const CommContext& comm, const abi::EventDescrV5& e) {
+// Out of line, so that pluginStartEvent stays a light dispatcher: NCCL also raises GroupApi and
+// Group events, which the plugin ignores, on every call.
+__attribute__((noinline)) void* startTask(const CommContext& comm, const abi::EventDescrV5& e) {
   const bool coll = e.type == abi::kEventColl;
   uint64_t ticket = gTasks.claim();
   TaskRecord& r = gTasks.payload(ticket);
@@ -177,7 +179,7 @@ void* startTask(const CommContext& comm, const abi::EventDescrV5& e) {
   return makeHandle(HandleKind::kTask, ticket);
 }
 
-void* startProxyOp(const CommContext& comm, const abi::EventDescrV5& e) {
+__attribute__((noinline)) void* startProxyOp(const CommContext& comm, const abi::EventDescrV5& e) {
   uint64_t ticket = gProxies.claim();
   ProxyRecord& r = gProxies.payload(ticket);
   r = trace::makeProxyRecord();
