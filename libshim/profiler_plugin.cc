@@ -17,7 +17,8 @@
 // plugin's events on and off in alternate windows;
 // NCCLSHIM_PROFILER_RECORD=0 runs every callback but hands no record to the recorder;
 // NCCLSHIM_PROFILER_COUNT=1 prints the callbacks per event type (and the recorder's counts) at
-// each communicator's finalize.
+// each communicator's finalize; NCCLSHIM_PROFILER_NOOP=1 keeps the mask but makes every callback
+// return at once (NCCL's own cost of raising the events).
 #include <unistd.h>
 
 #include <algorithm>
@@ -80,6 +81,9 @@ bool gCounting = false;  // set by processSetup, before NCCL raises any event
 // NCCLSHIM_PROFILER_RECORD=0 (a diagnostic): every callback does its work but the records are not
 // handed to the recorder, which separates the callbacks' cost from the trace writer's.
 bool gRecordsOn = true;
+// NCCLSHIM_PROFILER_NOOP=1 (a diagnostic): the same activation mask, and a handle for the same
+// events, but every callback returns at once: what NCCL's raising of the events costs by itself.
+bool gNoop = false;
 CallbackCounts gCounts{};
 // NCCL's activation mask word (the pointer init receives: NCCL keeps one per process and reads it
 // at every API call: a global of libnccl, valid as long as NCCL is loaded); set by the first
@@ -217,6 +221,7 @@ uint64_t processSetup() {
     gProxies.prefault();
     gCounting = envInt("NCCLSHIM_PROFILER_COUNT", 0) != 0;
     gRecordsOn = envInt("NCCLSHIM_PROFILER_RECORD", 1) != 0;
+    gNoop = envInt("NCCLSHIM_PROFILER_NOOP", 0) != 0;
     uint64_t events = abi::kEventCollApi | abi::kEventP2pApi | abi::kEventColl | abi::kEventP2p;
     if (envInt("NCCLSHIM_PROFILER_PROXY", 1) != 0) events |= abi::kEventProxyOp | abi::kEventProxyStep;
     return static_cast<uint64_t>(envInt("NCCLSHIM_PROFILER_EVENTS", static_cast<int64_t>(events))) & 0xfff;
@@ -247,6 +252,14 @@ int pluginStartEvent(void* context, void** eHandle, abi::EventDescrV5* e) noexce
   if (context == nullptr || e == nullptr) return kOk;
   if (__builtin_expect(gCounting, 0)) {
     gCounts.starts[eventBit(e->type)].fetch_add(1, std::memory_order_relaxed);
+  }
+  if (__builtin_expect(gNoop, 0)) {
+    // A handle of no kind for the events the plugin keeps a handle for, so that NCCL stops them
+    // as it does normally; nothing for the rest, as normally.
+    constexpr uint64_t kKept = abi::kEventCollApi | abi::kEventP2pApi | abi::kEventColl | abi::kEventP2p |
+                               abi::kEventProxyOp | abi::kEventProxyStep;
+    if (e->type & kKept) *eHandle = makeHandle(HandleKind::kNone, 0);
+    return kOk;
   }
   const auto& comm = *static_cast<const CommContext*>(context);
   switch (e->type) {

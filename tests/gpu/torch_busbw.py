@@ -16,7 +16,7 @@ import time
 import torch
 import torch.distributed as dist
 
-WINDOWS = 5
+WINDOWS = int(os.environ.get("BUSBW_WINDOWS", 5))  # timed windows per size (per half with BUSBW_TOGGLE=1)
 
 
 def pin_to_gpu_local_cpus(device):

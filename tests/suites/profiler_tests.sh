@@ -6,7 +6,7 @@
 # nccl_proxy line and its join to the op line of its call. Cases: NCCL_PROFILER_PLUGIN naming the
 # library; the one switch NCCLSHIM_PROFILER=1 with other algorithm / protocol names; proxy events
 # off (NCCLSHIM_PROFILER_PROXY=0); the diagnostics (records not written, callbacks counted; an explicit
-# activation mask; the run-time switch ncclshimProfilerSetEvents); the plugin loaded with recording
+# activation mask; callbacks that return at once; the run-time switch ncclshimProfilerSetEvents); the plugin loaded with recording
 # off (nothing written).
 # Ends with "N passed, N failed".
 set -uo pipefail
@@ -89,6 +89,12 @@ result "$([ "$ops" -gt 0 ] && [ "$tasks" -eq 0 ] && [ "$proxies" -eq 0 ]; echo $
 coll=$(callback_starts norecord 1) p2p=$(callback_starts norecord 2) proxy=$(callback_starts norecord 3)
 result "$([ "$coll" -gt 0 ] && [ "$p2p" -gt 0 ] && [ "$proxy" -gt 0 ]; echo $?)" norecord/callbacks-ran \
   "coll $coll, p2p $p2p, proxy-op $proxy task starts counted"
+
+echo "== diagnostics: callbacks that return at once (NCCLSHIM_PROFILER_NOOP=1), events as usual"
+run_ranks noop 2 NCCLSHIM_TRACE_DIR="$work/noop/trace" NCCLSHIM_PROFILER=1 NCCLSHIM_PROFILER_NOOP=1
+ops=$(trace_lines noop op) tasks=$(trace_lines noop nccl_task) proxies=$(trace_lines noop nccl_proxy)
+result "$([ "$ops" -gt 0 ] && [ "$tasks" -eq 0 ] && [ "$proxies" -eq 0 ]; echo $?)" noop/ops-only \
+  "$ops op, $tasks nccl_task, $proxies nccl_proxy lines"
 
 echo "== diagnostics: NCCLSHIM_PROFILER_EVENTS=0x600 (API events only)"
 run_ranks apionly 2 NCCLSHIM_TRACE_DIR="$work/apionly/trace" NCCLSHIM_PROFILER=1 NCCLSHIM_PROFILER_EVENTS=0x600 \
