@@ -205,7 +205,7 @@ Result<Row> parseRow(const std::string& file, const TextLine& line, const Column
     row.op = direction.substr(0, 4) == "send" ? OpKind::kSend : OpKind::kRecv;
     return row;
   }
-  if (row.op == OpKind::kBroadcast || row.op == OpKind::kReduce) {
+  if (describe(row.op).rooted) {
     row.rootField = row.op == OpKind::kBroadcast ? "src" : "dst";
     std::optional<double> root;
     NS_RETURN_IF_ERROR(parseOptional(file, line.number, row.rootField,

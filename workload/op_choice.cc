@@ -29,7 +29,8 @@ OpChoice choiceOf(const WorkOp& op, const CollectiveOptions& options, int nranks
   choice.channels = op.channels;
   const std::optional<TunedFunc> func = tunedFuncOf(op.kind);
   if (!func) return choice;  // point to point, alltoall, gather, scatter
-  const bool recordedAlgorithm = op.kind != OpKind::kAllReduce || op.algo != Algorithm::kAuto;
+  // Only allreduce's plan chooses between algorithms; the others have one each.
+  const bool recordedAlgorithm = describe(op.kind).route != EngineRoute::kAllReducePlan || op.algo != Algorithm::kAuto;
   TunedChoice tuned;
   if (!recordedAlgorithm || op.proto == Protocol::kAuto || op.channels == 0) {
     TunerSystem system = options.ncclSystem ? *options.ncclSystem : TunerSystem::forLayout(nranks, nnodes);

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "workload/aicb_workload.h"
+#include "workload/simai_workload.h"
 #include "workload/workload_transform.h"
 #include "tools/inspect/distribution_output.h"
 
@@ -92,13 +94,22 @@ std::string describeJobOp(const JobOp& op) {
   return text + " (" + op.source + ")";
 }
 
+// The ops a format can write: those its reader has a name for.
+std::vector<OpKind> kindsNamedBy(const char* (*nameOf)(OpKind)) {
+  std::vector<OpKind> kinds;
+  for (const CollectiveDescriptor& d : kCollectiveDescriptors) {
+    if (nameOf(d.kind) != nullptr) kinds.push_back(d.kind);
+  }
+  return kinds;
+}
+
 }  // namespace
 
 LayoutTarget simAiTarget() {
   LayoutTarget t;
   t.format = "SimAI";
   t.kinds = {GroupKind::kTp, GroupKind::kDp, GroupKind::kEp, GroupKind::kDpEp};
-  t.ops = {OpKind::kAllReduce, OpKind::kAllGather, OpKind::kReduceScatter, OpKind::kAllToAll, OpKind::kBroadcast};
+  t.ops = kindsNamedBy(workload::simAiOpName);
   return t;
 }
 
@@ -107,8 +118,7 @@ LayoutTarget aicbTarget() {
   t.format = "AICB";
   t.kinds = {GroupKind::kTp,   GroupKind::kDp, GroupKind::kEp,   GroupKind::kDpEp,
              GroupKind::kEpTp, GroupKind::kPp, GroupKind::kWorld};
-  t.ops = {OpKind::kAllReduce, OpKind::kAllGather, OpKind::kReduceScatter, OpKind::kAllToAll, OpKind::kBroadcast,
-           OpKind::kReduce};
+  t.ops = kindsNamedBy(workload::aicbCommTypeName);
   t.pipeline = true;
   t.anyBroadcastRoot = true;
   return t;
