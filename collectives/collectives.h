@@ -29,11 +29,14 @@ struct AllReducePlan {
   int channels;
 };
 AllReducePlan planAllReduce(const CollectiveOptions& options, AlgorithmChoice choice, int nranks, size_t bytes);
-// recv holds nranks * sendCount elements, rank r's contribution at r * sendCount.
-Status allGather(Communicator& comm, const void* send, void* recv, size_t sendCount, DataType type);
-// send holds nranks * recvCount elements; rank r receives the reduced block r.
+// recv holds nranks * sendCount elements, rank r's contribution at r * sendCount. The ring, or
+// NCCL's PAT where `choice` (else the options) says kPat and every node has one rank.
+Status allGather(Communicator& comm, const void* send, void* recv, size_t sendCount, DataType type,
+                 AlgorithmChoice choice = {});
+// send holds nranks * recvCount elements; rank r receives the reduced block r. Ring or PAT as
+// allGather.
 Status reduceScatter(Communicator& comm, const void* send, void* recv, size_t recvCount, DataType type,
-                     const ReduceOp& op);
+                     const ReduceOp& op, AlgorithmChoice choice = {});
 Status broadcast(Communicator& comm, const void* send, void* recv, size_t count, DataType type, int root);
 // recv is only written on the root (may be null elsewhere).
 Status reduce(Communicator& comm, const void* send, void* recv, size_t count, DataType type,

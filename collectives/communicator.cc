@@ -36,7 +36,7 @@ CollectiveOptions CollectiveOptions::fromEnvironment() {
       static_cast<size_t>(envBytes("NCCLSHIM_RD_THRESHOLD", options.smallAllReduceBytes));
   // NCCLSHIM_ALGO / NCCLSHIM_PROTO, else NCCL's own NCCL_ALGO / NCCL_PROTO when it names one
   // algorithm (Ring, Tree) or protocol (LL, LL128, Simple) as a job sets it.
-  readChoice("NCCLSHIM_ALGO", "NCCL_ALGO", parseAlgorithm, "auto, ring or tree", &options.algorithm);
+  readChoice("NCCLSHIM_ALGO", "NCCL_ALGO", parseAlgorithm, "auto, ring, tree or pat", &options.algorithm);
   if (options.algorithm == Algorithm::kRing) options.smallAllReduceBytes = 0;
   readChoice("NCCLSHIM_PROTO", "NCCL_PROTO", parseProtocol, "auto, simple, ll or ll128", &options.protocol);
   options.channels = static_cast<int>(envInt("NCCLSHIM_NCHANNELS", options.channels));

@@ -47,8 +47,23 @@ int generationIndex(int computeCapability) {
 
 int protoIndex(Protocol p) { return p == Protocol::kLL ? kLl : p == Protocol::kLL128 ? kLl128 : kSimple; }
 
-bool runs(TunedFunc func, Algorithm algorithm) {
+bool runs(TunedFunc func, Algorithm algorithm, const TunerSystem& s) {
+  if (algorithm == Algorithm::kPat) {
+    return (func == TunedFunc::kAllGather || func == TunedFunc::kReduceScatter) && s.nnodes == s.nranks;
+  }
   return algorithm == Algorithm::kRing || (algorithm == Algorithm::kTree && func == TunedFunc::kAllReduce);
+}
+
+// PAT (Simple only) on the tree's graph: a quarter below the graph's bandwidth, no bus-to-algorithm
+// conversion; a base latency, a logarithmic network part (the tree's network latency / 3.5) and a
+// linear part per rank.
+TunerCost patCost(Protocol protocol, const TunerSystem& s) {
+  if (protocol != Protocol::kSimple) return {};
+  const TunerGraph& graph = s.tree;
+  const double busBw = graph.channels * (s.nnodes <= 2 ? graph.bwIntra : graph.bwInter) * .75;
+  const double latency = 8.0 + log2Floor(static_cast<size_t>(s.nnodes)) * (kLinkLatency[kNet][kTreeAlgo][kSimple] / 3.5) +
+                         s.nranks * 2.8;
+  return {latency, busBw};
 }
 
 int stepsOf(TunedFunc func, int nranks) {
@@ -77,7 +92,8 @@ TunerSystem TunerSystem::forLayout(int nranks, int nnodes) {
 }
 
 TunerCost ncclCost(TunedFunc func, Algorithm algorithm, Protocol protocol, const TunerSystem& s) {
-  if (s.nranks <= 1 || !runs(func, algorithm) || protocol == Protocol::kAuto) return {};
+  if (s.nranks <= 1 || !runs(func, algorithm, s) || protocol == Protocol::kAuto) return {};
+  if (algorithm == Algorithm::kPat) return patCost(protocol, s);
   const TunerGraph& graph = algorithm == Algorithm::kTree ? s.tree : s.ring;
   const int a = algorithm == Algorithm::kTree ? kTreeAlgo : kRingAlgo;
   const int p = protoIndex(protocol);
@@ -131,7 +147,7 @@ TunedChoice chooseLikeNccl(TunedFunc func, size_t bytes, const TunerSystem& s, A
                            Protocol protocol) {
   TunedChoice best;
   double bestTime = -1;
-  for (Algorithm a : {Algorithm::kTree, Algorithm::kRing}) {
+  for (Algorithm a : {Algorithm::kTree, Algorithm::kRing, Algorithm::kPat}) {
     if (algorithm != Algorithm::kAuto && a != algorithm) continue;
     for (Protocol p : {Protocol::kLL, Protocol::kLL128, Protocol::kSimple}) {
       if (protocol != Protocol::kAuto && p != protocol) continue;
@@ -158,8 +174,19 @@ TunedChoice chooseLikeNccl(TunedFunc func, size_t bytes, const TunerSystem& s, A
     best.algorithm = Algorithm::kRing;
     best.protocol = protocol == Protocol::kAuto ? Protocol::kSimple : protocol;
   }
-  // Fewer channels while each thread would get less than its share of the bytes.
   int channels = std::max(1, s.collChannels);
+  if (best.algorithm == Algorithm::kPat) {
+    // PAT keeps every channel NCCL has (it asks for no thread count); NCCL's scheduler then spreads
+    // the op's traffic (the whole buffer) over them, each taking at least 32 KiB / channels.
+    constexpr size_t kMinTraffic = 32 << 10;
+    if (bytes < kMinTraffic) {
+      const size_t perChannel = (kMinTraffic / channels + 15) / 16 * 16;
+      channels = std::max(1, static_cast<int>(std::min<size_t>(channels, (bytes + perChannel - 1) / perChannel)));
+    }
+    best.channels = channels;
+    return best;
+  }
+  // Fewer channels while each thread would get less than its share of the bytes.
   const int threads = maxThreads(best.algorithm, best.protocol, s);
   size_t perThread = best.protocol == Protocol::kSimple ? 64 : 8;
   if (best.algorithm == Algorithm::kRing && best.protocol == Protocol::kLL) perThread *= static_cast<size_t>(s.nranks);

@@ -1,13 +1,13 @@
 // NCCL's choice of algorithm, protocol and channels for a collective that no trace recorded: the
 // cost model of NCCL 2.28 (its tuning.cc, read, not copied), for the ring and the double binary
-// tree with the LL, LL128 and Simple protocols. Each (algorithm, protocol) gets a latency and a bus
+// tree with the LL, LL128 and Simple protocols, and PAT (allgather / reducescatter, Simple, one GPU
+// per node). Each (algorithm, protocol) gets a latency and a bus
 // bandwidth from the system's graphs (NCCL's ring and tree searches: channels, bandwidth per
 // channel inside and between nodes, link types), an op of n bytes costs latency + n / bandwidth,
 // and the cheapest wins; then the channels shrink while the op is too small to give each thread
 // its share (NCCL's thread thresholds). The model reproduces NCCL's printed tuning tables and its
-// choices for 4, 8 and 16 nodes of 1 GPU and 4 and 8 nodes of 2 (tests/data/nccl_tuning), except
-// where NCCL picks PAT (allgather / reducescatter with one GPU per node), which the engine does not
-// run: there the cheapest ring is taken.
+// choices for 4, 8 and 16 nodes of 1 GPU and 4 and 8 nodes of 2 (tests/data/nccl_tuning), PAT's
+// included.
 #pragma once
 
 #include <cstddef>

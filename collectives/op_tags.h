@@ -18,6 +18,8 @@ enum class OpCode : uint64_t {
   kPointToPoint = 9,
   kAllReduceSmall = 10,
   kAllReduceTree = 11,
+  kAllGatherPat = 12,
+  kReduceScatterPat = 13,
 };
 
 // [ sequence : 40 | op : 8 | step : 16 ]

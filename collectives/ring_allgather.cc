@@ -1,8 +1,10 @@
-// Ring allgather: rank r first places its block at r, then in steps 0..n-2 forwards block r-s to
+// The allgather entry (NCCL's PAT where chosen: pat_allgather.cc) and the ring allgather: rank r first places its block at r, then in steps 0..n-2 forwards block r-s to
 // r+1 and receives block r-s-1 from r-1 straight into the output. Each rank's block is cut into
 // slices that travel the ring independently (pipelined). Wire bytes per rank: (n-1)/n of the output.
 #include "collectives/collective_support.h"
 #include "collectives/collectives.h"
+#include "collectives/pat_algorithms.h"
+#include "collectives/pat_schedule.h"
 #include "collectives/ring_pipeline.h"
 
 namespace nshim {
@@ -48,13 +50,18 @@ class RingAllGatherPass final : public RingPass {
 
 }  // namespace
 
-Status allGather(Communicator& comm, const void* send, void* recv, size_t sendCount, DataType type) {
+Status allGather(Communicator& comm, const void* send, void* recv, size_t sendCount, DataType type,
+                 AlgorithmChoice choice) {
   NS_RETURN_IF_ERROR(validateCollective(comm, "allgather", send, recv, sendCount, type, nullptr, -1, {true, true}));
   uint64_t seq = comm.nextCollectiveSeq();
   if (sendCount == 0) return Status::Ok();
   char* output = static_cast<char*>(recv);
   copyElements(output + comm.rank() * sendCount * dataTypeSize(type), send, sendCount, type);
   if (comm.nranks() == 1) return Status::Ok();
+  const Algorithm algorithm = choice.algorithm != Algorithm::kAuto ? choice.algorithm : comm.options().algorithm;
+  if (algorithm == Algorithm::kPat && patRuns(comm.nranks(), comm.nodes().nodes())) {
+    return patAllGather(comm, output, sendCount, type, seq, comm.channels());
+  }
   RingAllGatherPass pass(comm, output, sendCount, type);
   return runRingPipeline(comm, pass, OpCode::kAllGather, seq, ringWindow(comm), comm.channels());
 }

@@ -1,4 +1,5 @@
-// Ring reduce-scatter: in steps 0..n-2 rank r sends the partial sum of block r-s-1 to r+1 (its own
+// The reduce-scatter entry (NCCL's PAT where chosen: pat_reduce_scatter.cc) and the ring
+// reduce-scatter: in steps 0..n-2 rank r sends the partial sum of block r-s-1 to r+1 (its own
 // input at step 0) and adds its input to block r-s-2 arriving from r-1; the last arrival is block r,
 // which becomes the result. Blocks are sliced and pipelined. Wire bytes per rank: (n-1)/n of the
 // input buffer.
@@ -6,6 +7,8 @@
 
 #include "collectives/collective_support.h"
 #include "collectives/collectives.h"
+#include "collectives/pat_algorithms.h"
+#include "collectives/pat_schedule.h"
 #include "collectives/reduce.h"
 #include "collectives/ring_pipeline.h"
 
@@ -84,7 +87,7 @@ class RingReduceScatterPass final : public RingPass {
 }  // namespace
 
 Status reduceScatter(Communicator& comm, const void* send, void* recv, size_t recvCount, DataType type,
-                     const ReduceOp& op) {
+                     const ReduceOp& op, AlgorithmChoice choice) {
   NS_RETURN_IF_ERROR(validateCollective(comm, "reducescatter", send, recv, recvCount, type, &op, -1, {true, true}));
   uint64_t seq = comm.nextCollectiveSeq();
   if (recvCount == 0) return Status::Ok();
@@ -94,6 +97,11 @@ Status reduceScatter(Communicator& comm, const void* send, void* recv, size_t re
     copyElements(recv, input, recvCount, type);
     finishAverage(recv, recvCount, type, op, 1);
     return Status::Ok();
+  }
+  const Algorithm algorithm = choice.algorithm != Algorithm::kAuto ? choice.algorithm : comm.options().algorithm;
+  if (algorithm == Algorithm::kPat && patRuns(comm.nranks(), comm.nodes().nodes())) {
+    return patReduceScatter(comm, static_cast<const char*>(input), static_cast<char*>(recv), recvCount, type, op, seq,
+                            comm.channels());
   }
   // In-place (recv inside send) is safe: block r of the input is read only by the final combine of
   // each slice, which writes the same slice of the output.

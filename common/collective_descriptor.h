@@ -27,8 +27,9 @@ enum class Blocks : uint8_t { kOne, kPerRank };
 enum class BusFactor : uint8_t { kTwiceRingShare, kRingShare, kWhole };
 
 // Which of the engine's algorithms runs it: allreduce's plan (ring, tree, recursive doubling or a
-// copy: collectives/allreduce_algorithms.h), the ring pipeline, a chain around the ring from or to
-// the root, or point-to-point transfers (alltoall / gather / scatter as grouped p2p).
+// copy: collectives/allreduce_algorithms.h), the ring pipeline (or NCCL's PAT where chosen on one
+// rank per node: collectives/pat_schedule.h), a chain around the ring from or to the root, or
+// point-to-point transfers (alltoall / gather / scatter as grouped p2p).
 enum class EngineRoute : uint8_t { kAllReducePlan, kRing, kChain, kPointToPoint };
 
 struct CollectiveDescriptor {
@@ -44,7 +45,8 @@ struct CollectiveDescriptor {
   BusFactor busFactor;
   int ncclFunc;               // NCCL's ncclFunc_t (Broadcast 0 ... AllReduce 4) that its tuner prices; -1: none
   EngineRoute route;
-  const char* routeName;      // how the report names the route ("ring", "chain", "p2p"); allreduce: its plan's
+  const char* routeName;      // how the report names the route ("ring", "chain", "p2p"); allreduce: its plan's;
+                              // a ring collective run as PAT: "pat"
 };
 
 inline constexpr CollectiveDescriptor kCollectiveDescriptors[kNumCollectiveKinds] = {

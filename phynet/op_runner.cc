@@ -44,8 +44,9 @@ Status runCollective(Communicator& comm, CommArena& arena, const WorkOp& op) {
   switch (op.kind) {
     case OpKind::kAllReduce:
       return allReduce(comm, send, recv, count, op.type, reduceOp, {choice.algorithm, choice.channels});
-    case OpKind::kAllGather: return allGather(comm, send, recv, count, op.type);
-    case OpKind::kReduceScatter: return reduceScatter(comm, send, recv, count, op.type, reduceOp);
+    case OpKind::kAllGather: return allGather(comm, send, recv, count, op.type, {choice.algorithm, choice.channels});
+    case OpKind::kReduceScatter:
+      return reduceScatter(comm, send, recv, count, op.type, reduceOp, {choice.algorithm, choice.channels});
     case OpKind::kBroadcast: return broadcast(comm, send, recv, count, op.type, op.root);
     case OpKind::kReduce: return reduce(comm, send, recv, count, op.type, reduceOp, op.root);
     case OpKind::kAllToAll: return allToAll(comm, send, recv, count, op.type, op.channels);

@@ -123,7 +123,7 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
       o.intraNode = value;
     } else if (name == "--algo") {
       if (!parseAlgorithm(value, &o.algorithm)) {
-        return Status(Code::kInvalidArgument, fmt::format("--algo: '{}' (auto, ring or tree)", value));
+        return Status(Code::kInvalidArgument, fmt::format("--algo: '{}' (auto, ring, tree or pat)", value));
       }
     } else if (name == "--nccl-log") {
       o.ncclLog = value;
@@ -245,9 +245,11 @@ replay
                             one host), net when every rank is on one host
   --gpus-per-node G         a node is G consecutive global ranks, as launchers place them (with
                             --intra-node shm they must share a host); default: the ranks of one host
-  --algo auto|ring|tree     allreduce algorithm, like NCCL_ALGO: ring, or NCCL's double binary tree
-                            between nodes with a chain inside each (NCCLSHIM_NCHANNELS channels,
-                            default 2, alternate between its two trees). auto (default): what NCCL
+  --algo auto|ring|tree|pat algorithm, like NCCL_ALGO: ring; tree: NCCL's double binary tree
+                            allreduce between nodes with a chain inside each (NCCLSHIM_NCHANNELS
+                            channels, default 2, alternate between its two trees); pat: NCCL's PAT
+                            allgather / reducescatter (binomial trees over distances 2^d; only with
+                            one rank per node, as NCCL, else the ring). auto (default): what NCCL
                             chose for the call where the trace recorded it (its profiler plugin,
                             NCCLSHIM_PROFILER=1), else NCCLSHIM_ALGO or NCCL_ALGO, else what NCCL's
                             tuner picks for the size and the layout (see --nccl-log).

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "collectives/nccl_tuner.h"
+#include "collectives/pat_schedule.h"
 
 namespace nshim::workload {
 namespace {
@@ -29,8 +30,11 @@ OpChoice choiceOf(const WorkOp& op, const CollectiveOptions& options, int nranks
   choice.channels = op.channels;
   const std::optional<TunedFunc> func = tunedFuncOf(op.kind);
   if (!func) return choice;  // point to point, alltoall, gather, scatter
-  // Only allreduce's plan chooses between algorithms; the others have one each.
-  const bool recordedAlgorithm = describe(op.kind).route != EngineRoute::kAllReducePlan || op.algo != Algorithm::kAuto;
+  // Allreduce (ring or tree) and the ring collectives (ring or PAT) run what NCCL chose or would
+  // choose; broadcast and reduce have their chain only.
+  const EngineRoute route = describe(op.kind).route;
+  const bool recordedAlgorithm =
+      op.algo != Algorithm::kAuto || (route != EngineRoute::kAllReducePlan && route != EngineRoute::kRing);
   TunedChoice tuned;
   if (!recordedAlgorithm || op.proto == Protocol::kAuto || op.channels == 0) {
     TunerSystem system = options.ncclSystem ? *options.ncclSystem : TunerSystem::forLayout(nranks, nnodes);
@@ -49,6 +53,10 @@ OpChoice choiceOf(const WorkOp& op, const CollectiveOptions& options, int nranks
   return choice;
 }
 
+bool runsPatFor(const OpChoice& choice, int nranks, int nnodes) {
+  return choice.algorithm == Algorithm::kPat && patRuns(nranks, nnodes);
+}
+
 AllReducePlan allReducePlanOf(const WorkOp& op, const CollectiveOptions& options, int nranks, int nnodes) {
   const OpChoice choice = choiceOf(op, options, nranks, nnodes);
   return planAllReduce(options, {choice.algorithm, choice.channels}, nranks, op.bytes);
@@ -60,6 +68,9 @@ OpDecision decisionOf(const WorkOp& op, const CollectiveOptions& options, int nr
   if (d.route == EngineRoute::kAllReducePlan) {
     const AllReducePlan plan = planAllReduce(options, {choice.algorithm, choice.channels}, nranks, op.bytes);
     return {allReduceRouteName(plan.route), plan.channels, choice.protocol};
+  }
+  if (d.route == EngineRoute::kRing && runsPatFor(choice, nranks, nnodes)) {
+    return {"pat", choice.channels, choice.protocol};
   }
   // Rings and chains run on the chosen channels; point-to-point transfers take theirs per transfer.
   return {d.routeName, d.route == EngineRoute::kPointToPoint ? 0 : choice.channels, choice.protocol};

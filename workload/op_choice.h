@@ -16,7 +16,7 @@ namespace nshim::workload {
 // (collectives/nccl_tuner.h; options.ncclSystem). Point-to-point and alltoall: their recorded
 // channels (0: as NCCL splits them, p2p_channels.h), in Simple.
 struct OpChoice {
-  Algorithm algorithm = Algorithm::kRing;  // allreduce: ring or tree; the others run theirs
+  Algorithm algorithm = Algorithm::kRing;  // allreduce: ring or tree; allgather, reducescatter: ring or pat
   Protocol protocol = Protocol::kSimple;
   int channels = 0;
 };
@@ -29,6 +29,9 @@ struct OpDecision {
   Protocol protocol;
 };
 OpDecision decisionOf(const WorkOp& op, const CollectiveOptions& options, int nranks, int nnodes);
+// Whether an allgather / reducescatter of that choice runs NCCL's PAT (one rank per node), else the
+// ring.
+bool runsPatFor(const OpChoice& choice, int nranks, int nnodes);
 // The allreduce plan of `op` (choiceOf's algorithm and channels).
 AllReducePlan allReducePlanOf(const WorkOp& op, const CollectiveOptions& options, int nranks, int nnodes);
 

@@ -209,7 +209,7 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
                              : (r.hostEndNs >= r.hostStartNs ? r.hostEndNs - r.hostStartNs : -1);
     op.group = depth > 0 ? currentGroup : 0;
     if (auto decision = decisions.find({op.commId, op.seq}); decision != decisions.end()) {
-      if (!parseAlgorithm(decision->second->algo, &op.algo)) op.algo = Algorithm::kAuto;  // PAT, NVLS, ...
+      if (!parseAlgorithm(decision->second->algo, &op.algo)) op.algo = Algorithm::kAuto;  // NVLS, CollNet, ...
       op.channels = decision->second->nChannels;
       if (!parseProtocol(decision->second->proto, &op.proto)) op.proto = Protocol::kAuto;
     }

@@ -2,6 +2,7 @@
 #include "workload/traffic_model.h"
 
 #include "collectives/double_binary_tree.h"
+#include "collectives/pat_schedule.h"
 #include "collectives/pxn_alltoall.h"
 #include "collectives/ring_pipeline.h"
 #include "workload/op_choice.h"
@@ -89,9 +90,17 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
       return;
     }
     case OpKind::kAllGather:
-    case OpKind::kReduceScatter:
+    case OpKind::kReduceScatter: {
+      const OpChoice choice = choiceOf(op, options, nranks, nnodes);
+      if (runsPatFor(choice, nranks, nnodes)) {
+        forEachPatSend(op.kind == OpKind::kAllGather, commRank, nranks, op.count, dataTypeSize(op.type),
+                       std::max(1, choice.channels > 0 ? choice.channels : options.channels),
+                       [&](int peer, size_t bytes) { add(peer, bytes); });
+        return;
+      }
       if (n > 1) add(ring(1), (n - 1) * unit);
       return;
+    }
     case OpKind::kAllToAll:
       if (nodes != nullptr && pxnApplies(options, *nodes)) {
         addPxnSends(*nodes, commRank, unit, add);

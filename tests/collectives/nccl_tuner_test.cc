@@ -1,9 +1,8 @@
 // NCCL's cost model and choice (collectives/nccl_tuner.h) against NCCL 2.28.9 itself, on the five
 // layouts of tests/data/nccl_tuning (4, 8, 16 nodes x 1 GPU; 4, 8 nodes x 2): the system read
 // from each layout's NCCL log gives NCCL's printed latency/bandwidth table (ring and tree, every
-// protocol and function, to the printed decimal), and every op size NCCL ran gets NCCL's algorithm,
-// protocol and channels, except where NCCL chose PAT (not run by the engine: counted, and the
-// chosen ring must then be what NCCL's table puts first among the rings).
+// protocol and function, to the printed decimal; PAT's allgather and reducescatter column too), and
+// every op size NCCL ran gets NCCL's algorithm, protocol and channels, PAT's 34 included.
 #include <fstream>
 #include <map>
 #include <regex>
@@ -94,6 +93,47 @@ TEST_CASE("NCCL tuner: the latency and bandwidth tables NCCL printed", "[tuner]"
   }
 }
 
+TEST_CASE("NCCL tuner: PAT's column of the table NCCL printed", "[tuner]") {
+  const std::regex row(R"(^ *(AllGather|ReduceScatter) \|(.*)$)");
+  const std::regex cell(R"(([0-9.]+)/ *([0-9.]+) \|)");
+  int cells = 0, enabled = 0;
+  for (const Layout& layout : kLayouts) {
+    const std::string log = sectionFile(layout);
+    auto system = tunerSystemFromNcclLog(log, layout.nodes * layout.perNode, layout.nodes);
+    REQUIRE(system.ok());
+    std::ifstream in(log);
+    std::string line;
+    bool pat = false;  // in the block whose only algorithm is PAT
+    while (std::getline(in, line)) {
+      if (line.find("Algorithm") != std::string::npos) pat = line.find("PAT") != std::string::npos;
+      std::smatch m;
+      if (!pat || !std::regex_match(line, m, row)) continue;
+      const std::string text = m[2];
+      std::vector<std::pair<double, double>> values;
+      for (auto it = std::sregex_iterator(text.begin(), text.end(), cell); it != std::sregex_iterator(); ++it) {
+        values.emplace_back(std::stod((*it)[1]), std::stod((*it)[2]));
+      }
+      REQUIRE(values.size() == 3);
+      int index = 0;
+      for (Protocol p : {Protocol::kLL, Protocol::kLL128, Protocol::kSimple}) {
+        const auto [latency, bandwidth] = values[index++];
+        const TunerCost cost = ncclCost(funcNamed(m[1]), Algorithm::kPat, p, *system);
+        INFO(layout.name() << " " << m[1] << " pat " << protocolName(p));
+        ++cells;
+        if (bandwidth == 0) {
+          CHECK(cost.bandwidth < 0.05);
+        } else {
+          ++enabled;
+          CHECK(std::abs(cost.latencyUs - latency) < 0.051);
+          CHECK(std::abs(cost.bandwidth - bandwidth) < 0.051);
+        }
+      }
+    }
+  }
+  CHECK(cells == 30);   // 5 layouts x 2 functions x 3 protocols
+  CHECK(enabled == 6);  // Simple on the 3 layouts of one GPU per node
+}
+
 TEST_CASE("NCCL tuner: NCCL's algorithm, protocol and channels for every size it ran", "[tuner]") {
   std::map<std::string, TunerSystem> systems;
   for (const Layout& layout : kLayouts) {
@@ -123,11 +163,7 @@ TEST_CASE("NCCL tuner: NCCL's algorithm, protocol and channels for every size it
     const size_t bytes = std::stoull(f[3]);
     const TunedChoice choice = chooseLikeNccl(funcNamed(f[2]), bytes, system);
     INFO(name << " " << f[2] << " " << bytes << " B: NCCL " << f[4] << " " << f[5] << " " << f[6]);
-    if (f[4] == "PAT") {
-      ++pat;
-      CHECK(choice.algorithm == Algorithm::kRing);
-      continue;
-    }
+    if (f[4] == "PAT") ++pat;
     Algorithm algorithm;
     Protocol protocol;
     REQUIRE(parseAlgorithm(f[4], &algorithm));
@@ -137,7 +173,7 @@ TEST_CASE("NCCL tuner: NCCL's algorithm, protocol and channels for every size it
     CHECK(choice.channels == std::stoi(f[6]));
     ++checked;
   }
-  CHECK(checked >= 440);
+  CHECK(checked >= 478);
   CHECK(pat == 34);  // 8 x 1 and 16 x 1 allgather and reducescatter up to 128 and 256 KiB
 }
 

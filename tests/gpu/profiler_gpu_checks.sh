@@ -132,6 +132,18 @@ if [ "$stage" = topology2 ]; then  # 4 nodes x 2 GPUs: needs a 2-GPU machine
   AS_NODE=tests/gpu/as_node_of_two.sh SUBSYS=INIT,GRAPH,TUNING SIZES="-b 8K -e 32M -f 8" \
     run "topo-all_reduce-n4x2-Tree" 8 all_reduce NCCL_ALGO=Tree
 fi
+if [ "$stage" = pat ]; then  # NCCL's PAT: N nodes x 1 GPU spread over the GPUs there
+  for nodes in ${PAT_NODES:-8 5}; do
+    for op in all_gather reduce_scatter; do
+      # NCCL's own choice where it picks PAT (tests/data/nccl_tuning: 4K..128K on 8 nodes) ...
+      AS_NODE=tests/gpu/as_node_spread.sh SUBSYS=INIT,GRAPH,TUNING SIZES="-b 4K -e 128K -f 4" \
+        run "pat-$op-n$nodes" "$nodes" "$op"
+      # ... and PAT forced up to sizes where it cuts the data into several chunks
+      AS_NODE=tests/gpu/as_node_spread.sh SUBSYS=INIT,GRAPH,TUNING SIZES="-b 8K -e 32M -f 8" \
+        run "pat-$op-n$nodes-PAT" "$nodes" "$op" NCCL_ALGO=PAT
+    done
+  done
+fi
 if [ "$stage" = tuning ]; then  # needs a 2-GPU machine
   for layout in ${LAYOUTS:-4x1 8x1 4x2 8x2 16x1}; do
     per=${layout#*x} wrap=tests/gpu/as_node_spread.sh

@@ -20,8 +20,8 @@ lines in topology.txt, section `# RUN`) must be exactly the pairs between nodes 
 in NCCL's table and in phynet's report.
 --flows: every pair of ranks on different nodes has as many connections carrying data in phynet
 (the report's links: one per channel) as NCCL used channels for it (the most over the run's rows).
---algorithms: every allreduce of the report ran NCCL's algorithm for its size (RING, TREE), on
-NCCL's channels.
+--algorithms: every allreduce, allgather and reducescatter of the report ran NCCL's algorithm for
+its size (RING, TREE, PAT), on NCCL's channels.
 Exit 0 when every check holds.
 """
 import csv
@@ -54,13 +54,17 @@ def nccl_channels(table, run):
     return out
 
 
-def nccl_allreduce_choices(table, run):
-    """{bytes: (algorithm, channels)} of the run's allreduces, as NCCL decided them."""
+CHOSEN_OPS = ("allreduce", "allgather", "reducescatter")
+
+
+def nccl_choices(table, run):
+    """{(op, bytes): (algorithm, channels)} of the run's allreduces, allgathers and reducescatters,
+    as NCCL decided them."""
     out = {}
     for row in csv.DictReader(open(table)):
-        if row["run"] == run and row["op"] == "allreduce":
-            algo, _proto, channels = row["nccl_algo_proto_channels"].split()
-            out[int(row["bytes"])] = (algo.lower(), int(channels))
+        if row["run"] == run and row["op"] in CHOSEN_OPS:
+            algo, _proto, channels = row["nccl_algo_proto_channels"].split()[:3]
+            out[(row["op"], int(row["bytes"]))] = (algo.lower(), int(channels))
     return out
 
 
@@ -150,11 +154,12 @@ def main():
         if wrong or not pairs:
             bad.append("flows")
     if algorithms:
-        choices = nccl_allreduce_choices(table, run)
-        ran = sorted({(o["bytes"], o["algorithm"], o["channels"]) for o in parsed["ops"] if o["op"] == "allreduce"})
-        wrong = [f"{size} B: NCCL {choices.get(size)}, phynet {algo}/{ch}" for size, algo, ch in ran
-                 if choices.get(size) != (algo, ch)]
-        print(f"{run} allreduce algorithm per size: {len(ran)} sizes, "
+        choices = nccl_choices(table, run)
+        ran = sorted({(o["op"], o["bytes"], o["algorithm"], o["channels"]) for o in parsed["ops"]
+                      if o["op"] in CHOSEN_OPS})
+        wrong = [f"{op} {size} B: NCCL {choices.get((op, size))}, phynet {algo}/{ch}" for op, size, algo, ch in ran
+                 if choices.get((op, size)) != (algo, ch)]
+        print(f"{run} algorithm per op and size: {len(ran)} sizes, "
               f"{'as NCCL chose' if not wrong else 'DIFFERENT: ' + '; '.join(wrong[:8])}")
         if wrong or not ran:
             bad.append("algorithms")

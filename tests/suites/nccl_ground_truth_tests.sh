@@ -21,6 +21,9 @@
 #                   --intra-node shm --gpus-per-node 2; the hops NCCL made over NVLink (no network
 #                   bytes) must go over shared memory in phynet (16 bytes of framing per message).
 #   nccl_torch_4x2  the same layout under PyTorch (two H200s): 8 KiB, 1 MiB and 64 MiB.
+#   nccl_pat_8x1,   8 and 5 nodes x 1 GPU (nccl-tests, two H100s): allgather and reducescatter where
+#   nccl_pat_5x1    NCCL picks PAT by itself and with NCCL_ALGO=PAT; every size must also run
+#                   NCCL's algorithm (ring or PAT) on NCCL's channels.
 # Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -46,6 +49,7 @@ check_set() {
     result $? "$set/$run/replays-with-verify" "rc $rc: $(tail -3 "$work/$set/$run.log")"
     local shape=(--flows)  # allreduce: NCCL's connections (ring or tree) and algorithm per size
     [[ $run == *all_reduce* ]] && shape+=(--ring-hops "$data/topology.txt" --algorithms)
+    [[ $run == topo-pat-* ]] && shape+=(--algorithms)  # ring or PAT per size, as NCCL chose
     python3 tests/multihost/nccl_pair_bytes.py "$data/bytes_per_pair.csv" "$run" "$work/$set/$run.json" "$per" \
       "${shape[@]}" >"$work/$set/$run.cmp" 2>&1
     result $? "$set/$run/bytes-connections-and-algorithm-as-NCCL" "$(cat "$work/$set/$run.cmp")"
@@ -69,6 +73,7 @@ check_undecided() {
   result $? "$set/$run/undecided/replays-with-verify" "rc $rc: $(tail -3 "$work/undecided/$set/$run.log")"
   local shape=(--flows)
   [[ $run == *all_reduce* ]] && shape+=(--ring-hops "$data/topology.txt" --algorithms)
+  [[ $run == topo-pat-* ]] && shape+=(--algorithms)
   python3 tests/multihost/nccl_pair_bytes.py "$data/bytes_per_pair.csv" "$run" "$work/undecided/$set/$run.json" \
     "$per" "${shape[@]}" >"$work/undecided/$set/$run.cmp" 2>&1
   result $? "$set/$run/undecided/bytes-connections-algorithm-and-protocol-as-NCCL" \
@@ -79,18 +84,23 @@ check_undecided() {
 check_set tests/data/nccl_4x1 4 1 --gpus-per-node 1
 check_set tests/data/nccl_4x2 8 2 --intra-node shm --gpus-per-node 2
 check_set tests/data/nccl_torch_4x2 8 2 --intra-node shm --gpus-per-node 2
+check_set tests/data/nccl_pat_8x1 8 1 --gpus-per-node 1
+check_set tests/data/nccl_pat_5x1 5 1 --gpus-per-node 1
 # undecided_set <data dir> <ranks> <ranks per node> [phynet args...]: every run of the set; the
 # forced-Tree runs with --algo tree (NCCL_ALGO=Tree was set for them).
 undecided_set() {
   local data=$1 np=$2 per=$3 run; shift 3
   for run in $(cd "$work/$(basename "$data")" && ls -d topo-*/ | tr -d /); do
     if [[ $run == *-Tree ]]; then check_undecided "$data" "$np" "$per" "$run" --algo tree "$@"
+    elif [[ $run == *-PAT ]]; then check_undecided "$data" "$np" "$per" "$run" --algo pat "$@"
     else check_undecided "$data" "$np" "$per" "$run" "$@"; fi
   done
 }
 undecided_set tests/data/nccl_4x1 4 1 --gpus-per-node 1
 undecided_set tests/data/nccl_4x2 8 2 --intra-node shm --gpus-per-node 2
 undecided_set tests/data/nccl_torch_4x2 8 2 --intra-node shm --gpus-per-node 2
+undecided_set tests/data/nccl_pat_8x1 8 1 --gpus-per-node 1
+undecided_set tests/data/nccl_pat_5x1 5 1 --gpus-per-node 1
 # --nccl-log: the system read from NCCL's own log of 4 nodes x 2 (tests/data/nccl_tuning) gives the
 # same choices; a log without NCCL's graph lines is refused, naming the file.
 awk '/^# /{keep = ($2 == "4x2:")} keep' tests/data/nccl_tuning/init_lines.txt >"$work/nccl-4x2.log"
