@@ -34,6 +34,7 @@
 #include "phynet/replay.h"
 #include "phynet/report.h"
 #include "phynet/report_output.h"
+#include "phynet/workload_names.h"
 #include "workload/workload_transform.h"
 #include "transport/bootstrap/nic_list.h"
 

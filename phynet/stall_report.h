@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "phynet/comm_executor.h"
+#include "phynet/workload_names.h"
 #include "workload/workload.h"
 #include "transport/core/wait_note.h"
 

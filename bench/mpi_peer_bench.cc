@@ -3,11 +3,13 @@
  * Usage: mpirun -np N mpi_peer_bench -o <all_reduce|all_gather|reduce_scatter|broadcast|alltoall>
  *                  [-b minBytes] [-e maxBytes] [-f factor] [-w warmup] [-n iters] [-c 0|1]
  *
- * Conventions follow nccl-tests (DESIGN §4): "size" is the whole buffer in bytes (for allgather,
- * reducescatter and alltoall the total of all ranks' blocks), "count" is the count passed to the NCCL
- * call (the full buffer for allreduce/broadcast, one rank's block for allgather/reducescatter, one peer's
- * block for alltoall). Time is the batch time / iters, max over ranks (a barrier opens each batch).
- * algbw = size / time; busbw = algbw * factor, the factor next to each collective below.
+ * Conventions follow nccl-tests: "size" is the whole buffer in bytes (for allgather, reducescatter and
+ * alltoall the total of all ranks' blocks), "count" is the count passed to the NCCL call (the full
+ * buffer for allreduce/broadcast, one rank's block for allgather/reducescatter, one peer's block for
+ * alltoall). Time is the batch time / iters, max over ranks (a barrier opens each batch).
+ * algbw = size / time; busbw = algbw * factor. Names, buffers and factors are the collectives'
+ * descriptors (common/collective_descriptor.h, header-only), the same table `ncclshim perf` reads:
+ * that is why this file is C++ (build: mpicxx -std=c++20 -I. -O2 -o mpi_peer_bench bench/mpi_peer_bench.cc).
  *
  * Data are integer-valued floats, so every result is checked exactly. Out-of-place: the output of the
  * last timed iteration is checked (the input never changes). In-place: the timed loop overwrites its
@@ -25,19 +27,34 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef enum { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kAllToAll, kNumColls } CollKind;
+#include "common/collective_descriptor.h"
 
+using CollKind = nshim::CollectiveKind;
+constexpr CollKind kAllReduce = CollKind::kAllReduce, kAllGather = CollKind::kAllGather,
+                   kReduceScatter = CollKind::kReduceScatter, kBroadcast = CollKind::kBroadcast,
+                   kAllToAll = CollKind::kAllToAll;
+
+/* The collectives this peer runs; the rest of what the table says of them is their descriptor's. */
 typedef struct {
-  const char* name;   /* nccl-tests name, as given to -o */
-  const char* redop;  /* the redop column */
-  int root;           /* the root column (-1: none) */
-  int hasInPlace;     /* the MPI call accepts MPI_IN_PLACE */
+  CollKind kind;
+  int hasInPlace; /* the MPI call accepts MPI_IN_PLACE */
 } CollInfo;
 
-static const CollInfo kColls[kNumColls] = {
-    {"all_reduce", "sum", -1, 1},     {"all_gather", "none", -1, 1}, {"reduce_scatter", "sum", -1, 1},
-    {"broadcast", "none", 0, 1},      {"alltoall", "none", -1, 1},
+static const CollInfo kColls[] = {
+    {kAllReduce, 1}, {kAllGather, 1}, {kReduceScatter, 1}, {kBroadcast, 1}, {kAllToAll, 1},
 };
+static const int kNumColls = sizeof(kColls) / sizeof(kColls[0]);
+
+using nshim::describe;
+static const char* nameOf(CollKind kind) { return describe(kind).ncclTestsName; }     /* as given to -o */
+static const char* redopOf(CollKind kind) { return describe(kind).reduces ? "sum" : "none"; }
+static int rootOf(CollKind kind) { return describe(kind).rooted ? 0 : -1; }          /* the root column */
+static const CollInfo* infoOf(CollKind kind) {
+  for (int k = 0; k < kNumColls; k++) {
+    if (kColls[k].kind == kind) return &kColls[k];
+  }
+  return &kColls[0];
+}
 
 typedef struct {
   CollKind kind;
@@ -94,7 +111,7 @@ static Options parseOptions(int argc, char** argv) {
       case 'o': {
         int found = 0;
         for (int k = 0; k < kNumColls; k++) {
-          if (strcmp(optarg, kColls[k].name) == 0) { opt.kind = (CollKind)k; found = 1; }
+          if (strcmp(optarg, nameOf(kColls[k].kind)) == 0) { opt.kind = kColls[k].kind; found = 1; }
         }
         if (!found) { usage(); die("unknown collective for -o"); }
         haveOp = 1;
@@ -118,27 +135,16 @@ static Options parseOptions(int argc, char** argv) {
 }
 
 static Counts countsFor(CollKind kind, size_t bytes) {
-  size_t count = bytes / sizeof(float);
-  size_t n = (size_t)gSize;
+  const nshim::CollectiveShape shape = nshim::shapeOfTotal(describe(kind), bytes / sizeof(float), gSize);
   Counts c;
-  switch (kind) {
-    case kAllGather: c.paramCount = count / n; c.sendCount = c.paramCount; c.recvCount = c.paramCount * n; break;
-    case kReduceScatter: c.paramCount = count / n; c.sendCount = c.paramCount * n; c.recvCount = c.paramCount; break;
-    case kAllToAll: c.paramCount = count / n; c.sendCount = c.paramCount * n; c.recvCount = c.paramCount * n; break;
-    default: c.paramCount = count; c.sendCount = count; c.recvCount = count; break;
-  }
+  c.paramCount = shape.count;
+  c.sendCount = shape.sendElems;
+  c.recvCount = shape.recvElems;
   return c;
 }
 
-/* busbw factor per collective (DESIGN §4, nccl-tests). */
-static double busFactor(CollKind kind) {
-  double n = (double)gSize;
-  switch (kind) {
-    case kAllReduce: return 2.0 * (n - 1.0) / n;
-    case kAllGather: case kReduceScatter: case kAllToAll: return (n - 1.0) / n;
-    default: return 1.0;
-  }
-}
+/* busbw factor per collective (nccl-tests'). */
+static double busFactor(CollKind kind) { return nshim::busBandwidthFactor(describe(kind), gSize); }
 
 /* Rank r's input element i: a small integer, so sums over ranks are exact in float. */
 static inline float inputValue(int r, size_t i) {
@@ -278,17 +284,17 @@ static void printHeader(const Options* opt) {
   char host[256] = "?";
   gethostname(host, sizeof host - 1);
   int pids[1] = {(int)getpid()};
-  int* all = gRank == 0 ? malloc(sizeof(int) * (size_t)gSize) : NULL;
+  int* all = gRank == 0 ? static_cast<int*>(malloc(sizeof(int) * (size_t)gSize)) : NULL;
   MPI_Gather(pids, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (gRank != 0) return;
-  printf("# mpi_peer_bench %s: %s, %d ranks\n", kColls[opt->kind].name, version, gSize);
+  printf("# mpi_peer_bench %s: %s, %d ranks\n", nameOf(opt->kind), version, gSize);
   printf("# nThread 1 nGpus 1 minBytes %zu maxBytes %zu step: %g(factor) warmup iters: %d iters: %d "
          "agg iters: 1 validation: %d graph: 0\n",
          opt->minBytes, opt->maxBytes, opt->factor, opt->warmup, opt->iters, opt->check);
   printf("#\n# Using devices\n");
   for (int r = 0; r < gSize; r++) printf("#  Rank %2d Group  0 Pid %6d on %10s device  0 [cpu] host memory\n", r, all[r], host);
   free(all);
-  if (!kColls[opt->kind].hasInPlace) printf("# note: no MPI_IN_PLACE for this call; in-place columns repeat out-of-place\n");
+  if (!infoOf(opt->kind)->hasInPlace) printf("# note: no MPI_IN_PLACE for this call; in-place columns repeat out-of-place\n");
   printf("#\n");
   printf("# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "", "", "", "", "");
   printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s  %7s  %6s  %6s %6s\n", "size", "count", "type", "redop",
@@ -303,15 +309,15 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &gRank);
   MPI_Comm_size(MPI_COMM_WORLD, &gSize);
   Options opt = parseOptions(argc, argv);
-  const CollInfo* info = &kColls[opt.kind];
+  const CollInfo* info = infoOf(opt.kind);
 
   /* One pair of buffers sized for the largest step, touched once so page faults stay out of timing. */
   Counts most = countsFor(opt.kind, opt.maxBytes);
   size_t sendElems = most.sendCount ? most.sendCount : 1;
   size_t recvElems = (most.recvCount > most.sendCount ? most.recvCount : most.sendCount);
   if (recvElems == 0) recvElems = 1;
-  float* sendbuf = malloc(sendElems * sizeof(float));
-  float* recvbuf = malloc(recvElems * sizeof(float));
+  float* sendbuf = static_cast<float*>(malloc(sendElems * sizeof(float)));
+  float* recvbuf = static_cast<float*>(malloc(recvElems * sizeof(float)));
   if (!sendbuf || !recvbuf) die("out of memory");
   memset(sendbuf, 0, sendElems * sizeof(float));
   memset(recvbuf, 0, recvElems * sizeof(float));
@@ -326,7 +332,7 @@ int main(int argc, char** argv) {
     Result ip = info->hasInPlace ? measure(&opt, 1, &c, sendbuf, recvbuf) : oop;
     if (gRank == 0) {
       size_t sizeBytes = (c.sendCount > c.recvCount ? c.sendCount : c.recvCount) * sizeof(float);
-      printf("%12zu  %12zu  %8s  %6s  %6d", sizeBytes, c.paramCount, "float", info->redop, info->root);
+      printf("%12zu  %12zu  %8s  %6s  %6d", sizeBytes, c.paramCount, "float", redopOf(opt.kind), rootOf(opt.kind));
       printResult(&oop);
       printResult(&ip);
       printf("\n");
