@@ -4,26 +4,11 @@
 #include <algorithm>
 #include <optional>
 
+#include "collectives/call_choice.h"
 #include "collectives/nccl_tuner.h"
 #include "collectives/pat_schedule.h"
 
 namespace nshim::workload {
-namespace {
-
-// NCCL's tuner prices what NCCL runs as one of its collective functions (ncclFunc_t, the
-// descriptor's ncclFunc, in TunedFunc's order).
-std::optional<TunedFunc> tunedFuncOf(OpKind kind) {
-  const int func = describe(kind).ncclFunc;
-  if (func < 0) return std::nullopt;
-  return static_cast<TunedFunc>(func);
-}
-static_assert(static_cast<int>(TunedFunc::kBroadcast) == describe(OpKind::kBroadcast).ncclFunc &&
-              static_cast<int>(TunedFunc::kReduce) == describe(OpKind::kReduce).ncclFunc &&
-              static_cast<int>(TunedFunc::kAllGather) == describe(OpKind::kAllGather).ncclFunc &&
-              static_cast<int>(TunedFunc::kReduceScatter) == describe(OpKind::kReduceScatter).ncclFunc &&
-              static_cast<int>(TunedFunc::kAllReduce) == describe(OpKind::kAllReduce).ncclFunc);
-
-}  // namespace
 
 OpChoice choiceOf(const WorkOp& op, const CollectiveOptions& options, int nranks, int nnodes) {
   OpChoice choice;
