@@ -9,9 +9,16 @@ CXXFLAGS := -std=c++20 $(OPT) -g -fPIC -fvisibility=hidden -Wall -Wextra -Wno-un
 LDFLAGS := $(SAN) -pthread
 LDLIBS := -ldl
 
-ENGINE_SRCS := $(wildcard common/*.cc transport/*.cc collectives/*.cc)
-ENGINE_OBJS := $(ENGINE_SRCS:%.cc=$(BUILD)/obj/%.o)
-ENGINE_LIB := $(BUILD)/libengine.a
+# The engine is three archives, one per layer, always linked in the layers' order (collectives,
+# then transport, then common): a single pass over them resolves only downward references, so an
+# include that runs back up a layer (tests/suites/layers_tests.sh) also fails to link.
+COMMON_OBJS := $(patsubst %.cc,$(BUILD)/obj/%.o,$(wildcard common/*.cc))
+TRANSPORT_OBJS := $(patsubst %.cc,$(BUILD)/obj/%.o,$(wildcard transport/*.cc transport/*/*.cc))
+COLLECTIVES_OBJS := $(patsubst %.cc,$(BUILD)/obj/%.o,$(wildcard collectives/*.cc))
+COMMON_LIB := $(BUILD)/libcommon.a
+TRANSPORT_LIB := $(BUILD)/libtransport.a
+COLLECTIVES_LIB := $(BUILD)/libcollectives.a
+ENGINE_LIB := $(COLLECTIVES_LIB) $(TRANSPORT_LIB) $(COMMON_LIB)
 # The formats library (workload/module.mk), named here because phynet's and the tools' rules,
 # read before it, link it.
 WORKLOAD_LIB := $(BUILD)/libworkload.a
@@ -34,7 +41,10 @@ $(BUILD)/obj/%.o: %.cc
 # Reduction kernels are the hot loop of every reduce: let the compiler vectorise them.
 $(BUILD)/obj/collectives/reduce.o: CXXFLAGS += -O3
 
-$(ENGINE_LIB): $(ENGINE_OBJS)
+$(COMMON_LIB): $(COMMON_OBJS)
+$(TRANSPORT_LIB): $(TRANSPORT_OBJS)
+$(COLLECTIVES_LIB): $(COLLECTIVES_OBJS)
+$(ENGINE_LIB):
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 

@@ -3,7 +3,7 @@
 // N lines (default 1,000,000) in one thread, the same record each time. Used to compare
 // trace/line_buffer.h builds on the GPU machine (tests/gpu/g2_overhead.sh, stage diag2, runs them
 // as fmtbench-old / fmtbench-new).
-// Build: g++ -O2 -std=c++20 -I. bench/format_line_bench.cc build/libtrace.a build/libengine.a \
+// Build: g++ -O2 -std=c++20 -I. bench/format_line_bench.cc build/libtrace.a build/libcollectives.a build/libtransport.a build/libcommon.a \
 //          -o build/format_line_bench
 // Usage: format_line_bench [N]
 #include <chrono>

@@ -5,7 +5,7 @@ Usage: gloo_perf.py <all_reduce|all_gather|reduce_scatter|broadcast|alltoall> -n
                     [-b minBytes] [-e maxBytes] [-f factor] [-w warmup] [-n iters] [-c 0|1]
 
 Starts N local processes (torch.multiprocessing), one Gloo process group over 127.0.0.1, and prints
-an nccl-tests table as `ncclshim perf` and bench/mpi_peer_bench.c do: sizes are nccl-tests' (whole
+an nccl-tests table as `ncclshim perf` and bench/mpi_peer_bench.cc do: sizes are nccl-tests' (whole
 buffer; per-rank block = size / N for all_gather, reduce_scatter and alltoall), float32, sum; the
 time of a size is the slowest rank's mean over the iterations; busbw = algbw x the nccl-tests factor.
 Out-of-place only (the in-place columns are N/A): all_reduce and broadcast, whose Gloo calls work

@@ -13,7 +13,7 @@ fi
 op=$1 np=$3
 shift 3
 if [[ ! -x $PEER ]]; then
-  echo "$0: $PEER is not built (run bench/run_bench.sh, or: mpicc -O2 -o $PEER bench/mpi_peer_bench.c -lm)" >&2
+  echo "$0: $PEER is not built (run bench/run_bench.sh, or: mpicxx -std=c++20 -O2 -I$ROOT -o $PEER $ROOT/bench/mpi_peer_bench.cc -lm)" >&2
   exit 2
 fi
 # MPIRUN_EXTRA: more mpirun options, e.g. "--bind-to none".

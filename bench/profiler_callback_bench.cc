@@ -6,12 +6,16 @@
 // consecutive passes of PASS_ITERS iterations: the first passes run over the plugin's event slots
 // the first time (first touch of their memory), later ones over slots already used.
 // Build: g++ -O2 -std=c++20 -I. bench/profiler_callback_bench.cc -ldl -o build/profiler_callback_bench
-// Usage: NCCLSHIM_TRACE_DIR=/tmp/t profiler_callback_bench <libncclshim.so> [passes] [iters per pass]
+// Usage: NCCLSHIM_TRACE_DIR=/tmp/t profiler_callback_bench <libncclshim.so> [passes] [iters per pass] [p2p|coll]
+// "coll" raises instead what one collective call of a one-process-per-GPU job (PyTorch) raises:
+// GroupApi, CollApi start/stop, Group, Coll task start/stop (the task naming its API event).
 #include <dlfcn.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
+#include <vector>
 
 #include "libshim/nccl_profiler_abi.h"
 
@@ -24,6 +28,29 @@ int main(int argc, char** argv) {
   }
   int passes = argc > 2 ? std::atoi(argv[2]) : 8;
   int iters = argc > 3 ? std::atoi(argv[3]) : 2048;
+  const bool coll = argc > 4 && std::string_view(argv[4]) == "coll";
+  // PROFILER_BENCH_EVICT=<KiB> (coll only): between iterations, write that much other memory, as the
+  // ~20 us of PyTorch and CUDA-driver work between two calls of a real job does, so that the
+  // callbacks run on cold caches; then only the callbacks are timed (a clock read before and after
+  // them; the cost of that pair, timed around nothing, is subtracted).
+  const char* evictEnv = std::getenv("PROFILER_BENCH_EVICT");
+  const size_t evictBytes = evictEnv != nullptr ? std::strtoull(evictEnv, nullptr, 10) * 1024 : 0;
+  std::vector<char> evictBuffer(evictBytes + 64);
+  auto evict = [&](int i) {
+    for (size_t k = 0; k < evictBytes; k += 64) evictBuffer[k] = static_cast<char>(i + k);
+  };
+  double clockPairNs = 0;
+  if (evictBytes != 0) {
+    double sum = 0;
+    for (int i = 0; i < iters; ++i) {
+      evict(i);
+      auto t0 = std::chrono::steady_clock::now();
+      sum += std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+    }
+    clockPairNs = sum / iters;
+    std::printf("evicting %zu KiB between iterations; the callbacks timed alone (%.1f ns of clock reads subtracted)\n",
+                evictBytes / 1024, clockPairNs);
+  }
   void* lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     std::fprintf(stderr, "dlopen: %s\n", dlerror());
@@ -44,7 +71,51 @@ int main(int argc, char** argv) {
   const char* funcs[2] = {"Send", "Recv"};
   for (int pass = 0; pass < passes; ++pass) {
     auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < iters; ++i) {
+    double timedNs = 0;
+    for (int i = 0; i < iters && coll; ++i) {
+      std::chrono::steady_clock::time_point t0;
+      if (evictBytes != 0) {
+        evict(i);
+        t0 = std::chrono::steady_clock::now();
+      }
+      abi::EventDescrV5 e{};
+      void* group = nullptr;
+      e.type = abi::kEventGroupApi;
+      table->startEvent(context, &group, &e);
+      void* api = nullptr;
+      e = abi::EventDescrV5{};
+      e.type = abi::kEventCollApi;
+      e.collApi.func = "AllReduce";
+      e.collApi.count = 2;
+      e.collApi.datatype = "ncclFloat32";
+      table->startEvent(context, &api, &e);
+      if (api != nullptr) table->stopEvent(api);
+      void* plan = nullptr;
+      e = abi::EventDescrV5{};
+      e.type = abi::kEventGroup;
+      table->startEvent(context, &plan, &e);
+      void* task = nullptr;
+      e = abi::EventDescrV5{};
+      e.type = abi::kEventColl;
+      e.parentObj = api;
+      e.rank = 0;
+      e.coll.seqNumber = static_cast<uint64_t>(i);
+      e.coll.func = "AllReduce";
+      e.coll.count = 2;
+      e.coll.datatype = "ncclFloat32";
+      e.coll.nChannels = 2;
+      e.coll.nWarps = 16;
+      e.coll.algo = "RING";
+      e.coll.proto = "LL";
+      table->startEvent(context, &task, &e);
+      if (task != nullptr) table->stopEvent(task);
+      if (plan != nullptr) table->stopEvent(plan);
+      if (group != nullptr) table->stopEvent(group);
+      if (evictBytes != 0) {
+        timedNs += std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() - clockPairNs;
+      }
+    }
+    for (int i = 0; i < iters && !coll; ++i) {
       abi::EventDescrV5 e{};
       void* group = nullptr;
       e.type = abi::kEventGroupApi;
@@ -83,7 +154,9 @@ int main(int argc, char** argv) {
       if (group != nullptr) table->stopEvent(group);
     }
     double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
-    std::printf("pass %d: %.1f ns per iteration (2 API + 2 task events)\n", pass, ns / iters);
+    if (evictBytes != 0) ns = timedNs;
+    std::printf("pass %d: %.1f ns per iteration (%s)\n", pass, ns / iters,
+                coll ? "1 API + 1 task event" : "2 API + 2 task events");
   }
   table->finalize(context);
   return 0;

@@ -46,15 +46,15 @@ size_args=(-b "$BENCH_MIN" -e "$BENCH_MAX" -f "$BENCH_FACTOR" -w "$BENCH_WARMUP"
 # 1. The MPI peer.
 run_mpi=0
 if wants mpi; then
-  if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
+  if command -v mpicxx >/dev/null && command -v mpirun >/dev/null; then
     log "building $OUT/mpi_peer_bench"
-    if mpicc -O2 -Wall -o "$OUT/mpi_peer_bench" bench/mpi_peer_bench.c -lm; then
+    if mpicxx -std=c++20 -O2 -Wall -I. -o "$OUT/mpi_peer_bench" bench/mpi_peer_bench.cc -lm; then
       run_mpi=1
     else
-      log "mpicc failed: the MPI side is skipped"
+      log "mpicxx failed: the MPI side is skipped"
     fi
   else
-    log "mpicc/mpirun not found: the MPI side is skipped"
+    log "mpicxx/mpirun not found: the MPI side is skipped"
   fi
 fi
 

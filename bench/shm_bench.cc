@@ -1,5 +1,5 @@
 // The shared-memory transport against this machine's memcpy (issue 18): one process sends SIZE
-// bytes to another through transport/shm_transport.h (every received byte of the last transfer
+// bytes to another through transport/shm/shm_transport.h (every received byte of the last transfer
 // checked, outside the timing), and the sender memcpy's the same bytes; each round runs 5 memcpy
 // then 5 transfers, and the table gives each side's best and median bandwidth and the ratio of the
 // medians.
@@ -17,7 +17,7 @@
 
 #include "common/clock.h"
 #include "common/main_fence.h"
-#include "transport/shm_transport.h"
+#include "transport/shm/shm_transport.h"
 
 namespace {
 

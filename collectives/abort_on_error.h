@@ -3,7 +3,7 @@
 // transport queue can keep a pointer to a dead request, and the peers learn of the failure at once.
 #pragma once
 
-#include "transport/transport.h"
+#include "transport/core/transport.h"
 
 namespace nshim {
 

@@ -5,6 +5,17 @@
 
 namespace nshim {
 
+std::optional<TunedFunc> tunedFuncOf(CollectiveKind kind) {
+  const int func = describe(kind).ncclFunc;
+  if (func < 0) return std::nullopt;
+  return static_cast<TunedFunc>(func);
+}
+static_assert(static_cast<int>(TunedFunc::kBroadcast) == describe(CollectiveKind::kBroadcast).ncclFunc &&
+              static_cast<int>(TunedFunc::kReduce) == describe(CollectiveKind::kReduce).ncclFunc &&
+              static_cast<int>(TunedFunc::kAllGather) == describe(CollectiveKind::kAllGather).ncclFunc &&
+              static_cast<int>(TunedFunc::kReduceScatter) == describe(CollectiveKind::kReduceScatter).ncclFunc &&
+              static_cast<int>(TunedFunc::kAllReduce) == describe(CollectiveKind::kAllReduce).ncclFunc);
+
 TunedChoice chooseForCall(const Communicator& comm, TunedFunc func, size_t bytes) {
   const CollectiveOptions& options = comm.options();
   TunerSystem system = options.ncclSystem ? *options.ncclSystem

@@ -6,11 +6,17 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 
 #include "collectives/communicator.h"
 #include "collectives/nccl_tuner.h"
+#include "common/collective_descriptor.h"
 
 namespace nshim {
+
+// The function NCCL's tuner prices a collective as (its descriptor's ncclFunc, in TunedFunc's
+// order); none for alltoall, gather, scatter and point-to-point.
+std::optional<TunedFunc> tunedFuncOf(CollectiveKind kind);
 
 // `bytes`: nccl-tests' size (the whole buffer of an allgather or reducescatter).
 TunedChoice chooseForCall(const Communicator& comm, TunedFunc func, size_t bytes);

@@ -12,7 +12,7 @@
 #include "collectives/nccl_tuner.h"
 #include "collectives/node_layout.h"
 #include "common/clock.h"
-#include "transport/transport.h"
+#include "transport/core/transport.h"
 
 namespace nshim {
 

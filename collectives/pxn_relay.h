@@ -34,7 +34,7 @@
 #include "collectives/node_layout.h"
 #include "common/clock.h"
 #include "common/status.h"
-#include "transport/transport.h"
+#include "transport/core/transport.h"
 
 namespace nshim {
 

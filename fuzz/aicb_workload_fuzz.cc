@@ -24,11 +24,11 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  phynet::WorkloadOptions options;
+  workload::WorkloadOptions options;
   options.maxWorldSize = kMaxWorld;
-  Result<phynet::Workload> workload = phynet::parseAicbWorkload(text, "fuzz.csv", options);
+  Result<workload::Workload> workload = workload::parseAicbWorkload(text, "fuzz.csv", options);
   if (!workload.ok()) return 0;
   fuzz::checkWorkloadShape(*workload);
-  (void)phynet::checkWorkload(*workload);
+  (void)workload::checkWorkload(*workload);
   return 0;
 }

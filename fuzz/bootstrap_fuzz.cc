@@ -1,4 +1,4 @@
-// libFuzzer target of the bootstrap wire formats (transport/bootstrap_messages.h): the same bytes
+// libFuzzer target of the bootstrap wire formats (transport/bootstrap/bootstrap_messages.h): the same bytes
 // are decoded as each message a socket peer can send — a rank's hello to the root, a peer hello, a
 // peer acknowledgement, the root's reply header followed by its payload (error text or address
 // table, checkRootReply / decodeRootTable). Accepted fixed-size messages must re-encode to the bytes
@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "fuzz/fuzz_util.h"
-#include "transport/bootstrap_messages.h"
+#include "transport/bootstrap/bootstrap_messages.h"
 
 using namespace nshim;
 using namespace nshim::bootstrap;

@@ -10,8 +10,8 @@ FUZZ_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Wno-unused-parameter -DFMT_HEA
 
 FUZZ_TARGETS := trace_reader simai_workload aicb_workload bootstrap unique_id
 FUZZ_LIB_SRCS := $(wildcard common/*.cc) collectives/datatype.cc collectives/float_convert.cc collectives/algorithm.cc \
-  transport/socket.cc transport/nic_list.cc transport/unique_id.cc transport/bootstrap.cc transport/bootstrap_root.cc \
-  transport/bootstrap_messages.cc transport/hello_acceptor.cc \
+  transport/bootstrap/socket.cc transport/bootstrap/nic_list.cc transport/bootstrap/unique_id.cc transport/bootstrap/bootstrap.cc transport/bootstrap/bootstrap_root.cc \
+  transport/bootstrap/bootstrap_messages.cc transport/bootstrap/hello_acceptor.cc \
   trace/trace_reader.cc trace/trace_reader_nccl.cc trace/op_line_scan.cc trace/json_line.cc trace/trace_format.cc trace/trace_format_nccl.cc trace/trace_validate.cc \
   workload/simai_workload.cc workload/aicb_workload.cc workload/rank_layout.cc workload/workload.cc \
   workload/workload_check.cc workload/p2p_order_check.cc workload/workload_transform.cc workload/trace_workload.cc \

@@ -22,12 +22,12 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  phynet::WorkloadOptions options;
+  workload::WorkloadOptions options;
   options.maxWorldSize = kMaxWorld;
   options.maxPipelineTransfers = 16;  // likewise for vpp*ga
-  Result<phynet::Workload> workload = phynet::parseSimAiWorkload(text, "fuzz.txt", options);
+  Result<workload::Workload> workload = workload::parseSimAiWorkload(text, "fuzz.txt", options);
   if (!workload.ok()) return 0;
   fuzz::checkWorkloadShape(*workload);
-  FUZZ_CHECK(phynet::checkWorkload(*workload).ok());
+  FUZZ_CHECK(workload::checkWorkload(*workload).ok());
   return 0;
 }

@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   trace::TraceSet set;
   set.files.push_back(std::move(file).value());
   (void)trace::validateTraceSet(set);
-  Result<phynet::Workload> workload = phynet::workloadFromTraceSet(set);
-  if (workload.ok()) (void)phynet::checkWorkload(*workload);
+  Result<workload::Workload> workload = workload::workloadFromTraceSet(set);
+  if (workload.ok()) (void)workload::checkWorkload(*workload);
   return 0;
 }

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "fuzz/fuzz_util.h"
-#include "transport/unique_id.h"
+#include "transport/bootstrap/unique_id.h"
 
 using namespace nshim;
 

@@ -9,10 +9,10 @@
 
 namespace nshim::fuzz {
 
-inline void checkWorkloadShape(const phynet::Workload& workload) {
+inline void checkWorkloadShape(const workload::Workload& workload) {
   FUZZ_CHECK(workload.worldSize >= 1 && workload.ranks.size() == static_cast<size_t>(workload.worldSize));
-  for (const phynet::RankWork& rank : workload.ranks) {
-    for (const phynet::WorkOp& op : rank.ops) FUZZ_CHECK(workload.findComm(op.commId) != nullptr);
+  for (const workload::RankWork& rank : workload.ranks) {
+    for (const workload::WorkOp& op : rank.ops) FUZZ_CHECK(workload.findComm(op.commId) != nullptr);
   }
 }
 

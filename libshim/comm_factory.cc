@@ -17,9 +17,9 @@
 #include "common/host_identity.h"
 #include "common/log.h"
 #include "libshim/errors.h"
-#include "transport/node_routed_transport.h"
-#include "transport/protocol_framing_transport.h"
-#include "transport/shm_transport.h"
+#include "transport/layered/node_routed_transport.h"
+#include "transport/layered/protocol_framing_transport.h"
+#include "transport/shm/shm_transport.h"
 #include "transport/transport_factory.h"
 
 namespace nshim {

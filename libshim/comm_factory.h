@@ -7,7 +7,7 @@
 
 #include "collectives/communicator.h"
 #include "common/status.h"
-#include "transport/unique_id.h"
+#include "transport/bootstrap/unique_id.h"
 
 namespace nshim {
 

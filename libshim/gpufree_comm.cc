@@ -12,8 +12,8 @@
 #include "libshim/split.h"
 #include "libshim/validate.h"
 #include "trace/comm_id.h"
-#include "transport/bootstrap.h"
-#include "transport/inproc_transport.h"
+#include "transport/bootstrap/bootstrap.h"
+#include "transport/inproc/inproc_transport.h"
 
 namespace nshim {
 namespace {

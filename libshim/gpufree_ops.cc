@@ -49,10 +49,11 @@ ncclResult_t issue(const char* fn, ShimComm* comm, std::function<Status(Communic
 // Runs a collective as NCCL would have on a communicator of several hosts: its tuner's algorithm,
 // protocol and channels for the size and the nodes (call_choice.h), NCCL_ALGO / NCCL_PROTO
 // respected. On one host the engine's own choice (NCCLSHIM_ALGO, NCCLSHIM_PROTO, ...) runs.
-Status asNcclChooses(Communicator& engine, TunedFunc func, size_t bytes,
+Status asNcclChooses(Communicator& engine, CollectiveKind kind, size_t count, DataType type,
                      const std::function<Status(AlgorithmChoice)>& run) {
   if (engine.nodes().nodes() < 2) return run({});
-  const TunedChoice choice = chooseForCall(engine, func, bytes);
+  const size_t bytes = count * dataTypeSize(type) * sizeBlocks(describe(kind), engine.nranks());
+  const TunedChoice choice = chooseForCall(engine, *tunedFuncOf(kind), bytes);
   CallChoiceScope scope(engine, choice);
   return run({choice.algorithm, choice.channels});
 }
@@ -77,7 +78,7 @@ ncclResult_t broadcastAs(const char* fn, const void* send, void* recv, size_t co
   }();
   if (!status.ok()) return refuse(status);
   return issue(fn, c.comm, [=](Communicator& engine) {
-    return asNcclChooses(engine, TunedFunc::kBroadcast, count * dataTypeSize(c.type),
+    return asNcclChooses(engine, CollectiveKind::kBroadcast, count, c.type,
                          [&](AlgorithmChoice) { return nshim::broadcast(engine, send, recv, count, c.type, root); });
   });
 }
@@ -95,7 +96,7 @@ ncclResult_t gpufree::ncclAllReduce(const void* send, void* recv, size_t count, 
   }();
   if (!status.ok()) return refuse(status);
   return issue(fn, c.comm, [=](Communicator& engine) {
-    return asNcclChooses(engine, TunedFunc::kAllReduce, count * dataTypeSize(c.type), [&](AlgorithmChoice choice) {
+    return asNcclChooses(engine, CollectiveKind::kAllReduce, count, c.type, [&](AlgorithmChoice choice) {
       return nshim::allReduce(engine, send, recv, count, c.type, c.op, choice);
     });
   });
@@ -123,7 +124,7 @@ ncclResult_t gpufree::ncclReduce(const void* send, void* recv, size_t count, ncc
   }();
   if (!status.ok()) return refuse(status);
   return issue(fn, c.comm, [=](Communicator& engine) {
-    return asNcclChooses(engine, TunedFunc::kReduce, count * dataTypeSize(c.type),
+    return asNcclChooses(engine, CollectiveKind::kReduce, count, c.type,
                          [&](AlgorithmChoice) { return nshim::reduce(engine, send, recv, count, c.type, c.op, root); });
   });
 }
@@ -139,7 +140,7 @@ ncclResult_t gpufree::ncclAllGather(const void* send, void* recv, size_t sendCou
   }();
   if (!status.ok()) return refuse(status);
   return issue(fn, c.comm, [=](Communicator& engine) {
-    return asNcclChooses(engine, TunedFunc::kAllGather, sendCount * dataTypeSize(c.type) * engine.nranks(),
+    return asNcclChooses(engine, CollectiveKind::kAllGather, sendCount, c.type,
                          [&](AlgorithmChoice choice) {
                            return nshim::allGather(engine, send, recv, sendCount, c.type, choice);
                          });
@@ -157,7 +158,7 @@ ncclResult_t gpufree::ncclReduceScatter(const void* send, void* recv, size_t rec
   }();
   if (!status.ok()) return refuse(status);
   return issue(fn, c.comm, [=](Communicator& engine) {
-    return asNcclChooses(engine, TunedFunc::kReduceScatter, recvCount * dataTypeSize(c.type) * engine.nranks(),
+    return asNcclChooses(engine, CollectiveKind::kReduceScatter, recvCount, c.type,
                          [&](AlgorithmChoice choice) {
                            return nshim::reduceScatter(engine, send, recv, recvCount, c.type, c.op, choice);
                          });

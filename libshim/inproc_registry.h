@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "transport/transport.h"
+#include "transport/core/transport.h"
 
 namespace nshim {
 

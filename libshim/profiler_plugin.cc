@@ -12,9 +12,13 @@
 // Proxy events fire only for network transfers (NCCL raises none for NVLink / P2P inside a host),
 // so they cost nothing there (docs/profiler_plugin.md, "Grouped point-to-point with the plugin").
 // Diagnostics: NCCLSHIM_PROFILER_EVENTS=<mask> activates exactly that set of NCCL's event bits;
+// ncclshimProfilerSetEvents(mask) (exported; tests/gpu/torch_busbw.py calls it through ctypes)
+// changes the set at run time, between calls, so that one process can time its calls with the
+// plugin's events on and off in alternate windows;
 // NCCLSHIM_PROFILER_RECORD=0 runs every callback but hands no record to the recorder;
 // NCCLSHIM_PROFILER_COUNT=1 prints the callbacks per event type (and the recorder's counts) at
-// each communicator's finalize.
+// each communicator's finalize; NCCLSHIM_PROFILER_NOOP=1 keeps the mask but makes every callback
+// return at once (NCCL's own cost of raising the events).
 #include <unistd.h>
 
 #include <algorithm>
@@ -77,7 +81,14 @@ bool gCounting = false;  // set by processSetup, before NCCL raises any event
 // NCCLSHIM_PROFILER_RECORD=0 (a diagnostic): every callback does its work but the records are not
 // handed to the recorder, which separates the callbacks' cost from the trace writer's.
 bool gRecordsOn = true;
+// NCCLSHIM_PROFILER_NOOP=1 (a diagnostic): the same activation mask, and a handle for the same
+// events, but every callback returns at once: what NCCL's raising of the events costs by itself.
+bool gNoop = false;
 CallbackCounts gCounts{};
+// NCCL's activation mask word (the pointer init receives: NCCL keeps one per process and reads it
+// at every API call: a global of libnccl, valid as long as NCCL is loaded); set by the first
+// recording init, for ncclshimProfilerSetEvents.
+std::atomic<int*> gMaskWord{nullptr};
 
 int eventBit(uint64_t type) {
   return type == 0 ? kEventBits - 1 : std::min(__builtin_ctzll(type), kEventBits - 1);
@@ -102,19 +113,21 @@ int32_t datatypeFromName(const char* name) {
     const char* name;
     int32_t id;
   };
-  static thread_local constinit Last last{nullptr, trace::kNoDatatype};
+  // initial-exec: a plain %fs-relative load, not a __tls_get_addr call per event
+  __attribute__((tls_model("initial-exec"))) static thread_local constinit Last last{nullptr, trace::kNoDatatype};
   if (name != nullptr && name == last.name) return last.id;
   int32_t id = datatypeFromNameSlow(name);
   last = {name, id};
   return id;
 }
 
+// A bounded copy (the record starts zeroed, so the terminator is there). No cache by pointer as for
+// the datatype: a caller may pass one buffer with changing text (tests/shim/fake_nccl_profiler.cc
+// does, from std::string), and checking the text costs what copying it does.
 template <size_t N>
 void copyName(char (&out)[N], const char* name) {
-  if (name == nullptr) return;  // the record starts zeroed
-  size_t i = 0;
-  for (; i + 1 < N && name[i] != '\0'; ++i) out[i] = name[i];
-  out[i] = '\0';
+  if (name == nullptr) return;
+  std::memcpy(out, name, strnlen(name, N - 1));
 }
 
 // The API call a task came from, through its CollApi / P2pApi parent.
@@ -127,7 +140,7 @@ void joinApi(const void* parent, uint64_t* commId, uint64_t* seq, uint32_t* flag
   *flags |= trace::kTaskJoined;
 }
 
-void* startApi() {
+__attribute__((noinline)) void* startApi() {
   uint64_t ticket = gApi.claim();
   ApiPayload& api = gApi.payload(ticket);
   api.commId = tCurrentApiOp.commId;
@@ -136,7 +149,9 @@ void* startApi() {
   return makeHandle(HandleKind::kApi, ticket);
 }
 
-void* startTask(const CommContext& comm, const abi::EventDescrV5& e) {
+// Out of line, so that pluginStartEvent stays a light dispatcher: NCCL also raises GroupApi and
+// Group events, which the plugin ignores, on every call.
+__attribute__((noinline)) void* startTask(const CommContext& comm, const abi::EventDescrV5& e) {
   const bool coll = e.type == abi::kEventColl;
   uint64_t ticket = gTasks.claim();
   TaskRecord& r = gTasks.payload(ticket);
@@ -168,7 +183,7 @@ void* startTask(const CommContext& comm, const abi::EventDescrV5& e) {
   return makeHandle(HandleKind::kTask, ticket);
 }
 
-void* startProxyOp(const CommContext& comm, const abi::EventDescrV5& e) {
+__attribute__((noinline)) void* startProxyOp(const CommContext& comm, const abi::EventDescrV5& e) {
   uint64_t ticket = gProxies.claim();
   ProxyRecord& r = gProxies.payload(ticket);
   r = trace::makeProxyRecord();
@@ -206,6 +221,7 @@ uint64_t processSetup() {
     gProxies.prefault();
     gCounting = envInt("NCCLSHIM_PROFILER_COUNT", 0) != 0;
     gRecordsOn = envInt("NCCLSHIM_PROFILER_RECORD", 1) != 0;
+    gNoop = envInt("NCCLSHIM_PROFILER_NOOP", 0) != 0;
     uint64_t events = abi::kEventCollApi | abi::kEventP2pApi | abi::kEventColl | abi::kEventP2p;
     if (envInt("NCCLSHIM_PROFILER_PROXY", 1) != 0) events |= abi::kEventProxyOp | abi::kEventProxyStep;
     return static_cast<uint64_t>(envInt("NCCLSHIM_PROFILER_EVENTS", static_cast<int64_t>(events))) & 0xfff;
@@ -224,6 +240,7 @@ int pluginInit(void** context, uint64_t commHash, int* eActivationMask, const ch
   const uint64_t mask = processSetup();
   *context = comm;
   *eActivationMask = static_cast<int>(mask);
+  gMaskWord.store(eActivationMask, std::memory_order_release);
   NS_INFO("profiler plugin: comm {:#x} ({}) rank {}/{} on {} nodes, events {:#x}", commHash,
           commName != nullptr ? commName : "", rank, nranks, nNodes, mask);
   return kOk;
@@ -235,6 +252,14 @@ int pluginStartEvent(void* context, void** eHandle, abi::EventDescrV5* e) noexce
   if (context == nullptr || e == nullptr) return kOk;
   if (__builtin_expect(gCounting, 0)) {
     gCounts.starts[eventBit(e->type)].fetch_add(1, std::memory_order_relaxed);
+  }
+  if (__builtin_expect(gNoop, 0)) {
+    // A handle of no kind for the events the plugin keeps a handle for, so that NCCL stops them
+    // as it does normally; nothing for the rest, as normally.
+    constexpr uint64_t kKept = abi::kEventCollApi | abi::kEventP2pApi | abi::kEventColl | abi::kEventP2p |
+                               abi::kEventProxyOp | abi::kEventProxyStep;
+    if (e->type & kKept) *eHandle = makeHandle(HandleKind::kNone, 0);
+    return kOk;
   }
   const auto& comm = *static_cast<const CommContext*>(context);
   switch (e->type) {
@@ -347,6 +372,15 @@ int guardedInit(void** context, uint64_t commHash, int* eActivationMask, const c
 }  // namespace nshim::profiler
 
 extern "C" {
+// Diagnostic: sets the events NCCL raises from its next call on (NCCL's event bits; 0 = none, as
+// with no plugin subscribed) and returns the set before, or -1 while no recording communicator has
+// initialised the plugin. Call between NCCL calls, not during one.
+__attribute__((visibility("default"))) int ncclshimProfilerSetEvents(int mask) {
+  int* word = nshim::profiler::gMaskWord.load(std::memory_order_acquire);
+  if (word == nullptr) return -1;
+  return __atomic_exchange_n(word, mask & 0xfff, __ATOMIC_RELAXED);
+}
+
 __attribute__((visibility("default"))) nshim::profiler_abi::ProfilerV5 ncclProfiler_v5 = {
     "ncclshim",
     nshim::profiler::guardedInit,

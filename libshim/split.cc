@@ -14,8 +14,8 @@
 #include "libshim/comm_factory.h"
 #include "libshim/inproc_registry.h"
 #include "trace/comm_id.h"
-#include "transport/bootstrap.h"
-#include "transport/inproc_transport.h"
+#include "transport/bootstrap/bootstrap.h"
+#include "transport/inproc/inproc_transport.h"
 
 namespace nshim {
 namespace {

@@ -25,10 +25,6 @@ struct Signature {
   bool operator==(const Signature&) const = default;
 };
 
-bool reducing(OpKind kind) {
-  return kind == OpKind::kAllReduce || kind == OpKind::kReduceScatter || kind == OpKind::kReduce;
-}
-
 // Entry key: (communicator index, side, peer comm rank or -1).
 using Key = std::tuple<uint32_t, int64_t, int64_t>;
 
@@ -51,7 +47,7 @@ std::vector<int64_t> digestRankOps(const Workload& workload, int globalRank) {
     s.add(op.count);
     s.add(static_cast<int>(op.type));
     s.add(op.root);
-    if (reducing(op.kind)) s.add(static_cast<int>(op.reduce));
+    if (describe(op.kind).reduces) s.add(static_cast<int>(op.reduce));
   }
   std::vector<int64_t> words;
   words.reserve(entries.size() * 4);

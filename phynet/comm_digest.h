@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "phynet/workload_names.h"
 #include "workload/workload.h"
 
 namespace nshim::phynet {

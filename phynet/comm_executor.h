@@ -18,6 +18,7 @@
 #include "collectives/communicator.h"
 #include "common/status.h"
 #include "phynet/op_runner.h"
+#include "phynet/workload_names.h"
 #include "workload/workload.h"
 
 namespace nshim::phynet {

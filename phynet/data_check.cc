@@ -42,18 +42,14 @@ void addInto(uint8_t* acc, const uint8_t* add, size_t size) {
 constexpr uint64_t kCollectiveKind = 0xC011EC7ull;
 constexpr uint64_t kP2pKind = 0x9292ull;
 
-bool isReduction(OpKind kind) {
-  return kind == OpKind::kAllReduce || kind == OpKind::kReduceScatter || kind == OpKind::kReduce;
-}
-
 }  // namespace
 
 WorkOp checkedForm(const WorkOp& op) {
   WorkOp checked = op;
-  if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) return checked;  // p2p moves op.bytes
+  if (describe(op.kind).pointToPoint) return checked;  // p2p moves op.bytes
   checked.count = op.count * dataTypeSize(op.type);
   checked.type = DataType::kUint8;
-  if (isReduction(op.kind)) checked.reduce = ReduceKind::kSum;
+  if (describe(op.kind).reduces) checked.reduce = ReduceKind::kSum;
   return checked;
 }
 

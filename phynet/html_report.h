@@ -8,6 +8,7 @@
 #include "common/status.h"
 #include "phynet/report.h"
 #include "phynet/report_output.h"
+#include "phynet/workload_names.h"
 #include "workload/page_generator.h"
 #include "workload/workload.h"
 

@@ -9,6 +9,7 @@
 
 #include "common/status.h"
 #include "phynet/replay_options.h"
+#include "phynet/workload_names.h"
 #include "workload/workload.h"
 
 namespace nshim::phynet {

@@ -52,9 +52,7 @@ uint64_t cgroupHeadroomBytes() {
 
 }  // namespace
 
-bool reduces(const WorkOp& op) {
-  return op.kind == OpKind::kAllReduce || op.kind == OpKind::kReduceScatter || op.kind == OpKind::kReduce;
-}
+bool reduces(const WorkOp& op) { return describe(op.kind).reduces; }
 
 RankMemoryPlan planRankMemory(const Workload& workload, int globalRank, bool verify, uint64_t capBytes,
                               uint64_t scratchBytes) {

@@ -7,9 +7,9 @@
 
 #include "phynet/mpi_pxn_relay.h"
 #include "workload/workload_transform.h"
-#include "transport/node_routed_transport.h"
-#include "transport/protocol_framing_transport.h"
-#include "transport/unique_id.h"
+#include "transport/layered/node_routed_transport.h"
+#include "transport/layered/protocol_framing_transport.h"
+#include "transport/bootstrap/unique_id.h"
 
 namespace nshim::phynet {
 namespace {

@@ -14,8 +14,9 @@
 #include "collectives/communicator.h"
 #include "common/status.h"
 #include "phynet/mpi_session.h"
+#include "phynet/workload_names.h"
 #include "workload/workload.h"
-#include "transport/shm_transport.h"
+#include "transport/shm/shm_transport.h"
 #include "transport/transport_factory.h"
 
 namespace nshim::phynet {

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "collectives/pxn_alltoall.h"
-#include "transport/node_routed_transport.h"
-#include "transport/shm_transport.h"
+#include "transport/layered/node_routed_transport.h"
+#include "transport/shm/shm_transport.h"
 #include "transport/transport_factory.h"
 
 namespace nshim::phynet {

@@ -11,7 +11,7 @@
 #include "collectives/pxn_relay.h"
 #include "common/status.h"
 #include "phynet/mpi_bootstrap.h"
-#include "transport/unique_id.h"
+#include "transport/bootstrap/unique_id.h"
 
 namespace nshim::phynet {
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "phynet/workload_names.h"
 #include "workload/workload.h"
 
 namespace nshim::phynet {

@@ -6,16 +6,10 @@
 namespace nshim::phynet {
 
 BufferNeed collectiveBufferNeed(const WorkOp& op, int nranks) {
+  // Send and recv use one side each (their descriptor sizes both, as nccl-tests' sendrecv).
   const uint64_t unit = op.count * dataTypeSize(op.type);
-  const uint64_t all = unit * static_cast<uint64_t>(nranks);
-  switch (op.kind) {
-    case OpKind::kAllGather:
-    case OpKind::kGather: return {unit, all};
-    case OpKind::kReduceScatter:
-    case OpKind::kScatter: return {all, unit};
-    case OpKind::kAllToAll: return {all, all};
-    default: return {unit, unit};  // allreduce, broadcast, reduce; send and recv use one side each
-  }
+  const CollectiveDescriptor& d = describe(op.kind);
+  return {unit * blockCount(d.sendBlocks, nranks), unit * blockCount(d.recvBlocks, nranks)};
 }
 
 PieceSplit splitToCap(const WorkOp& op, int nranks, uint64_t capBytes) {

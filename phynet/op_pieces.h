@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "phynet/workload_names.h"
 #include "workload/workload.h"
 
 namespace nshim::phynet {

@@ -14,6 +14,7 @@
 #include "common/status.h"
 #include "phynet/data_check.h"
 #include "phynet/op_pieces.h"
+#include "phynet/workload_names.h"
 #include "workload/op_choice.h"
 #include "workload/workload.h"
 

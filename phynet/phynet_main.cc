@@ -34,8 +34,9 @@
 #include "phynet/replay.h"
 #include "phynet/report.h"
 #include "phynet/report_output.h"
+#include "phynet/workload_names.h"
 #include "workload/workload_transform.h"
-#include "transport/nic_list.h"
+#include "transport/bootstrap/nic_list.h"
 
 namespace nshim::phynet {
 namespace {

@@ -9,6 +9,7 @@
 #include "phynet/comm_digest.h"
 #include "phynet/op_packing.h"
 #include "phynet/rank_messages.h"
+#include "phynet/workload_names.h"
 #include "workload/workload_check.h"
 #include "workload/workload_transform.h"
 

@@ -10,6 +10,7 @@
 #include "collectives/algorithm.h"
 #include "common/nccl_protocol.h"
 #include "common/status.h"
+#include "phynet/workload_names.h"
 #include "workload/workload_options.h"
 
 namespace nshim::phynet {

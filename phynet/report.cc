@@ -62,7 +62,7 @@ class RowMaker {
   // A row from the members' timings of one op in measured iteration `it`.
   OpRow make(const WorkOp& ref, const CommGroup& comm, const std::vector<Member>& members, int it) const {
     OpRow row;
-    row.op = ref.kind == OpKind::kSend || ref.kind == OpKind::kRecv ? "sendrecv" : opKindName(ref.kind);
+    row.op = reportOpName(ref.kind);
     row.label = comm.label;
     row.commId = comm.id;
     row.nranks = static_cast<int>(comm.members.size());

@@ -13,6 +13,7 @@
 #include "phynet/op_runner.h"
 #include "phynet/rank_endpoint.h"
 #include "phynet/replay.h"
+#include "phynet/workload_names.h"
 #include "workload/size_bucket.h"
 #include "workload/workload.h"
 

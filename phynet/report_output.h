@@ -8,6 +8,7 @@
 #include "common/status.h"
 #include "common/json_text.h"
 #include "phynet/report.h"
+#include "phynet/workload_names.h"
 #include "workload/size_bucket.h"
 
 namespace nshim::phynet {

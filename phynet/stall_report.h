@@ -3,7 +3,7 @@
 // source file:line) and the peer it waits on, e.g. "phynet: rank 0 waits 5.0 s on comm 0x1 (dp)
 // allreduce seq 12 (iteration 3, w.txt:7) for rank 1 (a receive from it)". The line is repeated
 // only when what is awaited changes, or every 30 s. Reads the executors' and transports' atomics
-// (comm_executor.h, transport/wait_note.h) from the watching thread: nothing on the hot path.
+// (comm_executor.h, transport/core/wait_note.h) from the watching thread: nothing on the hot path.
 #pragma once
 
 #include <cstdint>
@@ -11,8 +11,9 @@
 #include <vector>
 
 #include "phynet/comm_executor.h"
+#include "phynet/workload_names.h"
 #include "workload/workload.h"
-#include "transport/wait_note.h"
+#include "transport/core/wait_note.h"
 
 namespace nshim::phynet {
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "common/collective_descriptor.h"
 #include "common/fnv1a.h"
 #include "trace/comm_id.h"
 
@@ -188,21 +189,28 @@ inline size_t datatypeSize(int32_t datatype) {
   return datatype >= 0 && datatype < kNumDatatypes ? kSizes[datatype] : 0;
 }
 
+// The collective an op code records (common/collective_descriptor.h); false for group start / end
+// and unknown codes.
+inline bool collectiveOf(OpCode op, CollectiveKind* kind) {
+  static constexpr CollectiveKind kKinds[] = {
+      CollectiveKind::kAllReduce, CollectiveKind::kBroadcast, CollectiveKind::kReduce,  CollectiveKind::kAllGather,
+      CollectiveKind::kReduceScatter, CollectiveKind::kAllToAll, CollectiveKind::kGather, CollectiveKind::kScatter,
+      CollectiveKind::kSend,      CollectiveKind::kRecv};  // in OpCode's order
+  const auto i = static_cast<uint32_t>(op);
+  if (i >= sizeof(kKinds) / sizeof(kKinds[0])) return false;
+  *kind = kKinds[i];
+  return true;
+}
+
 // The bytes rule of FORMAT.md: the nccl-tests "size" of the call, so that §4's busbw factors apply.
 // count*size for allreduce, broadcast, reduce, send, recv; count*size*nranks for allgather (count
 // = sendcount), reducescatter (count = recvcount), alltoall (count per peer), gather and scatter
-// (count per rank); 0 for group start/end.
+// (count per rank): the descriptor's sizeBlocks. 0 for group start/end.
 inline uint64_t traceBytes(OpCode op, uint64_t count, int32_t datatype, int32_t nranks) {
-  uint64_t unit = count * datatypeSize(datatype);
-  switch (op) {
-    case OpCode::kAllGather: case OpCode::kReduceScatter: case OpCode::kAlltoAll:
-    case OpCode::kGather: case OpCode::kScatter:
-      return unit * static_cast<uint64_t>(nranks > 0 ? nranks : 0);
-    case OpCode::kGroupStart: case OpCode::kGroupEnd:
-      return 0;
-    default:
-      return unit;
-  }
+  if (op == OpCode::kGroupStart || op == OpCode::kGroupEnd) return 0;
+  const uint64_t unit = count * datatypeSize(datatype);
+  CollectiveKind kind;
+  return collectiveOf(op, &kind) ? unit * sizeBlocks(describe(kind), nranks) : unit;
 }
 
 using ::nshim::fnv1a64;  // common/fnv1a.h

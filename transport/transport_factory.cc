@@ -2,7 +2,7 @@
 #include "transport/transport_factory.h"
 
 #include "common/env.h"
-#include "transport/shm_transport.h"
+#include "transport/shm/shm_transport.h"
 
 namespace nshim {
 

@@ -12,7 +12,7 @@
 #include "common/log.h"
 #include "workload/rank_layout.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 namespace {
 
 enum class RowKind { kCollective, kP2p, kBarrier, kCompute, kEpochEnd };
@@ -205,7 +205,7 @@ Result<Row> parseRow(const std::string& file, const TextLine& line, const Column
     row.op = direction.substr(0, 4) == "send" ? OpKind::kSend : OpKind::kRecv;
     return row;
   }
-  if (row.op == OpKind::kBroadcast || row.op == OpKind::kReduce) {
+  if (describe(row.op).rooted) {
     row.rootField = row.op == OpKind::kBroadcast ? "src" : "dst";
     std::optional<double> root;
     NS_RETURN_IF_ERROR(parseOptional(file, line.number, row.rootField,
@@ -415,6 +415,13 @@ Status checkStages(const std::string& file, const std::vector<std::pair<int, int
 
 }  // namespace
 
+const char* aicbCommTypeName(OpKind kind) {
+  for (const TypeName& t : kTypes) {
+    if (t.what == RowKind::kCollective && t.op == kind) return t.name;
+  }
+  return nullptr;
+}
+
 Result<Workload> parseAicbWorkload(std::string_view text, const std::string& name, const WorkloadOptions& options) {
   if (options.iterations < 1) return inputError(name, 0, "option iterations", "must be at least 1");
   if (!(options.scale > 0) || !std::isfinite(options.scale)) {
@@ -538,4 +545,4 @@ Result<Workload> loadAicbWorkload(const std::string& path, const WorkloadOptions
   return parseAicbWorkload(text, path, options);
 }
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

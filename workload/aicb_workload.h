@@ -52,10 +52,14 @@
 #include "workload/workload.h"
 #include "workload/workload_options.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
+
+// AICB's comm_type of a collective ("all_reduce", ...: the first its reader knows); nullptr where
+// AICB has none.
+const char* aicbCommTypeName(OpKind kind);
 
 Result<Workload> loadAicbWorkload(const std::string& path, const WorkloadOptions& options);
 // `name` is the file name used in sources ("name:line") and error messages.
 Result<Workload> parseAicbWorkload(std::string_view text, const std::string& name, const WorkloadOptions& options);
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

@@ -4,33 +4,22 @@
 #include <algorithm>
 #include <optional>
 
+#include "collectives/call_choice.h"
 #include "collectives/nccl_tuner.h"
 #include "collectives/pat_schedule.h"
 
-namespace nshim::phynet {
-namespace {
-
-std::optional<TunedFunc> tunedFuncOf(OpKind kind) {
-  switch (kind) {
-    case OpKind::kAllReduce: return TunedFunc::kAllReduce;
-    case OpKind::kAllGather: return TunedFunc::kAllGather;
-    case OpKind::kReduceScatter: return TunedFunc::kReduceScatter;
-    case OpKind::kBroadcast: return TunedFunc::kBroadcast;
-    case OpKind::kReduce: return TunedFunc::kReduce;
-    default: return std::nullopt;
-  }
-}
-
-}  // namespace
+namespace nshim::workload {
 
 OpChoice choiceOf(const WorkOp& op, const CollectiveOptions& options, int nranks, int nnodes) {
   OpChoice choice;
   choice.channels = op.channels;
   const std::optional<TunedFunc> func = tunedFuncOf(op.kind);
   if (!func) return choice;  // point to point, alltoall, gather, scatter
-  const bool recordedAlgorithm = op.algo != Algorithm::kAuto || (op.kind != OpKind::kAllReduce &&
-                                                                  op.kind != OpKind::kAllGather &&
-                                                                  op.kind != OpKind::kReduceScatter);
+  // Allreduce (ring or tree) and the ring collectives (ring or PAT) run what NCCL chose or would
+  // choose; broadcast and reduce have their chain only.
+  const EngineRoute route = describe(op.kind).route;
+  const bool recordedAlgorithm =
+      op.algo != Algorithm::kAuto || (route != EngineRoute::kAllReducePlan && route != EngineRoute::kRing);
   TunedChoice tuned;
   if (!recordedAlgorithm || op.proto == Protocol::kAuto || op.channels == 0) {
     TunerSystem system = options.ncclSystem ? *options.ncclSystem : TunerSystem::forLayout(nranks, nnodes);
@@ -60,18 +49,16 @@ AllReducePlan allReducePlanOf(const WorkOp& op, const CollectiveOptions& options
 
 OpDecision decisionOf(const WorkOp& op, const CollectiveOptions& options, int nranks, int nnodes) {
   const OpChoice choice = choiceOf(op, options, nranks, nnodes);
-  switch (op.kind) {
-    case OpKind::kAllReduce: {
-      const AllReducePlan plan = planAllReduce(options, {choice.algorithm, choice.channels}, nranks, op.bytes);
-      return {allReduceRouteName(plan.route), plan.channels, choice.protocol};
-    }
-    case OpKind::kAllGather:
-    case OpKind::kReduceScatter:
-      return {runsPatFor(choice, nranks, nnodes) ? "pat" : "ring", choice.channels, choice.protocol};
-    case OpKind::kBroadcast:
-    case OpKind::kReduce: return {"chain", choice.channels, choice.protocol};
-    default: return {"p2p", 0, choice.protocol};
+  const CollectiveDescriptor& d = describe(op.kind);
+  if (d.route == EngineRoute::kAllReducePlan) {
+    const AllReducePlan plan = planAllReduce(options, {choice.algorithm, choice.channels}, nranks, op.bytes);
+    return {allReduceRouteName(plan.route), plan.channels, choice.protocol};
   }
+  if (d.route == EngineRoute::kRing && runsPatFor(choice, nranks, nnodes)) {
+    return {"pat", choice.channels, choice.protocol};
+  }
+  // Rings and chains run on the chosen channels; point-to-point transfers take theirs per transfer.
+  return {d.routeName, d.route == EngineRoute::kPointToPoint ? 0 : choice.channels, choice.protocol};
 }
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

@@ -8,7 +8,7 @@
 #include "collectives/communicator.h"
 #include "workload/workload.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 
 // How the engine runs `op` on a communicator of `nranks` ranks on `nnodes` nodes: what the options
 // force (--algo / --proto, as NCCL_ALGO / NCCL_PROTO would), else what NCCL recorded for the call
@@ -35,4 +35,4 @@ bool runsPatFor(const OpChoice& choice, int nranks, int nnodes);
 // The allreduce plan of `op` (choiceOf's algorithm and channels).
 AllReducePlan allReducePlanOf(const WorkOp& op, const CollectiveOptions& options, int nranks, int nnodes);
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

@@ -12,7 +12,7 @@
 
 #include "workload/workload_transform.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 namespace {
 
 bool isP2p(const WorkOp& op) { return op.kind == OpKind::kSend || op.kind == OpKind::kRecv; }
@@ -120,4 +120,4 @@ std::string findDeadlock(const CommGroup& comm, const std::vector<std::vector<co
                      commName(comm), count, n, stuck, count > shown ? fmt::format("; and {} more", count - shown) : "");
 }
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

@@ -12,11 +12,11 @@
 
 #include "workload/workload.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 
 // `ops[r]`: the operations of comm rank r on `comm`, in its issue order. Returns "" when every
 // operation can complete, else a message naming the waiting ranks (global and communicator rank,
 // "stage" on a pp communicator), the operation each waits in, its file:line, and whom it waits for.
 std::string findDeadlock(const CommGroup& comm, const std::vector<std::vector<const WorkOp*>>& ops);
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

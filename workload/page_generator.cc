@@ -10,7 +10,7 @@
 #include "common/subprocess.h"
 #include "trace/trace_validate.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 namespace {
 
 // $NCCLSHIM_REPORT_SCRIPT, else the installed copy next to the binary, else the source tree's.
@@ -75,4 +75,4 @@ Status writeCommsJson(const std::string& path, const Workload& workload) {
   return Status::Ok();
 }
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

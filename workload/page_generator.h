@@ -10,7 +10,7 @@
 #include "common/status.h"
 #include "workload/workload.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 
 // Exit statuses of the generator besides 0 (done): 1 compare found a ratio below --fail-below,
 // 2 bad input (it said why, naming the file), 3 no Python 3 with matplotlib (nothing written).
@@ -31,4 +31,4 @@ Status writeCommsJson(const std::string& path, const Workload& workload);
 // A new empty file /tmp/phynet-report-XXXXXX.json; `what` names the caller in the error.
 Result<std::string> temporaryReportFile(const char* what);
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

@@ -13,7 +13,7 @@
 
 #include "workload/workload_check.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 
 const char* groupKindLabel(GroupKind kind) {
   static const char* kLabels[kNumGroupKinds] = {"tp", "dp", "ep", "dp_ep", "ep_tp", "pp", "embedding", "world"};
@@ -98,9 +98,8 @@ uint64_t commIdFor(std::string_view label, const std::vector<int>& members) {
 }
 
 OpSize sizeOp(OpKind kind, uint64_t bytes, int nranks) {
-  const bool perRankBlocks =
-      kind == OpKind::kAllGather || kind == OpKind::kReduceScatter || kind == OpKind::kAllToAll;
-  const uint64_t blocks = perRankBlocks ? static_cast<uint64_t>(nranks) : 1;
+  // The file's bytes are nccl-tests' size: all ranks' blocks where the kind has one per rank.
+  const uint64_t blocks = sizeBlocks(describe(kind), nranks);
   OpSize size;
   if (bytes % (4 * blocks) == 0) {
     size.type = DataType::kFloat32;
@@ -291,4 +290,4 @@ std::string quoted(std::string_view text) {
   return fmt::format("'{}'", text);
 }
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

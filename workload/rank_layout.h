@@ -42,7 +42,7 @@
 #include "common/status.h"
 #include "workload/workload.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 
 enum class GroupKind { kTp, kDp, kEp, kDpEp, kEpTp, kPp, kEmbedding, kWorld };
 constexpr int kNumGroupKinds = 8;
@@ -173,4 +173,4 @@ bool parseInt(std::string_view text, int64_t* out);
 // "text" quoted and shortened for error messages.
 std::string quoted(std::string_view text);
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

@@ -2,6 +2,7 @@
 // format in simai_workload.h).
 #include "workload/simai_workload.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -10,7 +11,7 @@
 #include "common/log.h"
 #include "workload/rank_layout.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 namespace {
 
 constexpr int kColumns = 12;
@@ -20,6 +21,13 @@ const char* const kColumnNames[kColumns] = {
     "input-grad compute time", "input-grad comm op", "input-grad comm bytes",
     "weight-grad compute time", "weight-grad comm op", "weight-grad comm bytes",
     "update time"};
+
+// The comm ops SimAI names (a suffix _EP / _DP_EP picks the group); read here, written by
+// `ncclshim convert` (simAiOpName).
+struct SimAiOpName { std::string_view name; OpKind kind; };
+constexpr SimAiOpName kSimAiOps[] = {{"ALLREDUCE", OpKind::kAllReduce},         {"ALLGATHER", OpKind::kAllGather},
+                                     {"REDUCESCATTER", OpKind::kReduceScatter}, {"ALLTOALL", OpKind::kAllToAll},
+                                     {"BROADCAST", OpKind::kBroadcast}};
 
 enum class Policy { kHybrid, kData, kMicro, kModel };
 enum PhaseIndex { kForward = 0, kInputGrad = 1, kWeightGrad = 2 };
@@ -192,12 +200,10 @@ Status parseOp(const std::string& file, int line, std::string_view field, std::s
   };
   if (stripSuffix("_DP_EP")) group = GroupKind::kDpEp;
   else if (stripSuffix("_EP")) group = GroupKind::kEp;
-  if (base == "ALLREDUCE") out->kind = OpKind::kAllReduce;
-  else if (base == "ALLGATHER") out->kind = OpKind::kAllGather;
-  else if (base == "REDUCESCATTER") out->kind = OpKind::kReduceScatter;
-  else if (base == "ALLTOALL") out->kind = OpKind::kAllToAll;
-  else if (base == "BROADCAST") out->kind = OpKind::kBroadcast;
-  else return inputError(file, line, field, fmt::format("unknown op {}", quoted(token)));
+  const SimAiOpName* named = std::find_if(std::begin(kSimAiOps), std::end(kSimAiOps),
+                                          [&base](const SimAiOpName& op) { return base == op.name; });
+  if (named == std::end(kSimAiOps)) return inputError(file, line, field, fmt::format("unknown op {}", quoted(token)));
+  out->kind = named->kind;
   out->comm = true;
   out->group = group;
   return Status::Ok();
@@ -329,6 +335,13 @@ std::string describeRules(const Expander& e, const RankLayout& layout) {
 
 }  // namespace
 
+const char* simAiOpName(OpKind kind) {
+  for (const SimAiOpName& op : kSimAiOps) {
+    if (op.kind == kind) return op.name.data();
+  }
+  return nullptr;
+}
+
 Result<Workload> parseSimAiWorkload(std::string_view text, const std::string& name, const WorkloadOptions& options) {
   if (options.iterations < 1) return inputError(name, 0, "option iterations", "must be at least 1");
   if (!(options.scale > 0) || !std::isfinite(options.scale)) {
@@ -415,4 +428,4 @@ Result<Workload> loadSimAiWorkload(const std::string& path, const WorkloadOption
   return parseSimAiWorkload(text, path, options);
 }
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

@@ -52,11 +52,14 @@
 #include "workload/workload.h"
 #include "workload/workload_options.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
+
+// SimAI's name of a comm op ("ALLREDUCE", ...); nullptr where SimAI has none.
+const char* simAiOpName(OpKind kind);
 
 Result<Workload> loadSimAiWorkload(const std::string& path, const WorkloadOptions& options);
 // `name` is the file name used in sources ("name:line") and error messages.
 Result<Workload> parseSimAiWorkload(std::string_view text, const std::string& name,
                                     const WorkloadOptions& options);
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-namespace nshim::phynet {
+namespace nshim::workload {
 
 uint64_t sizeBucket(uint64_t bytes) {
   uint64_t bucket = 1;
@@ -21,4 +21,4 @@ std::string bucketName(uint64_t bytes) {
   return fmt::format("{}{}", bytes, units[unit]);
 }
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-namespace nshim::phynet {
+namespace nshim::workload {
 
 // The smallest power of two >= bytes (1 for 0).
 uint64_t sizeBucket(uint64_t bytes);
@@ -13,4 +13,4 @@ uint64_t sizeBucket(uint64_t bytes);
 // "512B", "64K", "1M", "2G" (powers of two).
 std::string bucketName(uint64_t bytes);
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

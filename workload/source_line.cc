@@ -9,7 +9,7 @@
 #include <shared_mutex>
 #include <unordered_map>
 
-namespace nshim::phynet {
+namespace nshim::workload {
 namespace {
 
 struct SourceFileTable {
@@ -58,4 +58,4 @@ std::string SourceLine::str() const {
   return fmt::format("{}:{}", file(), line_);
 }
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

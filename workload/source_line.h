@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-namespace nshim::phynet {
+namespace nshim::workload {
 
 // Index of `file` in the table of source files (added on first use).
 uint32_t internSourceFile(std::string_view file);
@@ -39,12 +39,12 @@ class SourceLine {
 inline std::ostream& operator<<(std::ostream& out, const SourceLine& source) { return out << source.str(); }
 inline std::string operator+(const std::string& text, const SourceLine& source) { return text + source.str(); }
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload
 
 template <>
-struct fmt::formatter<nshim::phynet::SourceLine> : fmt::formatter<std::string_view> {
+struct fmt::formatter<nshim::workload::SourceLine> : fmt::formatter<std::string_view> {
   template <typename FormatContext>
-  auto format(const nshim::phynet::SourceLine& source, FormatContext& ctx) const {
+  auto format(const nshim::workload::SourceLine& source, FormatContext& ctx) const {
     return fmt::formatter<std::string_view>::format(source.str(), ctx);
   }
 };

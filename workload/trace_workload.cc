@@ -14,7 +14,7 @@
 #include "common/parallel_for.h"
 #include "trace/trace_validate.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 namespace {
 
 using trace::OpCode;
@@ -26,26 +26,6 @@ struct CommBuild {
 };
 
 std::string where(const trace::TraceFile& file, int64_t line) { return fmt::format("{}:{}", file.path, line); }
-
-bool toOpKind(OpCode code, OpKind* out) {
-  switch (code) {
-    case OpCode::kAllReduce: *out = OpKind::kAllReduce; return true;
-    case OpCode::kBroadcast: *out = OpKind::kBroadcast; return true;
-    case OpCode::kReduce: *out = OpKind::kReduce; return true;
-    case OpCode::kAllGather: *out = OpKind::kAllGather; return true;
-    case OpCode::kReduceScatter: *out = OpKind::kReduceScatter; return true;
-    case OpCode::kAlltoAll: *out = OpKind::kAllToAll; return true;
-    case OpCode::kGather: *out = OpKind::kGather; return true;
-    case OpCode::kScatter: *out = OpKind::kScatter; return true;
-    case OpCode::kSend: *out = OpKind::kSend; return true;
-    case OpCode::kRecv: *out = OpKind::kRecv; return true;
-    default: return false;
-  }
-}
-
-bool hasRoot(OpKind k) {
-  return k == OpKind::kBroadcast || k == OpKind::kReduce || k == OpKind::kGather || k == OpKind::kScatter;
-}
 
 ReduceKind toReduceKind(const trace::OpRecord& r) {
   if (r.flags & trace::kOpFlagPreMulSum) return ReduceKind::kPreMulSum;
@@ -179,7 +159,7 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
     }
     WorkOp op;
     op.source = SourceLine(fileIndex, entry->line);
-    if (!toOpKind(r.op, &op.kind)) {
+    if (!trace::collectiveOf(r.op, &op.kind)) {
       return NS_ERROR(Code::kInvalidArgument, "{}: unknown op code {}", op.source, static_cast<int>(r.op));
     }
     if (r.flags & trace::kOpFlagError) {  // the call failed when recorded: nothing went on the wire
@@ -205,11 +185,12 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
     op.count = r.count;
     op.type = static_cast<DataType>(r.datatype);
     op.reduce = toReduceKind(r);
-    if (hasRoot(op.kind)) op.root = r.root;
-    if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) op.peer = r.peer;
-    const bool isP2p = op.kind == OpKind::kSend || op.kind == OpKind::kRecv;
-    const int rankArg = hasRoot(op.kind) ? op.root : op.peer;
-    if ((hasRoot(op.kind) || isP2p) && (rankArg < 0 || rankArg >= n)) {
+    const CollectiveDescriptor& kind = describe(op.kind);
+    if (kind.rooted) op.root = r.root;
+    if (kind.pointToPoint) op.peer = r.peer;
+    const bool isP2p = kind.pointToPoint;
+    const int rankArg = kind.rooted ? op.root : op.peer;
+    if ((kind.rooted || isP2p) && (rankArg < 0 || rankArg >= n)) {
       return NS_ERROR(Code::kInvalidArgument, "{}: {} {} is {}, outside communicator {} of {} ranks", op.source,
                       opKindName(op.kind), isP2p ? "peer" : "root", rankArg, trace::commIdText(r.commId), n);
     }
@@ -357,4 +338,4 @@ void labelCommsByShape(Workload& workload) {
   }
 }
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

@@ -12,7 +12,7 @@
 #include "workload/workload.h"
 #include "trace/trace_reader.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 
 struct TraceLoadStats {
   size_t skippedFailedCalls = 0;  // calls that returned an error at record time (not replayed)
@@ -34,4 +34,4 @@ Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats
 // anything else -> "comm<index>".
 void labelCommsByShape(Workload& workload);
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

@@ -9,7 +9,7 @@
 #include "collectives/communicator.h"
 #include "workload/workload.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 
 // nccl-tests: allreduce 2(n-1)/n; allgather, reducescatter, alltoall (n-1)/n; everything else 1.
 double busBandwidthFactor(OpKind kind, int nranks);
@@ -31,4 +31,4 @@ uint64_t modelSentBytes(const WorkOp& op, int commRank, int nranks, const Collec
 void forEachModelSend(const WorkOp& op, int commRank, int nranks, const CollectiveOptions& options,
                       const std::function<void(int peer, uint64_t bytes)>& add, const NodeLayout* nodes = nullptr);
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-namespace nshim::phynet {
+namespace nshim::workload {
 
 std::string skippedText(const std::vector<SkippedRows>& skipped) {
   std::string text;
@@ -14,10 +14,11 @@ std::string skippedText(const std::vector<SkippedRows>& skipped) {
   return text;
 }
 
-const char* opKindName(OpKind kind) {
-  static const char* kNames[] = {"allreduce", "allgather", "reducescatter", "broadcast", "reduce",
-                                 "alltoall",  "gather",    "scatter",       "send",      "recv"};
-  return kNames[static_cast<int>(kind)];
+const char* opKindName(OpKind kind) { return describe(kind).name; }
+
+const char* reportOpName(OpKind kind) {
+  const CollectiveDescriptor& d = describe(kind);
+  return d.pointToPoint ? d.ncclTestsName : d.name;
 }
 
 const CommGroup* Workload::findComm(uint64_t id) const {
@@ -36,15 +37,7 @@ void Workload::indexComms() {
 }
 
 uint64_t opBytes(OpKind kind, uint64_t count, DataType type, int nranks) {
-  uint64_t bytes = count * dataTypeSize(type);
-  switch (kind) {
-    case OpKind::kAllGather:
-    case OpKind::kReduceScatter:
-    case OpKind::kAllToAll:
-    case OpKind::kGather:
-    case OpKind::kScatter: return bytes * static_cast<uint64_t>(nranks);
-    default: return bytes;
-  }
+  return count * dataTypeSize(type) * sizeBlocks(describe(kind), nranks);
 }
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

@@ -11,15 +11,18 @@
 
 #include "collectives/algorithm.h"
 #include "collectives/datatype.h"
+#include "common/collective_descriptor.h"
 #include "common/nccl_protocol.h"
 #include "common/status.h"
 #include "workload/source_line.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 
-enum class OpKind : uint8_t { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll, kGather, kScatter,
-                    kSend, kRecv };
-const char* opKindName(OpKind kind);  // "allreduce", "allgather", ..., "send", "recv"
+// What an op is; its facts (names, buffers, nccl-tests' size and busbw) are its descriptor's.
+using OpKind = CollectiveKind;
+const char* opKindName(OpKind kind);  // describe(kind).name: "allreduce", "allgather", ..., "send", "recv"
+// The name of a report row and of an op filter: the kind's, "sendrecv" for both halves of point-to-point.
+const char* reportOpName(OpKind kind);
 
 struct CommGroup {
   uint64_t id = 0;
@@ -92,4 +95,4 @@ uint64_t opBytes(OpKind kind, uint64_t count, DataType type, int nranks);
 // "216 reducescatter rows on tp of 0 bytes (first x.txt:5); ...": one clause per SkippedRows.
 std::string skippedText(const std::vector<SkippedRows>& skipped);
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

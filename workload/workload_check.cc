@@ -10,7 +10,7 @@
 #include "workload/p2p_order_check.h"
 #include "workload/workload_transform.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 namespace {
 
 struct CommLists {
@@ -28,8 +28,7 @@ struct Finding {
 
 bool sameCollective(const WorkOp& a, const WorkOp& b) {
   return a.kind == b.kind && a.count == b.count && a.type == b.type && a.root == b.root && a.bytes == b.bytes &&
-         (a.reduce == b.reduce || !(a.kind == OpKind::kAllReduce || a.kind == OpKind::kReduceScatter ||
-                                    a.kind == OpKind::kReduce));
+         (a.reduce == b.reduce || !describe(a.kind).reduces);
 }
 
 // One op of global rank `g` on `comm`, where it is comm rank `self` (-1: not a member): membership,
@@ -40,9 +39,8 @@ Status checkOpShape(int g, const WorkOp& op, const CommGroup& comm, int self) {
     return NS_ERROR(Code::kInvalidArgument, "rank {} issues {} (seq {}, {}) on communicator {}, which it is not a "
                     "member of", g, opKindName(op.kind), op.seq, op.source, commName(comm));
   }
-  const bool p2p = op.kind == OpKind::kSend || op.kind == OpKind::kRecv;
-  const bool rooted = op.kind == OpKind::kBroadcast || op.kind == OpKind::kReduce || op.kind == OpKind::kGather ||
-                      op.kind == OpKind::kScatter;
+  const bool p2p = describe(op.kind).pointToPoint;
+  const bool rooted = describe(op.kind).rooted;
   const int arg = p2p ? op.peer : op.root;
   if ((p2p || rooted) && (arg < 0 || arg >= n)) {
     return NS_ERROR(Code::kInvalidArgument, "rank {} on communicator {} at seq {}: {} {} is outside 0..{} ({})", g,
@@ -236,4 +234,4 @@ Status checkWorkload(const Workload& workload) {
   return checkOrder(workload, lists);
 }
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

@@ -12,7 +12,7 @@
 #include "common/status.h"
 #include "workload/workload.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 
 // The largest operation replayed (bytes, the nccl-tests size): no fabric moves more in one call,
 // and byte counts stay far from overflowing when multiplied by ranks and repetitions.
@@ -27,4 +27,4 @@ Status checkWorkload(const Workload& workload);
 // replay rank that holds only its own ops (Workload::onlyRank) checks before rank_validation.h.
 Status checkRankStructure(const Workload& workload, int globalRank);
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

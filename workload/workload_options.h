@@ -10,7 +10,7 @@
 
 #include "workload/workload.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 
 // SimAI's own semantics, followed by default (simai_workload.h says what each does); each can be
 // turned off (--simai-rules) to replay the file as written.
@@ -46,4 +46,4 @@ struct WorkloadOptions {
   std::function<void(int rank, const WorkOp& op, const CommGroup& comm)> opSink;
 };
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

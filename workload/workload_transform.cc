@@ -7,15 +7,11 @@
 #include "trace/trace_record.h"
 #include "trace/trace_validate.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 namespace {
 
 bool contains(const std::vector<std::string>& list, const std::string& word) {
   return std::find(list.begin(), list.end(), word) != list.end();
-}
-
-std::string filterNameOf(OpKind kind) {
-  return kind == OpKind::kSend || kind == OpKind::kRecv ? "sendrecv" : opKindName(kind);
 }
 
 class Hasher {
@@ -55,7 +51,7 @@ size_t filterWorkload(Workload& workload, const std::vector<std::string>& ops, c
   size_t removed = 0;
   for (RankWork& rank : workload.ranks) {
     auto keep = [&](const WorkOp& op) {
-      if (!ops.empty() && !contains(ops, filterNameOf(op.kind))) return false;
+      if (!ops.empty() && !contains(ops, reportOpName(op.kind))) return false;
       if (groups.empty()) return true;
       const CommGroup* comm = workload.findComm(op.commId);
       return comm && contains(groups, comm->label);
@@ -102,17 +98,10 @@ uint64_t workloadFingerprint(const Workload& workload) {
 
 std::string describeOp(const WorkOp& op) {
   std::string text = fmt::format("{} count {} {}", opKindName(op.kind), op.count, dataTypeName(op.type));
-  switch (op.kind) {
-    case OpKind::kAllReduce:
-    case OpKind::kReduceScatter: text += fmt::format(" {}", reduceKindName(op.reduce)); break;
-    case OpKind::kReduce: text += fmt::format(" {} root {}", reduceKindName(op.reduce), op.root); break;
-    case OpKind::kBroadcast:
-    case OpKind::kGather:
-    case OpKind::kScatter: text += fmt::format(" root {}", op.root); break;
-    case OpKind::kSend: text += fmt::format(" to {}", op.peer); break;
-    case OpKind::kRecv: text += fmt::format(" from {}", op.peer); break;
-    default: break;
-  }
+  const CollectiveDescriptor& kind = describe(op.kind);
+  if (kind.reduces) text += fmt::format(" {}", reduceKindName(op.reduce));
+  if (kind.rooted) text += fmt::format(" root {}", op.root);
+  if (kind.pointToPoint) text += fmt::format(" {} {}", op.kind == OpKind::kSend ? "to" : "from", op.peer);
   return text + fmt::format(" ({} bytes)", op.bytes);
 }
 
@@ -127,4 +116,4 @@ int commRankOf(const CommGroup& comm, int globalRank) {
   return -1;
 }
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

@@ -9,7 +9,7 @@
 
 #include "workload/workload.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 
 // Multiplies every op's count by `scale` (rounded, at least 1 when it was non-zero) and recomputes
 // its bytes.
@@ -32,4 +32,4 @@ std::string commName(const CommGroup& comm);
 // Index of `globalRank` in comm.members (its rank in the communicator), -1 if not a member.
 int commRankOf(const CommGroup& comm, int globalRank);
 
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

@@ -9,7 +9,7 @@
 #include "collectives/collectives.h"
 #include "collectives/reduce.h"
 #include "tests/test_util.h"
-#include "transport/inproc_transport.h"
+#include "transport/inproc/inproc_transport.h"
 
 namespace nshim::testing {
 

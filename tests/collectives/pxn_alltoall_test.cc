@@ -11,7 +11,7 @@
 #include "tests/catch.h"
 #include "tests/collectives/collective_check.h"
 #include "tests/test_util.h"
-#include "transport/inproc_transport.h"
+#include "transport/inproc/inproc_transport.h"
 
 namespace nshim::testing {
 namespace {

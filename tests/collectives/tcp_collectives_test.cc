@@ -8,8 +8,8 @@
 #include "tests/catch.h"
 #include "tests/collectives/collective_check.h"
 #include "tests/test_util.h"
-#include "transport/tcp_transport.h"
-#include "transport/unique_id.h"
+#include "transport/tcp/tcp_transport.h"
+#include "transport/bootstrap/unique_id.h"
 
 namespace nshim::testing {
 namespace {

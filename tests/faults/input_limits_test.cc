@@ -9,12 +9,12 @@
 #include "workload/rank_layout.h"
 #include "workload/simai_workload.h"
 #include "tests/catch.h"
-#include "transport/bootstrap_messages.h"
+#include "transport/bootstrap/bootstrap_messages.h"
 
 namespace nshim {
 namespace {
 
-using phynet::WorkloadOptions;
+using workload::WorkloadOptions;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -22,7 +22,7 @@ const std::string kLayer = "l -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 4096 1\n";
 const std::string kAicbHeader = "comm_type,comm_group,comm_group_size,msg_size\n";
 
 TEST_CASE("SimAI worlds beyond the largest one are refused before any product of sizes", "[phynet]") {
-  auto overflow = phynet::parseSimAiWorkload(
+  auto overflow = workload::parseSimAiWorkload(
       "HYBRID_TRANSFORMER model_parallel_NPU_group: 4294967296 pp: 4294967296 all_gpus: 9223372036854775807\n1\n" +
           kLayer,
       "x.txt", WorkloadOptions{});
@@ -30,25 +30,25 @@ TEST_CASE("SimAI worlds beyond the largest one are refused before any product of
   CHECK(contains(overflow.status().message(),
                  "x.txt:1: all_gpus: 9223372036854775807 ranks are more than phynet replays (at most 65536)"));
 
-  auto truncated = phynet::parseSimAiWorkload("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus: 4294967298\n1\n" +
+  auto truncated = workload::parseSimAiWorkload("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus: 4294967298\n1\n" +
                                                   kLayer, "x.txt", WorkloadOptions{});
   REQUIRE_FALSE(truncated.ok());
   CHECK(contains(truncated.status().message(), "x.txt:1: all_gpus: 4294967298 ranks are more than phynet replays"));
 
   WorkloadOptions options;
   options.worldSize = 70000;
-  auto option = phynet::parseSimAiWorkload("DATA all_gpus: 8\n1\n" + kLayer, "x.txt", options);
+  auto option = workload::parseSimAiWorkload("DATA all_gpus: 8\n1\n" + kLayer, "x.txt", options);
   REQUIRE_FALSE(option.ok());
   CHECK(contains(option.status().message(), "x.txt: option worldSize: 70000 ranks are more than phynet replays"));
 
   WorkloadOptions small;
   small.maxWorldSize = 16;
-  CHECK(phynet::parseSimAiWorkload("DATA all_gpus: 16\n1\n" + kLayer, "x.txt", small).ok());
-  CHECK_FALSE(phynet::parseSimAiWorkload("DATA all_gpus: 32\n1\n" + kLayer, "x.txt", small).ok());
+  CHECK(workload::parseSimAiWorkload("DATA all_gpus: 16\n1\n" + kLayer, "x.txt", small).ok());
+  CHECK_FALSE(workload::parseSimAiWorkload("DATA all_gpus: 32\n1\n" + kLayer, "x.txt", small).ok());
 }
 
 TEST_CASE("AICB group sizes beyond the largest world are refused before any product of sizes", "[phynet]") {
-  auto overflow = phynet::parseAicbWorkload(kAicbHeader +
+  auto overflow = workload::parseAicbWorkload(kAicbHeader +
                                                 "CommType.all_reduce,CommGroup.tp_group,3037000500,4096\n"
                                                 "CommType.all_reduce,CommGroup.dp_group,3037000500,4096\n",
                                             "x.csv", WorkloadOptions{});
@@ -56,14 +56,14 @@ TEST_CASE("AICB group sizes beyond the largest world are refused before any prod
   CHECK(contains(overflow.status().message(),
                  "x.csv:2: comm_group_size: tp_group of 3037000500 ranks is more than phynet replays (at most 65536)"));
 
-  auto product = phynet::parseAicbWorkload(kAicbHeader +
+  auto product = workload::parseAicbWorkload(kAicbHeader +
                                                "CommType.all_reduce,CommGroup.tp_group,256,4096\n"
                                                "CommType.all_reduce,CommGroup.dp_group,512,4096\n",
                                            "x.csv", WorkloadOptions{});
   REQUIRE_FALSE(product.ok());
   CHECK(contains(product.status().message(), "TP*DP*PP = 131072 ranks are more than phynet replays (at most 65536)"));
 
-  auto dpEp = phynet::parseAicbWorkload(kAicbHeader +
+  auto dpEp = workload::parseAicbWorkload(kAicbHeader +
                                             "CommType.all_reduce,CommGroup.ep_group,2,4096\n"
                                             "CommType.all_reduce,CommGroup.ep_dp_group,1000000000000000,4096\n",
                                         "x.csv", WorkloadOptions{});
@@ -72,23 +72,23 @@ TEST_CASE("AICB group sizes beyond the largest world are refused before any prod
 }
 
 TEST_CASE("huge roots and compute times from a file are refused or saturate, never overflow", "[phynet]") {
-  auto root = phynet::parseAicbWorkload("comm_type,comm_group,comm_group_size,msg_size,src\n"
+  auto root = workload::parseAicbWorkload("comm_type,comm_group,comm_group_size,msg_size,src\n"
                                         "CommType.broadcast,CommGroup.tp_group,2,128,1e30\n",
                                         "x.csv", WorkloadOptions{});
   REQUIRE_FALSE(root.ok());
   CHECK(contains(root.status().message(), "x.csv:2: src: root 1e+30 is not a rank of a group"));
 
   // Two layers of 9e18 ns of compute before the first op: the sum saturates at INT64_MAX.
-  auto compute = phynet::parseSimAiWorkload("DATA all_gpus: 2\n2\n"
+  auto compute = workload::parseSimAiWorkload("DATA all_gpus: 2\n2\n"
                                             "a -1 9e18 NONE 0 9e18 NONE 0 1 ALLREDUCE 4096 1\n"
                                             "b -1 9e18 NONE 0 9e18 NONE 0 1 ALLREDUCE 4096 1\n",
                                             "x.txt", WorkloadOptions{});
   REQUIRE(compute.ok());
   REQUIRE_FALSE(compute->ranks[0].ops.empty());
   CHECK(compute->ranks[0].ops[0].computeNs == INT64_MAX);
-  CHECK(phynet::roundNs(1e300) == INT64_MAX);
-  CHECK(phynet::roundNs(-5) == 0);
-  CHECK(phynet::roundNs(1.6) == 2);
+  CHECK(workload::roundNs(1e300) == INT64_MAX);
+  CHECK(workload::roundNs(-5) == 0);
+  CHECK(workload::roundNs(1.6) == 2);
 }
 
 TEST_CASE("the root's reply is checked against the job before its payload is read", "[tcp]") {

@@ -1,14 +1,22 @@
-"""allreduce and allgather bus bandwidth through PyTorch (NCCL) from 8 B to 1 GiB on 2 GPUs; rank 0
-prints one JSON line per size: {"op", "bytes", "us", "busbw"} (the best of WINDOWS timed windows of
-`iters` back-to-back calls). Run with and without the shim."""
+"""Bus bandwidth of collectives through PyTorch (NCCL) from 8 B to 1 GiB on 2 GPUs; rank 0 prints one
+JSON line per size: {"op", "bytes", "us", "busbw"} (the best of WINDOWS timed windows of `iters`
+back-to-back calls). Run with and without the shim. BUSBW_OPS picks the ops (comma-separated, default
+all_reduce,all_gather; also reduce_scatter, broadcast, alltoall); "bytes" is the larger buffer of the
+call (all_gather: the gathered output, reduce_scatter: the input), as nccl-tests counts them.
+BUSBW_TOGGLE=1 (with the shim as NCCL's profiler plugin): the plugin's events are switched off and
+on in alternate windows (ncclshimProfilerSetEvents), 2 x WINDOWS windows per size, and each line
+also gives "us_off", the best window with the events off, and the medians "med_on" / "med_off":
+the plugin's cost measured inside one process, free of process-to-process variation."""
+import ctypes
 import json
 import os
+import statistics
 import time
 
 import torch
 import torch.distributed as dist
 
-WINDOWS = 5
+WINDOWS = int(os.environ.get("BUSBW_WINDOWS", 5))  # timed windows per size (per half with BUSBW_TOGGLE=1)
 
 
 def pin_to_gpu_local_cpus(device):
@@ -38,37 +46,73 @@ def main():
         print(json.dumps({"rank": rank, "pinned_cpus": pinned}), flush=True)
     max_bytes = int(os.environ.get("BUSBW_MAX_BYTES", 1 << 30))
     dist.init_process_group("nccl", device_id=torch.device("cuda", rank))
+    toggle = None
+    if os.environ.get("BUSBW_TOGGLE") == "1":
+        dist.barrier()  # the communicator exists: the plugin has its mask word
+        toggle = ctypes.CDLL(None).ncclshimProfilerSetEvents
+        toggle.argtypes, toggle.restype = [ctypes.c_int], ctypes.c_int
+        events_on = toggle(0)
+        toggle(events_on)
+        if events_on < 0:
+            raise SystemExit("BUSBW_TOGGLE=1 needs the shim as profiler plugin, recording")
+    ops = os.environ.get("BUSBW_OPS", "all_reduce,all_gather").split(",")
+    # busbw factor per op (nccl-tests' definitions)
+    factors = {"all_reduce": 2 * (world - 1) / world, "all_gather": (world - 1) / world,
+               "reduce_scatter": (world - 1) / world, "broadcast": 1.0, "alltoall": (world - 1) / world}
     size = 8
     while size <= max_bytes:
-        for op in ("all_reduce", "all_gather"):
+        for op in ops:
             numel = max(1, size // 4)
-            x = torch.ones(numel, device="cuda")
-            out = torch.empty(numel * world, device="cuda") if op == "all_gather" else None
+            if op == "alltoall":
+                numel = max(world, numel // world * world)
+            x = torch.ones(numel * (world if op == "reduce_scatter" else 1), device="cuda")
+            out = None
+            if op == "all_gather":
+                out = torch.empty(numel * world, device="cuda")
+            elif op == "reduce_scatter":
+                out = torch.empty(numel, device="cuda")
+            elif op == "alltoall":
+                out = torch.empty(numel, device="cuda")
             iters = 1000 if size < (1 << 20) else (100 if size < (1 << 24) else 20)
             def run():
                 if op == "all_reduce":
                     dist.all_reduce(x)
-                else:
+                elif op == "all_gather":
                     dist.all_gather_into_tensor(out, x)
+                elif op == "reduce_scatter":
+                    dist.reduce_scatter_tensor(out, x)
+                elif op == "broadcast":
+                    dist.broadcast(x, 0)
+                else:
+                    dist.all_to_all_single(out, x)
             for _ in range(5):
                 run()
             torch.cuda.synchronize()
             # The best of several windows: a window that met a hiccup (another process, a clock
             # change) says nothing about the per-call cost.
-            sec = float("inf")
-            for _ in range(WINDOWS):
+            times = {True: [], False: []}  # events on / off (toggle only)
+            for w in range(WINDOWS * (2 if toggle else 1)):
+                on = w % 2 == 0
+                if toggle:
+                    toggle(events_on if on else 0)
                 dist.barrier()
                 torch.cuda.synchronize()
                 start = time.perf_counter()
                 for _ in range(iters):
                     run()
                 torch.cuda.synchronize()
-                sec = min(sec, (time.perf_counter() - start) / iters)
-            nbytes = numel * 4 * (world if op == "all_gather" else 1)
-            factor = 2 * (world - 1) / world if op == "all_reduce" else (world - 1) / world
+                times[on or not toggle].append((time.perf_counter() - start) / iters)
+            if toggle:
+                toggle(events_on)
+            sec = min(times[True])
+            nbytes = numel * 4 * (world if op in ("all_gather", "reduce_scatter") else 1)
+            factor = factors[op]
             if rank == 0:
-                print(json.dumps({"op": op, "bytes": nbytes, "us": sec * 1e6, "busbw": nbytes / sec / 1e9 * factor}),
-                      flush=True)
+                row = {"op": op, "bytes": nbytes, "us": sec * 1e6, "busbw": nbytes / sec / 1e9 * factor}
+                if toggle:
+                    row.update(us_off=min(times[False]) * 1e6, med_on=statistics.median(times[True]) * 1e6,
+                               med_off=statistics.median(times[False]) * 1e6)
+                print(json.dumps(row), flush=True)
         size *= 4
     dist.destroy_process_group()
 

@@ -10,7 +10,7 @@
 #include "workload/workload_check.h"
 #include "tests/catch.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 namespace {
 
 const char* kExample = "examples/workloads/aicb_tp2_dp4_ep2.csv";
@@ -469,4 +469,4 @@ TEST_CASE("AICB micro_test files: the unknown DP size names the --world-size fla
 }
 
 }  // namespace
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

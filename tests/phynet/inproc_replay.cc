@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "tests/test_util.h"
-#include "transport/inproc_transport.h"
-#include "transport/protocol_framing_transport.h"
+#include "transport/inproc/inproc_transport.h"
+#include "transport/layered/protocol_framing_transport.h"
 
 namespace nshim::phynet::testing {
 

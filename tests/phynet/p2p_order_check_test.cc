@@ -7,7 +7,7 @@
 #include "workload/workload_check.h"
 #include "tests/catch.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 namespace {
 
 constexpr uint64_t kComm = 0x77;
@@ -85,4 +85,4 @@ TEST_CASE("a collective is a meeting point: a send behind it cannot meet a recei
 }
 
 }  // namespace
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

@@ -11,7 +11,7 @@
 #include "workload/workload_check.h"
 #include "tests/catch.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 namespace {
 
 const char* kExample = "examples/workloads/simai_tp2_dp4_ep2.txt";
@@ -442,4 +442,4 @@ TEST_CASE("SimAI text saved with a UTF-8 BOM and CRLF line ends parses to the sa
 }
 
 }  // namespace
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

@@ -1,11 +1,11 @@
-// A stalled replay says so: a transport wait that sleeps notes its peer (transport/wait_note.h) and
+// A stalled replay says so: a transport wait that sleeps notes its peer (transport/core/wait_note.h) and
 // clears the note when it returns; the stall line names rank, communicator, op and the peer's
 // global rank.
 #include <thread>
 
 #include "phynet/stall_report.h"
 #include "tests/catch.h"
-#include "transport/inproc_transport.h"
+#include "transport/inproc/inproc_transport.h"
 
 namespace nshim::phynet {
 

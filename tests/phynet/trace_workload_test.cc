@@ -17,7 +17,7 @@
 #include "trace/trace_format.h"
 #include "tests/trace/trace_test_util.h"
 
-namespace nshim::phynet {
+namespace nshim::workload {
 namespace {
 
 using trace::OpCode;
@@ -239,9 +239,9 @@ TEST_CASE("scale and filters keep the workload consistent", "[phynet]") {
 }
 
 }  // namespace
-}  // namespace nshim::phynet
+}  // namespace nshim::workload
 
-namespace nshim::phynet {
+namespace nshim::workload {
 namespace {
 
 std::string readAll(const std::string& path) {
@@ -288,4 +288,4 @@ TEST_CASE("a rank that loads only its own ops gets exactly the ops of the whole 
 }
 
 }  // namespace
-}  // namespace nshim::phynet
+}  // namespace nshim::workload

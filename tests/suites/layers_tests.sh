@@ -3,9 +3,13 @@
 # folder its layer may use, common <- transport <- collectives <- libshim / phynet, with trace used
 # by libshim, workload, phynet and tools, workload (the input formats, the traffic model, the report
 # page generator) by phynet and tools, and tools reaching only the formats (trace, workload) except
-# tools/perf, the one tool that runs the engine; <infiniband/verbs.h> appears only in
-# the ibverbs/verbs files of transport/, <mpi.h> only in phynet/mpi_* and phynet_main.cc. One check
-# per folder; each failure names file:line and the include. Ends with "N passed, N failed".
+# tools/perf, the one tool that runs the engine. Inside transport/ the folders keep an order too:
+# bootstrap/ (sockets, unique id, the mesh set-up) <- core/ (the interface and the network
+# transports' shared skeleton) <- one folder per transport (tcp/, ibverbs/, shm/, inproc/,
+# layered/), which never include each other <- transport_factory (the one file that knows them all).
+# <infiniband/verbs.h> appears only in transport/ibverbs/, <mpi.h> only in phynet/mpi_* and
+# phynet_main.cc. One check per folder; each failure names file:line and the include. An allowed
+# entry is a folder ("transport") or a subfolder ("transport/core"). Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source tests/lib/checks.sh  # result(), passed, failed
@@ -15,7 +19,7 @@ check_folder() {  # check_folder <folder> <allowed folders...>
   local out
   out=$(python3 - "$folder" "$@" <<'PY'
 import glob, os, re, sys
-folder, allowed = sys.argv[1], set(sys.argv[2:]) | {sys.argv[1].split("/")[0]}
+folder, allowed = sys.argv[1], set(sys.argv[2:]) | {sys.argv[1]}
 layers = {"common", "transport", "collectives", "trace", "workload", "libshim", "phynet", "tools"}
 bad = []
 for path in sorted(glob.glob(f"{folder}/**/*.cc", recursive=True) + glob.glob(f"{folder}/**/*.h", recursive=True)):
@@ -26,13 +30,12 @@ for path in sorted(glob.glob(f"{folder}/**/*.cc", recursive=True) + glob.glob(f"
         if not m:
             continue
         quote, inc = m.groups()
-        base = os.path.basename(path)
-        if inc == "infiniband/verbs.h" and not (path.startswith("transport/") and base.startswith(("ibverbs", "verbs"))):
-            bad.append(f"{path}:{n}: <infiniband/verbs.h> outside transport/ibverbs*")
+        if inc == "infiniband/verbs.h" and not path.startswith("transport/ibverbs/"):
+            bad.append(f"{path}:{n}: <infiniband/verbs.h> outside transport/ibverbs/")
         if inc == "mpi.h" and not (path.startswith("phynet/mpi_") or path == "phynet/phynet_main.cc"):
             bad.append(f"{path}:{n}: <mpi.h> outside phynet/mpi_*")
         first = inc.split("/")[0]
-        if quote == '"' and first in layers and first not in allowed:
+        if quote == '"' and first in layers and not any(inc.startswith(a + "/") for a in allowed):
             bad.append(f"{path}:{n}: {folder}/ may not include {inc}")
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
@@ -43,11 +46,16 @@ PY
 
 check_folder common
 check_folder transport common
+check_folder transport/bootstrap common
+check_folder transport/core common transport/bootstrap
+for backend in tcp ibverbs shm inproc layered; do
+  check_folder transport/$backend common transport/core transport/bootstrap
+done
 check_folder collectives common transport
 check_folder trace common
 check_folder libshim common transport collectives trace
 check_folder workload common collectives trace
 check_folder phynet common transport collectives trace workload
-check_folder tools common trace workload
+check_folder tools common trace workload tools
 check_folder tools/perf common transport collectives libshim trace workload phynet tools
 echo "$passed passed, $failed failed"

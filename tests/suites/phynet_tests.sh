@@ -185,9 +185,9 @@ timeout 300 mpirun --allow-run-as-root --oversubscribe -np 8 --mca pml ob1 --mca
 rc=$?
 [ "$rc" -eq 0 ] && tree_ok "$work/nccl-algo.json" >"$work/nccl-algo.cmp" 2>&1
 result $? "algo-tree/nccl-algo-env-followed" "rc $rc: $(tail -3 "$work/nccl-algo.log") $(cat "$work/nccl-algo.cmp" 2>/dev/null)"
-run 2 "$work/bad-algo.log" --algo pat examples/traces/megatron_tp2
+run 2 "$work/bad-algo.log" --algo nvls examples/traces/megatron_tp2
 rc=$?
-[ "$rc" -ne 0 ] && grep -q -- "--algo: 'pat' (auto, ring or tree)" "$work/bad-algo.log"
+[ "$rc" -ne 0 ] && grep -q -- "--algo: 'nvls' (auto, ring, tree or pat)" "$work/bad-algo.log"
 result $? "algo-tree/unknown-algorithm-refused" "rc $rc: $(tail -2 "$work/bad-algo.log")"
 
 # ---- --pxn: NCCL's 4 nodes x 2 alltoall (tests/data/nccl_4x2) with PXN relays: every byte verified,

@@ -6,7 +6,8 @@
 # nccl_proxy line and its join to the op line of its call. Cases: NCCL_PROFILER_PLUGIN naming the
 # library; the one switch NCCLSHIM_PROFILER=1 with other algorithm / protocol names; proxy events
 # off (NCCLSHIM_PROFILER_PROXY=0); the diagnostics (records not written, callbacks counted; an explicit
-# activation mask); the plugin loaded with recording off (nothing written).
+# activation mask; callbacks that return at once; the run-time switch ncclshimProfilerSetEvents); the plugin loaded with recording
+# off (nothing written).
 # Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -89,6 +90,12 @@ coll=$(callback_starts norecord 1) p2p=$(callback_starts norecord 2) proxy=$(cal
 result "$([ "$coll" -gt 0 ] && [ "$p2p" -gt 0 ] && [ "$proxy" -gt 0 ]; echo $?)" norecord/callbacks-ran \
   "coll $coll, p2p $p2p, proxy-op $proxy task starts counted"
 
+echo "== diagnostics: callbacks that return at once (NCCLSHIM_PROFILER_NOOP=1), events as usual"
+run_ranks noop 2 NCCLSHIM_TRACE_DIR="$work/noop/trace" NCCLSHIM_PROFILER=1 NCCLSHIM_PROFILER_NOOP=1
+ops=$(trace_lines noop op) tasks=$(trace_lines noop nccl_task) proxies=$(trace_lines noop nccl_proxy)
+result "$([ "$ops" -gt 0 ] && [ "$tasks" -eq 0 ] && [ "$proxies" -eq 0 ]; echo $?)" noop/ops-only \
+  "$ops op, $tasks nccl_task, $proxies nccl_proxy lines"
+
 echo "== diagnostics: NCCLSHIM_PROFILER_EVENTS=0x600 (API events only)"
 run_ranks apionly 2 NCCLSHIM_TRACE_DIR="$work/apionly/trace" NCCLSHIM_PROFILER=1 NCCLSHIM_PROFILER_EVENTS=0x600 \
   NCCLSHIM_PROFILER_COUNT=1
@@ -102,6 +109,31 @@ echo "== the plugin loaded, recording off: no trace, calls unaffected"
 run_ranks off 2 NCCL_PROFILER_PLUGIN="$lib"
 written=$(find "$work/off" -name '*.jsonl' | wc -l)
 result "$([ "$written" -eq 0 ]; echo $?)" off/no-trace-written "$written trace files"
+
+echo "== diagnostics: ncclshimProfilerSetEvents switches NCCL's mask word at run time"
+# Through the v5 table as NCCL calls it: init hands the plugin NCCL's mask word; the switch returns
+# -1 before any recording init, then the previous mask, and writes the new one into that word.
+toggle=$(NCCLSHIM_TRACE_DIR="$work/toggle" python3 - "$lib" <<'PY' 2>&1
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+switch = lib.ncclshimProfilerSetEvents
+switch.argtypes, switch.restype = [ctypes.c_int], ctypes.c_int
+before = switch(0)
+class Table(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("init", ctypes.c_void_p)]
+Init = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint64, ctypes.POINTER(ctypes.c_int),
+                        ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p)
+init = Init(Table.in_dll(lib, "ncclProfiler_v5").init)
+context, word = ctypes.c_void_p(), ctypes.c_int(0)
+rc = init(ctypes.byref(context), 1, ctypes.byref(word), b"t", 1, 2, 0, None)
+on = word.value
+off_prev = switch(0)
+off = word.value
+back_prev = switch(on)
+print(before, rc, hex(on), off_prev == on, off, back_prev, word.value == on)
+PY
+)
+result "$([ "$toggle" = "-1 0 0x61e True 0 0 True" ]; echo $?)" toggle/mask-word-switched "$toggle"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

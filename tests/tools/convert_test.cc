@@ -36,15 +36,15 @@ std::string capture(Fn write) {
 }
 
 // The workload without ops on one-rank communicators (they move no data and are not converted).
-phynet::Workload withoutSingleRankOps(phynet::Workload w) {
-  for (phynet::RankWork& rank : w.ranks) {
-    std::erase_if(rank.ops, [&w](const phynet::WorkOp& op) { return w.findComm(op.commId)->members.size() < 2; });
+workload::Workload withoutSingleRankOps(workload::Workload w) {
+  for (workload::RankWork& rank : w.ranks) {
+    std::erase_if(rank.ops, [&w](const workload::WorkOp& op) { return w.findComm(op.commId)->members.size() < 2; });
   }
   return w;
 }
 
 // Every rank's ops agree in kind, communicator members, count, type, bytes, root, peer and seq.
-void requireSameOps(const phynet::Workload& want, const phynet::Workload& got, bool computeOfRank0) {
+void requireSameOps(const workload::Workload& want, const workload::Workload& got, bool computeOfRank0) {
   REQUIRE(got.worldSize == want.worldSize);
   for (int g = 0; g < want.worldSize; ++g) {
     const auto& a = want.ranks[g].ops;
@@ -67,9 +67,9 @@ void requireSameOps(const phynet::Workload& want, const phynet::Workload& got, b
 }
 
 TEST_CASE("convert: Megatron TP=2 trace -> SimAI text -> phynet gives the same per-rank ops", "[tools]") {
-  auto trace = phynet::loadTraceWorkload("examples/traces/megatron_tp2");
+  auto trace = workload::loadTraceWorkload("examples/traces/megatron_tp2");
   REQUIRE(trace.ok());
-  const phynet::Workload want = withoutSingleRankOps(*trace);
+  const workload::Workload want = withoutSingleRankOps(*trace);
   for (int tp : {0, 2}) {  // searched (all-rank communicator: DP) and given (--tp 2)
     LayoutTarget target = simAiTarget();
     target.tp = tp;
@@ -77,7 +77,7 @@ TEST_CASE("convert: Megatron TP=2 trace -> SimAI text -> phynet gives the same p
     REQUIRE(job.ok());
     CHECK(job->layout.tp == (tp ? 2 : 1));
     std::string text = capture([&](FILE* f) { writeSimAi(f, *job); });
-    auto back = phynet::parseSimAiWorkload(text, "converted.txt", phynet::WorkloadOptions{});
+    auto back = workload::parseSimAiWorkload(text, "converted.txt", workload::WorkloadOptions{});
     INFO(text.substr(0, 400));
     REQUIRE(back.ok());
     requireSameOps(want, *back, true);
@@ -86,14 +86,14 @@ TEST_CASE("convert: Megatron TP=2 trace -> SimAI text -> phynet gives the same p
 }
 
 TEST_CASE("convert: Megatron TP=2 trace -> AICB CSV -> phynet gives the same per-rank ops", "[tools]") {
-  auto trace = phynet::loadTraceWorkload("examples/traces/megatron_tp2");
+  auto trace = workload::loadTraceWorkload("examples/traces/megatron_tp2");
   REQUIRE(trace.ok());
   auto job = inferJob(*trace, aicbTarget());
   REQUIRE(job.ok());
   std::string text = capture([&](FILE* f) { writeAicb(f, *job); });
-  auto back = phynet::parseAicbWorkload(text, "converted.csv", phynet::WorkloadOptions{});
+  auto back = workload::parseAicbWorkload(text, "converted.csv", workload::WorkloadOptions{});
   REQUIRE(back.ok());
-  const phynet::Workload want = withoutSingleRankOps(*trace);
+  const workload::Workload want = withoutSingleRankOps(*trace);
   requireSameOps(want, *back, true);
   for (size_t k = 0; k < want.ranks[0].ops.size(); ++k) {  // recorded times in ms with 6 decimals: exact in ns
     CHECK(want.ranks[0].ops[k].recordedNs == back->ranks[0].ops[k].recordedNs);
@@ -101,19 +101,19 @@ TEST_CASE("convert: Megatron TP=2 trace -> AICB CSV -> phynet gives the same per
 }
 
 TEST_CASE("convert: the bundled SimAI and AICB workloads round-trip with their TP/DP/EP/DP_EP groups", "[tools]") {
-  auto simai = phynet::loadSimAiWorkload("examples/workloads/simai_tp2_dp4_ep2.txt", {});
-  auto aicb = phynet::loadAicbWorkload("examples/workloads/aicb_tp2_dp4_ep2.csv", {});
+  auto simai = workload::loadSimAiWorkload("examples/workloads/simai_tp2_dp4_ep2.txt", {});
+  auto aicb = workload::loadAicbWorkload("examples/workloads/aicb_tp2_dp4_ep2.csv", {});
   REQUIRE(simai.ok());
   REQUIRE(aicb.ok());
-  for (const phynet::Workload* w : {&*simai, &*aicb}) {
+  for (const workload::Workload* w : {&*simai, &*aicb}) {
     for (bool toSimAi : {true, false}) {
       INFO(w->description << (toSimAi ? " -> SimAI" : " -> AICB"));
       auto job = inferJob(*w, toSimAi ? simAiTarget() : aicbTarget());
       REQUIRE(job.ok());
       CHECK(job->layout.toString() == "TP=2 DP=4 EP=2 PP=1 (8 ranks)");
       std::string text = capture([&](FILE* f) { toSimAi ? writeSimAi(f, *job) : writeAicb(f, *job); });
-      auto back = toSimAi ? phynet::parseSimAiWorkload(text, "rt.txt", {})
-                          : phynet::parseAicbWorkload(text, "rt.csv", {});
+      auto back = toSimAi ? workload::parseSimAiWorkload(text, "rt.txt", {})
+                          : workload::parseAicbWorkload(text, "rt.csv", {});
       REQUIRE(back.ok());
       requireSameOps(*w, *back, false);
     }
@@ -121,7 +121,7 @@ TEST_CASE("convert: the bundled SimAI and AICB workloads round-trip with their T
 }
 
 TEST_CASE("convert: traces SimAI cannot express are refused naming the op or communicator", "[tools]") {
-  auto torch = phynet::loadTraceWorkload("examples/traces/torch_collectives");
+  auto torch = workload::loadTraceWorkload("examples/traces/torch_collectives");
   REQUIRE(torch.ok());
   auto job = inferJob(*torch, simAiTarget());
   REQUIRE_FALSE(job.ok());
@@ -129,13 +129,13 @@ TEST_CASE("convert: traces SimAI cannot express are refused naming the op or com
   CHECK(job.status().message().find("SimAI workloads cannot express this op") != std::string::npos);
 
   // Four ranks, a communicator of ranks {1, 2}: neither TP (contiguous blocks) nor DP / EP (strided).
-  phynet::Workload odd;
+  workload::Workload odd;
   odd.worldSize = 4;
-  odd.comms = {phynet::CommGroup{0x12, {1, 2}, "tp"}};
+  odd.comms = {workload::CommGroup{0x12, {1, 2}, "tp"}};
   odd.ranks.resize(4);
   for (int g = 0; g < 4; ++g) odd.ranks[g].globalRank = g;
   for (int g : {1, 2}) {
-    phynet::WorkOp op;
+    workload::WorkOp op;
     op.commId = 0x12;
     op.count = 256;
     op.bytes = 1024;

@@ -69,7 +69,7 @@ HandCount countByHand() {
 
 TEST_CASE("summary of the Megatron TP=2 trace equals a hand count", "[tools]") {
   HandCount hand = countByHand();
-  auto loaded = phynet::loadTraceWorkload(kTraceDir);
+  auto loaded = workload::loadTraceWorkload(kTraceDir);
   REQUIRE(loaded.ok());
   WorkloadDistribution d = distributionOf(*loaded);
 
@@ -191,12 +191,12 @@ TEST_CASE("summary counted as SimAI and AICB files expand equals the summary of 
     REQUIRE_FALSE(held->opsStreamed);
     DistributionCounter counter;
     Result<LoadedWorkload> streamed =
-        loadWorkloadInput(path, kind, options, [&](int rank, const phynet::WorkOp& op, const phynet::CommGroup& comm) {
+        loadWorkloadInput(path, kind, options, [&](int rank, const workload::WorkOp& op, const workload::CommGroup& comm) {
           counter.add(rank, op, comm);
         });
     REQUIRE(streamed.ok());
     REQUIRE(streamed->opsStreamed);
-    for (const phynet::RankWork& rank : streamed->workload.ranks) CHECK(rank.ops.empty());
+    for (const workload::RankWork& rank : streamed->workload.ranks) CHECK(rank.ops.empty());
     const WorkloadDistribution whole = distributionOf(held->workload);
     REQUIRE(whole.calls > 0);
     requireEqual(counter.finish(streamed->workload), whole);

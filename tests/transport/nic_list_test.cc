@@ -1,6 +1,6 @@
-// One NIC per rank: NIC lists split per local rank (transport/nic_list.h).
+// One NIC per rank: NIC lists split per local rank (transport/bootstrap/nic_list.h).
 #include "tests/catch.h"
-#include "transport/nic_list.h"
+#include "transport/bootstrap/nic_list.h"
 
 namespace nshim {
 namespace {

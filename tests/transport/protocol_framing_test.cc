@@ -12,8 +12,8 @@
 #include "tests/catch.h"
 #include "tests/test_util.h"
 #include "tests/transport/shared_transport_checks.h"
-#include "transport/protocol_framing_transport.h"
-#include "transport/shm_transport.h"
+#include "transport/layered/protocol_framing_transport.h"
+#include "transport/shm/shm_transport.h"
 
 namespace nshim {
 namespace {

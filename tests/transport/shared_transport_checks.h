@@ -17,7 +17,7 @@
 #include "collectives/abort_on_error.h"
 #include "common/clock.h"
 #include "tests/transport/tcp_test_util.h"
-#include "transport/transport.h"
+#include "transport/core/transport.h"
 
 namespace nshim::tcptest {
 

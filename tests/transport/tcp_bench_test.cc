@@ -9,8 +9,8 @@
 #include "common/clock.h"
 #include "tests/catch.h"
 #include "tests/test_util.h"
-#include "transport/tcp_transport.h"
-#include "transport/unique_id.h"
+#include "transport/tcp/tcp_transport.h"
+#include "transport/bootstrap/unique_id.h"
 
 namespace nshim {
 namespace {

@@ -13,8 +13,8 @@
 #include "tests/test_util.h"
 #include "tests/transport/shared_transport_checks.h"
 #include "tests/transport/tcp_test_util.h"
-#include "transport/tcp_transport.h"
-#include "transport/unique_id.h"
+#include "transport/tcp/tcp_transport.h"
+#include "transport/bootstrap/unique_id.h"
 
 namespace nshim {
 namespace {

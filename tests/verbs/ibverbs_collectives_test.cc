@@ -9,7 +9,7 @@
 #include "tests/collectives/collective_check.h"
 #include "tests/test_util.h"
 #include "tests/verbs/verbs_test_util.h"
-#include "transport/bootstrap.h"
+#include "transport/bootstrap/bootstrap.h"
 
 namespace nshim::testing {
 namespace {

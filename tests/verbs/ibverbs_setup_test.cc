@@ -7,7 +7,7 @@
 
 #include "tests/test_util.h"
 #include "tests/verbs/verbs_test_util.h"
-#include "transport/bootstrap.h"
+#include "transport/bootstrap/bootstrap.h"
 
 namespace nshim {
 namespace {

@@ -14,9 +14,9 @@
 #include "tests/transport/shared_transport_checks.h"
 #include "tests/transport/tcp_test_util.h"
 #include "tests/verbs/verbs_test_util.h"
-#include "transport/bootstrap.h"
-#include "transport/node_routed_transport.h"
-#include "transport/shm_transport.h"
+#include "transport/bootstrap/bootstrap.h"
+#include "transport/layered/node_routed_transport.h"
+#include "transport/shm/shm_transport.h"
 
 namespace nshim {
 namespace {

@@ -1,4 +1,4 @@
-// Tests of the ibverbs transport's zero copy (transport/ibverbs_zero_copy.cc) with ranks as forked
+// Tests of the ibverbs transport's zero copy (transport/ibverbs/ibverbs_zero_copy.cc) with ranks as forked
 // processes on one RDMA device: messages around the zero-copy size with every combination of
 // registered and plain buffers on the two ends, both ways at once, every byte checked and the
 // receiver's zero-copy counter exact; ring collectives on registered buffers; registration errors
@@ -17,7 +17,7 @@
 #include "tests/test_util.h"
 #include "tests/transport/tcp_test_util.h"
 #include "tests/verbs/verbs_test_util.h"
-#include "transport/bootstrap.h"
+#include "transport/bootstrap/bootstrap.h"
 
 namespace nshim {
 namespace {

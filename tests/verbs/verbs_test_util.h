@@ -7,7 +7,7 @@
 
 #include "common/env.h"
 #include "tests/catch.h"
-#include "transport/ibverbs_transport.h"
+#include "transport/ibverbs/ibverbs_transport.h"
 
 namespace nshim::verbstest {
 

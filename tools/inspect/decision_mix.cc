@@ -41,7 +41,7 @@ DecisionMix decisionMixOfSet(const trace::TraceSet& set) {
         continue;
       }
       const bool p2p = t.kind == trace::TaskKind::kP2p;
-      Key key{trace::opName(op->second->op), phynet::sizeBucket(op->second->bytes), p2p ? "p2p" : t.algo,
+      Key key{trace::opName(op->second->op), workload::sizeBucket(op->second->bytes), p2p ? "p2p" : t.algo,
               p2p ? "-" : t.proto};
       DecisionRow& row = rows[key];
       if (row.tasks == 0) {
@@ -77,7 +77,7 @@ void printDecisionMixText(std::FILE* out, const DecisionMix& mix) {
   for (const DecisionRow& r : mix.rows) {
     std::string channels = r.minChannels == r.maxChannels ? std::to_string(r.minChannels)
                                                           : fmt::format("{}-{}", r.minChannels, r.maxChannels);
-    fmt::print(out, "  {:<13} {:>7}  {:<14} {:<7} {:>9} {:>9} {:>9} {:>16}\n", r.op, phynet::bucketName(r.bucket), r.algo,
+    fmt::print(out, "  {:<13} {:>7}  {:<14} {:<7} {:>9} {:>9} {:>9} {:>16}\n", r.op, workload::bucketName(r.bucket), r.algo,
                r.proto, r.calls, r.tasks, channels, r.netSentBytes);
   }
 }
@@ -85,7 +85,7 @@ void printDecisionMixText(std::FILE* out, const DecisionMix& mix) {
 void printDecisionMixCsv(std::FILE* out, const DecisionMix& mix) {
   fmt::print(out, "op,size_bucket,size_name,algo,proto,calls,tasks,min_channels,max_channels,net_sent_bytes\n");
   for (const DecisionRow& r : mix.rows) {
-    fmt::print(out, "{},{},{},{},{},{},{},{},{},{}\n", r.op, r.bucket, phynet::bucketName(r.bucket), r.algo, r.proto,
+    fmt::print(out, "{},{},{},{},{},{},{},{},{},{}\n", r.op, r.bucket, workload::bucketName(r.bucket), r.algo, r.proto,
                r.calls, r.tasks, r.minChannels, r.maxChannels, r.netSentBytes);
   }
 }

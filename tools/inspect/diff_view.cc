@@ -69,12 +69,12 @@ DiffSide diffSideFromTrace(const TraceView& view, const std::string& name) {
   side.kind = "trace";
   side.worldSize = view.worldSize;
   side.notes = view.notes;
-  for (const phynet::CommGroup& c : view.comms) side.comms.push_back(DiffComm{c.id, c.members, c.label});
+  for (const workload::CommGroup& c : view.comms) side.comms.push_back(DiffComm{c.id, c.members, c.label});
   side.ranks.resize(view.worldSize);
   std::map<uint64_t, size_t> index = view.commIndex;
   for (size_t i = 0; i < view.set.files.size(); ++i) {
     const trace::TraceFile& file = view.set.files[i];
-    std::string base(phynet::baseName(file.path));
+    std::string base(workload::baseName(file.path));
     for (const trace::OpEntry* entry : opsInOrder(file)) {
       const trace::OpRecord& r = entry->record;
       if (r.op == trace::OpCode::kGroupStart || r.op == trace::OpCode::kGroupEnd) continue;
@@ -98,23 +98,23 @@ DiffSide diffSideFromTrace(const TraceView& view, const std::string& name) {
   return side;
 }
 
-DiffSide diffSideFromWorkload(const phynet::Workload& workload, const std::string& name, const std::string& kind) {
+DiffSide diffSideFromWorkload(const workload::Workload& workload, const std::string& name, const std::string& kind) {
   DiffSide side;
   side.name = name;
   side.kind = kind;
   side.worldSize = workload.worldSize;
   std::map<uint64_t, size_t> index;
-  for (const phynet::CommGroup& c : workload.comms) {
+  for (const workload::CommGroup& c : workload.comms) {
     index[c.id] = side.comms.size();
     side.comms.push_back(DiffComm{c.id, c.members, c.label});
   }
   side.ranks.resize(workload.worldSize);
-  for (const phynet::RankWork& rank : workload.ranks) {
-    for (const phynet::WorkOp& w : rank.ops) {
+  for (const workload::RankWork& rank : workload.ranks) {
+    for (const workload::WorkOp& w : rank.ops) {
       DiffOp op;
       op.comm = index.at(w.commId);
       op.seq = w.seq;
-      const std::string kind = phynet::opKindName(w.kind);
+      const std::string kind = workload::opKindName(w.kind);
       op.fields = {kind, std::to_string(w.count), trace::datatypeName(static_cast<int>(w.type)),
                    isReducing(kind) ? reduceKindName(w.reduce) : "none", std::to_string(w.root),
                    std::to_string(w.peer), std::to_string(side.comms[op.comm].members.size()),
@@ -181,7 +181,7 @@ DiffSide diffSideFromReport(const ReplayReportCsv& report, const DiffSide& refer
     }
     op.fields = {r->op, std::to_string(r->count), traceTypeName(r->type), "", "", peer, std::to_string(r->nranks),
                  std::to_string(r->bytes), ""};
-    op.where = fmt::format("{}:{}", phynet::baseName(report.path), r->line);
+    op.where = fmt::format("{}:{}", workload::baseName(report.path), r->line);
     side.ranks[rank].push_back(std::move(op));
   }
   for (const auto& [id, n] : unknown) {

@@ -48,7 +48,7 @@ struct DiffSide {
 };
 
 DiffSide diffSideFromTrace(const TraceView& view, const std::string& name);
-DiffSide diffSideFromWorkload(const phynet::Workload& workload, const std::string& name, const std::string& kind);
+DiffSide diffSideFromWorkload(const workload::Workload& workload, const std::string& name, const std::string& kind);
 // The report's iteration `iteration`; communicator members and ranks come from `reference` (the
 // other input, already reduced with reportView): rows of a communicator it lacks are noted and left out.
 DiffSide diffSideFromReport(const ReplayReportCsv& report, const DiffSide& reference, int iteration);

@@ -15,27 +15,27 @@ namespace {
 using RowKey = std::tuple<std::string, std::string, int, uint64_t>;  // op, group, nranks, bucket
 
 // Expected payload bytes of `op` from comm rank `self` of an n-rank communicator, ring algorithms.
-uint64_t ringWire(const phynet::WorkOp& op, int self, int nranks) {
+uint64_t ringWire(const workload::WorkOp& op, int self, int nranks) {
   if (self < 0 || nranks <= 0) return 0;  // an op on a communicator the workload does not know
   CollectiveOptions ring;
   ring.smallAllReduceBytes = 0;  // ring algorithms only (NCCLSHIM_ALGO=ring), whatever the trace recorded
   ring.algorithm = Algorithm::kRing;
   ring.protocol = Protocol::kSimple;  // the payload, without LL's lines
-  return phynet::modelSentBytes(op, self, nranks, ring);
+  return workload::modelSentBytes(op, self, nranks, ring);
 }
 
 }  // namespace
 
-uint64_t ringWireBytes(const phynet::Workload& workload, const phynet::WorkOp& op, int rank) {
-  const phynet::CommGroup* comm = workload.findComm(op.commId);
+uint64_t ringWireBytes(const workload::Workload& workload, const workload::WorkOp& op, int rank) {
+  const workload::CommGroup* comm = workload.findComm(op.commId);
   if (!comm) return 0;
-  return ringWire(op, phynet::commRankOf(*comm, rank), static_cast<int>(comm->members.size()));
+  return ringWire(op, workload::commRankOf(*comm, rank), static_cast<int>(comm->members.size()));
 }
 
-void DistributionCounter::add(int rank, const phynet::WorkOp& op, const phynet::CommGroup& comm) {
+void DistributionCounter::add(int rank, const workload::WorkOp& op, const workload::CommGroup& comm) {
   const int nranks = static_cast<int>(comm.members.size());
-  const uint64_t wire = ringWire(op, phynet::commRankOf(comm, rank), nranks);
-  DistributionRow& row = rows_[RowKey{phynet::opKindName(op.kind), comm.label, nranks, phynet::sizeBucket(op.bytes)}];
+  const uint64_t wire = ringWire(op, workload::commRankOf(comm, rank), nranks);
+  DistributionRow& row = rows_[RowKey{workload::opKindName(op.kind), comm.label, nranks, workload::sizeBucket(op.bytes)}];
   row.calls += 1;
   row.bytes += op.bytes;
   row.wireBytes += wire;
@@ -50,7 +50,7 @@ void DistributionCounter::add(int rank, const phynet::WorkOp& op, const phynet::
   total.wireBytes += wire;
 }
 
-WorkloadDistribution DistributionCounter::finish(const phynet::Workload& workload) {
+WorkloadDistribution DistributionCounter::finish(const workload::Workload& workload) {
   WorkloadDistribution d;
   d.description = workload.description;
   d.worldSize = workload.worldSize;
@@ -68,7 +68,7 @@ WorkloadDistribution DistributionCounter::finish(const phynet::Workload& workloa
   }
   for (auto& [id, c] : comms_) {
     c.id = id;
-    if (const phynet::CommGroup* comm = workload.findComm(id)) {
+    if (const workload::CommGroup* comm = workload.findComm(id)) {
       c.group = comm->label;
       c.members = comm->members;
     }
@@ -80,12 +80,12 @@ WorkloadDistribution DistributionCounter::finish(const phynet::Workload& workloa
   return d;
 }
 
-WorkloadDistribution distributionOf(const phynet::Workload& workload) {
+WorkloadDistribution distributionOf(const workload::Workload& workload) {
   DistributionCounter counter;
-  static const phynet::CommGroup kUnknown{0, {}, "?"};
-  for (const phynet::RankWork& rank : workload.ranks) {
-    for (const phynet::WorkOp& op : rank.ops) {
-      const phynet::CommGroup* comm = workload.findComm(op.commId);
+  static const workload::CommGroup kUnknown{0, {}, "?"};
+  for (const workload::RankWork& rank : workload.ranks) {
+    for (const workload::WorkOp& op : rank.ops) {
+      const workload::CommGroup* comm = workload.findComm(op.commId);
       counter.add(rank.globalRank, op, comm ? *comm : kUnknown);
     }
   }
@@ -107,7 +107,7 @@ ReportDistribution distributionOfReport(const ReplayReportCsv& report) {
     d.bytes += r.bytes;
     d.totalTimeUs += r.timeUs;
     busbwSum += r.busbw;
-    Sums& s = sums[RowKey{r.op, r.group, r.nranks, phynet::sizeBucket(r.bytes)}];
+    Sums& s = sums[RowKey{r.op, r.group, r.nranks, workload::sizeBucket(r.bytes)}];
     ReportBucketRow& row = s.row;
     row.minTimeUs = row.ops == 0 ? r.timeUs : std::min(row.minTimeUs, r.timeUs);
     row.maxTimeUs = std::max(row.maxTimeUs, r.timeUs);

@@ -58,16 +58,16 @@ struct WorkloadDistribution {
   uint64_t wireBytes = 0;
 };
 
-WorkloadDistribution distributionOf(const phynet::Workload& workload);
+WorkloadDistribution distributionOf(const workload::Workload& workload);
 
 // The same distribution counted op by op, as a workload is expanded (WorkloadOptions::opSink), so
 // that a 9216-rank SimAI file is summarised without holding its tens of millions of ops.
 class DistributionCounter {
  public:
-  void add(int rank, const phynet::WorkOp& op, const phynet::CommGroup& comm);
+  void add(int rank, const workload::WorkOp& op, const workload::CommGroup& comm);
   // The distribution of everything added; `workload` gives the description, the world and the
   // communicators (its ops are not read).
-  WorkloadDistribution finish(const phynet::Workload& workload);
+  WorkloadDistribution finish(const workload::Workload& workload);
 
  private:
   using RowKey = std::tuple<std::string, std::string, int, uint64_t>;  // op, group, nranks, bucket
@@ -77,7 +77,7 @@ class DistributionCounter {
 };
 
 // Expected payload bytes `op` sends from global rank `rank` under ring algorithms.
-uint64_t ringWireBytes(const phynet::Workload& workload, const phynet::WorkOp& op, int rank);
+uint64_t ringWireBytes(const workload::Workload& workload, const workload::WorkOp& op, int rank);
 
 struct ReportBucketRow {
   std::string op;

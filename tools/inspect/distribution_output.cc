@@ -44,7 +44,7 @@ void printWorkloadText(FILE* out, const std::string& source, const WorkloadDistr
              "bytes", "wire_bytes");
   for (const DistributionRow& r : d.rows) {
     fmt::print(out, "  {:<13} {:<8} {:>5} {:>7} {:>9} {:>16} {:>16}\n", r.op, r.group, r.nranks,
-               phynet::bucketName(r.bucket), r.calls, r.bytes, r.wireBytes);
+               workload::bucketName(r.bucket), r.calls, r.bytes, r.wireBytes);
   }
   fmt::print(out, "  {:<13} {:<8} {:>5} {:>7} {:>9} {:>16} {:>16}\n", "total", "", "", "", d.calls, d.bytes,
              d.wireBytes);
@@ -67,7 +67,7 @@ void printWorkloadCsv(FILE* out, const WorkloadDistribution& d, SummaryTable tab
       fmt::print(out, "op,group,nranks,size_bucket,size_name,calls,bytes,wire_bytes\n");
       for (const DistributionRow& r : d.rows) {
         fmt::print(out, "{},{},{},{},{},{},{},{}\n", r.op, csvField(r.group), r.nranks, r.bucket,
-                   phynet::bucketName(r.bucket), r.calls, r.bytes, r.wireBytes);
+                   workload::bucketName(r.bucket), r.calls, r.bytes, r.wireBytes);
       }
       break;
     case SummaryTable::kComms:
@@ -122,7 +122,7 @@ void printReportText(FILE* out, const std::string& source, const ReportDistribut
              "max_busbw", "recorded");
   for (const ReportBucketRow& r : d.rows) {
     fmt::print(out, "  {:<13} {:<8} {:>5} {:>7} {:>7} {:>14} {:>11.1f} {:>11.1f} {:>11.1f} {:>10.3f} {:>10.3f} "
-               "{:>10.3f} {:>12}\n", r.op, r.group, r.nranks, phynet::bucketName(r.bucket), r.ops, r.bytes,
+               "{:>10.3f} {:>12}\n", r.op, r.group, r.nranks, workload::bucketName(r.bucket), r.ops, r.bytes,
                r.meanTimeUs, r.minTimeUs, r.maxTimeUs, r.meanAlgbw, r.meanBusbw, r.maxBusbw,
                r.meanRecordedUs < 0 ? "-" : fmt::format("{:.1f}", r.meanRecordedUs));
   }
@@ -133,7 +133,7 @@ void printReportCsv(FILE* out, const ReportDistribution& d) {
              "mean_algbw_gbps,mean_busbw_gbps,max_busbw_gbps,mean_recorded_us\n");
   for (const ReportBucketRow& r : d.rows) {
     fmt::print(out, "{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.6g},{:.6g},{:.6g},{}\n", r.op, csvField(r.group),
-               r.nranks, r.bucket, phynet::bucketName(r.bucket), r.ops, r.bytes, r.meanTimeUs, r.minTimeUs,
+               r.nranks, r.bucket, workload::bucketName(r.bucket), r.ops, r.bytes, r.meanTimeUs, r.minTimeUs,
                r.maxTimeUs, r.meanAlgbw, r.meanBusbw, r.maxBusbw, numberOr(r.meanRecordedUs, ""));
   }
 }

@@ -3,14 +3,16 @@
 
 #include <algorithm>
 
+#include "workload/aicb_workload.h"
+#include "workload/simai_workload.h"
 #include "workload/workload_transform.h"
 #include "tools/inspect/distribution_output.h"
 
 namespace nshim::tools {
 namespace {
 
-using phynet::GroupKind;
-using phynet::OpKind;
+using workload::GroupKind;
+using workload::OpKind;
 
 std::vector<int> divisors(int n, int fixed) {
   std::vector<int> out;
@@ -26,19 +28,19 @@ struct Fit {
   std::map<uint64_t, GroupKind> kindOf;
 };
 
-Fit fitLayout(const phynet::RankLayout& layout, const std::vector<const phynet::CommGroup*>& comms,
+Fit fitLayout(const workload::RankLayout& layout, const std::vector<const workload::CommGroup*>& comms,
               const LayoutTarget& target, std::vector<bool>* fitsSome) {
   Fit fit;
   fit.ok = true;
   for (size_t i = 0; i < comms.size(); ++i) {
-    const phynet::CommGroup& c = *comms[i];
+    const workload::CommGroup& c = *comms[i];
     bool found = false;
     for (GroupKind kind : target.kinds) {
       if (layout.groupSize(kind) < 2 || !layout.inGroup(kind, c.members[0]) ||
           layout.groupMembers(kind, c.members[0]) != c.members) {
         continue;
       }
-      const bool agrees = c.label == phynet::groupKindLabel(kind);
+      const bool agrees = c.label == workload::groupKindLabel(kind);
       if (!found || agrees) {
         fit.kindOf[c.id] = kind;
         if (agrees) ++fit.score;
@@ -52,7 +54,7 @@ Fit fitLayout(const phynet::RankLayout& layout, const std::vector<const phynet::
   return fit;
 }
 
-Result<InferredJob> chooseLayout(const phynet::Workload& w, const std::vector<const phynet::CommGroup*>& comms,
+Result<InferredJob> chooseLayout(const workload::Workload& w, const std::vector<const workload::CommGroup*>& comms,
                                  const LayoutTarget& target) {
   std::vector<bool> fitsSome(comms.size(), false);
   InferredJob best;
@@ -61,7 +63,7 @@ Result<InferredJob> chooseLayout(const phynet::Workload& w, const std::vector<co
     for (int pp : divisors(w.worldSize / tp, target.pipeline ? target.pp : 1)) {
       const int dp = w.worldSize / (tp * pp);
       for (int ep : divisors(dp, target.ep)) {
-        phynet::RankLayout layout{w.worldSize, tp, dp, ep, pp};
+        workload::RankLayout layout{w.worldSize, tp, dp, ep, pp};
         Fit fit = fitLayout(layout, comms, target, &fitsSome);
         if (fit.ok && fit.score > bestScore) {
           bestScore = fit.score;
@@ -73,12 +75,12 @@ Result<InferredJob> chooseLayout(const phynet::Workload& w, const std::vector<co
   }
   if (bestScore >= 0) return best;
   std::string kinds;
-  for (GroupKind k : target.kinds) kinds += fmt::format("{}{}", kinds.empty() ? "" : ", ", phynet::groupKindLabel(k));
+  for (GroupKind k : target.kinds) kinds += fmt::format("{}{}", kinds.empty() ? "" : ", ", workload::groupKindLabel(k));
   for (size_t i = 0; i < comms.size(); ++i) {
     if (fitsSome[i]) continue;
     return NS_ERROR(Code::kInvalidArgument, "communicator {} (ranks {}) is not a {} group of any layout of {} ranks "
                     "(TP contiguous, DP strided by TP, EP dividing DP{}): {} workloads cannot express it",
-                    phynet::commName(*comms[i]), membersText(comms[i]->members), kinds, w.worldSize,
+                    workload::commName(*comms[i]), membersText(comms[i]->members), kinds, w.worldSize,
                     target.tp || target.ep || target.pp ? ", with the sizes given" : "", target.format);
   }
   return NS_ERROR(Code::kInvalidArgument, "each communicator fits some layout of {} ranks, but no single layout fits "
@@ -86,10 +88,19 @@ Result<InferredJob> chooseLayout(const phynet::Workload& w, const std::vector<co
 }
 
 std::string describeJobOp(const JobOp& op) {
-  std::string text = fmt::format("{} on {} of {} bytes", phynet::opKindName(op.kind), phynet::groupKindLabel(op.group),
+  std::string text = fmt::format("{} on {} of {} bytes", workload::opKindName(op.kind), workload::groupKindLabel(op.group),
                                  op.bytes);
   if (op.root >= 0) text += fmt::format(" root {}", op.root);
   return text + " (" + op.source + ")";
+}
+
+// The ops a format can write: those its reader has a name for.
+std::vector<OpKind> kindsNamedBy(const char* (*nameOf)(OpKind)) {
+  std::vector<OpKind> kinds;
+  for (const CollectiveDescriptor& d : kCollectiveDescriptors) {
+    if (nameOf(d.kind) != nullptr) kinds.push_back(d.kind);
+  }
+  return kinds;
 }
 
 }  // namespace
@@ -98,7 +109,7 @@ LayoutTarget simAiTarget() {
   LayoutTarget t;
   t.format = "SimAI";
   t.kinds = {GroupKind::kTp, GroupKind::kDp, GroupKind::kEp, GroupKind::kDpEp};
-  t.ops = {OpKind::kAllReduce, OpKind::kAllGather, OpKind::kReduceScatter, OpKind::kAllToAll, OpKind::kBroadcast};
+  t.ops = kindsNamedBy(workload::simAiOpName);
   return t;
 }
 
@@ -107,21 +118,20 @@ LayoutTarget aicbTarget() {
   t.format = "AICB";
   t.kinds = {GroupKind::kTp,   GroupKind::kDp, GroupKind::kEp,   GroupKind::kDpEp,
              GroupKind::kEpTp, GroupKind::kPp, GroupKind::kWorld};
-  t.ops = {OpKind::kAllReduce, OpKind::kAllGather, OpKind::kReduceScatter, OpKind::kAllToAll, OpKind::kBroadcast,
-           OpKind::kReduce};
+  t.ops = kindsNamedBy(workload::aicbCommTypeName);
   t.pipeline = true;
   t.anyBroadcastRoot = true;
   return t;
 }
 
-Result<InferredJob> inferJob(const phynet::Workload& w, const LayoutTarget& target) {
+Result<InferredJob> inferJob(const workload::Workload& w, const LayoutTarget& target) {
   if (w.worldSize < 1) return NS_ERROR(Code::kInvalidArgument, "the input has no ranks");
-  std::vector<const phynet::CommGroup*> active;
+  std::vector<const workload::CommGroup*> active;
   size_t dropped = 0;
   std::vector<bool> used(w.comms.size(), false);
-  for (const phynet::RankWork& rank : w.ranks) {
-    for (const phynet::WorkOp& op : rank.ops) {
-      const phynet::CommGroup* c = w.findComm(op.commId);
+  for (const workload::RankWork& rank : w.ranks) {
+    for (const workload::WorkOp& op : rank.ops) {
+      const workload::CommGroup* c = w.findComm(op.commId);
       if (c->members.size() < 2) ++dropped;
       else used[c - w.comms.data()] = true;
     }
@@ -146,14 +156,14 @@ Result<InferredJob> inferJob(const phynet::Workload& w, const LayoutTarget& targ
   }
 
   size_t retyped = 0, notSum = 0;
-  for (const phynet::RankWork& rank : w.ranks) {
+  for (const workload::RankWork& rank : w.ranks) {
     size_t k = 0;
-    for (const phynet::WorkOp& op : rank.ops) {
-      const phynet::CommGroup* c = w.findComm(op.commId);
+    for (const workload::WorkOp& op : rank.ops) {
+      const workload::CommGroup* c = w.findComm(op.commId);
       if (c->members.size() < 2) continue;
       if (std::find(target.ops.begin(), target.ops.end(), op.kind) == target.ops.end()) {
         return NS_ERROR(Code::kInvalidArgument, "{}: {} on {}: {} workloads cannot express this op", op.source,
-                        phynet::opKindName(op.kind), phynet::commName(*c), target.format);
+                        workload::opKindName(op.kind), workload::commName(*c), target.format);
       }
       JobOp j{op.kind, job.kindOf.at(c->id), op.bytes, op.root, op.computeNs, op.recordedNs, op.source.str()};
       if (op.kind == OpKind::kBroadcast && op.root != 0 && !target.anyBroadcastRoot) {
@@ -161,10 +171,9 @@ Result<InferredJob> inferJob(const phynet::Workload& w, const LayoutTarget& targ
                         op.source, op.root, target.format);
       }
       if (rank.globalRank == 0) {
-        phynet::OpSize size = phynet::sizeOp(op.kind, op.bytes, static_cast<int>(c->members.size()));
+        workload::OpSize size = workload::sizeOp(op.kind, op.bytes, static_cast<int>(c->members.size()));
         retyped += size.count != op.count || size.type != op.type;
-        notSum += op.reduce != ReduceKind::kSum &&
-                  (op.kind == OpKind::kAllReduce || op.kind == OpKind::kReduce || op.kind == OpKind::kReduceScatter);
+        notSum += op.reduce != ReduceKind::kSum && describe(op.kind).reduces;
         job.ops.push_back(std::move(j));
       } else {
         const JobOp* ref = k < job.ops.size() ? &job.ops[k] : nullptr;

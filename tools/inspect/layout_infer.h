@@ -26,8 +26,8 @@ namespace nshim::tools {
 
 struct LayoutTarget {
   const char* format = "SimAI";        // for messages
-  std::vector<phynet::GroupKind> kinds;  // allowed group kinds, in order of preference
-  std::vector<phynet::OpKind> ops;       // allowed ops
+  std::vector<workload::GroupKind> kinds;  // allowed group kinds, in order of preference
+  std::vector<workload::OpKind> ops;       // allowed ops
   bool pipeline = false;               // enumerate PP > 1
   bool anyBroadcastRoot = false;       // false: broadcast only from communicator rank 0
   int tp = 0, ep = 0, pp = 0;          // fixed sizes (0: try all)
@@ -37,8 +37,8 @@ LayoutTarget simAiTarget();
 LayoutTarget aicbTarget();
 
 struct JobOp {
-  phynet::OpKind kind = phynet::OpKind::kAllReduce;
-  phynet::GroupKind group = phynet::GroupKind::kTp;
+  workload::OpKind kind = workload::OpKind::kAllReduce;
+  workload::GroupKind group = workload::GroupKind::kTp;
   uint64_t bytes = 0;
   int root = -1;
   int64_t computeNs = 0;    // rank 0's gap before the op
@@ -47,12 +47,12 @@ struct JobOp {
 };
 
 struct InferredJob {
-  phynet::RankLayout layout;
-  std::map<uint64_t, phynet::GroupKind> kindOf;  // communicator id -> group kind
+  workload::RankLayout layout;
+  std::map<uint64_t, workload::GroupKind> kindOf;  // communicator id -> group kind
   std::vector<JobOp> ops;                          // the sequence every rank runs
   std::vector<std::string> notes;                  // what the format cannot carry
 };
 
-Result<InferredJob> inferJob(const phynet::Workload& workload, const LayoutTarget& target);
+Result<InferredJob> inferJob(const workload::Workload& workload, const LayoutTarget& target);
 
 }  // namespace nshim::tools

@@ -125,7 +125,7 @@ Result<std::string> commsFile(const PageArgs& a) {
   int fd = mkstemps(name, 5);
   if (fd < 0) return NS_ERROR(Code::kSystemError, "cannot create a temporary file in /tmp");
   close(fd);
-  Status written = phynet::writeCommsJson(name, loaded.workload);
+  Status written = workload::writeCommsJson(name, loaded.workload);
   if (!written.ok()) {
     unlink(name);
     return written;
@@ -164,7 +164,7 @@ int pageMain(int argc, char** argv, bool compare) {
     comms = *written;
     args.insert(args.begin() + 1, {"--comms=" + comms, "--comms-source=" + a.workload});
   }
-  int rc = phynet::runPageGenerator(args, !a.output.empty(), who.c_str());
+  int rc = workload::runPageGenerator(args, !a.output.empty(), who.c_str());
   if (!comms.empty()) unlink(comms.c_str());
   return rc;
 }

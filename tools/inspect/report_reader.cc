@@ -35,10 +35,10 @@ class RowParser {
   }
   Status error(const char* column, std::string_view what) const {
     return NS_ERROR(Code::kInvalidArgument, "{}:{}: {}: {} {}", name_, line_, column,
-                    phynet::quoted(text(column)), what);
+                    workload::quoted(text(column)), what);
   }
   Status integer(const char* column, int64_t* out) const {
-    if (!phynet::parseInt(text(column), out)) return error(column, "is not an integer");
+    if (!workload::parseInt(text(column), out)) return error(column, "is not an integer");
     return Status::Ok();
   }
   Status unsignedInt(const char* column, uint64_t* out) const {
@@ -61,7 +61,7 @@ class RowParser {
       *out = -1;
       return Status::Ok();
     }
-    if (!phynet::parseNonNegative(t, out)) return error(column, "is not a number >= 0");
+    if (!workload::parseNonNegative(t, out)) return error(column, "is not a number >= 0");
     return Status::Ok();
   }
 
@@ -95,8 +95,8 @@ Result<ReportRow> parseRow(const RowParser& p, int line) {
   if (!peers.empty()) {
     size_t arrow = peers.find("->");
     int64_t a = 0, b = 0;
-    if (arrow == std::string_view::npos || !phynet::parseInt(peers.substr(0, arrow), &a) ||
-        !phynet::parseInt(peers.substr(arrow + 2), &b)) {
+    if (arrow == std::string_view::npos || !workload::parseInt(peers.substr(0, arrow), &a) ||
+        !workload::parseInt(peers.substr(arrow + 2), &b)) {
       return p.error("peers", "is not 'sender->receiver'");
     }
     row.sender = static_cast<int>(a);
@@ -111,8 +111,8 @@ Result<ReplayReportCsv> parseReportCsv(std::string_view text, const std::string&
   ReplayReportCsv report;
   report.path = name;
   std::map<std::string, size_t> columns;
-  for (const phynet::TextLine& line : phynet::splitLines(text)) {
-    if (phynet::isBlank(line.text)) continue;
+  for (const workload::TextLine& line : workload::splitLines(text)) {
+    if (workload::isBlank(line.text)) continue;
     std::vector<std::string_view> fields = splitComma(line.text);
     if (columns.empty()) {
       if (line.text.substr(0, kReportCsvHeaderStart.size()) != kReportCsvHeaderStart) {
@@ -141,7 +141,7 @@ Result<ReplayReportCsv> parseReportCsv(std::string_view text, const std::string&
 }
 
 Result<ReplayReportCsv> readReportCsv(const std::string& path) {
-  NS_ASSIGN_OR_RETURN(std::string text, phynet::readTextFile(path));
+  NS_ASSIGN_OR_RETURN(std::string text, workload::readTextFile(path));
   return parseReportCsv(text, path);
 }
 

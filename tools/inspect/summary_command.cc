@@ -100,7 +100,7 @@ Status run(const SummaryArgs& a) {
   DistributionCounter counter;
   NS_ASSIGN_OR_RETURN(LoadedWorkload loaded,
                       loadWorkloadInput(a.input, kind, a.inputOptions,
-                                        [&counter](int rank, const phynet::WorkOp& op, const phynet::CommGroup& comm) {
+                                        [&counter](int rank, const workload::WorkOp& op, const workload::CommGroup& comm) {
                                           counter.add(rank, op, comm);
                                         }));
   for (const std::string& note : loaded.notes) std::fprintf(stderr, "ncclshim summary: note: %s\n", note.c_str());

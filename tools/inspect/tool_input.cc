@@ -25,7 +25,7 @@ std::string firstContentLine(const std::string& path) {
   std::string line;
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!phynet::isBlank(line) && line[line.find_first_not_of(" \t")] != '[') return line;
+    if (!workload::isBlank(line) && line[line.find_first_not_of(" \t")] != '[') return line;
   }
   return "";
 }
@@ -56,7 +56,7 @@ const char* inputOptionsHelp() {
 
 bool parseCount(std::string_view text, int64_t* out) {
   int64_t value = 0;
-  if (!phynet::parseInt(text, &value) || value < 0) return false;
+  if (!workload::parseInt(text, &value) || value < 0) return false;
   *out = value;
   return true;
 }
@@ -71,7 +71,7 @@ bool takeInputOption(std::string_view flag, std::string_view value, InputOptions
   }
   if (flag == "--simai-rules") {
     std::string problem;
-    if (!phynet::parseSimAiRules(value, &options->simaiRules, &problem)) *error = "--simai-rules: " + problem;
+    if (!workload::parseSimAiRules(value, &options->simaiRules, &problem)) *error = "--simai-rules: " + problem;
     return true;
   }
   int* target = flag == "--world-size" ? &options->worldSize
@@ -107,11 +107,11 @@ Result<InputKind> detectInput(const std::string& path, const std::string& format
 
 Result<LoadedWorkload> loadWorkloadInput(
     const std::string& path, InputKind kind, const InputOptions& options,
-    std::function<void(int rank, const phynet::WorkOp& op, const phynet::CommGroup& comm)> opSink) {
+    std::function<void(int rank, const workload::WorkOp& op, const workload::CommGroup& comm)> opSink) {
   LoadedWorkload loaded;
   loaded.kind = kind;
   loaded.opsStreamed = opSink && (kind == InputKind::kSimAi || kind == InputKind::kAicb);
-  phynet::WorkloadOptions layout;
+  workload::WorkloadOptions layout;
   layout.worldSize = options.worldSize;
   layout.tp = options.tp;
   layout.ep = options.ep;
@@ -120,21 +120,21 @@ Result<LoadedWorkload> loadWorkloadInput(
   layout.opSink = std::move(opSink);
   switch (kind) {
     case InputKind::kSimAi: {
-      NS_ASSIGN_OR_RETURN(loaded.workload, phynet::loadSimAiWorkload(path, layout));
+      NS_ASSIGN_OR_RETURN(loaded.workload, workload::loadSimAiWorkload(path, layout));
       return loaded;
     }
     case InputKind::kAicb: {
-      NS_ASSIGN_OR_RETURN(loaded.workload, phynet::loadAicbWorkload(path, layout));
+      NS_ASSIGN_OR_RETURN(loaded.workload, workload::loadAicbWorkload(path, layout));
       return loaded;
     }
     case InputKind::kReport:
       return NS_ERROR(Code::kInvalidArgument, "{}: a phynet report holds no per-rank operations here", path);
     case InputKind::kTrace: break;
   }
-  phynet::TraceLoadStats stats;
+  workload::TraceLoadStats stats;
   NS_ASSIGN_OR_RETURN(trace::TraceSet set, trace::readTracePath(path));
   loaded.decisions = decisionMixOfSet(set);  // before the conversion consumes the op records
-  NS_ASSIGN_OR_RETURN(loaded.workload, phynet::workloadFromTraceSet(std::move(set), &stats));
+  NS_ASSIGN_OR_RETURN(loaded.workload, workload::workloadFromTraceSet(std::move(set), &stats));
   loaded.workload.description = fmt::format("{} ({})", loaded.workload.description, path);
   if (stats.cutFiles) loaded.notes.push_back(fmt::format("{} file(s) cut by a killed process", stats.cutFiles));
   if (stats.droppedRecords) {

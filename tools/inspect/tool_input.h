@@ -26,7 +26,7 @@ struct InputOptions {
   int tp = 0;
   int ep = 0;
   int pp = 0;
-  phynet::SimAiRules simaiRules;  // --simai-rules, as phynet's
+  workload::SimAiRules simaiRules;  // --simai-rules, as phynet's
 };
 
 // The input options every command accepts, for --help texts.
@@ -38,7 +38,7 @@ bool takeInputOption(std::string_view flag, std::string_view value, InputOptions
 Result<InputKind> detectInput(const std::string& path, const std::string& format);
 
 struct LoadedWorkload {
-  phynet::Workload workload;
+  workload::Workload workload;
   InputKind kind = InputKind::kTrace;
   std::vector<std::string> notes;  // cut files, dropped records, calls that failed when recorded
   bool opsStreamed = false;        // the ops went to the sink (SimAI / AICB); the workload holds none
@@ -50,7 +50,7 @@ struct LoadedWorkload {
 // as usual: its ops are in the workload and opsStreamed is false).
 Result<LoadedWorkload> loadWorkloadInput(
     const std::string& path, InputKind kind, const InputOptions& options,
-    std::function<void(int rank, const phynet::WorkOp& op, const phynet::CommGroup& comm)> opSink = {});
+    std::function<void(int rank, const workload::WorkOp& op, const workload::CommGroup& comm)> opSink = {});
 
 // A non-negative decimal integer option value; false when it is not one.
 bool parseCount(std::string_view text, int64_t* out);

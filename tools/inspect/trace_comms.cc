@@ -9,7 +9,7 @@
 
 namespace nshim::tools {
 
-const phynet::CommGroup* TraceView::findComm(uint64_t id) const {
+const workload::CommGroup* TraceView::findComm(uint64_t id) const {
   auto it = commIndex.find(id);
   return it == commIndex.end() ? nullptr : &comms[it->second];
 }
@@ -59,17 +59,17 @@ TraceView buildTraceView(trace::TraceSet set) {
     }
   }
   // Labels as phynet gives them (it numbers "comm<N>" in id order), then creation order.
-  phynet::Workload shapes;
+  workload::Workload shapes;
   shapes.worldSize = view.worldSize;
   std::vector<std::tuple<int, uint64_t>> created;
   for (auto& [id, b] : builds) {
     if (std::count(b.members.begin(), b.members.end(), -1)) {
       view.notes.push_back(fmt::format("communicator {:#018x}: some members have no file", id));
     }
-    shapes.comms.push_back(phynet::CommGroup{id, std::move(b.members), ""});
+    shapes.comms.push_back(workload::CommGroup{id, std::move(b.members), ""});
     created.push_back(b.order);
   }
-  phynet::labelCommsByShape(shapes);
+  workload::labelCommsByShape(shapes);
   std::vector<size_t> order(shapes.comms.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&created](size_t x, size_t y) { return created[x] < created[y]; });

@@ -19,11 +19,11 @@ struct TraceView {
   trace::TraceSet set;
   std::vector<int> fileRank;                  // global rank of set.files[i]
   int worldSize = 0;                          // number of files
-  std::vector<phynet::CommGroup> comms;       // by creation (first comm record on the lowest rank)
+  std::vector<workload::CommGroup> comms;       // by creation (first comm record on the lowest rank)
   std::map<uint64_t, size_t> commIndex;       // id -> index in comms
   std::vector<std::string> notes;
 
-  const phynet::CommGroup* findComm(uint64_t id) const;
+  const workload::CommGroup* findComm(uint64_t id) const;
   // Wall-clock time (ns since the epoch) of a CLOCK_MONOTONIC stamp of file `file`.
   int64_t wallNs(size_t file, int64_t monotonicNs) const;
 };

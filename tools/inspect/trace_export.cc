@@ -28,7 +28,7 @@ int64_t durationNs(const trace::OpRecord& r) {
 
 std::string usText(int64_t ns) { return fmt::format("{}.{:03}", ns / 1000, ns % 1000); }
 
-int commRank(const phynet::CommGroup* comm, int global) {
+int commRank(const workload::CommGroup* comm, int global) {
   if (!comm) return -1;
   auto it = std::find(comm->members.begin(), comm->members.end(), global);
   return it == comm->members.end() ? -1 : static_cast<int>(it - comm->members.begin());
@@ -55,7 +55,7 @@ size_t writeChromeTrace(FILE* out, const TraceView& view) {
     fmt::print(out, "{}{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":"
                "\"group calls\"}}}}", sep, pid);
     for (size_t c = 0; c < view.comms.size(); ++c) {
-      const phynet::CommGroup& comm = view.comms[c];
+      const workload::CommGroup& comm = view.comms[c];
       if (commRank(&comm, pid) < 0) continue;
       fmt::print(out, "{}{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":{}}}}}",
                  sep, pid, c + 1, jsonString(fmt::format("{} {} ({} ranks)", comm.label, trace::commIdText(comm.id),
@@ -66,12 +66,12 @@ size_t writeChromeTrace(FILE* out, const TraceView& view) {
   for (size_t i = 0; i < view.set.files.size(); ++i) {
     const trace::TraceFile& f = view.set.files[i];
     const int pid = view.fileRank[i];
-    const std::string file(phynet::baseName(f.path));
+    const std::string file(workload::baseName(f.path));
     for (const trace::OpEntry* e : opsInOrder(f)) {
       const trace::OpRecord& r = e->record;
       auto it = view.commIndex.find(r.commId);
       const size_t tid = isGroupCall(r) || it == view.commIndex.end() ? 0 : it->second + 1;
-      const phynet::CommGroup* comm = tid ? &view.comms[it->second] : nullptr;
+      const workload::CommGroup* comm = tid ? &view.comms[it->second] : nullptr;
       const char* cat = isGroupCall(r) ? "group"
                         : r.op == trace::OpCode::kSend || r.op == trace::OpCode::kRecv ? "p2p" : "collective";
       fmt::print(out, "{}{{\"name\":\"{}\",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},"
@@ -100,10 +100,10 @@ size_t writeOpCsv(FILE* out, const TraceView& view) {
   size_t rows = 0;
   for (size_t i = 0; i < view.set.files.size(); ++i) {
     const trace::TraceFile& f = view.set.files[i];
-    const std::string file(phynet::baseName(f.path));
+    const std::string file(workload::baseName(f.path));
     for (const trace::OpEntry* e : opsInOrder(f)) {
       const trace::OpRecord& r = e->record;
-      const phynet::CommGroup* comm = isGroupCall(r) ? nullptr : view.findComm(r.commId);
+      const workload::CommGroup* comm = isGroupCall(r) ? nullptr : view.findComm(r.commId);
       fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", view.fileRank[i],
                  csvField(file), e->line, e->n, trace::commIdText(r.commId), csvField(comm ? comm->label : ""),
                  r.rank, r.nranks, r.seq, trace::opName(r.op), r.count, trace::datatypeName(r.datatype),

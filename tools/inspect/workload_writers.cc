@@ -5,13 +5,15 @@
 #include <vector>
 
 #include "tools/inspect/output_file.h"
+#include "workload/aicb_workload.h"
+#include "workload/simai_workload.h"
 
 namespace nshim::tools {
 
 namespace {
 
-using phynet::GroupKind;
-using phynet::OpKind;
+using workload::GroupKind;
+using workload::OpKind;
 
 struct Slot {
   const JobOp* op = nullptr;
@@ -22,20 +24,10 @@ struct Layer {
   Slot weightGrad;
 };
 
-const char* simAiOpName(OpKind kind) {
-  switch (kind) {
-    case OpKind::kAllReduce: return "ALLREDUCE";
-    case OpKind::kAllGather: return "ALLGATHER";
-    case OpKind::kReduceScatter: return "REDUCESCATTER";
-    case OpKind::kAllToAll: return "ALLTOALL";
-    case OpKind::kBroadcast: return "BROADCAST";
-    default: return "NONE";
-  }
-}
-
 // "ALLREDUCE", "ALLTOALL_EP", "ALLGATHER_DP_EP": the slot's default group needs no suffix.
 std::string opToken(const JobOp& op) {
-  std::string token = simAiOpName(op.kind);
+  const char* name = workload::simAiOpName(op.kind);
+  std::string token = name ? name : "NONE";
   if (op.group == GroupKind::kEp) token += "_EP";
   if (op.group == GroupKind::kDpEp) token += "_DP_EP";
   return token;
@@ -68,7 +60,7 @@ void writeSlot(FILE* out, const Slot& slot) {
 }  // namespace
 
 void writeSimAi(FILE* out, const InferredJob& job) {
-  const phynet::RankLayout& l = job.layout;
+  const workload::RankLayout& l = job.layout;
   std::vector<Layer> layers = pack(job.ops);
   fmt::print(out, "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: {} ep: {} pp: 1 vpp: 1 ga: 1 "
              "all_gpus: {} checkpoints: 0 checkpoint_initiates: 0\n{}\n", l.tp, l.ep, l.world, layers.size());
@@ -86,15 +78,8 @@ void writeSimAi(FILE* out, const InferredJob& job) {
 namespace {
 
 const char* aicbType(OpKind kind) {
-  switch (kind) {
-    case OpKind::kAllReduce: return "all_reduce";
-    case OpKind::kAllGather: return "all_gather";
-    case OpKind::kReduceScatter: return "reduce_scatter";
-    case OpKind::kAllToAll: return "all_to_all";
-    case OpKind::kBroadcast: return "broadcast";
-    case OpKind::kReduce: return "reduce";
-    default: return "unknown";
-  }
+  const char* name = workload::aicbCommTypeName(kind);
+  return name ? name : "unknown";
 }
 
 const char* aicbGroup(GroupKind kind) {
@@ -114,7 +99,7 @@ const char* aicbGroup(GroupKind kind) {
 }  // namespace
 
 void writeAicb(FILE* out, const InferredJob& job) {
-  const phynet::RankLayout& l = job.layout;
+  const workload::RankLayout& l = job.layout;
   bool timed = false;
   for (const JobOp& op : job.ops) timed = timed || op.recordedNs >= 0;
   fmt::print(out, "comm_type,comm_group,comm_group_size,msg_size,stage,dst,src,additional,_elapsed_time,algbw,busbw,"

@@ -1,31 +1,11 @@
-// The table of measured collectives with nccl-tests' size and bus-bandwidth conventions, and the
-// pattern/expectation used to check every element.
+// The table of measured collectives, each its descriptor (nccl-tests' size and bus-bandwidth
+// conventions) with its NCCL call, and the pattern/expectation used to check every element.
 #include "tools/perf/perf_collectives.h"
 
 #include <cstring>
 
 namespace nshim::perf {
 namespace {
-
-double factorAllReduce(int n) { return n > 1 ? 2.0 * (n - 1) / n : 0.0; }
-double factorGatherLike(int n) { return n > 1 ? static_cast<double>(n - 1) / n : 0.0; }
-double factorOne(int) { return 1.0; }
-
-void shapeWhole(size_t total, int, int, int, size_t* s, size_t* r, size_t* c) { *s = *r = *c = total; }
-void shapeAllGather(size_t total, int n, int, int, size_t* s, size_t* r, size_t* c) {
-  *c = total / n;
-  *s = *c;
-  *r = *c * n;
-}
-void shapeReduceScatter(size_t total, int n, int, int, size_t* s, size_t* r, size_t* c) {
-  *c = total / n;
-  *s = *c * n;
-  *r = *c;
-}
-void shapeAllToAll(size_t total, int n, int, int, size_t* s, size_t* r, size_t* c) {
-  *c = total / n;
-  *s = *r = *c * n;
-}
 
 ncclResult_t runAllReduce(const void* s, void* r, size_t c, ncclDataType_t t, ncclRedOp_t o, int, ncclComm_t comm) {
   return ncclAllReduce(s, r, c, t, o, comm, nullptr);
@@ -69,15 +49,15 @@ ncclResult_t runSendRecv(const void* s, void* r, size_t c, ncclDataType_t t, ncc
 }
 
 const PerfCollective kCollectives[] = {
-    {"all_reduce", true, false, true, factorAllReduce, shapeWhole, runAllReduce},
-    {"all_gather", false, false, true, factorGatherLike, shapeAllGather, runAllGather},
-    {"reduce_scatter", true, false, true, factorGatherLike, shapeReduceScatter, runReduceScatter},
-    {"broadcast", false, true, true, factorOne, shapeWhole, runBroadcast},
-    {"reduce", true, true, true, factorOne, shapeWhole, runReduce},
-    {"alltoall", false, false, false, factorGatherLike, shapeAllToAll, runAllToAll},
-    {"gather", false, true, false, factorGatherLike, shapeAllGather, runGather},
-    {"scatter", false, true, false, factorGatherLike, shapeReduceScatter, runScatter},
-    {"sendrecv", false, false, false, factorOne, shapeWhole, runSendRecv},
+    {describe(CollectiveKind::kAllReduce), runAllReduce},
+    {describe(CollectiveKind::kAllGather), runAllGather},
+    {describe(CollectiveKind::kReduceScatter), runReduceScatter},
+    {describe(CollectiveKind::kBroadcast), runBroadcast},
+    {describe(CollectiveKind::kReduce), runReduce},
+    {describe(CollectiveKind::kAllToAll), runAllToAll},
+    {describe(CollectiveKind::kGather), runGather},
+    {describe(CollectiveKind::kScatter), runScatter},
+    {describe(CollectiveKind::kSend), runSendRecv},
 };
 
 double combine(const std::string& op, double a, double b) {
@@ -95,7 +75,7 @@ bool isFloat(ncclDataType_t t) {
 
 const PerfCollective* findPerfCollective(const std::string& name) {
   for (const PerfCollective& c : kCollectives) {
-    if (name == c.name) return &c;
+    if (name == c.name()) return &c;
   }
   return nullptr;
 }
@@ -109,7 +89,7 @@ double perfInputValue(int rank, size_t index, bool forProduct) {
 double perfExpectedValue(const PerfCollective& c, const std::string& redOp, ncclDataType_t type, int n, int rank,
                          int root, size_t total, size_t index, bool* defined) {
   *defined = true;
-  const std::string name = c.name;
+  const std::string name = c.name();
   const bool product = redOp == "prod";
   if (name == "all_reduce" || name == "reduce" || name == "reduce_scatter") {
     if (name == "reduce" && rank != root) {

@@ -1,5 +1,6 @@
-// The collectives `ncclshim perf` measures: for each, nccl-tests' size conventions, its busbw
-// factor, the NCCL call, and the expected result of every element for the data check.
+// The collectives `ncclshim perf` measures: for each, its descriptor (common/collective_descriptor.h:
+// nccl-tests' name, buffers, size and busbw factor), the NCCL call, and the expected result of every
+// element for the data check.
 #pragma once
 
 #include <nccl.h>
@@ -7,20 +8,16 @@
 #include <cstddef>
 #include <string>
 
+#include "common/collective_descriptor.h"
+
 namespace nshim::perf {
 
 struct PerfCollective {
-  const char* name;
-  bool hasReduction;
-  bool hasRoot;
-  bool supportsInPlace;
-  // busbw = algbw * factor(nranks)
-  double (*busFactor)(int nranks);
-  // Full-buffer elements `total` -> per-rank send/recv element counts and the NCCL count argument.
-  void (*shape)(size_t total, int nranks, int rank, int root, size_t* sendElems, size_t* recvElems,
-                size_t* ncclCount);
+  const CollectiveDescriptor& collective;  // "sendrecv" is kSend's: a send and a receive of count each
   ncclResult_t (*run)(const void* send, void* recv, size_t count, ncclDataType_t type, ncclRedOp_t op, int root,
                       ncclComm_t comm);
+
+  const char* name() const { return collective.ncclTestsName; }
 };
 
 // nullptr when the name is unknown.

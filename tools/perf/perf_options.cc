@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <set>
 
 #include "common/env.h"
+#include "tools/perf/perf_collectives.h"
 
 namespace nshim::perf {
 
@@ -43,12 +43,10 @@ reduce_scatter and alltoall, 1 otherwise.
 }
 
 std::string parsePerfOptions(int argc, char** argv, PerfOptions* o, bool* help) {
-  static const std::set<std::string> kOps = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
-                                             "alltoall",   "sendrecv",   "gather",         "scatter"};
   *help = false;
   int i = 0;
   if (i < argc && argv[i][0] != '-') o->op = argv[i++];
-  if (!kOps.count(o->op)) return fmt::format("unknown op '{}'", o->op);
+  if (!findPerfCollective(o->op)) return fmt::format("unknown op '{}'", o->op);
   for (; i < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "-h" || flag == "--help") {

@@ -65,12 +65,12 @@ class RankBench {
 
   // Runs one size in one placement. Returns false on an NCCL error (message in error_).
   bool measure(size_t totalElems, bool inPlace, Measurement* m) {
-    if (inPlace && !c_.supportsInPlace) {
+    if (inPlace && !c_.collective.inPlace) {
       m->skipped = true;
       return true;
     }
-    size_t sendElems, recvElems, count;
-    c_.shape(totalElems, n_, rank_, o_.root, &sendElems, &recvElems, &count);
+    const CollectiveShape shape = shapeOfTotal(c_.collective, totalElems, n_);
+    const size_t sendElems = shape.sendElems, recvElems = shape.recvElems, count = shape.count;
     send_.assign(sendElems * elemSize_ + 64, 0);
     recv_.assign(recvElems * elemSize_ + 64, 0);
     char* send = send_.data();
@@ -90,7 +90,7 @@ class RankBench {
     double bytes = static_cast<double>(totalElems * elemSize_);
     m->timeUs = elapsed * 1e6;
     m->algbw = elapsed > 0 ? bytes / elapsed / 1e9 : 0;
-    m->busbw = m->algbw * c_.busFactor(n_);
+    m->busbw = m->algbw * busBandwidthFactor(c_.collective, n_);
     if (o_.check) {
       fillInput(send, sendElems);
       if (!call(send, recv, count)) return false;
@@ -104,10 +104,12 @@ class RankBench {
   const std::string& error() const { return error_; }
 
  private:
+  // nccl-tests' in-place buffers: the one-block side is this rank's block of the per-rank side
+  // (allgather's input, reducescatter's output), else both are the same buffer.
   void placeInPlace(size_t count, char** send, char** recv) {
-    std::string name = c_.name;
-    if (name == "all_gather") *send = *recv + rank_ * count * elemSize_;
-    else if (name == "reduce_scatter") *recv = *send + rank_ * count * elemSize_;
+    const Blocks sendBlocks = c_.collective.sendBlocks, recvBlocks = c_.collective.recvBlocks;
+    if (sendBlocks == Blocks::kOne && recvBlocks == Blocks::kPerRank) *send = *recv + rank_ * count * elemSize_;
+    else if (sendBlocks == Blocks::kPerRank && recvBlocks == Blocks::kOne) *recv = *send + rank_ * count * elemSize_;
     else *recv = *send;
   }
 
@@ -133,7 +135,7 @@ class RankBench {
   bool call(const void* send, void* recv, size_t count) {
     ncclResult_t result = c_.run(send, recv, count, type_.nccl, op_, o_.root, comm_);
     if (result != ncclSuccess) {
-      error_ = fmt::format("{} failed: {} ({})", c_.name, ncclGetErrorString(result), ncclGetLastError(comm_));
+      error_ = fmt::format("{} failed: {} ({})", c_.name(), ncclGetErrorString(result), ncclGetLastError(comm_));
       return false;
     }
     return true;
@@ -173,7 +175,7 @@ std::string formatColumns(const Measurement& m) {
 }
 
 void printHeader(const PerfOptions& o, const PerfCollective& c, int nranks) {
-  std::printf("# ncclshim perf: %s, %d ranks, %s, op %s, warmup %d, iters %d, check %d\n", c.name, nranks,
+  std::printf("# ncclshim perf: %s, %d ranks, %s, op %s, warmup %d, iters %d, check %d\n", c.name(), nranks,
               o.dataType.c_str(), o.redOp.c_str(), o.warmupIters, o.iters, o.check);
   std::printf("#\n");
   std::string extra = o.linkGBps > 0 ? "   ideal   busbw" : "";
@@ -208,9 +210,7 @@ int runPerfRank(const PerfOptions& o, const ncclUniqueId& id, int rank, int nran
   if (rank == 0) printHeader(o, *c, nranks);
   RankBench bench(o, *c, type, op, comm, rank, nranks);
   const size_t elemSize = dataTypeSize(type.engine);
-  const size_t granularity = elemSize * ((std::string(c->name) == "all_reduce" || std::string(c->name) == "broadcast" ||
-                                          std::string(c->name) == "reduce" || std::string(c->name) == "sendrecv")
-                                             ? 1 : nranks);
+  const size_t granularity = elemSize * sizeBlocks(c->collective, nranks);  // whole blocks for every rank
   double busSum = 0;
   int rows = 0;
   long long wrongTotal = 0;
@@ -228,17 +228,16 @@ int runPerfRank(const PerfOptions& o, const ncclUniqueId& id, int rank, int nran
     busSum += outOfPlace.busbw;
     ++rows;
     if (rank == 0) {
-      int root = c->hasRoot ? o.root : -1;
-      size_t sendElems, recvElems, ncclCount;  // nccl-tests prints the count argument of the call
-      c->shape(total, nranks, rank, o.root, &sendElems, &recvElems, &ncclCount);
+      int root = c->collective.rooted ? o.root : -1;
+      const size_t ncclCount = shapeOfTotal(c->collective, total, nranks).count;  // nccl-tests prints the call's count
       std::string line = fmt::format("{:12}  {:12}  {:>8}  {:>6}  {:6}", bytes, ncclCount, o.dataType,
-                                     c->hasReduction ? o.redOp : "none", root) +
+                                     c->collective.reduces ? o.redOp : "none", root) +
                          formatColumns(outOfPlace) + formatColumns(inPlace);
       if (o.linkGBps > 0) line += fmt::format("  {:6.2f}  {:6.1f}", o.linkGBps, 100.0 * outOfPlace.busbw / o.linkGBps);
       std::printf("%s\n", line.c_str());
       std::fflush(stdout);
       if (csv) {
-        std::fprintf(csv, "%s,%d,%zu,%zu,%s,%s,%d,%.3f,%.4f,%.4f,%lld,%.3f,%.4f,%.4f,%lld\n", c->name, nranks, bytes,
+        std::fprintf(csv, "%s,%d,%zu,%zu,%s,%s,%d,%.3f,%.4f,%.4f,%lld,%.3f,%.4f,%.4f,%lld\n", c->name(), nranks, bytes,
                      ncclCount, o.dataType.c_str(), o.redOp.c_str(), root, outOfPlace.timeUs, outOfPlace.algbw,
                      outOfPlace.busbw, outOfPlace.wrong, inPlace.timeUs, inPlace.algbw, inPlace.busbw, inPlace.wrong);
       }

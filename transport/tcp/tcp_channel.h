@@ -1,0 +1,59 @@
+// Per-connection state of the TCP transport: the 24-byte message header, the pending operations
+// of each direction (per-peer state: transport/core/peer_link.h).
+#pragma once
+
+#include <endian.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+
+#include "common/status.h"
+#include "transport/core/op_ring.h"
+#include "transport/core/peer_link.h"
+#include "transport/core/transport.h"
+
+namespace nshim::tcp {
+
+inline constexpr uint32_t kMessageMagic = 0x4E534D47;  // "NSMG"
+inline constexpr size_t kHeaderBytes = 24;  // magic u32, reserved u32, tag u64, length u64
+
+// Little-endian on the wire (free on x86 and Arm).
+inline void encodeHeader(uint8_t* out, uint64_t tag, uint64_t length) {
+  uint32_t magic = htole32(kMessageMagic), reserved = 0;
+  uint64_t leTag = htole64(tag), leLength = htole64(length);
+  std::memcpy(out, &magic, 4);
+  std::memcpy(out + 4, &reserved, 4);
+  std::memcpy(out + 8, &leTag, 8);
+  std::memcpy(out + 16, &leLength, 8);
+}
+
+struct Op {
+  Request* req = nullptr;
+  char* buf = nullptr;
+  size_t progressed = 0;  // header + payload bytes moved so far
+};
+
+struct Channel {
+  int fd = -1;
+  int peer = -1;
+  int index = 0;
+  OpRing<Op> sends;
+  OpRing<Op> recvs;
+  uint8_t txHeader[kHeaderBytes] = {};
+  uint8_t rxHeader[kHeaderBytes] = {};
+  bool listed = false;  // in the active list
+};
+
+// Decodes a received header; false when the magic is wrong.
+inline bool decodeHeader(const uint8_t* in, uint32_t* magic, uint64_t* tag, uint64_t* length) {
+  std::memcpy(magic, in, 4);
+  std::memcpy(tag, in + 8, 8);
+  std::memcpy(length, in + 16, 8);
+  *magic = le32toh(*magic);
+  *tag = le64toh(*tag);
+  *length = le64toh(*length);
+  return *magic == kMessageMagic;
+}
+
+}  // namespace nshim::tcp
