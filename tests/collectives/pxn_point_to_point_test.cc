@@ -16,23 +16,11 @@
 #include "collectives/pxn_point_to_point.h"
 #include "tests/catch.h"
 #include "tests/collectives/collective_check.h"
+#include "tests/collectives/p2p_batch.h"
 #include "tests/test_util.h"
 
 namespace nshim::testing {
 namespace {
-
-// One transfer of the batch: from `from` to `to`, the `index`-th of that pair.
-struct Transfer {
-  int from, to, index;
-  size_t bytes;
-  int channels;
-};
-
-uint8_t byteOf(const Transfer& t, size_t i) {
-  uint64_t x = (uint64_t(t.from) << 48) ^ (uint64_t(t.to) << 40) ^ (uint64_t(t.index) << 32) ^ i;
-  x *= 0x9E3779B97F4A7C15ull;
-  return static_cast<uint8_t>(x >> 56);
-}
 
 std::vector<Transfer> randomBatch(int n, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -53,22 +41,7 @@ std::vector<Transfer> randomBatch(int n, uint32_t seed) {
 // run, and every received byte checked.
 std::string runBatch(Communicator& comm, const std::vector<Transfer>& batch, uint32_t seed) {
   const int rank = comm.rank();
-  std::vector<const Transfer*> mine;
-  for (const Transfer& t : batch) {
-    if (t.from == rank || t.to == rank) mine.push_back(&t);
-  }
-  std::mt19937 rng(seed + 1000 * static_cast<uint32_t>(rank));
-  std::shuffle(mine.begin(), mine.end(), rng);
-  // Each pair's transfers back in their order, on the places the shuffle gave that pair.
-  std::map<std::pair<int, int>, int> taken;
-  std::vector<const Transfer*> ordered;
-  for (const Transfer* t : mine) {
-    const int k = taken[{t->from, t->to}]++;
-    ordered.push_back(&*std::find_if(batch.begin(), batch.end(), [&](const Transfer& u) {
-      return u.from == t->from && u.to == t->to && u.index == k;
-    }));
-  }
-  mine = ordered;
+  const std::vector<const Transfer*> mine = rankShareShuffled(batch, rank, seed);
   std::vector<std::vector<uint8_t>> buffers;
   buffers.reserve(2 * mine.size());
   std::vector<P2POp> ops;
