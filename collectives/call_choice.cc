@@ -26,9 +26,9 @@ TunedChoice chooseForCall(const Communicator& comm, TunedFunc func, size_t bytes
   return chooseLikeNccl(func, bytes, system, options.algorithm, options.protocol);
 }
 
-CallChoiceScope::CallChoiceScope(Communicator& comm, const TunedChoice& choice) : comm_(comm) {
-  comm_.transport().setProtocol(choice.protocol);
-  comm_.setOpChannels(choice.channels);
+CallChoiceScope::CallChoiceScope(Communicator& comm, Protocol protocol, int channels) : comm_(comm) {
+  comm_.transport().setProtocol(protocol);
+  comm_.setOpChannels(channels);
 }
 
 CallChoiceScope::~CallChoiceScope() {

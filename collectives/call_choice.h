@@ -21,11 +21,12 @@ std::optional<TunedFunc> tunedFuncOf(CollectiveKind kind);
 // `bytes`: nccl-tests' size (the whole buffer of an allgather or reducescatter).
 TunedChoice chooseForCall(const Communicator& comm, TunedFunc func, size_t bytes);
 
-// While it lives, the communicator's posts move in the choice's protocol and its collectives use
-// its channels; Simple and the options' channels again after.
+// While it lives, the communicator's posts move in `protocol` and its collectives use `channels`
+// (0: the options'); Simple and the options' channels again after. The GPU-free shim's calls and
+// phynet's ops (phynet/op_runner.cc) both run inside one.
 class CallChoiceScope {
  public:
-  CallChoiceScope(Communicator& comm, const TunedChoice& choice);
+  CallChoiceScope(Communicator& comm, Protocol protocol, int channels);
   ~CallChoiceScope();
   CallChoiceScope(const CallChoiceScope&) = delete;
   CallChoiceScope& operator=(const CallChoiceScope&) = delete;

@@ -54,7 +54,7 @@ Status asNcclChooses(Communicator& engine, CollectiveKind kind, size_t count, Da
   if (engine.nodes().nodes() < 2) return run({});
   const size_t bytes = count * dataTypeSize(type) * sizeBlocks(describe(kind), engine.nranks());
   const TunedChoice choice = chooseForCall(engine, *tunedFuncOf(kind), bytes);
-  CallChoiceScope scope(engine, choice);
+  CallChoiceScope scope(engine, choice.protocol, choice.channels);
   return run({choice.algorithm, choice.channels});
 }
 

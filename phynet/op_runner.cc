@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "collectives/call_choice.h"
 #include "collectives/collectives.h"
 #include "collectives/pxn_relayed_point_to_point.h"
 #include "common/log.h"
@@ -15,28 +16,9 @@ namespace {
 
 bool isPointToPoint(const WorkOp& op) { return op.kind == OpKind::kSend || op.kind == OpKind::kRecv; }
 
-// While it lives, the communicator's posts move in one protocol and its collectives use a number
-// of channels; Simple and the options' channels again after.
-class OpChoiceScope {
- public:
-  OpChoiceScope(Communicator& comm, const OpChoice& choice) : comm_(comm) {
-    comm_.transport().setProtocol(choice.protocol);
-    comm_.setOpChannels(choice.channels);
-  }
-  ~OpChoiceScope() {
-    comm_.transport().setProtocol(Protocol::kSimple);
-    comm_.setOpChannels(0);
-  }
-  OpChoiceScope(const OpChoiceScope&) = delete;
-  OpChoiceScope& operator=(const OpChoiceScope&) = delete;
-
- private:
-  Communicator& comm_;
-};
-
 Status runCollective(Communicator& comm, CommArena& arena, const WorkOp& op) {
   const OpChoice choice = choiceOf(op, comm.options(), comm.nranks(), comm.nodes().nodes());
-  OpChoiceScope scope(comm, choice);
+  CallChoiceScope scope(comm, choice.protocol, choice.channels);
   ReduceOp reduceOp;
   reduceOp.kind = op.reduce;
   void* send = arena.send();
