@@ -10,6 +10,7 @@
 // "coll" raises instead what one collective call of a one-process-per-GPU job (PyTorch) raises:
 // GroupApi, CollApi start/stop, Group, Coll task start/stop (the task naming its API event).
 #include <dlfcn.h>
+#include <x86intrin.h>
 
 #include <chrono>
 #include <cstdio>
@@ -33,19 +34,34 @@ int main(int argc, char** argv) {
   // ~20 us of PyTorch and CUDA-driver work between two calls of a real job does, so that the
   // callbacks run on cold caches; then only the callbacks are timed (a clock read before and after
   // them; the cost of that pair, timed around nothing, is subtracted).
+  // PROFILER_BENCH_EVICT_STRIDE=<bytes> (default 64, a cache line): write one byte per stride, e.g.
+  // 4096 with a large EVICT to touch one byte per page: the TLB is evicted too.
   const char* evictEnv = std::getenv("PROFILER_BENCH_EVICT");
   const size_t evictBytes = evictEnv != nullptr ? std::strtoull(evictEnv, nullptr, 10) * 1024 : 0;
+  const char* strideEnv = std::getenv("PROFILER_BENCH_EVICT_STRIDE");
+  const size_t stride = strideEnv != nullptr && std::strtoull(strideEnv, nullptr, 10) > 0
+                            ? std::strtoull(strideEnv, nullptr, 10) : 64;
   std::vector<char> evictBuffer(evictBytes + 64);
   auto evict = [&](int i) {
-    for (size_t k = 0; k < evictBytes; k += 64) evictBuffer[k] = static_cast<char>(i + k);
+    for (size_t k = 0; k < evictBytes; k += stride) evictBuffer[k] = static_cast<char>(i + k);
   };
+  // With eviction the callbacks are timed by the TSC (one instruction, no memory: a clock_gettime
+  // around them would bring the vDSO's pages back into the TLB that the callbacks' own clock reads
+  // need), scaled by the TSC's rate measured here over 50 ms.
   double clockPairNs = 0;
+  double nsPerTick = 0;
   if (evictBytes != 0) {
+    const auto wall0 = std::chrono::steady_clock::now();
+    const uint64_t tsc0 = __rdtsc();
+    while (std::chrono::steady_clock::now() - wall0 < std::chrono::milliseconds(50)) {
+    }
+    nsPerTick = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - wall0).count() /
+                double(__rdtsc() - tsc0);
     double sum = 0;
     for (int i = 0; i < iters; ++i) {
       evict(i);
-      auto t0 = std::chrono::steady_clock::now();
-      sum += std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+      const uint64_t t0 = __rdtsc();
+      sum += double(__rdtsc() - t0) * nsPerTick;
     }
     clockPairNs = sum / iters;
     std::printf("evicting %zu KiB between iterations; the callbacks timed alone (%.1f ns of clock reads subtracted)\n",
@@ -73,10 +89,10 @@ int main(int argc, char** argv) {
     auto start = std::chrono::steady_clock::now();
     double timedNs = 0;
     for (int i = 0; i < iters && coll; ++i) {
-      std::chrono::steady_clock::time_point t0;
+      uint64_t t0 = 0;
       if (evictBytes != 0) {
         evict(i);
-        t0 = std::chrono::steady_clock::now();
+        t0 = __rdtsc();
       }
       abi::EventDescrV5 e{};
       void* group = nullptr;
@@ -112,7 +128,7 @@ int main(int argc, char** argv) {
       if (plan != nullptr) table->stopEvent(plan);
       if (group != nullptr) table->stopEvent(group);
       if (evictBytes != 0) {
-        timedNs += std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() - clockPairNs;
+        timedNs += double(__rdtsc() - t0) * nsPerTick - clockPairNs;
       }
     }
     for (int i = 0; i < iters && !coll; ++i) {

@@ -3,6 +3,8 @@
 // through the guard only, so they reach the real NCCL in forward mode but are not themselves reported.
 #include "libshim/api_call.h"
 
+#include "common/hot_section.h"
+
 namespace nshim {
 namespace {
 
@@ -82,7 +84,7 @@ void leaveGroup(CreatedComms& made) {
   tDeferred = 0;
 }
 
-void beginRecordedCall(ApiCall& call) noexcept {
+NSHIM_HOT_CODE void beginRecordedCall(ApiCall& call) noexcept {
   call.groupDepth = groupDepthOfThread();
   if (call.comm != nullptr) {
     if (CommState* state = findComm(call.comm)) {
@@ -100,7 +102,7 @@ void beginRecordedCall(ApiCall& call) noexcept {
       if (isOperation(call.fn)) call.seq = state->nextSeq.fetch_add(1, std::memory_order_relaxed);
     }
   }
-  call.startNs = nowNs();
+  call.startNs = tscNowNs();
 }
 
 CommCreated registerCreated(CommCreated made) noexcept {

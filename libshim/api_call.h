@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "common/clock.h"
+#include "common/tsc_clock.h"
 #include "libshim/api_current_op.h"
 #include "libshim/api_guard.h"
 #include "libshim/comm_table.h"
@@ -59,10 +59,11 @@ template <ApiId id, typename Describe, typename... Args>
   ncclResult_t result;
   {
     // The profiler plugin joins NCCL's decisions for this call to its record (api_current_op.h).
-    CurrentApiOpScope current(isOperation(id) ? call.commId : 0, call.seq);
+    // Untimed, the record is written right below: NCCL's tasks of this call may wait for it.
+    CurrentApiOpScope current(isOperation(id) ? call.commId : 0, call.seq, !timed, call.startNs);
     result = guardedCall(apiName(id), body);
   }
-  call.endNs = nowNs();
+  call.endNs = tscNowNs();
   call.result = result;
   if (span.captured) call.gpuFlags |= kGpuCaptured;
   if (!timed || !gpuSpanFinish(span, call.stream, call)) recordApiCall(call);
@@ -80,7 +81,7 @@ template <ApiId id, typename Describe, typename... Args>
   describe(call);
   beginRecordedCall(call);
   const char* text = guardedString(fallback, body);
-  call.endNs = nowNs();
+  call.endNs = tscNowNs();
   recordApiCall(call);
   return text;
 }
@@ -119,7 +120,7 @@ template <ApiId id, typename Describe, typename Made, typename... Args>
     beginRecordedCall(call);
   }
   ncclResult_t result = guardedCall(apiName(id), body);
-  call.endNs = on ? nowNs() : 0;
+  call.endNs = on ? tscNowNs() : 0;
   try {
     CreatedComms comms;
     made(result, comms);

@@ -1,7 +1,7 @@
 // The recorded operation this thread is inside: set by the API frame (api_call.h) around the
 // backend call of every recorded collective / point-to-point call, so that the profiler plugin
 // (profiler_plugin.cc), which NCCL calls synchronously from inside that very call, can join what
-// NCCL decides to the API record (communicator id + per-comm sequence number). Two stores on entry,
+// NCCL decides to the API record (communicator id + per-comm sequence number). A few stores on entry,
 // one on exit; initial-exec TLS like the recorder's thread cache (no TLS call).
 #pragma once
 
@@ -12,15 +12,21 @@ namespace nshim {
 struct CurrentApiOp {
   uint64_t commId;  // 0: not inside a recorded operation
   uint64_t seq;
+  // The frame writes this call's record as soon as the call returns, so the plugin may hold the
+  // tasks NCCL launches inside it for that record (pending_tasks.h).
+  bool holdTasks;
+  int64_t startNs;  // the call's start time (its record's t_start_ns)
 };
 
-__attribute__((tls_model("initial-exec"))) inline constinit thread_local CurrentApiOp tCurrentApiOp{0, 0};
+__attribute__((tls_model("initial-exec"))) inline constinit thread_local CurrentApiOp tCurrentApiOp{0, 0, false, 0};
 
 // RAII: marks the thread as inside operation (commId, seq) for its lifetime.
 class CurrentApiOpScope {
  public:
-  CurrentApiOpScope(uint64_t commId, uint64_t seq) noexcept {
+  CurrentApiOpScope(uint64_t commId, uint64_t seq, bool holdTasks, int64_t startNs) noexcept {
     tCurrentApiOp.seq = seq;
+    tCurrentApiOp.holdTasks = holdTasks;
+    tCurrentApiOp.startNs = startNs;
     tCurrentApiOp.commId = commId;
   }
   ~CurrentApiOpScope() { tCurrentApiOp.commId = 0; }

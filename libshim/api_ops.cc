@@ -4,48 +4,57 @@
 // sequence number advances.
 #include "libshim/api_call.h"
 
+#include "common/hot_section.h"
+
+// The functions a job calls on every step: next to each other in the hot code (hot_section.h);
+// their pnccl* aliases carry the same attribute.
+#define NS_API_HOT NS_API NSHIM_HOT_CODE
+#define NS_PNCCL_ALIAS_HOT(name)                                                                        \
+  extern "C" __attribute__((visibility("default"), alias("nccl" #name))) NSHIM_HOT_CODE decltype(nccl##name) \
+      pnccl##name;
+
 using nshim::ApiCall;
 using nshim::ApiId;
 using nshim::CreatedComms;
 using nshim::describeOp;
 using nshim::kHookNone;
 
-NS_API ncclResult_t ncclAllReduce(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+NS_API_HOT ncclResult_t ncclAllReduce(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                                   ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   return nshim::apiCall<ApiId::kAllReduce>(
       describeOp(sendbuff, recvbuff, count, datatype, op, kHookNone, kHookNone, comm, stream), sendbuff, recvbuff,
       count, datatype, op, comm, stream);
 }
 
-NS_API ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+NS_API_HOT ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                                   int root, ncclComm_t comm, cudaStream_t stream) {
   return nshim::apiCall<ApiId::kBroadcast>(
       describeOp(sendbuff, recvbuff, count, datatype, kHookNone, root, kHookNone, comm, stream), sendbuff, recvbuff,
       count, datatype, root, comm, stream);
 }
 
-NS_API ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm,
+NS_API_HOT ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm,
                               cudaStream_t stream) {
   return nshim::apiCall<ApiId::kBcast>(
       describeOp(buff, buff, count, datatype, kHookNone, root, kHookNone, comm, stream), buff, count, datatype, root,
       comm, stream);
 }
 
-NS_API ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+NS_API_HOT ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                                ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
   return nshim::apiCall<ApiId::kReduce>(
       describeOp(sendbuff, recvbuff, count, datatype, op, root, kHookNone, comm, stream), sendbuff, recvbuff, count,
       datatype, op, root, comm, stream);
 }
 
-NS_API ncclResult_t ncclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount,
+NS_API_HOT ncclResult_t ncclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount,
                                   ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
   return nshim::apiCall<ApiId::kAllGather>(
       describeOp(sendbuff, recvbuff, sendcount, datatype, kHookNone, kHookNone, kHookNone, comm, stream), sendbuff,
       recvbuff, sendcount, datatype, comm, stream);
 }
 
-NS_API ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
+NS_API_HOT ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
                                       ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
                                       cudaStream_t stream) {
   return nshim::apiCall<ApiId::kReduceScatter>(
@@ -53,35 +62,35 @@ NS_API ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, size
       recvcount, datatype, op, comm, stream);
 }
 
-NS_API ncclResult_t ncclAlltoAll(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+NS_API_HOT ncclResult_t ncclAlltoAll(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                                  ncclComm_t comm, cudaStream_t stream) {
   return nshim::apiCall<ApiId::kAlltoAll>(
       describeOp(sendbuff, recvbuff, count, datatype, kHookNone, kHookNone, kHookNone, comm, stream), sendbuff,
       recvbuff, count, datatype, comm, stream);
 }
 
-NS_API ncclResult_t ncclGather(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+NS_API_HOT ncclResult_t ncclGather(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                                int root, ncclComm_t comm, cudaStream_t stream) {
   return nshim::apiCall<ApiId::kGather>(
       describeOp(sendbuff, recvbuff, count, datatype, kHookNone, root, kHookNone, comm, stream), sendbuff, recvbuff,
       count, datatype, root, comm, stream);
 }
 
-NS_API ncclResult_t ncclScatter(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+NS_API_HOT ncclResult_t ncclScatter(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                                 int root, ncclComm_t comm, cudaStream_t stream) {
   return nshim::apiCall<ApiId::kScatter>(
       describeOp(sendbuff, recvbuff, count, datatype, kHookNone, root, kHookNone, comm, stream), sendbuff, recvbuff,
       count, datatype, root, comm, stream);
 }
 
-NS_API ncclResult_t ncclSend(const void* sendbuff, size_t count, ncclDataType_t datatype, int peer,
+NS_API_HOT ncclResult_t ncclSend(const void* sendbuff, size_t count, ncclDataType_t datatype, int peer,
                              ncclComm_t comm, cudaStream_t stream) {
   return nshim::apiCall<ApiId::kSend>(
       describeOp(sendbuff, nullptr, count, datatype, kHookNone, kHookNone, peer, comm, stream), sendbuff, count,
       datatype, peer, comm, stream);
 }
 
-NS_API ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
+NS_API_HOT ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
                              cudaStream_t stream) {
   return nshim::apiCall<ApiId::kRecv>(
       describeOp(nullptr, recvbuff, count, datatype, kHookNone, kHookNone, peer, comm, stream), recvbuff, count,
@@ -90,19 +99,19 @@ NS_API ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t dataty
 
 // The hook reports the nesting depth after a start and before an end. Communicators created inside
 // the group whose handles appear only at its end are reported with the outermost end.
-NS_API ncclResult_t ncclGroupStart() {
+NS_API_HOT ncclResult_t ncclGroupStart() {
   ++nshim::groupDepthOfThread();
   return nshim::apiCall<ApiId::kGroupStart>([](ApiCall&) {});
 }
 
-NS_API ncclResult_t ncclGroupEnd() {
+NS_API_HOT ncclResult_t ncclGroupEnd() {
   return nshim::creationCall<ApiId::kGroupEnd>([](ApiCall&) {},
                                                [](ncclResult_t, CreatedComms& made) { nshim::leaveGroup(made); });
 }
 
 // Like ncclGroupEnd, a successful simulated end leaves the group (NCCL); a refused one (GPU-free)
 // leaves it open.
-NS_API ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t* simInfo) {
+NS_API_HOT ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t* simInfo) {
   return nshim::creationCall<ApiId::kGroupSimulateEnd>(
       [&](ApiCall& call) { call.handle = simInfo; },
       [](ncclResult_t result, CreatedComms& made) {
@@ -111,7 +120,7 @@ NS_API ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t* simInfo) {
       simInfo);
 }
 
-NS_API ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar, ncclDataType_t datatype,
+NS_API_HOT ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar, ncclDataType_t datatype,
                                              ncclScalarResidence_t residence, ncclComm_t comm) {
   return nshim::apiCall<ApiId::kRedOpCreatePreMulSum>(
       [&](ApiCall& call) {
@@ -123,7 +132,7 @@ NS_API ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar, nccl
       op, scalar, datatype, residence, comm);
 }
 
-NS_API ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
+NS_API_HOT ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
   return nshim::apiCall<ApiId::kRedOpDestroy>(
       [&](ApiCall& call) {
         call.redop = op;
@@ -132,4 +141,4 @@ NS_API ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
       op, comm);
 }
 
-NS_NCCL_OPERATION_FUNCTIONS(NS_PNCCL_ALIAS)
+NS_NCCL_OPERATION_FUNCTIONS(NS_PNCCL_ALIAS_HOT)

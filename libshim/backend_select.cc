@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/env.h"
+#include "common/hot_section.h"
 #include "common/log.h"
 #include "libshim/backend.h"
 #include "libshim/forward_backend.h"
@@ -66,7 +67,7 @@ const Selection& selection() {
 
 }  // namespace
 
-const NcclFunctions* activeBackend() { return selection().backend; }
+NSHIM_HOT_CODE const NcclFunctions* activeBackend() { return selection().backend; }
 
 Status backendUnavailable(const char* fn) {
   return NS_ERROR(Code::kInvalidUsage, "{}: NCCLSHIM_MODE={} is not a mode (use auto, forward or gpufree)", fn,

@@ -5,6 +5,7 @@
 
 #include <mutex>
 
+#include "common/hot_section.h"
 #include "common/log.h"
 
 namespace nshim {
@@ -27,7 +28,7 @@ size_t slotOf(uintptr_t key) { return static_cast<size_t>(((key >> 4) * 0x9e3779
 
 }  // namespace
 
-CommState* findComm(const void* comm) noexcept {
+NSHIM_HOT_CODE CommState* findComm(const void* comm) noexcept {
   uintptr_t key = reinterpret_cast<uintptr_t>(comm);
   if (key <= kTombstone) return nullptr;
   size_t at = slotOf(key);

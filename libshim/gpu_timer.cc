@@ -13,6 +13,7 @@
 
 #include "common/clock.h"
 #include "common/env.h"
+#include "common/hot_section.h"
 #include "common/log.h"
 #include "libshim/record_hook.h"
 
@@ -184,7 +185,7 @@ GpuTimer& timer() {
 
 }  // namespace
 
-bool gpuTimingEnabled() noexcept {
+NSHIM_HOT_CODE bool gpuTimingEnabled() noexcept {
   static const bool enabled = [] {
     try {
       return timer().enabled();

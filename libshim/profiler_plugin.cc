@@ -5,10 +5,17 @@
 // sequence number) and every network proxy operation an `nccl_proxy` record (channel, peer, bytes
 // summed over its steps). Both are joined to the API record of the call they came from: NCCL
 // starts its CollApi / P2pApi event synchronously inside that call, where the API frame has set
-// tCurrentApiOp (api_current_op.h); the task names that event as its parent and each proxy
-// operation names its task. Events live in preallocated slots (profiler_slots.h): no lock,
+// tCurrentApiOp (api_current_op.h); the API event's handle carries the call's sequence number,
+// the task names that event as its parent, and the task's handle carries what its proxy
+// operations need (profiler_task_join.h). Nothing is stored per API event or task: no lock,
 // allocation or syscall on NCCL's paths; the records go through the recorder's per-thread rings.
 // Recording off: init activates no event, and NCCL calls nothing else.
+// A task's record is written whole at its start: NCCL starts and stops the task events of a
+// launch back to back in one host function (hostStreamPlanTask), so the stop carries nothing to
+// record. A task launched inside its own call is held for that call's record and times
+// (pending_tasks.h: no clock read, no push of its own); any other is stamped and written at once.
+// This path runs on NCCL's launching thread in every call, on caches and a TLB the job has cooled:
+// it touches as few pages as it can (docs/profiler_plugin.md, "third pass").
 // Proxy events fire only for network transfers (NCCL raises none for NVLink / P2P inside a host),
 // so they cost nothing there (docs/profiler_plugin.md, "Grouped point-to-point with the plugin").
 // Diagnostics: NCCLSHIM_PROFILER_EVENTS=<mask> activates exactly that set of NCCL's event bits;
@@ -27,12 +34,15 @@
 #include <cstring>
 #include <new>
 
-#include "common/clock.h"
 #include "common/env.h"
+#include "common/hot_section.h"
 #include "common/log.h"
+#include "common/tsc_clock.h"
 #include "libshim/api_current_op.h"
 #include "libshim/nccl_profiler_abi.h"
+#include "libshim/pending_tasks.h"
 #include "libshim/profiler_slots.h"
+#include "libshim/profiler_task_join.h"
 #include "trace/recorder.h"
 #include "trace/trace_format.h"
 #include "trace/trace_record.h"
@@ -53,21 +63,15 @@ struct CommContext {
   int32_t rank;
   int32_t nranks;
   int32_t nnodes;
+  // The shim's id of this communicator (0 until a recorded call raised an API event on it): every
+  // recorded call names it in tCurrentApiOp, and NCCL raises the API event on this context.
+  std::atomic<uint64_t> shimCommId{0};
 };
 
-struct ApiPayload {
-  uint64_t commId;  // 0: the API event came from a call the shim did not record
-  uint64_t seq;
-};
-
-constexpr size_t kApiSlots = 1 << 14;
-constexpr size_t kTaskSlots = 1 << 14;
 constexpr size_t kProxySlots = 1 << 14;
-SlotPool<ApiPayload, kApiSlots> gApi;
-SlotPool<TaskRecord, kTaskSlots> gTasks;
 SlotPool<ProxyRecord, kProxySlots> gProxies;
 // Set by processSetup: proxy operations of another process have foreign parents.
-pid_t gPid = 0;
+NSHIM_HOT_DATA pid_t gPid = 0;
 
 // Callback counts by event type bit (NCCLSHIM_PROFILER_COUNT=1): starts, state records, stops.
 constexpr int kEventBits = 12;
@@ -77,13 +81,13 @@ struct CallbackCounts {
   std::atomic<uint64_t> states[kStateSlots];  // by NCCL's state number
   std::atomic<uint64_t> stops[5];  // by HandleKind: none, API, task, proxy operation, proxy step
 };
-bool gCounting = false;  // set by processSetup, before NCCL raises any event
+NSHIM_HOT_DATA bool gCounting = false;  // set by processSetup, before NCCL raises any event
 // NCCLSHIM_PROFILER_RECORD=0 (a diagnostic): every callback does its work but the records are not
 // handed to the recorder, which separates the callbacks' cost from the trace writer's.
-bool gRecordsOn = true;
+NSHIM_HOT_DATA bool gRecordsOn = true;
 // NCCLSHIM_PROFILER_NOOP=1 (a diagnostic): the same activation mask, and a handle for the same
 // events, but every callback returns at once: what NCCL's raising of the events costs by itself.
-bool gNoop = false;
+NSHIM_HOT_DATA bool gNoop = false;
 CallbackCounts gCounts{};
 // NCCL's activation mask word (the pointer init receives: NCCL keeps one per process and reads it
 // at every API call: a global of libnccl, valid as long as NCCL is loaded); set by the first
@@ -108,7 +112,7 @@ int32_t datatypeFromNameSlow(const char* name) {
 
 // NCCL names types with string literals (ncclDatatypeToString), so the same pointer comes back
 // call after call: the thread's last lookup answers it without comparing strings.
-int32_t datatypeFromName(const char* name) {
+NSHIM_HOT_CODE int32_t datatypeFromName(const char* name) {
   struct Last {
     const char* name;
     int32_t id;
@@ -121,42 +125,79 @@ int32_t datatypeFromName(const char* name) {
   return id;
 }
 
-// A bounded copy (the record starts zeroed, so the terminator is there). No cache by pointer as for
-// the datatype: a caller may pass one buffer with changing text (tests/shim/fake_nccl_profiler.cc
-// does, from std::string), and checking the text costs what copying it does.
+// A bounded copy (the record starts zeroed, so the terminator is there), inline: NCCL's names are
+// a few bytes, and a call into libc's strnlen / memcpy would bring their code into a cold cache
+// on every task. No cache by pointer as for the datatype: a caller may pass one buffer with
+// changing text (tests/shim/fake_nccl_profiler.cc does, from std::string), and checking the text
+// costs what copying it does.
 template <size_t N>
-void copyName(char (&out)[N], const char* name) {
+inline void copyName(char (&out)[N], const char* name) {
   if (name == nullptr) return;
-  std::memcpy(out, name, strnlen(name, N - 1));
+  for (size_t i = 0; i + 1 < N && name[i] != '\0'; ++i) out[i] = name[i];
+}
+
+// An API event's handle carries the recorded call's sequence number; the communicator's id is
+// the context's (shimCommId). A call the shim does not record gets no handle (its tasks stay
+// unjoined). Nothing is stored per API event: the task reads the handle NCCL gives it back as
+// its parent, also when NCCL launches it later or on another thread (grouped calls,
+// non-blocking communicators).
+NSHIM_HOT_CODE void* startApi(CommContext& comm) {
+  const CurrentApiOp current = tCurrentApiOp;
+  if (current.commId == 0) return nullptr;
+  if (comm.shimCommId.load(std::memory_order_relaxed) != current.commId) {
+    comm.shimCommId.store(current.commId, std::memory_order_relaxed);
+  }
+  return makeHandle(HandleKind::kApi, current.seq);
 }
 
 // The API call a task came from, through its CollApi / P2pApi parent.
-void joinApi(const void* parent, uint64_t* commId, uint64_t* seq, uint32_t* flags) {
+NSHIM_HOT_CODE void joinApi(const CommContext& comm, const void* parent, uint64_t* commId, uint64_t* seq, uint32_t* flags) {
   if (handleKind(parent) != HandleKind::kApi) return;
-  ApiPayload api;
-  if (!gApi.read(handleTicket(parent), &api) || api.commId == 0) return;
-  *commId = api.commId;
-  *seq = api.seq;
+  *commId = comm.shimCommId.load(std::memory_order_relaxed);
+  *seq = handleTicket(parent);
   *flags |= trace::kTaskJoined;
 }
 
-__attribute__((noinline)) void* startApi() {
-  uint64_t ticket = gApi.claim();
-  ApiPayload& api = gApi.payload(ticket);
-  api.commId = tCurrentApiOp.commId;
-  api.seq = tCurrentApiOp.seq;
-  gApi.publish(ticket);
-  return makeHandle(HandleKind::kApi, ticket);
+// Where a task's record is built: in the thread's pending tasks when NCCL launches it inside the
+// recorded call it belongs to (written with that call's record and times, pending_tasks.h), else
+// on the stack, stamped with the launch time and written at once. A call that launches more tasks
+// than are held writes those held so far at once, between the call's start and now (their launch
+// lies between), before the next: the file keeps NCCL's order.
+TaskRecord* taskRecordFor(const CommContext& comm, const void* parent, TaskRecord* onStack) {
+  const CurrentApiOp& current = tCurrentApiOp;
+  if (handleKind(parent) != HandleKind::kApi || !current.holdTasks || current.commId == 0 ||
+      current.seq != handleTicket(parent) || current.commId != comm.shimCommId.load(std::memory_order_relaxed) ||
+      !gRecordsOn) {
+    return onStack;
+  }
+  if (tPendingTasks.count == kMaxPendingTasks) {
+    const int64_t now = tscNowNs();
+    for (uint32_t i = 0; i < kMaxPendingTasks; ++i) {
+      TaskRecord& held = tPendingTasks.tasks[i];
+      held.startNs = current.startNs;
+      held.endNs = now;
+      trace::recordTask(held);
+    }
+    tPendingTasks.count = 0;
+  }
+  return &tPendingTasks.tasks[tPendingTasks.count++];
 }
 
 // Out of line, so that pluginStartEvent stays a light dispatcher: NCCL also raises GroupApi and
-// Group events, which the plugin ignores, on every call.
-__attribute__((noinline)) void* startTask(const CommContext& comm, const abi::EventDescrV5& e) {
+// Group events, which the plugin ignores, on every call. The task's handle carries what its
+// proxy operations need (profiler_task_join.h).
+NSHIM_HOT_CODE __attribute__((noinline)) void* startTask(CommContext& comm, const abi::EventDescrV5& e) {
   const bool coll = e.type == abi::kEventColl;
-  uint64_t ticket = gTasks.claim();
-  TaskRecord& r = gTasks.payload(ticket);
+  TaskRecord onStack;
+  TaskRecord& r = *taskRecordFor(comm, e.parentObj, &onStack);
+  const bool held = &r != &onStack;
   r = trace::makeTaskRecord(coll ? trace::TaskKind::kColl : trace::TaskKind::kP2p);
-  r.startNs = nowNs();
+  if (held) {
+    r.flags = trace::kTaskInCall;  // the times are the call's, set when it returns
+  } else {
+    r.startNs = tscNowNs();
+    r.endNs = r.startNs;  // NCCL stops the task right after its start, in the same host function
+  }
   r.ncclCommHash = comm.commHash;
   r.rank = e.rank;
   r.nranks = comm.nranks;
@@ -178,16 +219,17 @@ __attribute__((noinline)) void* startTask(const CommContext& comm, const abi::Ev
     r.nChannels = e.p2p.nChannels;
     copyName(r.func, e.p2p.func);
   }
-  joinApi(e.parentObj, &r.commId, &r.seq, &r.flags);
-  gTasks.publish(ticket);
-  return makeHandle(HandleKind::kTask, ticket);
+  joinApi(comm, e.parentObj, &r.commId, &r.seq, &r.flags);
+  const TaskJoin join{r.seq, (r.flags & trace::kTaskJoined) != 0, ncclFuncNumber(r.func)};
+  if (!held && gRecordsOn) trace::recordTask(r);
+  return makeHandle(HandleKind::kTask, taskJoinTicket(join));
 }
 
-__attribute__((noinline)) void* startProxyOp(const CommContext& comm, const abi::EventDescrV5& e) {
+NSHIM_HOT_CODE __attribute__((noinline)) void* startProxyOp(CommContext& comm, const abi::EventDescrV5& e) {
   uint64_t ticket = gProxies.claim();
   ProxyRecord& r = gProxies.payload(ticket);
   r = trace::makeProxyRecord();
-  r.startNs = nowNs();
+  r.startNs = tscNowNs();
   r.ncclCommHash = comm.commHash;
   r.rank = e.rank;
   r.isSend = e.proxyOp.isSend ? 1 : 0;
@@ -197,13 +239,13 @@ __attribute__((noinline)) void* startProxyOp(const CommContext& comm, const abi:
   r.chunkSize = e.proxyOp.chunkSize;
   // The parent task lives in this process only when NCCL's proxy does.
   if (e.proxyOp.pid == gPid && handleKind(e.parentObj) == HandleKind::kTask) {
-    TaskRecord task;
-    if (gTasks.read(handleTicket(e.parentObj), &task)) {
-      r.commId = task.commId;
+    const TaskJoin task = taskJoinOf(handleTicket(e.parentObj));
+    if (task.joined) {
+      r.commId = comm.shimCommId.load(std::memory_order_relaxed);
       r.seq = task.seq;
-      r.flags = task.flags & trace::kTaskJoined;
-      std::memcpy(r.func, task.func, sizeof(r.func));
+      r.flags = trace::kTaskJoined;
     }
+    copyName(r.func, kNcclFuncNames[task.func]);
   }
   gProxies.publish(ticket);
   return makeHandle(HandleKind::kProxyOp, ticket);
@@ -216,8 +258,6 @@ __attribute__((noinline)) void* startProxyOp(const CommContext& comm, const abi:
 uint64_t processSetup() {
   static const uint64_t mask = [] {
     gPid = getpid();
-    gApi.prefault();
-    gTasks.prefault();
     gProxies.prefault();
     gCounting = envInt("NCCLSHIM_PROFILER_COUNT", 0) != 0;
     gRecordsOn = envInt("NCCLSHIM_PROFILER_RECORD", 1) != 0;
@@ -246,7 +286,7 @@ int pluginInit(void** context, uint64_t commHash, int* eActivationMask, const ch
   return kOk;
 }
 
-int pluginStartEvent(void* context, void** eHandle, abi::EventDescrV5* e) noexcept {
+NSHIM_HOT_CODE int pluginStartEvent(void* context, void** eHandle, abi::EventDescrV5* e) noexcept {
   if (eHandle == nullptr) return kOk;
   *eHandle = nullptr;
   if (context == nullptr || e == nullptr) return kOk;
@@ -261,10 +301,10 @@ int pluginStartEvent(void* context, void** eHandle, abi::EventDescrV5* e) noexce
     if (e->type & kKept) *eHandle = makeHandle(HandleKind::kNone, 0);
     return kOk;
   }
-  const auto& comm = *static_cast<const CommContext*>(context);
+  auto& comm = *static_cast<CommContext*>(context);
   switch (e->type) {
     case abi::kEventCollApi:
-    case abi::kEventP2pApi: *eHandle = startApi(); break;
+    case abi::kEventP2pApi: *eHandle = startApi(comm); break;
     case abi::kEventColl:
     case abi::kEventP2p: *eHandle = startTask(comm, *e); break;
     case abi::kEventProxyOp: *eHandle = startProxyOp(comm, *e); break;
@@ -279,36 +319,29 @@ int pluginStartEvent(void* context, void** eHandle, abi::EventDescrV5* e) noexce
   return kOk;
 }
 
-int pluginStopEvent(void* eHandle) noexcept {
+NSHIM_HOT_CODE int pluginStopEvent(void* eHandle) noexcept {
   if (__builtin_expect(gCounting, 0)) {
     gCounts.stops[static_cast<int>(handleKind(eHandle))].fetch_add(1, std::memory_order_relaxed);
   }
   switch (handleKind(eHandle)) {
-    case HandleKind::kTask: {
-      uint64_t ticket = handleTicket(eHandle);
-      // The slot stays readable after the stop: NCCL starts the task's proxy operations later,
-      // on its proxy thread, naming the stopped task as their parent (until the pool wraps).
-      if (TaskRecord* r = gTasks.find(ticket)) {
-        r->endNs = nowNs();
-        if (gRecordsOn) trace::recordTask(*r);
-      }
-      break;
-    }
     case HandleKind::kProxyOp: {
       uint64_t ticket = handleTicket(eHandle);
       if (ProxyRecord* r = gProxies.find(ticket)) {
-        r->endNs = nowNs();
+        r->endNs = tscNowNs();
         if (gRecordsOn) trace::recordProxy(*r);
         gProxies.retire(ticket);
       }
       break;
     }
-    default: break;  // API events end inside the call; steps are summed as they go
+    // API events end inside the call; a task was recorded at its start, and its join slot stays
+    // readable after the stop: NCCL starts its proxy operations later, on its proxy thread, naming
+    // the stopped task as their parent (until the pool wraps). Steps are summed as they go.
+    default: break;
   }
   return kOk;
 }
 
-int pluginRecordEventState(void* eHandle, int state, abi::EventStateArgsV5* args) noexcept {
+NSHIM_HOT_CODE int pluginRecordEventState(void* eHandle, int state, abi::EventStateArgsV5* args) noexcept {
   if (__builtin_expect(gCounting, 0)) {
     gCounts.states[std::clamp(state, 0, kStateSlots - 1)].fetch_add(1, std::memory_order_relaxed);
   }

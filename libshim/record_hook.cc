@@ -13,17 +13,18 @@
 #include <fmt/format.h>
 
 #include "common/env.h"
+#include "common/hot_section.h"
 #include "common/log.h"
 #include "libshim/trace_bridge.h"
 
 namespace nshim {
 namespace detail {
-std::atomic<int> gHookState{-1};
+NSHIM_HOT_DATA std::atomic<int> gHookState{-1};
 }  // namespace detail
 
 namespace {
 
-int gDebugFd = -1;  // set before gHookState is published, never changed afterwards
+NSHIM_HOT_DATA int gDebugFd = -1;  // set before gHookState is published, never changed afterwards
 
 std::string expandPid(std::string path) {
   size_t at = path.find("%p");
@@ -31,7 +32,7 @@ std::string expandPid(std::string path) {
   return path;
 }
 
-bool gTracing = false;  // set before gHookState is published
+NSHIM_HOT_DATA bool gTracing = false;  // set before gHookState is published
 
 int decideHookState() {
   gTracing = traceRecordingEnabled();
@@ -87,9 +88,22 @@ int initHookSlow() noexcept {
 }
 }  // namespace detail
 
-void recordApiCall(const ApiCall& call) noexcept {
+NSHIM_HOT_CODE void recordApiCall(const ApiCall& call) noexcept {
   if (gTracing) recordCallToTrace(call);
   if (gDebugFd >= 0) writeDebugLine(call);
 }
 
 }  // namespace nshim
+
+// Diagnostic (tests/gpu/torch_busbw.py BUSBW_TOGGLE=all): switches the recording of calls off (0)
+// and on again (1) from the next call on, so that one process can time its calls with and without
+// recording in alternate windows; calls made while off are not in the trace (their communicator's
+// sequence numbers do not advance). Returns the state before (1 on, 0 off), or -1 when the trace
+// is not on (or NCCLSHIM_HOOK_DEBUG is set), and then changes nothing. Call between NCCL calls.
+extern "C" __attribute__((visibility("default"))) int ncclshimSetRecording(int on) {
+  using namespace nshim::detail;
+  int state = hookState();
+  if (!nshim::gTracing || state == kHookAll) return -1;
+  gHookState.store(on != 0 ? kHookTraced : kHookOff, std::memory_order_release);
+  return state == kHookTraced ? 1 : 0;
+}

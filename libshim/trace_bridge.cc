@@ -1,7 +1,9 @@
 // ApiCall -> OpRecord / CommRecord translation (FORMAT.md describes every field written).
 #include "libshim/trace_bridge.h"
 
+#include "common/hot_section.h"
 #include "libshim/gpu_timer.h"
+#include "libshim/pending_tasks.h"
 #include "trace/recorder.h"
 #include "trace/trace_record.h"
 
@@ -30,7 +32,7 @@ bool operationCode(ApiId fn, OpCode* op) {
   }
 }
 
-void recordOperation(const ApiCall& call, OpCode op) {
+NSHIM_HOT_CODE void recordOperation(const ApiCall& call, OpCode op) {
   trace::OpRecord r = trace::makeOpRecord(op);
   r.hostStartNs = call.startNs;
   r.hostEndNs = call.endNs;
@@ -57,6 +59,17 @@ void recordOperation(const ApiCall& call, OpCode op) {
       r.gpuStartNs = call.gpuStartNs;
       r.gpuEndNs = call.gpuEndNs;
     }
+  }
+  // Tasks NCCL launched inside this call, held for its record (pending_tasks.h): the call's times.
+  if (tPendingTasks.count > 0) {
+    const uint32_t count = tPendingTasks.count;
+    tPendingTasks.count = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+      tPendingTasks.tasks[i].startNs = call.startNs;
+      tPendingTasks.tasks[i].endNs = call.endNs;
+    }
+    trace::recordTasksThenOp(tPendingTasks.tasks, count, r);
+    return;
   }
   trace::recordOp(r);
 }
@@ -96,7 +109,7 @@ void recordLifecycle(const ApiCall& call, CommEvent event) {
 
 bool traceRecordingEnabled() noexcept { return trace::enabled(); }
 
-void recordCallToTrace(const ApiCall& call) noexcept {
+NSHIM_HOT_CODE void recordCallToTrace(const ApiCall& call) noexcept {
   OpCode op;
   if (operationCode(call.fn, &op)) {
     recordOperation(call, op);

@@ -19,7 +19,9 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/hot_section.h"
 #include "common/log.h"
+#include "common/tsc_clock.h"
 #include "trace/line_buffer.h"
 
 namespace nshim::trace {
@@ -169,7 +171,7 @@ inline void Recorder::push(Fill&& fill) noexcept {
   if (__builtin_expect(closed_.load(std::memory_order_relaxed), 0)) lateFlush();
 }
 
-void Recorder::recordOp(const OpRecord& record) noexcept {
+NSHIM_HOT_CODE void Recorder::recordOp(const OpRecord& record) noexcept {
   if (__builtin_expect(record.abi != kTraceRecordAbi, 0)) {
     invalid_.fetch_add(1, std::memory_order_relaxed);
     return;
@@ -178,6 +180,31 @@ void Recorder::recordOp(const OpRecord& record) noexcept {
     slot->kind = SlotKind::kOp;
     slot->op = record;
   });
+}
+
+NSHIM_HOT_CODE void Recorder::recordTasksThenOp(const TaskRecord* tasks, uint32_t count, const OpRecord& op) noexcept {
+  bool valid = op.abi == kTraceRecordAbi;
+  for (uint32_t i = 0; i < count; ++i) valid = valid && tasks[i].abi == kTraceRecordAbi;
+  RecordRing* ring = valid ? threadRing() : nullptr;
+  if (ring == nullptr || !ring->hasRoom(count + 1)) {  // one at a time, each waiting for room or counted
+    for (uint32_t i = 0; i < count; ++i) recordTask(tasks[i]);
+    recordOp(op);
+    return;
+  }
+  const uint64_t n = nextN_.fetch_add(count + 1, std::memory_order_relaxed);
+  for (uint32_t i = 0; i < count; ++i) {
+    RingSlot* slot = ring->slotFromHead(i);
+    slot->n = n + i;
+    slot->kind = SlotKind::kTask;
+    slot->task = tasks[i];
+  }
+  RingSlot* slot = ring->slotFromHead(count);
+  slot->n = n + count;
+  slot->kind = SlotKind::kOp;
+  slot->op = op;
+  ring->publish(count + 1);
+  if (__builtin_expect(ring->checkNearlyFull(), 0)) wakeWriter();
+  if (__builtin_expect(closed_.load(std::memory_order_relaxed), 0)) lateFlush();
 }
 
 void Recorder::recordComm(const CommRecord& record) noexcept {
@@ -191,7 +218,7 @@ void Recorder::recordComm(const CommRecord& record) noexcept {
   });
 }
 
-void Recorder::recordTask(const TaskRecord& record) noexcept {
+NSHIM_HOT_CODE void Recorder::recordTask(const TaskRecord& record) noexcept {
   if (__builtin_expect(record.abi != kTraceRecordAbi, 0)) {
     invalid_.fetch_add(1, std::memory_order_relaxed);
     return;
@@ -202,7 +229,7 @@ void Recorder::recordTask(const TaskRecord& record) noexcept {
   });
 }
 
-void Recorder::recordProxy(const ProxyRecord& record) noexcept {
+NSHIM_HOT_CODE void Recorder::recordProxy(const ProxyRecord& record) noexcept {
   if (__builtin_expect(record.abi != kTraceRecordAbi, 0)) {
     invalid_.fetch_add(1, std::memory_order_relaxed);
     return;
@@ -326,6 +353,9 @@ void Recorder::writerLoop() {
   int64_t interval = longest;
   int64_t lastDrainNs = nowNs();
   while (!stop_.load(std::memory_order_acquire)) {
+    // The callers' stamps come from the TSC clock (common/tsc_clock.h), whose line this thread
+    // keeps fitted to clock_gettime; the first refresh takes its first reading.
+    refreshTscClock();
     if (wakeWord_.load(std::memory_order_acquire) == 0) {
       timespec wait{time_t(interval / 1'000'000'000), long(interval % 1'000'000'000)};
       syscall(SYS_futex, reinterpret_cast<uint32_t*>(&wakeWord_), FUTEX_WAIT_PRIVATE, 0, &wait,

@@ -78,6 +78,9 @@ class Recorder {
   // NCCL's decisions from the profiler plugin (libshim/profiler_plugin.cc).
   void recordTask(const TaskRecord& record) noexcept;
   void recordProxy(const ProxyRecord& record) noexcept;
+  // The tasks NCCL launched inside a call, then the call's own record, in that order and with
+  // consecutive order numbers, as one push (libshim/pending_tasks.h).
+  void recordTasksThenOp(const TaskRecord* tasks, uint32_t count, const OpRecord& op) noexcept;
 
   // Writes every record pushed so far (by any thread) before returning; returns the writer's
   // first error (sticky).
@@ -183,6 +186,9 @@ inline void recordTask(const TaskRecord& record) {
 }
 inline void recordProxy(const ProxyRecord& record) {
   if (enabled()) detail::gGlobalRecorder->recordProxy(record);
+}
+inline void recordTasksThenOp(const TaskRecord* tasks, uint32_t count, const OpRecord& op) {
+  if (enabled()) detail::gGlobalRecorder->recordTasksThenOp(tasks, count, op);
 }
 // For the shim at ncclCommDestroy / ncclCommAbort / finalize; Ok when recording is off.
 inline Status flush() { return enabled() ? detail::gGlobalRecorder->flush() : Status::Ok(); }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/hot_section.h"
 #include "common/log.h"
 #include "trace/recorder.h"
 
@@ -96,8 +97,8 @@ void closeGlobalAtExit() {
 }  // namespace
 
 namespace detail {
-constinit std::atomic<int> gGlobalState{-1};
-Recorder* gGlobalRecorder = nullptr;
+NSHIM_HOT_DATA constinit std::atomic<int> gGlobalState{-1};
+NSHIM_HOT_DATA Recorder* gGlobalRecorder = nullptr;
 
 bool initGlobalSlow() {
   static std::mutex initMutex;

@@ -53,6 +53,20 @@ class RecordRing {
     return &slots_[h & mask_];
   }
   void publish() { head_.store(head_.load(std::memory_order_relaxed) + 1, std::memory_order_release); }
+  // Producer, several records at once: whether `count` slots are free; the i-th slot from the head
+  // to fill; then publish(count) makes all of them visible together.
+  bool hasRoom(uint64_t count) {
+    uint64_t h = head_.load(std::memory_order_relaxed);
+    if (h + count - cachedTail_ > mask_ + 1) {
+      cachedTail_ = tail_.load(std::memory_order_acquire);
+      if (h + count - cachedTail_ > mask_ + 1) return false;
+    }
+    return true;
+  }
+  RingSlot* slotFromHead(uint64_t i) { return &slots_[(head_.load(std::memory_order_relaxed) + i) & mask_]; }
+  void publish(uint64_t count) {
+    head_.store(head_.load(std::memory_order_relaxed) + count, std::memory_order_release);
+  }
   // Producer: at least 3/4 of the ring is in use (re-reads the consumer position only when the
   // cached one says so, so a drained ring stops asking for the writer).
   bool checkNearlyFull() {

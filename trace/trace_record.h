@@ -101,6 +101,7 @@ static_assert(std::is_trivially_copyable_v<OpRecord> && std::is_standard_layout_
 // transfer (channels). commId / seq name the API call it belongs to when kTaskJoined is set.
 enum class TaskKind : uint32_t { kColl = 0, kP2p = 1 };
 constexpr uint32_t kTaskJoined = 1u << 0;  // commId / seq are the recorded API call's
+constexpr uint32_t kTaskInCall = 1u << 1;  // launched inside that call: startNs / endNs are the call's
 constexpr size_t kNcclNameBytes = 16;      // NCCL's names (func, algo), cut to 15 bytes + NUL
 constexpr size_t kNcclProtoBytes = 8;
 
@@ -112,8 +113,8 @@ struct TaskRecord {
   uint64_t ncclCommHash;   // NCCL's own communicator hash (profiler init)
   uint64_t ncclSeq;        // coll: NCCL's seqNumber (per communicator and function); p2p: 0
   uint64_t count;          // NCCL's count (AllGather / Broadcast: bytes, NCCL counts them as int8)
-  int64_t startNs;         // CLOCK_MONOTONIC at the profiler's start and stop of the task
-  int64_t endNs;
+  int64_t startNs;         // CLOCK_MONOTONIC, bracketing NCCL's launch of the task: the launch
+  int64_t endNs;           // (start = end), or with kTaskInCall from the start of its call
   int32_t rank;
   int32_t nranks;
   int32_t nnodes;          // nodes of the communicator, as NCCL counts them

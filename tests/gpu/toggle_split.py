@@ -2,7 +2,8 @@
 and off in alternate windows of one process) from a folder, groups them by <what> (e.g. record,
 norecord: NCCLSHIM_PROFILER_RECORD=0, noop: NCCLSHIM_PROFILER_NOOP=1) and prints, per group, over
 all its sizes below 1 MiB: the median of (best window on - best window off), a bootstrap 95 %
-interval of that median, how many pairs were positive, and the median of (median on - median off).
+interval of that median, how many pairs were positive, and the median of (median on - median off);
+then the same median and interval per op.
 Usage: toggle_split.py DIR"""
 import glob
 import json
@@ -32,6 +33,42 @@ def main():
         boot = sorted(statistics.median(random.choices(best, k=len(best))) for _ in range(4000))
         print(f"| {what} | {len(best)} | {statistics.median(best):+.2f} | {boot[100]:+.2f} … {boot[3900]:+.2f} | "
               f"{sum(b > 0 for b in best)} | {statistics.median(med):+.2f} |")
+    paired = {what: [on - off for r in rows if "win_on" in r for on, off in zip(r["win_on"], r["win_off"])]
+              for what, rows in groups.items()}
+    if any(paired.values()):
+        print()
+        print("Window pairs (window i on, window i off, back to back), all sizes below 1 MiB: per call, µs")
+        print()
+        print("| events on − off | pairs | median of (on − off) | bootstrap 95 % | positive | mean of the middle half |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for what, diffs in sorted(paired.items()):
+            if not diffs:
+                continue
+            boot = sorted(statistics.median(random.choices(diffs, k=len(diffs))) for _ in range(2000))
+            mid = sorted(diffs)[len(diffs) // 4: len(diffs) - len(diffs) // 4]
+            print(f"| {what} | {len(diffs)} | {statistics.median(diffs):+.3f} | {boot[50]:+.3f} … {boot[1950]:+.3f} | "
+                  f"{sum(d > 0 for d in diffs)} | {statistics.mean(mid):+.3f} |")
+    print()
+    print("Per op (sizes below 1 MiB): median of the window pairs' on − off (of best − best where a run")
+    print("kept no windows), µs [bootstrap 95 %], pairs")
+    print()
+    ops = sorted({r["op"] for rows in groups.values() for r in rows})
+    print("| events on − off | " + " | ".join(ops) + " |")
+    print("|---|" + "---:|" * len(ops))
+    for what, rows in sorted(groups.items()):
+        cells = []
+        for op in ops:
+            mine = [r for r in rows if r["op"] == op]
+            if mine and all("win_on" in r for r in mine):  # window pairs where the run kept them
+                best = [on - off for r in mine for on, off in zip(r["win_on"], r["win_off"])]
+            else:
+                best = [r["us"] - r["us_off"] for r in mine]
+            if not best:
+                cells.append("")
+                continue
+            boot = sorted(statistics.median(random.choices(best, k=len(best))) for _ in range(2000))
+            cells.append(f"{statistics.median(best):+.2f} [{boot[50]:+.2f} … {boot[1950]:+.2f}], {len(best)}")
+        print(f"| {what} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

@@ -5,8 +5,14 @@ all_reduce,all_gather; also reduce_scatter, broadcast, alltoall); "bytes" is the
 call (all_gather: the gathered output, reduce_scatter: the input), as nccl-tests counts them.
 BUSBW_TOGGLE=1 (with the shim as NCCL's profiler plugin): the plugin's events are switched off and
 on in alternate windows (ncclshimProfilerSetEvents), 2 x WINDOWS windows per size, and each line
-also gives "us_off", the best window with the events off, and the medians "med_on" / "med_off":
-the plugin's cost measured inside one process, free of process-to-process variation."""
+also gives "us_off", the best window with the events off, the medians "med_on" / "med_off" and
+every window's time per call in order ("win_on", "win_off": window i of each half ran back to back):
+the plugin's cost measured inside one process, free of process-to-process variation.
+BUSBW_TOGGLE=all: the same, switching the recording of calls too (ncclshimSetRecording): "on" is
+recording + the plugin's events, "off" is the shim forwarding with the plugin loaded and no event
+active, i.e. everything recording and the plugin add on top of forwarding. BUSBW_TOGGLE=rec: the
+recording of calls alone, the plugin's events off in both halves. BUSBW_ITERS sets the calls
+per window below 1 MiB (default 1000); BUSBW_MIN_BYTES the first size (default 8)."""
 import ctypes
 import json
 import os
@@ -47,19 +53,36 @@ def main():
     max_bytes = int(os.environ.get("BUSBW_MAX_BYTES", 1 << 30))
     dist.init_process_group("nccl", device_id=torch.device("cuda", rank))
     toggle = None
-    if os.environ.get("BUSBW_TOGGLE") == "1":
+    toggle_mode = os.environ.get("BUSBW_TOGGLE", "")
+    if toggle_mode in ("1", "all", "rec"):
         dist.barrier()  # the communicator exists: the plugin has its mask word
-        toggle = ctypes.CDLL(None).ncclshimProfilerSetEvents
-        toggle.argtypes, toggle.restype = [ctypes.c_int], ctypes.c_int
-        events_on = toggle(0)
-        toggle(events_on)
+        shim = ctypes.CDLL(None)
+        set_events = shim.ncclshimProfilerSetEvents
+        set_events.argtypes, set_events.restype = [ctypes.c_int], ctypes.c_int
+        events_on = set_events(0)
+        set_events(events_on)
         if events_on < 0:
-            raise SystemExit("BUSBW_TOGGLE=1 needs the shim as profiler plugin, recording")
+            raise SystemExit("BUSBW_TOGGLE needs the shim as profiler plugin, recording")
+        set_recording = None
+        if toggle_mode in ("all", "rec"):
+            set_recording = shim.ncclshimSetRecording
+            set_recording.argtypes, set_recording.restype = [ctypes.c_int], ctypes.c_int
+            if set_recording(1) < 0:
+                raise SystemExit("BUSBW_TOGGLE=all needs the shim recording (NCCLSHIM_TRACE_DIR)")
+
+        if toggle_mode == "rec":
+            events_on = 0
+
+        def toggle(on):
+            set_events(events_on if on else 0)
+            if set_recording is not None:
+                set_recording(1 if on else 0)
     ops = os.environ.get("BUSBW_OPS", "all_reduce,all_gather").split(",")
     # busbw factor per op (nccl-tests' definitions)
     factors = {"all_reduce": 2 * (world - 1) / world, "all_gather": (world - 1) / world,
                "reduce_scatter": (world - 1) / world, "broadcast": 1.0, "alltoall": (world - 1) / world}
-    size = 8
+    small_iters = int(os.environ.get("BUSBW_ITERS", 1000))
+    size = int(os.environ.get("BUSBW_MIN_BYTES", 8))
     while size <= max_bytes:
         for op in ops:
             numel = max(1, size // 4)
@@ -73,7 +96,7 @@ def main():
                 out = torch.empty(numel, device="cuda")
             elif op == "alltoall":
                 out = torch.empty(numel, device="cuda")
-            iters = 1000 if size < (1 << 20) else (100 if size < (1 << 24) else 20)
+            iters = small_iters if size < (1 << 20) else (100 if size < (1 << 24) else 20)
             def run():
                 if op == "all_reduce":
                     dist.all_reduce(x)
@@ -94,7 +117,7 @@ def main():
             for w in range(WINDOWS * (2 if toggle else 1)):
                 on = w % 2 == 0
                 if toggle:
-                    toggle(events_on if on else 0)
+                    toggle(on)
                 dist.barrier()
                 torch.cuda.synchronize()
                 start = time.perf_counter()
@@ -103,7 +126,7 @@ def main():
                 torch.cuda.synchronize()
                 times[on or not toggle].append((time.perf_counter() - start) / iters)
             if toggle:
-                toggle(events_on)
+                toggle(True)
             sec = min(times[True])
             nbytes = numel * 4 * (world if op in ("all_gather", "reduce_scatter") else 1)
             factor = factors[op]
@@ -111,7 +134,9 @@ def main():
                 row = {"op": op, "bytes": nbytes, "us": sec * 1e6, "busbw": nbytes / sec / 1e9 * factor}
                 if toggle:
                     row.update(us_off=min(times[False]) * 1e6, med_on=statistics.median(times[True]) * 1e6,
-                               med_off=statistics.median(times[False]) * 1e6)
+                               med_off=statistics.median(times[False]) * 1e6,
+                               win_on=[round(t * 1e6, 4) for t in times[True]],
+                               win_off=[round(t * 1e6, 4) for t in times[False]])
                 print(json.dumps(row), flush=True)
         size *= 4
     dist.destroy_process_group()

@@ -113,7 +113,14 @@ void checkFile(const TraceFile& file, int nranks, const std::string& algo, const
                 t.nnodes == nranks && t.nChannels == fakeprof::kChannels &&
                 t.nWarps == (coll ? fakeprof::kWarps : 0) &&
                 std::string(t.algo) == (coll ? algo : "") && std::string(t.proto) == (coll ? proto : "") &&
-                t.startNs >= op.hostStartNs && t.endNs >= t.startNs;
+                // Launched inside the call (kTaskInCall): from the call's start to its end (or, past
+                // the tasks held per call, to when the task was written); else NCCL's launch (at a
+                // later ncclGroupEnd), one time.
+                ((t.flags & kTaskInCall) ? t.startNs == op.hostStartNs && t.endNs >= t.startNs &&
+                                               t.endNs <= op.hostEndNs
+                                         : t.startNs >= op.hostStartNs && t.endNs == t.startNs) &&
+                // a call outside a group launches its only task inside itself
+                (op.groupDepth > 0 || want.size() > 1 || (t.flags & kTaskInCall));
       if (!ok) bad += " [" + describe(t) + " vs " + w.func + " " + std::to_string(w.count) + "]";
       // Its proxy operations: per channel, a coll sends to rank+1 and receives from rank-1; a
       // send / recv moves to / from its peer.
@@ -140,7 +147,7 @@ void checkFile(const TraceFile& file, int nranks, const std::string& algo, const
         bool pok = it->bytes == fakeprof::opBytes(c, isSend) && it->nSteps == fakeprof::kSteps &&
                    it->stepsDone == fakeprof::kSteps && it->chunkSize == fakeprof::kChunkSize &&
                    (it->flags & kTaskJoined) && it->ncclCommHash == t.ncclCommHash && it->rank == op.rank &&
-                   it->startNs >= t.endNs && it->endNs >= it->startNs;
+                   it->startNs >= t.startNs && it->endNs >= it->startNs;
         if (!pok) bad += " [proxy ch " + std::to_string(c) + " bytes " + std::to_string(it->bytes) + "]";
         pool.erase(it);
       }

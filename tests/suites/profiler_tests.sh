@@ -6,7 +6,8 @@
 # nccl_proxy line and its join to the op line of its call. Cases: NCCL_PROFILER_PLUGIN naming the
 # library; the one switch NCCLSHIM_PROFILER=1 with other algorithm / protocol names; proxy events
 # off (NCCLSHIM_PROFILER_PROXY=0); the diagnostics (records not written, callbacks counted; an explicit
-# activation mask; callbacks that return at once; the run-time switch ncclshimProfilerSetEvents); the plugin loaded with recording
+# activation mask; callbacks that return at once; the run-time switches ncclshimProfilerSetEvents and
+# ncclshimSetRecording); the plugin loaded with recording
 # off (nothing written).
 # Ends with "N passed, N failed".
 set -uo pipefail
@@ -134,6 +135,28 @@ print(before, rc, hex(on), off_prev == on, off, back_prev, word.value == on)
 PY
 )
 result "$([ "$toggle" = "-1 0 0x61e True 0 0 True" ]; echo $?)" toggle/mask-word-switched "$toggle"
+
+echo "== diagnostics: ncclshimSetRecording switches the recording of calls at run time"
+# GPU-free, one rank: an all-reduce recorded, two made with recording off, one after it is back on.
+# The trace holds the two recorded ones (seq 0 and 1); without a trace the switch refuses (-1).
+cat >"$work/rec_toggle.py" <<'PY'
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+switch = lib.ncclshimSetRecording
+switch.argtypes, switch.restype = [ctypes.c_int], ctypes.c_int
+comm, dev = ctypes.c_void_p(), (ctypes.c_int * 1)(0)
+buf, out = (ctypes.c_float * 4)(1, 2, 3, 4), (ctypes.c_float * 4)()
+allreduce = lambda: lib.ncclAllReduce(buf, out, ctypes.c_size_t(4), 7, 0, comm, None)
+steps = [lib.ncclCommInitAll(ctypes.byref(comm), 1, dev), allreduce(), switch(0), allreduce(), allreduce(),
+         switch(1), allreduce(), lib.ncclCommDestroy(comm), list(out)]
+print(*steps)
+PY
+recording=$(NCCLSHIM_MODE=gpufree NCCLSHIM_TRACE_DIR="$work/rec_toggle" python3 "$work/rec_toggle.py" "$lib" 2>&1)
+seqs=$(cat "$work"/rec_toggle/*.jsonl 2>/dev/null | grep '"type":"op"' | grep -o '"seq":[0-9]*' | tr '\n' ' ')
+result "$([ "$recording" = "0 0 1 0 0 0 0 0 [1.0, 2.0, 3.0, 4.0]" ] && [ "$seqs" = '"seq":0 "seq":1 ' ]; echo $?)" \
+  toggle/recording-switched "$recording; ops $seqs"
+untraced=$(NCCLSHIM_MODE=gpufree python3 -c 'import ctypes,sys; print(ctypes.CDLL(sys.argv[1]).ncclshimSetRecording(0))' "$lib" 2>&1)
+result "$([ "$untraced" = "-1" ]; echo $?)" toggle/recording-refused-untraced "$untraced"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,75 @@
+// The TSC clock (common/tsc_clock.h): where the kernel keeps time with the TSC, a line exists after
+// two refreshes a few ms apart, stays within a few microseconds of clock_gettime while refreshed,
+// and never steps back, also across refreshes made by another thread; elsewhere it is clock_gettime.
+#include "common/tsc_clock.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "tests/catch.h"
+
+namespace {
+
+bool kernelKeepsTimeWithTsc() {
+  FILE* file = std::fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+  if (file == nullptr) return false;
+  char name[32] = {};
+  const bool read = std::fgets(name, sizeof(name), file) != nullptr;
+  std::fclose(file);
+  return read && std::strcmp(name, "tsc\n") == 0;
+}
+
+void refreshFor(int times) {
+  for (int i = 0; i < times; ++i) {
+    nshim::refreshTscClock();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("tsc clock: follows clock_gettime within microseconds, or is clock_gettime", "[common]") {
+  refreshFor(5);  // at least 2 ms between the first two readings
+  const bool line = nshim::detail::gTscLine.version.load() != 0;
+  INFO("clocksource tsc: " << kernelKeepsTimeWithTsc() << ", line: " << line);
+  if (std::getenv("NCCLSHIM_TSC_CLOCK") == nullptr) CHECK(line == kernelKeepsTimeWithTsc());
+  int64_t worst = 0;
+  for (int i = 0; i < 50; ++i) {
+    refreshFor(1);
+    const int64_t before = nshim::nowNs();
+    const int64_t stamp = nshim::tscNowNs();
+    const int64_t after = nshim::nowNs();
+    // Inside [before, after] up to the line's error.
+    const int64_t off = stamp < before ? before - stamp : (stamp > after ? stamp - after : 0);
+    worst = std::max(worst, off);
+  }
+  INFO("worst distance from clock_gettime: " << worst << " ns");
+  CHECK(worst < (line ? 20'000 : 1));
+}
+
+TEST_CASE("tsc clock: stamps never step back while another thread refreshes the line", "[common]") {
+  refreshFor(3);
+  std::atomic<bool> stop{false};
+  std::thread refresher([&] {
+    while (!stop.load()) refreshFor(1);
+  });
+  int64_t last = nshim::tscNowNs();
+  int64_t backwards = 0;
+  const int64_t until = nshim::nowNs() + 50'000'000;
+  uint64_t reads = 0;
+  while (nshim::nowNs() < until) {
+    for (int i = 0; i < 1000; ++i, ++reads) {
+      const int64_t stamp = nshim::tscNowNs();
+      if (stamp < last) ++backwards;
+      last = stamp;
+    }
+  }
+  stop = true;
+  refresher.join();
+  INFO(reads << " reads over 50 ms of refreshes");
+  CHECK(backwards == 0);
+  CHECK(reads > 1000);
+}
