@@ -31,12 +31,7 @@ bool tscUsable() {
   }
   unsigned a = 0, b = 0, c = 0, d = 0;
   if (__get_cpuid(0x80000007, &a, &b, &c, &d) == 0 || (d & (1u << 8)) == 0) return false;
-  FILE* file = std::fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
-  if (file == nullptr) return false;
-  char name[32] = {};
-  const bool read = std::fgets(name, sizeof(name), file) != nullptr;
-  std::fclose(file);
-  return read && std::strcmp(name, "tsc\n") == 0;
+  return kernelClockIsTsc();
 }
 
 struct Reading {
@@ -137,6 +132,15 @@ int64_t tscNowNsSlow() noexcept {
     _mm_pause();
   }
   return nowNs();
+}
+
+bool kernelClockIsTsc() {
+  FILE* file = std::fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+  if (file == nullptr) return false;
+  char name[32] = {};
+  const bool read = std::fgets(name, sizeof(name), file) != nullptr;
+  std::fclose(file);
+  return read && std::strcmp(name, "tsc\n") == 0;
 }
 
 void refreshTscClock() noexcept {

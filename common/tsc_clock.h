@@ -57,6 +57,9 @@ inline int64_t tscNowNs() noexcept {
   return tscNowNsSlow();
 }
 
+// Whether the kernel's clocksource is the TSC (/sys/devices/system/clocksource).
+bool kernelClockIsTsc();
+
 // Fits the line to a new clock_gettime reading. Cheap enough for a background thread every
 // millisecond or so; concurrent callers are serialised (one refreshes, the others return).
 void refreshTscClock() noexcept;
