@@ -37,8 +37,8 @@ options:
   --csv PATH       also write the rows as CSV
   -h, --help       this text
 sizes follow nccl-tests: 'size' is the whole buffer (all ranks' blocks for all_gather,
-reduce_scatter, alltoall); busbw = algbw x 2(n-1)/n for all_reduce, (n-1)/n for all_gather,
-reduce_scatter and alltoall, 1 otherwise.
+reduce_scatter, alltoall, gather, scatter); busbw = algbw x 2(n-1)/n for all_reduce, (n-1)/n for
+all_gather, reduce_scatter, alltoall, gather and scatter, 1 otherwise (broadcast, reduce, sendrecv).
 )";
 }
 
