@@ -19,15 +19,11 @@ namespace nshim {
 Status patAllGather(Communicator& comm, char* output, size_t perRank, DataType type, uint64_t seq, int channels) {
   const int n = comm.nranks(), rank = comm.rank(), dims = patDimensions(n);
   const size_t elemSize = dataTypeSize(type);
-  channels = std::max(1, channels);
-  const size_t chunkElems = std::max<size_t>(1, patChunkBytes(true, perRank * elemSize * n, channels) / elemSize);
+  const PatChunks cut = patChunks(true, perRank, elemSize, n, channels);
+  channels = cut.channels;
+  const size_t chunkElems = cut.chunkElems, rounds = cut.rounds;
+  const std::vector<Range>& parts = cut.parts;
   const size_t maxSlots = patBlockOffsets(n, 0).size();
-  std::vector<Range> parts;
-  size_t rounds = 0;
-  for (int c = 0; c < channels; ++c) {
-    parts.push_back(partRange(perRank, channels, c));
-    rounds = std::max(rounds, (parts.back().size() + chunkElems - 1) / chunkElems);
-  }
   const size_t stageBytes = maxSlots * chunkElems * elemSize;
   char* stage = comm.scratch(2 * static_cast<size_t>(channels) * stageBytes);
   auto blockSlice = [&](int owner, size_t begin) {

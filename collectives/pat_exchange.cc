@@ -1,4 +1,4 @@
-// One PAT step's messages on every channel (pat_exchange.h).
+// PAT's chunking and one PAT step's messages on every channel (pat_exchange.h).
 #include "collectives/pat_exchange.h"
 
 #include <algorithm>
@@ -6,8 +6,20 @@
 #include <vector>
 
 #include "collectives/abort_on_error.h"
+#include "collectives/pat_schedule.h"
 
 namespace nshim {
+
+PatChunks patChunks(bool allGather, size_t perRank, size_t elemSize, int nranks, int channels) {
+  PatChunks cut{std::max(1, channels), 0, {}, 0};
+  cut.chunkElems =
+      std::max<size_t>(1, patChunkBytes(allGather, perRank * elemSize * nranks, cut.channels) / elemSize);
+  for (int c = 0; c < cut.channels; ++c) {
+    cut.parts.push_back(partRange(perRank, cut.channels, c));
+    cut.rounds = std::max(cut.rounds, (cut.parts.back().size() + cut.chunkElems - 1) / cut.chunkElems);
+  }
+  return cut;
+}
 
 Status exchangePatSlots(Communicator& comm, int sendPeer, int recvPeer, uint64_t tag,
                         std::span<const PatChannelSlots> steps) {

@@ -23,16 +23,12 @@ Status patReduceScatter(Communicator& comm, const char* input, char* output, siz
   const int n = comm.nranks(), rank = comm.rank(), dims = patDimensions(n);
   const size_t elemSize = dataTypeSize(type);
   const ReduceKind kind = baseReduceKind(op.kind);
-  channels = std::max(1, channels);
-  const size_t chunkElems = std::max<size_t>(1, patChunkBytes(false, perRank * elemSize * n, channels) / elemSize);
+  const PatChunks cut = patChunks(false, perRank, elemSize, n, channels);
+  channels = cut.channels;
+  const size_t chunkElems = cut.chunkElems, rounds = cut.rounds;
+  const std::vector<Range>& parts = cut.parts;
   const size_t chunkBytes = chunkElems * elemSize;
   const size_t maxSlots = patBlockOffsets(1 << dims, 0).size();
-  std::vector<Range> parts;
-  size_t rounds = 0;
-  for (int c = 0; c < channels; ++c) {
-    parts.push_back(partRange(perRank, channels, c));
-    rounds = std::max(rounds, (parts.back().size() + chunkElems - 1) / chunkElems);
-  }
   // Per channel: the send slots, the receive slots, and a partial sum per destination rank.
   const size_t stageBytes = maxSlots * chunkBytes;
   const size_t channelBytes = 2 * stageBytes + static_cast<size_t>(n) * chunkBytes;
