@@ -3,6 +3,7 @@
 #include "common/tsc_clock.h"
 
 #include <cpuid.h>
+#include <pthread.h>
 
 #include <cstdio>
 #include <cstring>
@@ -59,7 +60,24 @@ Reading readPair() {
 std::atomic<bool> gBusy{false};
 int gUsable = -1;  // -1: not checked yet
 bool gHaveAnchor = false;
-Reading gAnchor{0, 0};  // the reading the slope is measured from
+Reading gAnchor{0, 0};     // the reading the slope is measured from
+int64_t gCheckedNs = 0;    // when the kernel's clocksource was last read
+constexpr int64_t kClocksourceCheckNs = 1'000'000'000;
+
+// No line: every stamp is clock_gettime's until two refreshes build one again.
+void dropLine() {
+  detail::gTscLine.version.store(0, std::memory_order_release);
+  gHaveAnchor = false;
+}
+
+// A forked child has no refresher thread (the trace writer is started again in it): its stamps
+// come from clock_gettime until its own writer refits the line; a refresh the fork interrupted
+// is forgotten.
+void forgetInChild() {
+  gBusy.store(false, std::memory_order_relaxed);
+  dropLine();
+}
+[[maybe_unused]] const int gAtFork = pthread_atfork(nullptr, nullptr, forgetInChild);
 
 // Where the current line is at `tsc` (only the refresher writes the line, so no version check).
 int64_t lineAt(uint64_t tsc) {
@@ -105,8 +123,12 @@ void refreshLocked() {
     return;
   }
   const int64_t error = now.ns - lineAt(now.tsc);  // > 0: the line is behind the clock
-  if (error > kResetNs || error < -kResetNs) {
+  if (error > kResetNs) {  // far behind: jump forward to the clock
     publish(now.tsc, now.ns, measured, false);
+    return;
+  }
+  if (error < -kResetNs) {  // far ahead: never back; run at half speed until the clock catches up
+    publish(0, 0, measured / 2, true);
     return;
   }
   // Go on from where the line is; the slope takes the error back over about 10 ms of ticks, and
@@ -122,13 +144,16 @@ void refreshLocked() {
 }  // namespace
 
 // No line yet: clock_gettime. A line being replaced (a window of a few instructions): the stamp
-// waits for the new one rather than mixing in clock_gettime, which may lie a little behind the
-// line; only a refresher descheduled inside that window makes it fall back.
+// waits up to 8,000 ticks (2 - 8 us) for the new one rather than mixing in
+// clock_gettime, which may lie a little behind the line; only a refresher descheduled inside that
+// window makes it fall back, and then the stamp may be up to the line's error (normally well
+// under a microsecond) earlier than the one before.
 int64_t tscNowNsSlow() noexcept {
-  for (int attempt = 0; attempt < 4096; ++attempt) {
-    if (detail::gTscLine.version.load(std::memory_order_acquire) == 0) break;
+  const uint64_t waitUntil = __rdtsc() + 2'000 * 4;
+  while (detail::gTscLine.version.load(std::memory_order_acquire) != 0) {
     int64_t now;
     if (readTscLine(&now)) return now;
+    if (__rdtsc() > waitUntil) break;
     _mm_pause();
   }
   return nowNs();
@@ -145,7 +170,18 @@ bool kernelClockIsTsc() {
 
 void refreshTscClock() noexcept {
   if (gBusy.exchange(true, std::memory_order_acquire)) return;
-  if (gUsable < 0) gUsable = tscUsable() ? 1 : 0;
+  if (gUsable < 0) {
+    gUsable = tscUsable() ? 1 : 0;
+    gCheckedNs = nowNs();
+  }
+  if (gUsable == 1 && nowNs() - gCheckedNs > kClocksourceCheckNs) {
+    // The kernel may give up the TSC later (a VM's TSC found unstable): then so does the line.
+    gCheckedNs = nowNs();
+    if (!kernelClockIsTsc()) {
+      gUsable = 0;
+      dropLine();
+    }
+  }
   if (gUsable == 1) refreshLocked();
   gBusy.store(false, std::memory_order_release);
 }

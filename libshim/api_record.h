@@ -54,7 +54,7 @@ struct CommCreated {
 struct ApiCall {
   ApiId fn = ApiId::kNumFunctions;
   int32_t result = 0;               // ncclResult_t returned (0 for the void and string functions)
-  int64_t startNs = 0;              // CLOCK_MONOTONIC (nshim::nowNs()) at entry and at return
+  int64_t startNs = 0;              // CLOCK_MONOTONIC (nshim::tscNowNs()) at entry and at return
   int64_t endNs = 0;
   const void* sendbuff = nullptr;   // also ncclBcast/ncclSend buff, Register/WindowRegister buff, MemFree ptr
   void* recvbuff = nullptr;         // also ncclBcast/ncclRecv buff

@@ -14,7 +14,11 @@
 
 namespace nshim {
 
-constexpr uint32_t kMaxPendingTasks = 4;
+// A collective or a send / receive outside a group launches one task; NCCL's own alltoall, gather
+// and scatter launch one per peer and pass through. Small, because initial-exec TLS comes from
+// glibc's static TLS reserve when the library is dlopen'ed (NCCL_PROFILER_PLUGIN without
+// LD_PRELOAD): the whole library's stays under 700 bytes.
+constexpr uint32_t kMaxPendingTasks = 2;
 
 struct PendingTasks {
   uint32_t count;

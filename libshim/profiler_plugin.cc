@@ -11,8 +11,8 @@
 // allocation or syscall on NCCL's paths; the records go through the recorder's per-thread rings.
 // Recording off: init activates no event, and NCCL calls nothing else.
 // A task's record is written whole at its start: NCCL starts and stops the task events of a
-// launch back to back in one host function (hostStreamPlanTask), so the stop carries nothing to
-// record. A task launched inside its own call is held for that call's record and times
+// launch in one host function (hostStreamPlanTask; between them it only hands the plan's proxy
+// operations to its proxy thread), so the stop carries nothing to record. A task launched inside its own call is held for that call's record and times
 // (pending_tasks.h: no clock read, no push of its own); any other is stamped and written at once.
 // This path runs on NCCL's launching thread in every call, on caches and a TLB the job has cooled:
 // it touches as few pages as it can (docs/profiler_plugin.md, "third pass").
@@ -196,7 +196,7 @@ NSHIM_HOT_CODE __attribute__((noinline)) void* startTask(CommContext& comm, cons
     r.flags = trace::kTaskInCall;  // the times are the call's, set when it returns
   } else {
     r.startNs = tscNowNs();
-    r.endNs = r.startNs;  // NCCL stops the task right after its start, in the same host function
+    r.endNs = r.startNs;  // NCCL stops the task in the same host function (see the top)
   }
   r.ncclCommHash = comm.commHash;
   r.rank = e.rank;
@@ -333,9 +333,9 @@ NSHIM_HOT_CODE int pluginStopEvent(void* eHandle) noexcept {
       }
       break;
     }
-    // API events end inside the call; a task was recorded at its start, and its join slot stays
-    // readable after the stop: NCCL starts its proxy operations later, on its proxy thread, naming
-    // the stopped task as their parent (until the pool wraps). Steps are summed as they go.
+    // API events end inside the call; a task was recorded (or held) at its start, and its handle
+    // carries what the proxy operations NCCL starts later, on its proxy thread, need. Steps are
+    // summed as they go.
     default: break;
   }
   return kOk;

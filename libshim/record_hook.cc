@@ -95,11 +95,13 @@ NSHIM_HOT_CODE void recordApiCall(const ApiCall& call) noexcept {
 
 }  // namespace nshim
 
-// Diagnostic (tests/gpu/torch_busbw.py BUSBW_TOGGLE=all): switches the recording of calls off (0)
-// and on again (1) from the next call on, so that one process can time its calls with and without
-// recording in alternate windows; calls made while off are not in the trace (their communicator's
-// sequence numbers do not advance). Returns the state before (1 on, 0 off), or -1 when the trace
-// is not on (or NCCLSHIM_HOOK_DEBUG is set), and then changes nothing. Call between NCCL calls.
+// Diagnostic (tests/gpu/torch_busbw.py BUSBW_TOGGLE=all): switches the record hook off (0) and on
+// again (1) from the next call on, so that one process can time its calls with and without
+// recording in alternate windows. While off the hook sees nothing: no `op` lines (the
+// communicator's sequence numbers do not advance) and no `comm` lines for communicators made or
+// destroyed meanwhile; the profiler plugin, if subscribed, still writes NCCL's tasks, unjoined.
+// Returns the state before (1 on, 0 off), or -1 when the trace is not on (or NCCLSHIM_HOOK_DEBUG
+// is set), and then changes nothing. Call between NCCL calls; not for recording a job.
 extern "C" __attribute__((visibility("default"))) int ncclshimSetRecording(int on) {
   using namespace nshim::detail;
   int state = hookState();

@@ -29,7 +29,8 @@ inline int hookState() noexcept {
 }
 }  // namespace detail
 
-// Whether the hook is on, for some calls at least (decided at the first call, then fixed).
+// Whether the hook is on, for some calls at least (decided at the first call; only the diagnostic
+// ncclshimSetRecording changes it later).
 inline bool recordHookEnabled() noexcept { return detail::hookState() != detail::kHookOff; }
 
 // Whether call `id` is reported to recordApiCall: every call under NCCLSHIM_HOOK_DEBUG, the calls
