@@ -1,9 +1,13 @@
 // Version 2 of the trace format: the nccl_task / nccl_proxy lines (NCCL's decisions from the profiler
 // plugin) round-trip every field through the recorder and the reader, and are counted in the
-// footer; malformed ones name their field; version-1 files (the committed examples and an inline
+// footer; tasks held for their call come out right before its op line; malformed ones name their
+// field; version-1 files (the committed examples and an inline
 // one) still read, and nccl_* lines inside a version-1 file are skipped as unknown.
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/catch.h"
 #include "tests/trace/trace_test_util.h"
@@ -111,6 +115,57 @@ TEST_CASE("nccl_task and nccl_proxy lines round-trip every field", "[trace]") {
   REQUIRE(again.ok());
   REQUIRE(again->tasks.size() == kCount);
   CHECK(std::memcmp(&again->tasks[5].record, &file->tasks[5].record, sizeof(TaskRecord)) == 0);
+}
+
+TEST_CASE("tasks held for their call are written before its op line, in one push, through a small ring", "[trace]") {
+  // A 16-record ring and a writer that drains only when woken: calls with 0, 1 and 2 held tasks
+  // fill it, so some go through the one-at-a-time path (no room for all of a call's records).
+  TempDir dir;
+  RecorderConfig config;
+  config.dir = dir.path();
+  config.ringRecords = 16;
+  config.drainIntervalNs = 1'000'000'000;
+  Recorder recorder(config);
+  constexpr int kCalls = 300;
+  size_t tasksWritten = 0;
+  for (int i = 0; i < kCalls; ++i) {
+    const uint32_t count = uint32_t(i % 3);
+    TaskRecord tasks[2] = {variedTask(2 * i), variedTask(2 * i + 1)};
+    for (uint32_t k = 0; k < count; ++k) tasks[k].seq = uint64_t(i);  // the call they belong to
+    OpRecord op = testing::variedOp(0, uint64_t(i));
+    recorder.recordTasksThenOp(tasks, count, op);
+    tasksWritten += count;
+  }
+  CHECK(recorder.stats().producerWakes > 0);  // the ring did fill
+  REQUIRE(recorder.close().ok());
+  auto file = readTraceFile(recorder.path());
+  REQUIRE(file.ok());
+  REQUIRE(file->ops.size() == size_t(kCalls));
+  REQUIRE(file->tasks.size() == tasksWritten);
+  CHECK(file->footer.records == kCalls + tasksWritten);
+  // In order numbers: each op line right after its own tasks, every number once, every byte kept.
+  std::vector<std::pair<uint64_t, int>> order;  // n, op seq (-1 - k for the k-th task of a call)
+  for (const OpEntry& e : file->ops) order.push_back({e.n, int(e.record.seq)});
+  for (const TaskEntry& e : file->tasks) order.push_back({e.n, -1 - int(e.record.seq)});
+  std::sort(order.begin(), order.end());
+  size_t at = 0;
+  bool inOrder = true;
+  for (int i = 0; i < kCalls && inOrder; ++i) {
+    for (int k = 0; k < i % 3; ++k, ++at) inOrder = order[at].second == -1 - i && order[at].first == at;
+    inOrder = inOrder && order[at].second == i && order[at].first == at;
+    ++at;
+  }
+  CHECK(inOrder);
+  size_t task = 0;
+  for (int i = 0; i < kCalls; ++i) {
+    OpRecord wantOp = testing::variedOp(0, uint64_t(i));
+    CHECK(std::memcmp(&file->ops[i].record, &wantOp, sizeof(wantOp)) == 0);
+    for (int k = 0; k < i % 3; ++k, ++task) {
+      TaskRecord want = variedTask(2 * i + k);
+      want.seq = uint64_t(i);
+      CHECK(std::memcmp(&file->tasks[task].record, &want, sizeof(want)) == 0);
+    }
+  }
 }
 
 const char* kGoodTask =
