@@ -2,8 +2,10 @@
 // against clock_gettime over a long baseline, and each new line started where the old one is.
 #include "common/tsc_clock.h"
 
-#include <cpuid.h>
 #include <pthread.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include <cstdio>
 #include <cstring>
@@ -30,9 +32,13 @@ bool tscUsable() {
   } catch (...) {
     return false;
   }
+#if defined(__x86_64__)
   unsigned a = 0, b = 0, c = 0, d = 0;
   if (__get_cpuid(0x80000007, &a, &b, &c, &d) == 0 || (d & (1u << 8)) == 0) return false;
   return kernelClockIsTsc();
+#else
+  return false;
+#endif
 }
 
 struct Reading {
@@ -45,9 +51,9 @@ Reading readPair() {
   Reading best{0, 0};
   uint64_t bestWidth = UINT64_MAX;
   for (int i = 0; i < 3; ++i) {
-    const uint64_t before = __rdtsc();
+    const uint64_t before = readTsc();
     const int64_t ns = nowNs();
-    const uint64_t after = __rdtsc();
+    const uint64_t after = readTsc();
     if (after >= before && after - before < bestWidth) {
       bestWidth = after - before;
       best = {before + (after - before) / 2, ns};
@@ -97,7 +103,7 @@ void publish(uint64_t tscBase, int64_t nsBase, uint64_t slope, bool continuing) 
   line.version.store(version + 1, std::memory_order_relaxed);  // odd: readers fall back meanwhile
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (continuing) {
-    tscBase = __rdtsc();
+    tscBase = readTsc();
     nsBase = lineAt(tscBase);
   }
   line.tscBase.store(tscBase, std::memory_order_relaxed);
@@ -149,12 +155,14 @@ void refreshLocked() {
 // window makes it fall back, and then the stamp may be up to the line's error (normally well
 // under a microsecond) earlier than the one before.
 int64_t tscNowNsSlow() noexcept {
-  const uint64_t waitUntil = __rdtsc() + 2'000 * 4;
+  const uint64_t waitUntil = readTsc() + 2'000 * 4;
   while (detail::gTscLine.version.load(std::memory_order_acquire) != 0) {
     int64_t now;
     if (readTscLine(&now)) return now;
-    if (__rdtsc() > waitUntil) break;
+    if (readTsc() > waitUntil) break;
+#if defined(__x86_64__)
     _mm_pause();
+#endif
   }
   return nowNs();
 }

@@ -5,14 +5,18 @@
 // code and data pages: on a job's cold caches and TLB (a VM's two-level page walks) that is several
 // page walks per call, where rdtsc touches no memory (docs/profiler_plugin.md, "third pass").
 // The line is continuous: each refresh starts the new line where the old one is at the switch,
-// and lets its slope absorb the difference to clock_gettime over the next ~10 ms, so stamps never
-// step back and stay within about a microsecond of CLOCK_MONOTONIC (a difference over 1 ms resets
-// the line). A stamp taken during the switch waits the few instructions for the new line.
-// Used only where the kernel itself keeps time with the TSC (clocksource `tsc`, invariant TSC) and
-// NCCLSHIM_TSC_CLOCK is not 0; until the second refresh, or otherwise, tscNowNs() is nowNs().
+// and lets its slope absorb the difference to clock_gettime over the next ~10 ms, so stamps do not
+// step back and stay within about a microsecond of CLOCK_MONOTONIC (a line over 1 ms behind jumps
+// forward; one over 1 ms ahead runs at half speed until the clock catches up). A stamp taken
+// during the switch waits the few instructions for the new line.
+// Used only on x86 where the kernel itself keeps time with the TSC (clocksource `tsc`, invariant
+// TSC) and NCCLSHIM_TSC_CLOCK is not 0; until the second refresh, or otherwise, tscNowNs() is
+// nowNs().
 #pragma once
 
+#if defined(__x86_64__)
 #include <x86intrin.h>
+#endif
 
 #include <atomic>
 #include <cstdint>
@@ -20,6 +24,12 @@
 #include "common/clock.h"
 
 namespace nshim {
+
+#if defined(__x86_64__)
+inline uint64_t readTsc() noexcept { return __rdtsc(); }
+#else
+inline uint64_t readTsc() noexcept { return 0; }  // never a line here: refreshTscClock builds none
+#endif
 
 namespace detail {
 struct alignas(64) TscLine {  // its own cache line: a refresh does not invalidate its neighbours
@@ -36,7 +46,7 @@ inline bool readTscLine(int64_t* out) noexcept {
   using detail::gTscLine;
   const uint32_t version = gTscLine.version.load(std::memory_order_acquire);
   if (__builtin_expect(version == 0 || (version & 1) != 0, 0)) return false;
-  const uint64_t tsc = __rdtsc();
+  const uint64_t tsc = readTsc();
   const uint64_t base = gTscLine.tscBase.load(std::memory_order_relaxed);
   const int64_t ns = gTscLine.nsBase.load(std::memory_order_relaxed);
   const uint64_t slope = gTscLine.nsPerTick32.load(std::memory_order_relaxed);
