@@ -166,7 +166,13 @@ inline void Recorder::push(Fill&& fill) noexcept {
   }
   slot->n = nextN_.fetch_add(1, std::memory_order_relaxed);
   fill(slot);
-  ring->publish();
+  published(ring, 1);
+}
+
+// After a push: makes `count` filled slots visible, wakes the writer when the ring is nearly full,
+// and writes at once after a close.
+inline void Recorder::published(RecordRing* ring, uint64_t count) noexcept {
+  ring->publish(count);
   if (__builtin_expect(ring->checkNearlyFull(), 0)) wakeWriter();
   if (__builtin_expect(closed_.load(std::memory_order_relaxed), 0)) lateFlush();
 }
@@ -202,9 +208,7 @@ NSHIM_HOT_CODE void Recorder::recordTasksThenOp(const TaskRecord* tasks, uint32_
   slot->n = n + count;
   slot->kind = SlotKind::kOp;
   slot->op = op;
-  ring->publish(count + 1);
-  if (__builtin_expect(ring->checkNearlyFull(), 0)) wakeWriter();
-  if (__builtin_expect(closed_.load(std::memory_order_relaxed), 0)) lateFlush();
+  published(ring, count + 1);
 }
 
 void Recorder::recordComm(const CommRecord& record) noexcept {

@@ -102,6 +102,7 @@ class Recorder {
  private:
   template <typename Fill>
   void push(Fill&& fill) noexcept;
+  void published(RecordRing* ring, uint64_t count) noexcept;
   RecordRing* threadRing();
   RecordRing* registerThread();
   RingSlot* waitForRoom(RecordRing* ring);

@@ -44,15 +44,8 @@ class RecordRing {
   uint64_t capacity() const { return mask_ + 1; }
 
   // Producer: a slot to fill, or nullptr when full (after re-reading the consumer position).
-  RingSlot* reserve() {
-    uint64_t h = head_.load(std::memory_order_relaxed);
-    if (h - cachedTail_ > mask_) {
-      cachedTail_ = tail_.load(std::memory_order_acquire);
-      if (h - cachedTail_ > mask_) return nullptr;
-    }
-    return &slots_[h & mask_];
-  }
-  void publish() { head_.store(head_.load(std::memory_order_relaxed) + 1, std::memory_order_release); }
+  RingSlot* reserve() { return hasRoom(1) ? slotFromHead(0) : nullptr; }
+  void publish() { publish(1); }
   // Producer, several records at once: whether `count` slots are free; the i-th slot from the head
   // to fill; then publish(count) makes all of them visible together.
   bool hasRoom(uint64_t count) {
