@@ -4,6 +4,7 @@
 #include "libshim/api_call.h"
 
 #include "common/hot_section.h"
+#include "common/self_time.h"
 
 namespace nshim {
 namespace {
@@ -99,7 +100,15 @@ NSHIM_HOT_CODE void beginRecordedCall(ApiCall& call) noexcept {
       int32_t nranks = state->nranks.load(std::memory_order_relaxed);
       call.nranks = nranks >= 0 ? nranks : -1;
       call.rank = state->rank.load(std::memory_order_relaxed);
-      if (isOperation(call.fn)) call.seq = state->nextSeq.fetch_add(1, std::memory_order_relaxed);
+      if (isOperation(call.fn)) {
+        // NCCL's calls on one communicator come from one thread at a time (NCCL does not allow
+        // concurrent calls on a communicator), so no atomic add: a locked instruction here waits for
+        // every store the job has in flight, the CUDA driver's writes to the GPU included.
+        const uint64_t seqStart = selfTimeMark();
+        call.seq = state->nextSeq.load(std::memory_order_relaxed);
+        state->nextSeq.store(call.seq + 1, std::memory_order_relaxed);
+        addSelfTime(SelfTimeSpan::kCommSeq, seqStart);
+      }
     }
   }
   call.startNs = tscNowNs();

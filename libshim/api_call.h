@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "common/self_time.h"
 #include "common/tsc_clock.h"
 #include "libshim/api_current_op.h"
 #include "libshim/api_guard.h"
@@ -49,10 +50,15 @@ template <ApiId id, typename Describe, typename... Args>
   // An operation NCCL itself calls from inside a recorded one (its ncclBcast is ncclBroadcast, which
   // reaches this library's export): part of the outer call, not a call of the job's.
   if (isOperation(id) && tCurrentApiOp.commId != 0) return guardedCall(apiName(id), body);
+  const uint64_t selfStart = selfTimeMark();
+  prefetchRecordPath();
   ApiCall call;
   call.fn = id;
   describe(call);
+  const uint64_t beginStart = selfTimeMark();
   beginRecordedCall(call);
+  addSelfTime(SelfTimeSpan::kBeginCall, beginStart);
+  addEmptySpan();
   // Operations issued outside a group run on their stream now: time them there when asked.
   const bool timed = isOperation(id) && call.groupDepth == 0 && gpuTimingEnabled();
   GpuSpan span = timed ? gpuSpanBegin(call.stream) : GpuSpan{};
@@ -61,12 +67,17 @@ template <ApiId id, typename Describe, typename... Args>
     // The profiler plugin joins NCCL's decisions for this call to its record (api_current_op.h).
     // Untimed, the record is written right below: NCCL's tasks of this call may wait for it.
     CurrentApiOpScope current(isOperation(id) ? call.commId : 0, call.seq, !timed, call.startNs);
+    addSelfTime(SelfTimeSpan::kFrameBefore, selfStart);
+    const uint64_t backendStart = selfTimeMark();
     result = guardedCall(apiName(id), body);
+    addSelfTime(SelfTimeSpan::kBackend, backendStart);
   }
+  const uint64_t afterStart = selfTimeMark();
   call.endNs = tscNowNs();
   call.result = result;
   if (span.captured) call.gpuFlags |= kGpuCaptured;
   if (!timed || !gpuSpanFinish(span, call.stream, call)) recordApiCall(call);
+  addSelfTime(SelfTimeSpan::kFrameAfter, afterStart);
   return result;
 }
 

@@ -37,6 +37,7 @@
 #include "common/env.h"
 #include "common/hot_section.h"
 #include "common/log.h"
+#include "common/self_time.h"
 #include "common/tsc_clock.h"
 #include "libshim/api_current_op.h"
 #include "libshim/nccl_profiler_abi.h"
@@ -391,6 +392,20 @@ int pluginFinalize(void* context) noexcept {
   return kOk;
 }
 
+// The diagnostic build's (common/self_time.h) callbacks: the plugin's own ones, timed.
+int timedStartEvent(void* context, void** eHandle, abi::EventDescrV5* e) noexcept {
+  const uint64_t start = selfTimeMark();
+  const int result = pluginStartEvent(context, eHandle, e);
+  addSelfTime(SelfTimeSpan::kPluginStart, start);
+  return result;
+}
+int timedStopEvent(void* eHandle) noexcept {
+  const uint64_t start = selfTimeMark();
+  const int result = pluginStopEvent(eHandle);
+  addSelfTime(SelfTimeSpan::kPluginStop, start);
+  return result;
+}
+
 int guardedInit(void** context, uint64_t commHash, int* eActivationMask, const char* commName, int nNodes,
                 int nranks, int rank, abi::DebugLogger logfn) noexcept {
   try {
@@ -417,8 +432,8 @@ __attribute__((visibility("default"))) int ncclshimProfilerSetEvents(int mask) {
 __attribute__((visibility("default"))) nshim::profiler_abi::ProfilerV5 ncclProfiler_v5 = {
     "ncclshim",
     nshim::profiler::guardedInit,
-    nshim::profiler::pluginStartEvent,
-    nshim::profiler::pluginStopEvent,
+    nshim::kSelfTime ? nshim::profiler::timedStartEvent : nshim::profiler::pluginStartEvent,
+    nshim::kSelfTime ? nshim::profiler::timedStopEvent : nshim::profiler::pluginStopEvent,
     nshim::profiler::pluginRecordEventState,
     nshim::profiler::pluginFinalize,
 };

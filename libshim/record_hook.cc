@@ -15,6 +15,7 @@
 #include "common/env.h"
 #include "common/hot_section.h"
 #include "common/log.h"
+#include "common/self_time.h"
 #include "libshim/trace_bridge.h"
 
 namespace nshim {
@@ -88,6 +89,10 @@ int initHookSlow() noexcept {
 }
 }  // namespace detail
 
+NSHIM_HOT_CODE void prefetchRecordPath() noexcept {
+  if (gTracing) prefetchTraceRecord();
+}
+
 NSHIM_HOT_CODE void recordApiCall(const ApiCall& call) noexcept {
   if (gTracing) recordCallToTrace(call);
   if (gDebugFd >= 0) writeDebugLine(call);
@@ -108,4 +113,21 @@ extern "C" __attribute__((visibility("default"))) int ncclshimSetRecording(int o
   if (!nshim::gTracing || state == kHookAll) return -1;
   gHookState.store(on != 0 ? kHookTraced : kHookOff, std::memory_order_release);
   return state == kHookTraced ? 1 : 0;
+}
+
+// Diagnostic (common/self_time.h): the calling thread's span counters of a build made with
+// -DNSHIM_SELF_TIME=1 into out[0 .. 2 * kCount]: the TSC ticks of each span, then how many times
+// each ran, then the TSC clock's ns per tick in 32.32 fixed point (0 while it has no line).
+// Returns the values written, or -1 in a normal build or when `n` is too small.
+extern "C" __attribute__((visibility("default"))) int ncclshimSelfTime(uint64_t* out, int n) {
+  constexpr int kSpans = static_cast<int>(nshim::SelfTimeSpan::kCount);
+  if (!nshim::kSelfTime || out == nullptr || n < 2 * kSpans + 1) return -1;
+#if defined(NSHIM_SELF_TIME) && NSHIM_SELF_TIME
+  for (int i = 0; i < kSpans; ++i) {
+    out[i] = nshim::tSelfTime.ticks[i];
+    out[kSpans + i] = nshim::tSelfTime.calls[i];
+  }
+#endif
+  out[2 * kSpans] = nshim::detail::gTscLine.nsPerTick32.load(std::memory_order_relaxed);
+  return 2 * kSpans + 1;
 }

@@ -41,6 +41,10 @@ inline bool recordHookWants(ApiId id) noexcept {
   return state == detail::kHookAll || (traceWritesCall(id) && state == detail::kHookTraced);
 }
 
+// A hint at the start of a call the hook wants, before anything of it is gathered: the hook's
+// body asks for the memory the call's record will be written to (trace/recorder.h prefetchPush).
+void prefetchRecordPath() noexcept;
+
 // THE hook: called after every exported call that recordHookWants(). Must not throw, block for
 // long or call back into NCCL.
 void recordApiCall(const ApiCall& call) noexcept;

@@ -2,6 +2,7 @@
 #include "libshim/trace_bridge.h"
 
 #include "common/hot_section.h"
+#include "common/self_time.h"
 #include "libshim/gpu_timer.h"
 #include "libshim/pending_tasks.h"
 #include "trace/recorder.h"
@@ -68,10 +69,14 @@ NSHIM_HOT_CODE void recordOperation(const ApiCall& call, OpCode op) {
       tPendingTasks.tasks[i].startNs = call.startNs;
       tPendingTasks.tasks[i].endNs = call.endNs;
     }
+    const uint64_t pushStart = selfTimeMark();
     trace::recordTasksThenOp(tPendingTasks.tasks, count, r);
+    addSelfTime(SelfTimeSpan::kPush, pushStart);
     return;
   }
+  const uint64_t pushStart = selfTimeMark();
   trace::recordOp(r);
+  addSelfTime(SelfTimeSpan::kPush, pushStart);
 }
 
 void recordCreated(const ApiCall& call) {
@@ -108,6 +113,8 @@ void recordLifecycle(const ApiCall& call, CommEvent event) {
 }  // namespace
 
 bool traceRecordingEnabled() noexcept { return trace::enabled(); }
+
+NSHIM_HOT_CODE void prefetchTraceRecord() noexcept { trace::prefetchPush(); }
 
 NSHIM_HOT_CODE void recordCallToTrace(const ApiCall& call) noexcept {
   OpCode op;

@@ -10,5 +10,7 @@ namespace nshim {
 // True when NCCLSHIM_TRACE_DIR turned recording on (decided once).
 bool traceRecordingEnabled() noexcept;
 void recordCallToTrace(const ApiCall& call) noexcept;
+// At a recorded call's start: prefetches what recordCallToTrace will write (a hint).
+void prefetchTraceRecord() noexcept;
 
 }  // namespace nshim

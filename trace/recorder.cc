@@ -21,6 +21,7 @@
 #include "common/clock.h"
 #include "common/hot_section.h"
 #include "common/log.h"
+#include "common/self_time.h"
 #include "common/tsc_clock.h"
 #include "trace/line_buffer.h"
 
@@ -29,12 +30,7 @@ namespace {
 
 constexpr int64_t kLockTimeoutNs = 10'000'000'000;
 
-struct ThreadCache {
-  uint64_t recorderId;
-  RecordRing* ring;
-};
-// The hot path's only thread-local: trivially destructible, initial-exec (no TLS call).
-__attribute__((tls_model("initial-exec"))) constinit thread_local ThreadCache tCache{0, nullptr};
+using detail::tThreadCache;
 
 // The thread's references to its rings, released when the thread exits (slow path only).
 struct ThreadRings {
@@ -145,7 +141,7 @@ void Recorder::resetProcessState() {
 }
 
 inline RecordRing* Recorder::threadRing() {
-  if (__builtin_expect(tCache.recorderId == id_.load(std::memory_order_relaxed), 1)) return tCache.ring;
+  if (__builtin_expect(tThreadCache.recorderId == id_.load(std::memory_order_relaxed), 1)) return tThreadCache.ring;
   return registerThread();
 }
 
@@ -164,7 +160,9 @@ inline void Recorder::push(Fill&& fill) noexcept {
       return;
     }
   }
+  const uint64_t orderStart = selfTimeMark();
   slot->n = nextN_.fetch_add(1, std::memory_order_relaxed);
+  addSelfTime(SelfTimeSpan::kOrderNumber, orderStart);
   fill(slot);
   published(ring, 1);
 }
@@ -173,6 +171,7 @@ inline void Recorder::push(Fill&& fill) noexcept {
 // and writes at once after a close.
 inline void Recorder::published(RecordRing* ring, uint64_t count) noexcept {
   ring->publish(count);
+  tThreadCache.nextSlot = ring->slotFromHead(0);  // the ring is this thread's (threadRing)
   if (__builtin_expect(ring->checkNearlyFull(), 0)) wakeWriter();
   if (__builtin_expect(closed_.load(std::memory_order_relaxed), 0)) lateFlush();
 }
@@ -197,7 +196,9 @@ NSHIM_HOT_CODE void Recorder::recordTasksThenOp(const TaskRecord* tasks, uint32_
     recordOp(op);
     return;
   }
+  const uint64_t orderStart = selfTimeMark();
   const uint64_t n = nextN_.fetch_add(count + 1, std::memory_order_relaxed);
+  addSelfTime(SelfTimeSpan::kOrderNumber, orderStart);
   for (uint32_t i = 0; i < count; ++i) {
     RingSlot* slot = ring->slotFromHead(i);
     slot->n = n + i;
@@ -254,7 +255,7 @@ RecordRing* Recorder::registerThread() {
     auto& owned = tRings.rings;
     for (size_t i = 0; i < owned.size();) {
       if (owned[i]->recorderId() == id) {
-        tCache = {id, owned[i]};
+        tThreadCache = {id, owned[i], owned[i]->slotFromHead(0)};
         return owned[i];
       }
       if (owned[i]->onlyOneOwner()) {  // its recorder is gone
@@ -287,7 +288,7 @@ RecordRing* Recorder::registerThread() {
       return nullptr;
     }
     owned.push_back(ring);
-    tCache = {id, ring};
+    tThreadCache = {id, ring, ring->slotFromHead(0)};
     if (!writerStarted_ && !closed_.load()) startWriterLocked();
     return ring;
   } catch (...) {

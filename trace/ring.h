@@ -70,6 +70,11 @@ class RecordRing {
     return h - cachedTail_ >= threshold;
   }
   void countDrop() { drops_.fetch_add(1, std::memory_order_relaxed); }
+  // Producer, a hint (Recorder::prefetchPush): the lines the next push reads and writes here.
+  void prefetchProducer() const {
+    __builtin_prefetch(this, 0, 3);  // mask_, slots_
+    __builtin_prefetch(&head_, 1, 3);
+  }
 
   // Consumer (under the drain lock).
   uint64_t readHead() const { return head_.load(std::memory_order_acquire); }

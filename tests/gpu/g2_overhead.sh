@@ -14,7 +14,8 @@
 #          against each libtrace.a), sendrecv 8 B..32 KiB, DIAG_ROUNDS (4) rounds of NCCL alone,
 #          recording, recording + plugin (new, old), the plugin with its records not written
 #          (NCCLSHIM_PROFILER_RECORD=0); callback counts and the recorder's caller wakes per side
-#   table: OPS (sendrecv alltoall all_reduce), 8 B..1 GiB (-f 8), ROUNDS (10) rounds of SIDES
+#   table: OPS (sendrecv alltoall all_reduce), SIZES (8 B..1 GiB: "-b 8 -e 1G -f 8"), ITERS ("-n 100
+#          -w 10"), ROUNDS (10) rounds of SIDES
 #          (none fwd rec plugin; recold / pluginold: recording (+ plugin) with CARRY/libncclshim-old.so)
 #   moe:   tests/gpu/megatron_moe.py on 4 GPUs: twice without the shim, once with it + the plugin, and
 #          the example trace (2 steps) with its run without the shim; moeexample: only the example
@@ -124,7 +125,7 @@ for stage in "$@"; do
       for round in $(seq 1 "${ROUNDS:-10}"); do
         for op in ${OPS:-sendrecv alltoall all_reduce}; do
           for side in ${SIDES:-none fwd rec plugin}; do
-            nt "overhead-$op-$side-r$round" $op $side "-b 8 -e 1G -f 8" "${ITERS:--n 100 -w 10}"
+            nt "overhead-$op-$side-r$round" $op $side "${SIZES:--b 8 -e 1G -f 8}" "${ITERS:--n 100 -w 10}"
           done
         done
       done

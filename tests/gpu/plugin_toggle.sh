@@ -13,6 +13,12 @@
 # evicted too), and the table (tests/gpu/toggle_split.py); the runs' JSON lines end up in
 # toggle_runs.tar.gz.
 # Also one short run whose trace is checked: tasks joined to their calls (task_join_check.py).
+# SHIM_SELF (a build made with -DNSHIM_SELF_TIME=1, common/self_time.h): then two runs of it with
+# BUSBW_SELF_TIME=1, the shim's own spans timed inside the job (tests/gpu/self_time_table.py):
+# recording + events in the "on" windows (variant selfall), and recording alone with the trace
+# writer mostly asleep (a ring of 2^18 records drained about once a second, not every 10 ms:
+# variant selfrecquiet); SELF_RUNS (default "all rec_quiet") picks the runs, in order; their on /
+# off windows are in the table too.
 #   ROUNDS (default 3); BUSBW_MAX_BYTES / BUSBW_WINDOWS / BUSBW_ITERS / BUSBW_OPS as torch_busbw.py
 #   reads them; SHIM_NEW, SHIM_OLD: libncclshim.so builds; BENCH: the callback bench; TRACE_TOOL:
 #   ncclshim-trace; OUT: results.
@@ -52,6 +58,22 @@ for round in $(seq 1 "$ROUNDS"); do
     rm -rf "/tmp/toggle_traces/$v$round"
   done
 done
+if [ -n "${SHIM_SELF:-}" ]; then
+  k=0
+  for run in ${SELF_RUNS:-all rec_quiet}; do
+    k=$((k + 1))
+    quiet=()
+    toggle=all
+    if [ "$run" = rec_quiet ]; then toggle=rec; quiet=(NCCLSHIM_TRACE_RING=262144 NCCLSHIM_TRACE_FLUSH_MS=1000); fi
+    env LD_PRELOAD="$SHIM_SELF" NCCLSHIM_MODE=forward NCCLSHIM_DEBUG=WARN NCCLSHIM_TRACE_DIR="/tmp/self_traces" \
+      NCCL_PROFILER_PLUGIN="$SHIM_SELF" NCCLSHIM_PROFILER=1 BUSBW_TOGGLE=$toggle BUSBW_SELF_TIME=1 "${quiet[@]}" \
+      "$PY" -m torch.distributed.run --standalone --nproc-per-node 2 "$HERE/torch_busbw.py" \
+      > "$OUT/toggle_self${run//_/}_r$k.jsonl" 2> "/tmp/self_$run.err"
+    echo "self-timed $run rc $?" >> "$OUT/runs.txt"
+    rm -rf /tmp/self_traces
+  done
+  "$PY" "$HERE/self_time_table.py" "$OUT"/toggle_self*.jsonl > "$OUT/self_table.md" 2>&1
+fi
 # One short run kept: NCCL's tasks joined to their calls, inside the call or launched later
 # (tests/gpu/task_join_check.py), and the files valid ($TRACE_TOOL validate, when given).
 rm -rf /tmp/join_traces
@@ -82,3 +104,4 @@ fi
 # the runs' lines in one file (the device returns few files)
 tar -C "$OUT" -czf "$OUT/toggle_runs.tar.gz" $(cd "$OUT" && ls toggle_*.jsonl) && rm -f "$OUT"/toggle_*.jsonl
 cat "$OUT/runs.txt" "$OUT/join_check.txt" "$OUT/table.md"
+[ -f "$OUT/self_table.md" ] && cat "$OUT/self_table.md"

@@ -12,7 +12,11 @@ BUSBW_TOGGLE=all: the same, switching the recording of calls too (ncclshimSetRec
 recording + the plugin's events, "off" is the shim forwarding with the plugin loaded and no event
 active, i.e. everything recording and the plugin add on top of forwarding. BUSBW_TOGGLE=rec: the
 recording of calls alone, the plugin's events off in both halves. BUSBW_ITERS sets the calls
-per window below 1 MiB (default 1000); BUSBW_MIN_BYTES the first size (default 8)."""
+per window below 1 MiB (default 1000); BUSBW_MIN_BYTES the first size (default 8).
+BUSBW_SELF_TIME=1 (with a shim built with -DNSHIM_SELF_TIME=1, common/self_time.h): each line also
+gives "self_ns", the ns per call rank 0's shim spent in each span of the recording path during the
+"on" windows (the frame before and after the NCCL call, the NCCL call, the plugin's callbacks), and
+"self_calls", how often each span ran per call."""
 import ctypes
 import json
 import os
@@ -41,6 +45,26 @@ def pin_to_gpu_local_cpus(device):
         cpus.update(range(int(lo), int(hi or lo) + 1))
     os.sched_setaffinity(0, cpus)
     return text
+
+
+SELF_SPANS = ("frame_before", "frame_after", "backend", "plugin_start", "plugin_stop", "begin_call", "comm_seq",
+              "push", "order_number", "empty")
+
+
+def self_time_reader():
+    """BUSBW_SELF_TIME=1: a function returning the shim's span counters (ticks..., calls..., ns per
+    tick * 2^32) for this thread, or None when not asked."""
+    if os.environ.get("BUSBW_SELF_TIME") != "1":
+        return None
+    fn = ctypes.CDLL(None).ncclshimSelfTime
+    fn.argtypes, fn.restype = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_int], ctypes.c_int
+    buf = (ctypes.c_uint64 * (2 * len(SELF_SPANS) + 1))()
+
+    def read():
+        if fn(buf, len(buf)) < 0:
+            raise SystemExit("BUSBW_SELF_TIME=1 needs a shim built with -DNSHIM_SELF_TIME=1")
+        return list(buf)
+    return read
 
 
 def main():
@@ -77,6 +101,7 @@ def main():
             set_events(events_on if on else 0)
             if set_recording is not None:
                 set_recording(1 if on else 0)
+    read_self = self_time_reader()
     ops = os.environ.get("BUSBW_OPS", "all_reduce,all_gather").split(",")
     # busbw factor per op (nccl-tests' definitions)
     factors = {"all_reduce": 2 * (world - 1) / world, "all_gather": (world - 1) / world,
@@ -114,17 +139,24 @@ def main():
             # The best of several windows: a window that met a hiccup (another process, a clock
             # change) says nothing about the per-call cost.
             times = {True: [], False: []}  # events on / off (toggle only)
+            self_sum = [0] * (2 * len(SELF_SPANS) + 1)  # over the "on" windows
             for w in range(WINDOWS * (2 if toggle else 1)):
                 on = w % 2 == 0
                 if toggle:
                     toggle(on)
                 dist.barrier()
                 torch.cuda.synchronize()
+                self_before = read_self() if read_self and (on or not toggle) else None
                 start = time.perf_counter()
                 for _ in range(iters):
                     run()
                 torch.cuda.synchronize()
                 times[on or not toggle].append((time.perf_counter() - start) / iters)
+                if self_before is not None:
+                    self_after = read_self()
+                    for i in range(len(self_sum) - 1):
+                        self_sum[i] += self_after[i] - self_before[i]
+                    self_sum[-1] = self_after[-1]
             if toggle:
                 toggle(True)
             sec = min(times[True])
@@ -137,6 +169,13 @@ def main():
                                med_off=statistics.median(times[False]) * 1e6,
                                win_on=[round(t * 1e6, 4) for t in times[True]],
                                win_off=[round(t * 1e6, 4) for t in times[False]])
+                if read_self:
+                    calls = iters * len(times[True])
+                    n = len(SELF_SPANS)
+                    ns_per_tick = self_sum[-1] / 2**32
+                    row["self_ns"] = {name: round(self_sum[i] * ns_per_tick / calls, 2)
+                                      for i, name in enumerate(SELF_SPANS)}
+                    row["self_calls"] = {name: round(self_sum[n + i] / calls, 3) for i, name in enumerate(SELF_SPANS)}
                 print(json.dumps(row), flush=True)
         size *= 4
     dist.destroy_process_group()

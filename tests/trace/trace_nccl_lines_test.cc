@@ -168,6 +168,42 @@ TEST_CASE("tasks held for their call are written before its op line, in one push
   }
 }
 
+TEST_CASE("prefetchPush is a hint naming the slot the next push fills, harmless before pushes and across recorders",
+          "[trace]") {
+  TempDir dir;
+  RecorderConfig config;
+  config.dir = dir.path();
+  config.ringRecords = 16;  // wraps many times below
+  Recorder recorder(config);
+  recorder.prefetchPush();  // before this thread has a ring in it (the cache may name another's)
+  constexpr int kOps = 200;
+  bool hintRight = true;
+  for (int i = 0; i < kOps; ++i) {
+    if (i == kOps / 2) {  // another recorder, pushed to and gone: the thread's cache names its ring
+      TempDir otherDir;
+      RecorderConfig other = config;
+      other.dir = otherDir.path();
+      Recorder second(other);
+      second.recordOp(testing::variedOp(1, 0));
+      REQUIRE(second.close().ok());
+    }
+    recorder.prefetchPush();
+    recorder.recordOp(testing::variedOp(0, uint64_t(i)));
+    const detail::ThreadCache& cache = detail::tThreadCache;
+    hintRight = hintRight && cache.ring != nullptr && cache.nextSlot == cache.ring->slotFromHead(0);
+  }
+  CHECK(hintRight);
+  REQUIRE(recorder.close().ok());
+  auto file = readTraceFile(recorder.path());
+  REQUIRE(file.ok());
+  REQUIRE(file->ops.size() == size_t(kOps));
+  for (int i = 0; i < kOps; ++i) {
+    OpRecord want = testing::variedOp(0, uint64_t(i));
+    CHECK(file->ops[i].n == uint64_t(i));
+    CHECK(std::memcmp(&file->ops[i].record, &want, sizeof(want)) == 0);
+  }
+}
+
 const char* kGoodTask =
     R"({"type":"nccl_task","n":3,"task":"coll","comm":"0x1","seq":0,"flags":1,"nccl_comm":"0x2","nccl_seq":0,)"
     R"("rank":0,"nranks":2,"nnodes":2,"func":"AllReduce","count":4,"dtype":"float32","root":-1,"peer":-1,)"
