@@ -111,10 +111,12 @@ class Recorder {
   // the push, on caches and a TLB the job has cooled. Loads only this thread's cache; faults nothing.
   void prefetchPush() const noexcept {
     detail::prefetchForWrite(&nextN_);
-    const detail::ThreadCache& cache = detail::tThreadCache;
-    if (cache.ring == nullptr) return;
-    cache.ring->prefetchProducer();
-    const char* slot = reinterpret_cast<const char*>(cache.nextSlot);
+    // Fields read one by one, as the push does (GCC 12's UBSan took a reference bound to this
+    // thread-local for a null one).
+    RecordRing* ring = detail::tThreadCache.ring;
+    if (ring == nullptr) return;
+    ring->prefetchProducer();
+    const char* slot = reinterpret_cast<const char*>(detail::tThreadCache.nextSlot);
     if (slot == nullptr) return;
     for (size_t at = 0; at < 2 * sizeof(RingSlot); at += 64) detail::prefetchForWrite(slot + at);
     detail::prefetchForWrite(slot + 2 * sizeof(RingSlot) - 1);

@@ -189,8 +189,9 @@ TEST_CASE("prefetchPush is a hint naming the slot the next push fills, harmless 
     }
     recorder.prefetchPush();
     recorder.recordOp(testing::variedOp(0, uint64_t(i)));
-    const detail::ThreadCache& cache = detail::tThreadCache;
-    hintRight = hintRight && cache.ring != nullptr && cache.nextSlot == cache.ring->slotFromHead(0);
+    RecordRing* ring = detail::tThreadCache.ring;
+    RingSlot* next = detail::tThreadCache.nextSlot;
+    hintRight = hintRight && ring != nullptr && next == ring->slotFromHead(0);
   }
   CHECK(hintRight);
   REQUIRE(recorder.close().ok());
