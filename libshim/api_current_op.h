@@ -13,7 +13,7 @@ struct CurrentApiOp {
   uint64_t commId;  // 0: not inside a recorded operation
   uint64_t seq;
   // The frame writes this call's record as soon as the call returns, so the plugin may hold the
-  // tasks NCCL launches inside it for that record (pending_tasks.h).
+  // tasks NCCL launches inside it for that record (trace::Recorder::holdTask).
   bool holdTasks;
   int64_t startNs;  // the call's start time (its record's t_start_ns)
 };

@@ -12,8 +12,10 @@
 // Recording off: init activates no event, and NCCL calls nothing else.
 // A task's record is written whole at its start: NCCL starts and stops the task events of a
 // launch in one host function (hostStreamPlanTask; between them it only hands the plan's proxy
-// operations to its proxy thread), so the stop carries nothing to record. A task launched inside its own call is held for that call's record and times
-// (pending_tasks.h: no clock read, no push of its own); any other is stamped and written at once.
+// operations to its proxy thread), so the stop carries nothing to record. A task launched
+// inside its own call is held for that call's record and times, in place in the thread's ring
+// (Recorder::holdTask: no clock read, no copy, no push of its own); any other is stamped and
+// written at once.
 // This path runs on NCCL's launching thread in every call, on caches and a TLB the job has cooled:
 // it touches as few pages as it can (docs/profiler_plugin.md, "third pass").
 // Proxy events fire only for network transfers (NCCL raises none for NVLink / P2P inside a host),
@@ -41,7 +43,6 @@
 #include "common/tsc_clock.h"
 #include "libshim/api_current_op.h"
 #include "libshim/nccl_profiler_abi.h"
-#include "libshim/pending_tasks.h"
 #include "libshim/profiler_slots.h"
 #include "libshim/profiler_task_join.h"
 #include "trace/recorder.h"
@@ -159,11 +160,10 @@ NSHIM_HOT_CODE void joinApi(const CommContext& comm, const void* parent, uint64_
   *flags |= trace::kTaskJoined;
 }
 
-// Where a task's record is built: in the thread's pending tasks when NCCL launches it inside the
-// recorded call it belongs to (written with that call's record and times, pending_tasks.h), else
-// on the stack, stamped with the launch time and written at once. A call that launches more tasks
-// than are held writes those held so far at once, between the call's start and now (their launch
-// lies between), before the next: the file keeps NCCL's order.
+// Where a task's record is built: in place in the thread's trace ring when NCCL launches it inside
+// the recorded call it belongs to (held for that call's record and times, Recorder::holdTask: no
+// clock read, no copy and no push of its own), else on the stack, stamped with the launch time and
+// written at once (which writes the tasks held before it first: the file keeps NCCL's order).
 TaskRecord* taskRecordFor(const CommContext& comm, const void* parent, TaskRecord* onStack) {
   const CurrentApiOp& current = tCurrentApiOp;
   if (handleKind(parent) != HandleKind::kApi || !current.holdTasks || current.commId == 0 ||
@@ -171,17 +171,8 @@ TaskRecord* taskRecordFor(const CommContext& comm, const void* parent, TaskRecor
       !gRecordsOn) {
     return onStack;
   }
-  if (tPendingTasks.count == kMaxPendingTasks) {
-    const int64_t now = tscNowNs();
-    for (uint32_t i = 0; i < kMaxPendingTasks; ++i) {
-      TaskRecord& held = tPendingTasks.tasks[i];
-      held.startNs = current.startNs;
-      held.endNs = now;
-      trace::recordTask(held);
-    }
-    tPendingTasks.count = 0;
-  }
-  return &tPendingTasks.tasks[tPendingTasks.count++];
+  TaskRecord* held = trace::holdTask(current.startNs);
+  return held != nullptr ? held : onStack;
 }
 
 // Out of line, so that pluginStartEvent stays a light dispatcher: NCCL also raises GroupApi and

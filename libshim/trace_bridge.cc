@@ -4,7 +4,6 @@
 #include "common/hot_section.h"
 #include "common/self_time.h"
 #include "libshim/gpu_timer.h"
-#include "libshim/pending_tasks.h"
 #include "trace/recorder.h"
 #include "trace/trace_record.h"
 
@@ -61,21 +60,10 @@ NSHIM_HOT_CODE void recordOperation(const ApiCall& call, OpCode op) {
       r.gpuEndNs = call.gpuEndNs;
     }
   }
-  // Tasks NCCL launched inside this call, held for its record (pending_tasks.h): the call's times.
-  if (tPendingTasks.count > 0) {
-    const uint32_t count = tPendingTasks.count;
-    tPendingTasks.count = 0;
-    for (uint32_t i = 0; i < count; ++i) {
-      tPendingTasks.tasks[i].startNs = call.startNs;
-      tPendingTasks.tasks[i].endNs = call.endNs;
-    }
-    const uint64_t pushStart = selfTimeMark();
-    trace::recordTasksThenOp(tPendingTasks.tasks, count, r);
-    addSelfTime(SelfTimeSpan::kPush, pushStart);
-    return;
-  }
+  // With the tasks NCCL launched inside this call, held for its record (Recorder::holdTask): the
+  // call's times, one push.
   const uint64_t pushStart = selfTimeMark();
-  trace::recordOp(r);
+  trace::recordCallOp(r);
   addSelfTime(SelfTimeSpan::kPush, pushStart);
 }
 

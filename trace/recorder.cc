@@ -152,6 +152,8 @@ inline void Recorder::push(Fill&& fill) noexcept {
     if (active_) unregisteredDrops_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
+  // Tasks held for the call this thread is inside come first, in the order they were launched.
+  if (__builtin_expect(tThreadCache.heldTasks != 0, 0)) publishHeld(ring, tThreadCache.heldStartNs, tscNowNs());
   RingSlot* slot = ring->reserve();
   if (__builtin_expect(slot == nullptr, 0)) {
     slot = waitForRoom(ring);
@@ -187,29 +189,61 @@ NSHIM_HOT_CODE void Recorder::recordOp(const OpRecord& record) noexcept {
   });
 }
 
-NSHIM_HOT_CODE void Recorder::recordTasksThenOp(const TaskRecord* tasks, uint32_t count, const OpRecord& op) noexcept {
-  bool valid = op.abi == kTraceRecordAbi;
-  for (uint32_t i = 0; i < count; ++i) valid = valid && tasks[i].abi == kTraceRecordAbi;
-  RecordRing* ring = valid ? threadRing() : nullptr;
-  if (ring == nullptr || !ring->hasRoom(count + 1)) {  // one at a time, each waiting for room or counted
-    for (uint32_t i = 0; i < count; ++i) recordTask(tasks[i]);
+// Makes the held tasks visible with the given times, in one push of their own.
+void Recorder::publishHeld(RecordRing* ring, int64_t startNs, int64_t endNs) noexcept {
+  const uint32_t held = tThreadCache.heldTasks;
+  tThreadCache.heldTasks = 0;
+  const uint64_t n = nextN_.fetch_add(held, std::memory_order_relaxed);
+  for (uint32_t i = 0; i < held; ++i) {
+    RingSlot* slot = ring->slotFromHead(i);
+    slot->n = n + i;
+    slot->task.startNs = startNs;
+    slot->task.endNs = endNs;
+  }
+  published(ring, held);
+}
+
+NSHIM_HOT_CODE TaskRecord* Recorder::holdTask(int64_t callStartNs) noexcept {
+  RecordRing* ring = threadRing();
+  if (__builtin_expect(ring == nullptr, 0)) return nullptr;
+  uint32_t held = tThreadCache.heldTasks;
+  if (__builtin_expect(held == kMaxHeldTasks, 0)) {
+    publishHeld(ring, tThreadCache.heldStartNs, tscNowNs());
+    held = 0;
+  }
+  // Room for this task and the call's record: the slots past the head are this thread's alone
+  // (the writer reads up to the head), so the room stays until the call's record takes it.
+  if (!ring->hasRoom(held + 2)) return nullptr;
+  if (held == 0) tThreadCache.heldStartNs = callStartNs;
+  tThreadCache.heldTasks = held + 1;
+  RingSlot* slot = ring->slotFromHead(held);
+  slot->kind = SlotKind::kTask;
+  return &slot->task;
+}
+
+NSHIM_HOT_CODE void Recorder::recordCallOp(const OpRecord& op) noexcept {
+  RecordRing* ring = tThreadCache.heldTasks != 0 ? threadRing() : nullptr;
+  const uint32_t held = tThreadCache.heldTasks;  // re-read: registerThread drops another recorder's
+  if (ring == nullptr || held == 0 || op.abi != kTraceRecordAbi || !ring->hasRoom(held + 1)) {
+    if (ring != nullptr && held != 0) publishHeld(ring, tThreadCache.heldStartNs, tscNowNs());
     recordOp(op);
     return;
   }
   const uint64_t orderStart = selfTimeMark();
-  const uint64_t n = nextN_.fetch_add(count + 1, std::memory_order_relaxed);
+  const uint64_t n = nextN_.fetch_add(held + 1, std::memory_order_relaxed);
   addSelfTime(SelfTimeSpan::kOrderNumber, orderStart);
-  for (uint32_t i = 0; i < count; ++i) {
+  for (uint32_t i = 0; i < held; ++i) {
     RingSlot* slot = ring->slotFromHead(i);
     slot->n = n + i;
-    slot->kind = SlotKind::kTask;
-    slot->task = tasks[i];
+    slot->task.startNs = op.hostStartNs;
+    slot->task.endNs = op.hostEndNs;
   }
-  RingSlot* slot = ring->slotFromHead(count);
-  slot->n = n + count;
+  RingSlot* slot = ring->slotFromHead(held);
+  slot->n = n + held;
   slot->kind = SlotKind::kOp;
   slot->op = op;
-  published(ring, count + 1);
+  tThreadCache.heldTasks = 0;
+  published(ring, held + 1);
 }
 
 void Recorder::recordComm(const CommRecord& record) noexcept {
@@ -248,6 +282,12 @@ NSHIM_HOT_CODE void Recorder::recordProxy(const ProxyRecord& record) noexcept {
 // Slow path, once per thread (and recorder): allocate and publish the thread's ring.
 RecordRing* Recorder::registerThread() {
   if (!active_) return nullptr;
+  // Tasks held in the ring of the recorder this thread pushed to before: no call's record will
+  // follow them there (the thread owns a reference to that ring, so it is still there to count).
+  if (tThreadCache.heldTasks != 0) {
+    for (uint32_t i = 0; i < tThreadCache.heldTasks; ++i) tThreadCache.ring->countDrop();
+    tThreadCache.heldTasks = 0;
+  }
   try {
     std::lock_guard<std::mutex> lock(registryMutex_);
     uint64_t id = id_.load(std::memory_order_relaxed);
@@ -255,7 +295,7 @@ RecordRing* Recorder::registerThread() {
     auto& owned = tRings.rings;
     for (size_t i = 0; i < owned.size();) {
       if (owned[i]->recorderId() == id) {
-        tThreadCache = {id, owned[i], owned[i]->slotFromHead(0)};
+        tThreadCache = {id, owned[i], owned[i]->slotFromHead(0), 0, 0};
         return owned[i];
       }
       if (owned[i]->onlyOneOwner()) {  // its recorder is gone
@@ -288,7 +328,7 @@ RecordRing* Recorder::registerThread() {
       return nullptr;
     }
     owned.push_back(ring);
-    tThreadCache = {id, ring, ring->slotFromHead(0)};
+    tThreadCache = {id, ring, ring->slotFromHead(0), 0, 0};
     if (!writerStarted_ && !closed_.load()) startWriterLocked();
     return ring;
   } catch (...) {

@@ -58,15 +58,19 @@ class DrainLock {
 };
 
 namespace detail {
-// The recording thread's cache of its ring in the recorder it last pushed to (recorderId, ring) and
-// the slot its next push writes, a hint for prefetchPush(). The hot path's only thread-local:
-// trivially destructible, initial-exec (no TLS call).
+// The recording thread's cache of its ring in the recorder it last pushed to (recorderId, ring),
+// the slot its next push writes (a hint for prefetchPush()), and the tasks it holds in that ring
+// for the call it is inside (Recorder::holdTask): how many, and that call's start. The hot path's
+// only thread-local: trivially destructible, initial-exec (no TLS call).
 struct ThreadCache {
   uint64_t recorderId;
   RecordRing* ring;
   RingSlot* nextSlot;
+  uint32_t heldTasks;
+  int64_t heldStartNs;
 };
-__attribute__((tls_model("initial-exec"))) inline constinit thread_local ThreadCache tThreadCache{0, nullptr, nullptr};
+__attribute__((tls_model("initial-exec"))) inline constinit thread_local ThreadCache tThreadCache{0, nullptr, nullptr,
+                                                                                                 0, 0};
 
 // A write prefetch: the line comes owned (no second request when it is written), on x86 where
 // PREFETCHW exists (elsewhere, and before Broadwell where it decodes as a no-op, a read one or
@@ -101,9 +105,18 @@ class Recorder {
   // NCCL's decisions from the profiler plugin (libshim/profiler_plugin.cc).
   void recordTask(const TaskRecord& record) noexcept;
   void recordProxy(const ProxyRecord& record) noexcept;
-  // The tasks NCCL launched inside a call, then the call's own record, in that order and with
-  // consecutive order numbers, as one push (libshim/pending_tasks.h).
-  void recordTasksThenOp(const TaskRecord* tasks, uint32_t count, const OpRecord& op) noexcept;
+  // The tasks NCCL launches inside a recorded call, held for that call's record and written in
+  // place: holdTask returns the next free slot of this thread's ring past the tasks held so far
+  // (nullptr when the ring has no room for it and the call's record, or the thread has none),
+  // which the caller fills whole (makeTaskRecord) before any other push of this thread. They
+  // become visible with the call's record, recordCallOp, which gives them the call's times
+  // (op.hostStartNs / hostEndNs) and consecutive order numbers before the op's, in one push: no
+  // copy, no push and no clock read of their own. Any other push of the thread first writes them,
+  // from `callStartNs` to that moment, as does the (kMaxHeldTasks + 1)-th hold: the file keeps the
+  // order they were launched in (FORMAT.md, `nccl_task` times). Hot path.
+  static constexpr uint32_t kMaxHeldTasks = 32;
+  TaskRecord* holdTask(int64_t callStartNs) noexcept;
+  void recordCallOp(const OpRecord& op) noexcept;
 
   // A hint at the start of a recorded call, before the NCCL call: asks for the lines this thread's
   // next push writes (the recorder's counters, its ring's head, the next two slots) so that their
@@ -143,6 +156,7 @@ class Recorder {
   template <typename Fill>
   void push(Fill&& fill) noexcept;
   void published(RecordRing* ring, uint64_t count) noexcept;
+  void publishHeld(RecordRing* ring, int64_t startNs, int64_t endNs) noexcept;
   RecordRing* threadRing();
   RecordRing* registerThread();
   RingSlot* waitForRoom(RecordRing* ring);
@@ -232,8 +246,11 @@ inline void recordProxy(const ProxyRecord& record) {
 inline void prefetchPush() {
   if (enabled()) detail::gGlobalRecorder->prefetchPush();
 }
-inline void recordTasksThenOp(const TaskRecord* tasks, uint32_t count, const OpRecord& op) {
-  if (enabled()) detail::gGlobalRecorder->recordTasksThenOp(tasks, count, op);
+inline TaskRecord* holdTask(int64_t callStartNs) {
+  return enabled() ? detail::gGlobalRecorder->holdTask(callStartNs) : nullptr;
+}
+inline void recordCallOp(const OpRecord& op) {
+  if (enabled()) detail::gGlobalRecorder->recordCallOp(op);
 }
 // For the shim at ncclCommDestroy / ncclCommAbort / finalize; Ok when recording is off.
 inline Status flush() { return enabled() ? detail::gGlobalRecorder->flush() : Status::Ok(); }

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/tsc_clock.h"
 #include "tests/catch.h"
 #include "tests/trace/trace_test_util.h"
 #include "trace/recorder.h"
@@ -117,9 +118,32 @@ TEST_CASE("nccl_task and nccl_proxy lines round-trip every field", "[trace]") {
   CHECK(std::memcmp(&again->tasks[5].record, &file->tasks[5].record, sizeof(TaskRecord)) == 0);
 }
 
-TEST_CASE("tasks held for their call are written before its op line, in one push, through a small ring", "[trace]") {
-  // A 16-record ring and a writer that drains only when woken: calls with 0, 1 and 2 held tasks
-  // fill it, so some go through the one-at-a-time path (no room for all of a call's records).
+// What a file's lines are, in order numbers: 'o' an op (its seq), 't' a task (its seq), 'p' a proxy.
+std::vector<std::pair<char, uint64_t>> linesInOrder(const TraceFile& file) {
+  std::vector<std::pair<uint64_t, std::pair<char, uint64_t>>> all;
+  for (const OpEntry& e : file.ops) all.push_back({e.n, {'o', e.record.seq}});
+  for (const TaskEntry& e : file.tasks) all.push_back({e.n, {'t', e.record.seq}});
+  for (const ProxyEntry& e : file.proxies) all.push_back({e.n, {'p', e.record.seq}});
+  std::sort(all.begin(), all.end());
+  std::vector<std::pair<char, uint64_t>> lines;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all[i].first != i) return {};  // every order number once
+    lines.push_back(all[i].second);
+  }
+  return lines;
+}
+
+// Every field but the times.
+bool sameBesideTimes(TaskRecord got, TaskRecord want) {
+  got.startNs = want.startNs;
+  got.endNs = want.endNs;
+  return std::memcmp(&got, &want, sizeof(want)) == 0;
+}
+
+TEST_CASE("tasks held in place for their call come out right before its op line with its times, through a small ring",
+          "[trace]") {
+  // A 16-record ring and a writer that drains only when woken: calls of 0 to 4 tasks fill it, so
+  // some tasks find no room to be held and are written at once, which writes those held before.
   TempDir dir;
   RecorderConfig config;
   config.dir = dir.path();
@@ -127,45 +151,152 @@ TEST_CASE("tasks held for their call are written before its op line, in one push
   config.drainIntervalNs = 1'000'000'000;
   Recorder recorder(config);
   constexpr int kCalls = 300;
-  size_t tasksWritten = 0;
+  struct Sent {
+    TaskRecord want;
+    bool held;
+    bool writtenEarly;  // held, then written when a later task of its call could not be held
+  };
+  std::vector<Sent> sent;
+  size_t heldCount = 0, notHeld = 0;
   for (int i = 0; i < kCalls; ++i) {
-    const uint32_t count = uint32_t(i % 3);
-    TaskRecord tasks[2] = {variedTask(2 * i), variedTask(2 * i + 1)};
-    for (uint32_t k = 0; k < count; ++k) tasks[k].seq = uint64_t(i);  // the call they belong to
-    OpRecord op = testing::variedOp(0, uint64_t(i));
-    recorder.recordTasksThenOp(tasks, count, op);
-    tasksWritten += count;
+    const OpRecord op = testing::variedOp(0, uint64_t(i));
+    const size_t first = sent.size();
+    for (int k = 0; k < i % 5; ++k) {
+      TaskRecord want = variedTask(uint64_t(5 * i + k));
+      want.seq = uint64_t(i);  // the call it belongs to
+      TaskRecord* slot = recorder.holdTask(op.hostStartNs);
+      if (slot != nullptr) {
+        *slot = want;
+        ++heldCount;
+      } else {
+        for (size_t e = first; e < sent.size(); ++e) sent[e].writtenEarly = sent[e].held;
+        recorder.recordTask(want);
+        ++notHeld;
+      }
+      sent.push_back({want, slot != nullptr, false});
+    }
+    recorder.recordCallOp(op);
   }
-  CHECK(recorder.stats().producerWakes > 0);  // the ring did fill
+  CHECK(heldCount > 0);
+  CHECK(notHeld > 0);  // the ring did fill
   REQUIRE(recorder.close().ok());
+  CHECK(recorder.stats().dropped == 0);
   auto file = readTraceFile(recorder.path());
   REQUIRE(file.ok());
   REQUIRE(file->ops.size() == size_t(kCalls));
-  REQUIRE(file->tasks.size() == tasksWritten);
-  CHECK(file->footer.records == kCalls + tasksWritten);
-  // In order numbers: each op line right after its own tasks, every number once, every byte kept.
-  std::vector<std::pair<uint64_t, int>> order;  // n, op seq (-1 - k for the k-th task of a call)
-  for (const OpEntry& e : file->ops) order.push_back({e.n, int(e.record.seq)});
-  for (const TaskEntry& e : file->tasks) order.push_back({e.n, -1 - int(e.record.seq)});
-  std::sort(order.begin(), order.end());
-  size_t at = 0;
-  bool inOrder = true;
-  for (int i = 0; i < kCalls && inOrder; ++i) {
-    for (int k = 0; k < i % 3; ++k, ++at) inOrder = order[at].second == -1 - i && order[at].first == at;
-    inOrder = inOrder && order[at].second == i && order[at].first == at;
-    ++at;
+  REQUIRE(file->tasks.size() == sent.size());
+  CHECK(file->footer.records == kCalls + sent.size());
+  // Each call's tasks in launch order, then its op line; every order number once.
+  std::vector<std::pair<char, uint64_t>> want;
+  for (int i = 0; i < kCalls; ++i) {
+    for (int k = 0; k < i % 5; ++k) want.push_back({'t', uint64_t(i)});
+    want.push_back({'o', uint64_t(i)});
   }
-  CHECK(inOrder);
-  size_t task = 0;
+  CHECK(linesInOrder(*file) == want);
   for (int i = 0; i < kCalls; ++i) {
     OpRecord wantOp = testing::variedOp(0, uint64_t(i));
     CHECK(std::memcmp(&file->ops[i].record, &wantOp, sizeof(wantOp)) == 0);
-    for (int k = 0; k < i % 3; ++k, ++task) {
-      TaskRecord want = variedTask(2 * i + k);
-      want.seq = uint64_t(i);
-      CHECK(std::memcmp(&file->tasks[task].record, &want, sizeof(want)) == 0);
+  }
+  // Every byte of every task; a held one has its call's times (to when it was written, if early).
+  for (size_t t = 0; t < sent.size(); ++t) {
+    const TaskRecord& got = file->tasks[t].record;
+    const Sent& s = sent[t];
+    const OpRecord op = testing::variedOp(0, s.want.seq);
+    CHECK(sameBesideTimes(got, s.want));
+    if (!s.held) {
+      CHECK(std::memcmp(&got, &s.want, sizeof(got)) == 0);
+    } else if (s.writtenEarly) {
+      CHECK(got.startNs == op.hostStartNs);
+      CHECK(got.endNs >= got.startNs);
+    } else {
+      CHECK(got.startNs == op.hostStartNs);
+      CHECK(got.endNs == op.hostEndNs);
     }
   }
+}
+
+TEST_CASE("another push of the thread, and a hold past the most held, write the held tasks first", "[trace]") {
+  TempDir dir;
+  RecorderConfig config;
+  config.dir = dir.path();
+  Recorder recorder(config);
+  const int64_t before = tscNowNs();
+  // Call 0: three tasks held, then a proxy record of the same thread: tasks, proxy, op.
+  OpRecord op0 = testing::variedOp(0, 0);
+  op0.hostStartNs = before;
+  op0.hostEndNs = before + 1;
+  for (int k = 0; k < 3; ++k) {
+    TaskRecord* slot = recorder.holdTask(op0.hostStartNs);
+    REQUIRE(slot != nullptr);
+    *slot = variedTask(uint64_t(k));
+    slot->seq = 0;
+  }
+  ProxyRecord proxy = variedProxy(0);
+  proxy.seq = 0;
+  recorder.recordProxy(proxy);
+  recorder.recordCallOp(op0);
+  // Call 1: one task more than are held: the first kMaxHeldTasks are written when it comes.
+  const uint32_t kTasks = Recorder::kMaxHeldTasks + 1;
+  OpRecord op1 = testing::variedOp(0, 1);
+  op1.hostStartNs = before + 10;
+  op1.hostEndNs = before + 11;
+  for (uint32_t k = 0; k < kTasks; ++k) {
+    TaskRecord* slot = recorder.holdTask(op1.hostStartNs);
+    REQUIRE(slot != nullptr);
+    *slot = variedTask(uint64_t(10 + k));
+    slot->seq = 1;
+  }
+  recorder.recordCallOp(op1);
+  REQUIRE(recorder.close().ok());
+  auto file = readTraceFile(recorder.path());
+  REQUIRE(file.ok());
+  std::vector<std::pair<char, uint64_t>> want = {{'t', 0}, {'t', 0}, {'t', 0}, {'p', 0}, {'o', 0}};
+  for (uint32_t k = 0; k < kTasks; ++k) want.push_back({'t', 1});
+  want.push_back({'o', 1});
+  CHECK(linesInOrder(*file) == want);
+  REQUIRE(file->tasks.size() == 3 + kTasks);
+  for (size_t t = 0; t < file->tasks.size(); ++t) {
+    const TaskRecord& got = file->tasks[t].record;
+    TaskRecord sentTask = variedTask(t < 3 ? uint64_t(t) : uint64_t(10 + t - 3));
+    sentTask.seq = t < 3 ? 0 : 1;
+    CHECK(sameBesideTimes(got, sentTask));
+    const OpRecord& op = t < 3 ? op0 : op1;
+    CHECK(got.startNs == op.hostStartNs);
+    if (t < 3 + Recorder::kMaxHeldTasks) {
+      CHECK(got.endNs >= before);  // written early: when the proxy / the last hold came
+    } else {
+      CHECK(got.endNs == op.hostEndNs);
+    }
+  }
+  CHECK(std::memcmp(&file->proxies.at(0).record, &proxy, sizeof(proxy)) == 0);
+}
+
+TEST_CASE("tasks held in one recorder are counted dropped when the thread pushes to another", "[trace]") {
+  TempDir dirA, dirB;
+  RecorderConfig configA, configB;
+  configA.dir = dirA.path();
+  configB.dir = dirB.path();
+  Recorder a(configA), b(configB);
+  const OpRecord op = testing::variedOp(0, 0);
+  for (int k = 0; k < 2; ++k) {
+    TaskRecord* slot = a.holdTask(op.hostStartNs);
+    REQUIRE(slot != nullptr);
+    *slot = variedTask(uint64_t(k));
+  }
+  b.recordOp(testing::variedOp(1, 0));  // no call's record will follow them in a's ring
+  a.recordCallOp(op);
+  REQUIRE(a.close().ok());
+  REQUIRE(b.close().ok());
+  CHECK(a.stats().dropped == 2);
+  auto fileA = readTraceFile(a.path());
+  auto fileB = readTraceFile(b.path());
+  REQUIRE(fileA.ok());
+  REQUIRE(fileB.ok());
+  CHECK(fileA->tasks.empty());
+  REQUIRE(fileA->ops.size() == 1);
+  CHECK(std::memcmp(&fileA->ops[0].record, &op, sizeof(op)) == 0);
+  CHECK(fileB->ops.size() == 1);
+  CHECK(fileB->tasks.empty());
 }
 
 TEST_CASE("prefetchPush is a hint naming the slot the next push fills, harmless before pushes and across recorders",
