@@ -18,7 +18,7 @@
 # recording + events in the "on" windows (variant selfall), and recording alone with the trace
 # writer mostly asleep (a ring of 2^18 records drained about once a second, not every 10 ms:
 # variant selfrecquiet); SELF_RUNS (default "all rec_quiet") picks the runs, in order; their on /
-# off windows are in the table too.
+# off windows are in the table too. SELF_BUILDS (below) compares several self-timed builds.
 #   ROUNDS (default 3); BUSBW_MAX_BYTES / BUSBW_WINDOWS / BUSBW_ITERS / BUSBW_OPS as torch_busbw.py
 #   reads them; SHIM_NEW, SHIM_OLD: libncclshim.so builds; BENCH: the callback bench; TRACE_TOOL:
 #   ncclshim-trace; OUT: results.
@@ -58,19 +58,30 @@ for round in $(seq 1 "$ROUNDS"); do
     rm -rf "/tmp/toggle_traces/$v$round"
   done
 done
-if [ -n "${SHIM_SELF:-}" ]; then
-  k=0
-  for run in ${SELF_RUNS:-all rec_quiet}; do
-    k=$((k + 1))
-    quiet=()
-    toggle=all
-    if [ "$run" = rec_quiet ]; then toggle=rec; quiet=(NCCLSHIM_TRACE_RING=262144 NCCLSHIM_TRACE_FLUSH_MS=1000); fi
-    env LD_PRELOAD="$SHIM_SELF" NCCLSHIM_MODE=forward NCCLSHIM_DEBUG=WARN NCCLSHIM_TRACE_DIR="/tmp/self_traces" \
-      NCCL_PROFILER_PLUGIN="$SHIM_SELF" NCCLSHIM_PROFILER=1 BUSBW_TOGGLE=$toggle BUSBW_SELF_TIME=1 "${quiet[@]}" \
-      "$PY" -m torch.distributed.run --standalone --nproc-per-node 2 "$HERE/torch_busbw.py" \
-      > "$OUT/toggle_self${run//_/}_r$k.jsonl" 2> "/tmp/self_$run.err"
-    echo "self-timed $run rc $?" >> "$OUT/runs.txt"
-    rm -rf /tmp/self_traces
+# SELF_BUILDS ("name=path ...", e.g. "new=/x/self_new.so pf=/x/self_pf.so"): several self-timed builds,
+# run one after the other in each of SELF_ROUNDS (default 1) rounds, rotated; variant self<run><name>.
+self_builds=${SELF_BUILDS:-}
+[ -z "$self_builds" ] && [ -n "${SHIM_SELF:-}" ] && self_builds="=$SHIM_SELF"
+if [ -n "$self_builds" ]; then
+  read -r -a selves <<< "$self_builds"
+  ns=${#selves[@]}
+  for round in $(seq 1 "${SELF_ROUNDS:-1}"); do
+    for j in $(seq 0 $((ns - 1))); do
+      entry=${selves[$(( (j + round - 1) % ns ))]}
+      name=${entry%%=*}
+      so=${entry#*=}
+      for run in ${SELF_RUNS:-all rec_quiet}; do
+        quiet=()
+        toggle=all
+        if [ "$run" = rec_quiet ]; then toggle=rec; quiet=(NCCLSHIM_TRACE_RING=262144 NCCLSHIM_TRACE_FLUSH_MS=1000); fi
+        env LD_PRELOAD="$so" NCCLSHIM_MODE=forward NCCLSHIM_DEBUG=WARN NCCLSHIM_TRACE_DIR="/tmp/self_traces" \
+          NCCL_PROFILER_PLUGIN="$so" NCCLSHIM_PROFILER=1 BUSBW_TOGGLE=$toggle BUSBW_SELF_TIME=1 "${quiet[@]}" \
+          "$PY" -m torch.distributed.run --standalone --nproc-per-node 2 "$HERE/torch_busbw.py" \
+          > "$OUT/toggle_self${run//_/}${name}_r$round.jsonl" 2> "/tmp/self_$run.err"
+        echo "self-timed $run $name round $round rc $?" >> "$OUT/runs.txt"
+        rm -rf /tmp/self_traces
+      done
+    done
   done
   "$PY" "$HERE/self_time_table.py" "$OUT"/toggle_self*.jsonl > "$OUT/self_table.md" 2>&1
 fi
