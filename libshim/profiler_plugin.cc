@@ -43,7 +43,6 @@
 #include "common/tsc_clock.h"
 #include "libshim/api_current_op.h"
 #include "libshim/nccl_profiler_abi.h"
-#include "libshim/profiler_hints.h"
 #include "libshim/profiler_slots.h"
 #include "libshim/profiler_task_join.h"
 #include "trace/recorder.h"
@@ -115,7 +114,7 @@ int32_t datatypeFromNameSlow(const char* name) {
 
 // NCCL names types with string literals (ncclDatatypeToString), so the same pointer comes back
 // call after call: the thread's last lookup answers it without comparing strings.
-NSHIM_LATE_HOT_CODE int32_t datatypeFromName(const char* name) {
+NSHIM_HOT_CODE int32_t datatypeFromName(const char* name) {
   struct Last {
     const char* name;
     int32_t id;
@@ -179,7 +178,7 @@ TaskRecord* taskRecordFor(const CommContext& comm, const void* parent, TaskRecor
 // Out of line, so that pluginStartEvent stays a light dispatcher: NCCL also raises GroupApi and
 // Group events, which the plugin ignores, on every call. The task's handle carries what its
 // proxy operations need (profiler_task_join.h).
-NSHIM_LATE_HOT_CODE __attribute__((noinline)) void* startTask(CommContext& comm, const abi::EventDescrV5& e) {
+NSHIM_HOT_CODE __attribute__((noinline)) void* startTask(CommContext& comm, const abi::EventDescrV5& e) {
   const bool coll = e.type == abi::kEventColl;
   TaskRecord onStack;
   TaskRecord& r = *taskRecordFor(comm, e.parentObj, &onStack);
@@ -205,14 +204,12 @@ NSHIM_LATE_HOT_CODE __attribute__((noinline)) void* startTask(CommContext& comm,
     copyName(r.func, e.coll.func);
     copyName(r.algo, e.coll.algo);
     copyName(r.proto, e.coll.proto);
-    tProfilerHints = {&comm, {e.coll.func, e.coll.algo, e.coll.proto}};
   } else {
     r.count = e.p2p.count;
     r.rootOrPeer = e.p2p.peer;
     r.datatype = datatypeFromName(e.p2p.datatype);
     r.nChannels = e.p2p.nChannels;
     copyName(r.func, e.p2p.func);
-    tProfilerHints = {&comm, {e.p2p.func, nullptr, nullptr}};
   }
   joinApi(comm, e.parentObj, &r.commId, &r.seq, &r.flags);
   const TaskJoin join{r.seq, (r.flags & trace::kTaskJoined) != 0, ncclFuncNumber(r.func)};
@@ -281,7 +278,7 @@ int pluginInit(void** context, uint64_t commHash, int* eActivationMask, const ch
   return kOk;
 }
 
-NSHIM_LATE_HOT_CODE int pluginStartEvent(void* context, void** eHandle, abi::EventDescrV5* e) noexcept {
+NSHIM_HOT_CODE int pluginStartEvent(void* context, void** eHandle, abi::EventDescrV5* e) noexcept {
   if (eHandle == nullptr) return kOk;
   *eHandle = nullptr;
   if (context == nullptr || e == nullptr) return kOk;
@@ -314,7 +311,7 @@ NSHIM_LATE_HOT_CODE int pluginStartEvent(void* context, void** eHandle, abi::Eve
   return kOk;
 }
 
-NSHIM_LATE_HOT_CODE int pluginStopEvent(void* eHandle) noexcept {
+NSHIM_HOT_CODE int pluginStopEvent(void* eHandle) noexcept {
   if (__builtin_expect(gCounting, 0)) {
     gCounts.stops[static_cast<int>(handleKind(eHandle))].fetch_add(1, std::memory_order_relaxed);
   }

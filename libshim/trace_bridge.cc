@@ -32,7 +32,7 @@ bool operationCode(ApiId fn, OpCode* op) {
   }
 }
 
-NSHIM_LATE_HOT_CODE void recordOperation(const ApiCall& call, OpCode op) {
+NSHIM_HOT_CODE void recordOperation(const ApiCall& call, OpCode op) {
   trace::OpRecord r = trace::makeOpRecord(op);
   r.hostStartNs = call.startNs;
   r.hostEndNs = call.endNs;
@@ -104,7 +104,7 @@ bool traceRecordingEnabled() noexcept { return trace::enabled(); }
 
 NSHIM_HOT_CODE void prefetchTraceRecord() noexcept { trace::prefetchPush(); }
 
-NSHIM_LATE_HOT_CODE void recordCallToTrace(const ApiCall& call) noexcept {
+NSHIM_HOT_CODE void recordCallToTrace(const ApiCall& call) noexcept {
   OpCode op;
   if (operationCode(call.fn, &op)) {
     recordOperation(call, op);

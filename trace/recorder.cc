@@ -178,7 +178,7 @@ inline void Recorder::published(RecordRing* ring, uint64_t count) noexcept {
   if (__builtin_expect(closed_.load(std::memory_order_relaxed), 0)) lateFlush();
 }
 
-NSHIM_LATE_HOT_CODE void Recorder::recordOp(const OpRecord& record) noexcept {
+NSHIM_HOT_CODE void Recorder::recordOp(const OpRecord& record) noexcept {
   if (__builtin_expect(record.abi != kTraceRecordAbi, 0)) {
     invalid_.fetch_add(1, std::memory_order_relaxed);
     return;
@@ -203,7 +203,7 @@ void Recorder::publishHeld(RecordRing* ring, int64_t startNs, int64_t endNs) noe
   published(ring, held);
 }
 
-NSHIM_LATE_HOT_CODE TaskRecord* Recorder::holdTask(int64_t callStartNs) noexcept {
+NSHIM_HOT_CODE TaskRecord* Recorder::holdTask(int64_t callStartNs) noexcept {
   RecordRing* ring = threadRing();
   if (__builtin_expect(ring == nullptr, 0)) return nullptr;
   uint32_t held = tThreadCache.heldTasks;
@@ -221,7 +221,7 @@ NSHIM_LATE_HOT_CODE TaskRecord* Recorder::holdTask(int64_t callStartNs) noexcept
   return &slot->task;
 }
 
-NSHIM_LATE_HOT_CODE void Recorder::recordCallOp(const OpRecord& op) noexcept {
+NSHIM_HOT_CODE void Recorder::recordCallOp(const OpRecord& op) noexcept {
   RecordRing* ring = tThreadCache.heldTasks != 0 ? threadRing() : nullptr;
   const uint32_t held = tThreadCache.heldTasks;  // re-read: registerThread drops another recorder's
   if (ring == nullptr || held == 0 || op.abi != kTraceRecordAbi || !ring->hasRoom(held + 1)) {
