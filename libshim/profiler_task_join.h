@@ -6,8 +6,12 @@
 // proxy lines then name no function).
 #pragma once
 
-#include <cstdint>
+#include <array>
+#include <bit>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <utility>
 
 #include "trace/trace_record.h"
 
@@ -19,16 +23,40 @@ inline constexpr const char* kNcclFuncNames[] = {
     "ReduceScatter", "Scatter", "SendRecv", "Send",  "PutSignal", "Signal", "WaitSignal", "Invalid"};
 static_assert(sizeof(kNcclFuncNames) / sizeof(kNcclFuncNames[0]) == 16, "function numbers take 4 bits");
 
-// The number of NCCL's function `name` (a NUL-terminated copy of at most 15 bytes), 0 if unknown.
-// Compared inline, byte by byte: no call into libc's code on NCCL's launching thread.
+// A name of at most 15 bytes as the two little-endian words a zeroed 16-byte field holding it reads as.
+struct PackedName {
+  uint64_t lo, hi;
+};
+constexpr PackedName packName(const char* name) {
+  uint64_t words[2] = {0, 0};
+  for (size_t i = 0; i < 15 && name[i] != '\0'; ++i) words[i / 8] |= uint64_t{static_cast<uint8_t>(name[i])} << (8 * (i % 8));
+  return {words[0], words[1]};
+}
+
+template <size_t... I>
+constexpr auto packFuncNames(std::index_sequence<I...>) {
+  return std::array<PackedName, sizeof...(I)>{packName(kNcclFuncNames[I])...};
+}
+inline constexpr auto kPackedFuncNames = packFuncNames(std::make_index_sequence<16>());
+
+template <size_t... I>
+inline uint32_t matchPackedFuncName(uint64_t lo, uint64_t hi, std::index_sequence<I...>) {
+  uint32_t found = 0;
+  // Unrolled, each name's words are immediates in the code: no table or string is read.
+  ((found = (found == 0 && lo == kPackedFuncNames[I + 1].lo && hi == kPackedFuncNames[I + 1].hi) ? uint32_t{I + 1} : found),
+   ...);
+  return found;
+}
+
+// The number of NCCL's function `name` (at most 15 bytes, NUL-padded to the end of the field, as in a
+// record made by makeTaskRecord), 0 if unknown: two words compared with constants, inline, so that
+// NCCL's launching thread reads no table and calls nothing.
 inline uint32_t ncclFuncNumber(const char (&name)[trace::kNcclNameBytes]) {
-  for (uint32_t i = 1; i < 16; ++i) {
-    const char* known = kNcclFuncNames[i];
-    size_t k = 0;
-    while (k + 1 < trace::kNcclNameBytes && name[k] != '\0' && name[k] == known[k]) ++k;
-    if (name[k] == known[k]) return i;
-  }
-  return 0;
+  static_assert(std::endian::native == std::endian::little, "packName builds little-endian words");
+  uint64_t lo = 0, hi = 0;
+  std::memcpy(&lo, name, 8);
+  std::memcpy(&hi, name + 8, 8);
+  return matchPackedFuncName(lo, hi, std::make_index_sequence<15>());
 }
 
 struct TaskJoin {

@@ -16,6 +16,7 @@
 #include "common/hot_section.h"
 #include "common/log.h"
 #include "common/self_time.h"
+#include "libshim/profiler_hints.h"
 #include "libshim/trace_bridge.h"
 
 namespace nshim {
@@ -90,7 +91,9 @@ int initHookSlow() noexcept {
 }  // namespace detail
 
 NSHIM_HOT_CODE void prefetchRecordPath() noexcept {
-  if (gTracing) prefetchTraceRecord();
+  if (!gTracing) return;
+  prefetchProfilerData();
+  prefetchTraceRecord();
 }
 
 NSHIM_HOT_CODE void recordApiCall(const ApiCall& call) noexcept {
