@@ -43,7 +43,6 @@
 #include "common/tsc_clock.h"
 #include "libshim/api_current_op.h"
 #include "libshim/nccl_profiler_abi.h"
-#include "libshim/profiler_hints.h"
 #include "libshim/profiler_slots.h"
 #include "libshim/profiler_task_join.h"
 #include "trace/recorder.h"
@@ -205,14 +204,12 @@ NSHIM_HOT_CODE __attribute__((noinline)) void* startTask(CommContext& comm, cons
     copyName(r.func, e.coll.func);
     copyName(r.algo, e.coll.algo);
     copyName(r.proto, e.coll.proto);
-    tProfilerHints = {&comm, {e.coll.func, e.coll.algo, e.coll.proto}};
   } else {
     r.count = e.p2p.count;
     r.rootOrPeer = e.p2p.peer;
     r.datatype = datatypeFromName(e.p2p.datatype);
     r.nChannels = e.p2p.nChannels;
     copyName(r.func, e.p2p.func);
-    tProfilerHints = {&comm, {e.p2p.func, nullptr, nullptr}};
   }
   joinApi(comm, e.parentObj, &r.commId, &r.seq, &r.flags);
   const TaskJoin join{r.seq, (r.flags & trace::kTaskJoined) != 0, ncclFuncNumber(r.func)};

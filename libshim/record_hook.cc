@@ -16,7 +16,6 @@
 #include "common/hot_section.h"
 #include "common/log.h"
 #include "common/self_time.h"
-#include "libshim/profiler_hints.h"
 #include "libshim/trace_bridge.h"
 
 namespace nshim {
@@ -91,9 +90,7 @@ int initHookSlow() noexcept {
 }  // namespace detail
 
 NSHIM_HOT_CODE void prefetchRecordPath() noexcept {
-  if (!gTracing) return;
-  prefetchProfilerData();
-  prefetchTraceRecord();
+  if (gTracing) prefetchTraceRecord();
 }
 
 NSHIM_HOT_CODE void recordApiCall(const ApiCall& call) noexcept {
