@@ -224,6 +224,7 @@ NSHIM_HOT_CODE TaskRecord* Recorder::holdTask(int64_t callStartNs) noexcept {
 NSHIM_HOT_CODE void Recorder::recordCallOp(const OpRecord& op) noexcept {
   RecordRing* ring = tThreadCache.heldTasks != 0 ? threadRing() : nullptr;
   const uint32_t held = tThreadCache.heldTasks;  // re-read: registerThread drops another recorder's
+  // (The last hold left room for the op: hasRoom only guards against a misuse of holdTask.)
   if (ring == nullptr || held == 0 || op.abi != kTraceRecordAbi || !ring->hasRoom(held + 1)) {
     if (ring != nullptr && held != 0) publishHeld(ring, tThreadCache.heldStartNs, tscNowNs());
     recordOp(op);

@@ -122,12 +122,17 @@ class Recorder {
   // next push writes (the recorder's counters, its ring's head, the next two slots) so that their
   // misses and page walks overlap each other and the call instead of coming one after the other at
   // the push, on caches and a TLB the job has cooled. Loads only this thread's cache; faults nothing.
-  void prefetchPush() const noexcept {
+  // A thread without a ring yet gets one here, once, before the NCCL call: not inside NCCL's launch,
+  // where the profiler plugin's first holdTask would otherwise take the registry's lock.
+  void prefetchPush() noexcept {
     detail::prefetchForWrite(&nextN_);
     // Fields read one by one, as the push does (GCC 12's UBSan took a reference bound to this
     // thread-local for a null one).
     RecordRing* ring = detail::tThreadCache.ring;
-    if (ring == nullptr) return;
+    if (__builtin_expect(ring == nullptr, 0)) {
+      (void)registerThread();
+      return;
+    }
     ring->prefetchProducer();
     const char* slot = reinterpret_cast<const char*>(detail::tThreadCache.nextSlot);
     if (slot == nullptr) return;

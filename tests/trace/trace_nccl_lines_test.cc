@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -150,6 +151,7 @@ TEST_CASE("tasks held in place for their call come out right before its op line 
   config.ringRecords = 16;
   config.drainIntervalNs = 1'000'000'000;
   Recorder recorder(config);
+  const int64_t testStart = tscNowNs();
   constexpr int kCalls = 300;
   struct Sent {
     TaskRecord want;
@@ -205,9 +207,10 @@ TEST_CASE("tasks held in place for their call come out right before its op line 
     CHECK(sameBesideTimes(got, s.want));
     if (!s.held) {
       CHECK(std::memcmp(&got, &s.want, sizeof(got)) == 0);
-    } else if (s.writtenEarly) {
+    } else if (s.writtenEarly) {  // from the call's start to when it was written
       CHECK(got.startNs == op.hostStartNs);
-      CHECK(got.endNs >= got.startNs);
+      CHECK(got.endNs >= testStart);
+      CHECK(got.endNs <= tscNowNs());
     } else {
       CHECK(got.startNs == op.hostStartNs);
       CHECK(got.endNs == op.hostEndNs);
@@ -297,6 +300,33 @@ TEST_CASE("tasks held in one recorder are counted dropped when the thread pushes
   CHECK(std::memcmp(&fileA->ops[0].record, &op, sizeof(op)) == 0);
   CHECK(fileB->ops.size() == 1);
   CHECK(fileB->tasks.empty());
+}
+
+TEST_CASE("prefetchPush gives a thread without a ring its ring, before any hold", "[trace]") {
+  TempDir dir;
+  RecorderConfig config;
+  config.dir = dir.path();
+  Recorder recorder(config);
+  bool noRingBefore = false, ringAfter = false, held = false;
+  std::thread fresh([&] {
+    noRingBefore = detail::tThreadCache.ring == nullptr;
+    recorder.prefetchPush();  // the frame's hint, before the NCCL call
+    ringAfter = detail::tThreadCache.ring != nullptr && detail::tThreadCache.heldTasks == 0;
+    const OpRecord op = testing::variedOp(2, 0);
+    TaskRecord* slot = recorder.holdTask(op.hostStartNs);
+    held = slot != nullptr;
+    if (slot != nullptr) *slot = variedTask(0);
+    recorder.recordCallOp(op);
+  });
+  fresh.join();
+  CHECK(noRingBefore);
+  CHECK(ringAfter);
+  CHECK(held);
+  REQUIRE(recorder.close().ok());
+  auto file = readTraceFile(recorder.path());
+  REQUIRE(file.ok());
+  CHECK(file->tasks.size() == 1);
+  CHECK(file->ops.size() == 1);
 }
 
 TEST_CASE("prefetchPush is a hint naming the slot the next push fills, harmless before pushes and across recorders",
