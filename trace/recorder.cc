@@ -189,17 +189,22 @@ NSHIM_HOT_CODE void Recorder::recordOp(const OpRecord& record) noexcept {
   });
 }
 
-// Makes the held tasks visible with the given times, in one push of their own.
-void Recorder::publishHeld(RecordRing* ring, int64_t startNs, int64_t endNs) noexcept {
-  const uint32_t held = tThreadCache.heldTasks;
-  tThreadCache.heldTasks = 0;
-  const uint64_t n = nextN_.fetch_add(held, std::memory_order_relaxed);
+// The held tasks' order numbers (from n) and times, before they are published; no longer held.
+inline void Recorder::stampHeld(RecordRing* ring, uint32_t held, uint64_t n, int64_t startNs, int64_t endNs) noexcept {
   for (uint32_t i = 0; i < held; ++i) {
     RingSlot* slot = ring->slotFromHead(i);
     slot->n = n + i;
     slot->task.startNs = startNs;
     slot->task.endNs = endNs;
   }
+  tThreadCache.heldTasks = 0;
+}
+
+// Makes the held tasks visible with the given times, in one push of their own (out of the hot
+// code: a call's own record publishes them in recordCallOp).
+void Recorder::publishHeld(RecordRing* ring, int64_t startNs, int64_t endNs) noexcept {
+  const uint32_t held = tThreadCache.heldTasks;
+  stampHeld(ring, held, nextN_.fetch_add(held, std::memory_order_relaxed), startNs, endNs);
   published(ring, held);
 }
 
@@ -233,17 +238,11 @@ NSHIM_HOT_CODE void Recorder::recordCallOp(const OpRecord& op) noexcept {
   const uint64_t orderStart = selfTimeMark();
   const uint64_t n = nextN_.fetch_add(held + 1, std::memory_order_relaxed);
   addSelfTime(SelfTimeSpan::kOrderNumber, orderStart);
-  for (uint32_t i = 0; i < held; ++i) {
-    RingSlot* slot = ring->slotFromHead(i);
-    slot->n = n + i;
-    slot->task.startNs = op.hostStartNs;
-    slot->task.endNs = op.hostEndNs;
-  }
+  stampHeld(ring, held, n, op.hostStartNs, op.hostEndNs);
   RingSlot* slot = ring->slotFromHead(held);
   slot->n = n + held;
   slot->kind = SlotKind::kOp;
   slot->op = op;
-  tThreadCache.heldTasks = 0;
   published(ring, held + 1);
 }
 

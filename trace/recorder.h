@@ -161,6 +161,7 @@ class Recorder {
   template <typename Fill>
   void push(Fill&& fill) noexcept;
   void published(RecordRing* ring, uint64_t count) noexcept;
+  void stampHeld(RecordRing* ring, uint32_t held, uint64_t n, int64_t startNs, int64_t endNs) noexcept;
   void publishHeld(RecordRing* ring, int64_t startNs, int64_t endNs) noexcept;
   RecordRing* threadRing();
   RecordRing* registerThread();
