@@ -42,7 +42,7 @@ extern TscLine gTscLine;
 }  // namespace detail
 
 // The line's value now into *out; false when there is no line or it changed meanwhile.
-inline bool readTscLine(int64_t* out) noexcept {
+[[gnu::always_inline]] inline bool readTscLine(int64_t* out) noexcept {
   using detail::gTscLine;
   const uint32_t version = gTscLine.version.load(std::memory_order_acquire);
   if (__builtin_expect(version == 0 || (version & 1) != 0, 0)) return false;
@@ -61,7 +61,7 @@ inline bool readTscLine(int64_t* out) noexcept {
 int64_t tscNowNsSlow() noexcept;
 
 // CLOCK_MONOTONIC in ns, from the TSC when the line exists.
-inline int64_t tscNowNs() noexcept {
+[[gnu::always_inline]] inline int64_t tscNowNs() noexcept {
   int64_t now;
   if (__builtin_expect(readTscLine(&now), 1)) return now;
   return tscNowNsSlow();

@@ -38,15 +38,10 @@ void queryShape(void* comm, CommState& state) {
 
 }  // namespace
 
-namespace {
-// Read by every recorded call and every ncclGroupEnd: initial-exec, like the recorder's thread
-// cache, so no TLS call. tDeferred counts the entries of deferredOfThread(), which is touched only
-// when there are some.
-__attribute__((tls_model("initial-exec"))) constinit thread_local int tGroupDepth = 0;
-__attribute__((tls_model("initial-exec"))) constinit thread_local int tDeferred = 0;
-}  // namespace
-
-int& groupDepthOfThread() noexcept { return tGroupDepth; }
+// Read by every recorded call and every ncclGroupEnd: in the thread's CurrentApiOp (initial-exec, no
+// TLS call; api_current_op.h). tCurrentApiOp.deferred counts the entries of deferredOfThread(),
+// which is touched only when there are some.
+int& groupDepthOfThread() noexcept { return tCurrentApiOp.groupDepth; }
 
 namespace {
 
@@ -67,7 +62,7 @@ CommCreated registerCreatedAt(ncclResult_t result, ncclComm_t* out, CommCreated 
   if (made.comm != nullptr) return registerCreated(made);
   if (deferrable && result == ncclSuccess && out != nullptr && groupDepthOfThread() > 0) {
     deferredOfThread().push_back(DeferredCreation{out, made});
-    ++tDeferred;
+    ++tCurrentApiOp.deferred;
   }
   return made;
 }
@@ -75,14 +70,14 @@ CommCreated registerCreatedAt(ncclResult_t result, ncclComm_t* out, CommCreated 
 void leaveGroup(CreatedComms& made) {
   int& depth = groupDepthOfThread();
   if (depth > 0) --depth;
-  if (depth > 0 || tDeferred == 0) return;
+  if (depth > 0 || tCurrentApiOp.deferred == 0) return;
   std::vector<DeferredCreation>& deferred = deferredOfThread();
   for (DeferredCreation& entry : deferred) {
     entry.made.comm = *entry.out;
     if (entry.made.comm != nullptr) made.push_back(registerCreated(entry.made));
   }
   deferred.clear();
-  tDeferred = 0;
+  tCurrentApiOp.deferred = 0;
 }
 
 NSHIM_HOT_CODE void beginRecordedCall(ApiCall& call) noexcept {

@@ -14,6 +14,7 @@
 #include "libshim/comm_table.h"
 #include "libshim/gpu_timer.h"
 #include "libshim/record_hook.h"
+#include "libshim/trace_bridge.h"
 
 namespace nshim {
 
@@ -54,6 +55,7 @@ template <ApiId id, typename Describe, typename... Args>
   prefetchRecordPath();
   ApiCall call;
   call.fn = id;
+  call.traceOp = traceOpOf(id);
   describe(call);
   const uint64_t beginStart = selfTimeMark();
   beginRecordedCall(call);
@@ -89,6 +91,7 @@ template <ApiId id, typename Describe, typename... Args>
   if (__builtin_expect(!recordHookWants(id), 1)) return guardedString(fallback, body);
   ApiCall call;
   call.fn = id;
+  call.traceOp = traceOpOf(id);
   describe(call);
   beginRecordedCall(call);
   const char* text = guardedString(fallback, body);
@@ -126,6 +129,7 @@ template <ApiId id, typename Describe, typename Made, typename... Args>
   const bool on = recordHookEnabled();
   ApiCall call;
   call.fn = id;
+  call.traceOp = traceOpOf(id);  // ncclGroupEnd is a creation call
   if (on) {
     describe(call);
     beginRecordedCall(call);

@@ -9,16 +9,21 @@
 
 namespace nshim {
 
-struct CurrentApiOp {
+struct alignas(64) CurrentApiOp {  // one line
   uint64_t commId;  // 0: not inside a recorded operation
   uint64_t seq;
   // The frame writes this call's record as soon as the call returns, so the plugin may hold the
   // tasks NCCL launches inside it for that record (trace::Recorder::holdTask).
   bool holdTasks;
   int64_t startNs;  // the call's start time (its record's t_start_ns)
+  // Not the operation's, but read by the same frame (api_call.cc): kept here so that a recorded call
+  // reads one GOT entry for its thread-local offsets, not one per variable (each a line the job
+  // has cooled). ncclGroupStart nesting of the thread, and its deferred creations (api_call.cc).
+  int32_t groupDepth;
+  int32_t deferred;
 };
 
-__attribute__((tls_model("initial-exec"))) inline constinit thread_local CurrentApiOp tCurrentApiOp{0, 0, false, 0};
+__attribute__((tls_model("initial-exec"))) inline constinit thread_local CurrentApiOp tCurrentApiOp{0, 0, false, 0, 0, 0};
 
 // RAII: marks the thread as inside operation (commId, seq) for its lifetime.
 class CurrentApiOpScope {

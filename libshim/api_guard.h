@@ -7,13 +7,14 @@
 #include <exception>
 #include <new>
 
+#include "common/hot_section.h"
 #include "libshim/backend.h"
 #include "libshim/errors.h"
 
 namespace nshim {
 
 template <typename Body>
-ncclResult_t guardedCall(const char* fn, Body&& body) noexcept {
+NSHIM_HOT_CODE ncclResult_t guardedCall(const char* fn, Body&& body) noexcept {
   ncclResult_t result;
   try {
     const NcclFunctions* backend = activeBackend();
@@ -31,7 +32,7 @@ ncclResult_t guardedCall(const char* fn, Body&& body) noexcept {
 
 // For the entry points that return a string.
 template <typename Body>
-const char* guardedString(const char* fallback, Body&& body) noexcept {
+NSHIM_HOT_CODE const char* guardedString(const char* fallback, Body&& body) noexcept {
   try {
     const NcclFunctions* backend = activeBackend();
     return backend != nullptr ? body(*backend) : fallback;

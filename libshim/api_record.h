@@ -53,6 +53,9 @@ struct CommCreated {
 // the less obvious ones (noted per field).
 struct ApiCall {
   ApiId fn = ApiId::kNumFunctions;
+  // The trace's operation number (trace::OpCode) of an operation or group call, else -1: set by the
+  // API frame from a constant (trace_bridge.h traceOpOf), so the recorder reads no table for it.
+  int16_t traceOp = -1;
   int32_t result = 0;               // ncclResult_t returned (0 for the void and string functions)
   int64_t startNs = 0;              // CLOCK_MONOTONIC (nshim::tscNowNs()) at entry and at return
   int64_t endNs = 0;

@@ -67,7 +67,15 @@ const Selection& selection() {
 
 }  // namespace
 
-NSHIM_HOT_CODE const NcclFunctions* activeBackend() { return selection().backend; }
+namespace detail {
+NSHIM_HOT_DATA std::atomic<const NcclFunctions*> gActiveBackend{nullptr};
+}  // namespace detail
+
+const NcclFunctions* activeBackendSlow() {
+  const NcclFunctions* backend = selection().backend;
+  detail::gActiveBackend.store(backend, std::memory_order_release);
+  return backend;
+}
 
 Status backendUnavailable(const char* fn) {
   return NS_ERROR(Code::kInvalidUsage, "{}: NCCLSHIM_MODE={} is not a mode (use auto, forward or gpufree)", fn,

@@ -185,7 +185,11 @@ GpuTimer& timer() {
 
 }  // namespace
 
-NSHIM_HOT_CODE bool gpuTimingEnabled() noexcept {
+namespace detail {
+NSHIM_HOT_DATA std::atomic<int> gGpuTiming{-1};
+}  // namespace detail
+
+bool gpuTimingEnabledSlow() noexcept {
   static const bool enabled = [] {
     try {
       return timer().enabled();
@@ -193,6 +197,7 @@ NSHIM_HOT_CODE bool gpuTimingEnabled() noexcept {
       return false;
     }
   }();
+  detail::gGpuTiming.store(enabled ? 1 : 0, std::memory_order_release);
   return enabled;
 }
 

@@ -5,6 +5,8 @@
 // timed and are marked. libcuda is used only if the process has already loaded it (RTLD_NOLOAD).
 #pragma once
 
+#include <atomic>
+
 #include "libshim/api_record.h"
 
 namespace nshim {
@@ -16,8 +18,16 @@ struct GpuSpan {
   bool captured = false;    // the stream was being captured: not timed
 };
 
-// NCCLSHIM_GPU_TIMING=1 and a CUDA driver in the process (decided once).
-bool gpuTimingEnabled() noexcept;
+// NCCLSHIM_GPU_TIMING=1 and a CUDA driver in the process (decided once; then one load from the hot
+// data per call).
+namespace detail {
+extern std::atomic<int> gGpuTiming;  // -1 not decided yet, else 0 / 1
+}  // namespace detail
+bool gpuTimingEnabledSlow() noexcept;
+inline bool gpuTimingEnabled() noexcept {
+  const int state = detail::gGpuTiming.load(std::memory_order_acquire);  // a plain load on x86
+  return __builtin_expect(state >= 0, 1) ? state != 0 : gpuTimingEnabledSlow();
+}
 // Before the real call: the start event (or the capture mark).
 GpuSpan gpuSpanBegin(void* stream) noexcept;
 // After the real call: the end event; the call is recorded by the timing thread once the events

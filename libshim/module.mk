@@ -129,3 +129,10 @@ hotpath-bench: $(SHIM_LIB) $(HOTPATH_BENCH)
 
 p2p-group-bench: $(SHIM_LIB) $(P2P_GROUP_BENCH)
 	bash bench/run_p2p_group_bench.sh
+
+# The recording path builds records on the stack and in the ring: merged into wide stores, their
+# constant fields would be loaded from .rodata, lines a job's work has evicted
+# (docs/profiler_plugin.md, "sixth pass"); as scalar stores they are immediates.
+HOT_PATH_OBJS := $(addprefix $(BUILD)/obj/libshim/,api_ops.o api_comm.o api_misc.o api_call.o trace_bridge.o \
+                   record_hook.o profiler_plugin.o) $(BUILD)/obj/trace/recorder.o
+$(HOT_PATH_OBJS): CXXFLAGS += -fno-tree-slp-vectorize -fno-store-merging

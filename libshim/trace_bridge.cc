@@ -13,25 +13,6 @@ namespace {
 using trace::CommEvent;
 using trace::OpCode;
 
-bool operationCode(ApiId fn, OpCode* op) {
-  switch (fn) {
-    case ApiId::kAllReduce: *op = OpCode::kAllReduce; return true;
-    case ApiId::kBroadcast:
-    case ApiId::kBcast: *op = OpCode::kBroadcast; return true;
-    case ApiId::kReduce: *op = OpCode::kReduce; return true;
-    case ApiId::kAllGather: *op = OpCode::kAllGather; return true;
-    case ApiId::kReduceScatter: *op = OpCode::kReduceScatter; return true;
-    case ApiId::kAlltoAll: *op = OpCode::kAlltoAll; return true;
-    case ApiId::kGather: *op = OpCode::kGather; return true;
-    case ApiId::kScatter: *op = OpCode::kScatter; return true;
-    case ApiId::kSend: *op = OpCode::kSend; return true;
-    case ApiId::kRecv: *op = OpCode::kRecv; return true;
-    case ApiId::kGroupStart: *op = OpCode::kGroupStart; return true;
-    case ApiId::kGroupEnd: *op = OpCode::kGroupEnd; return true;
-    default: return false;
-  }
-}
-
 NSHIM_HOT_CODE void recordOperation(const ApiCall& call, OpCode op) {
   trace::OpRecord r = trace::makeOpRecord(op);
   r.hostStartNs = call.startNs;
@@ -50,7 +31,7 @@ NSHIM_HOT_CODE void recordOperation(const ApiCall& call, OpCode op) {
     r.rank = call.rank;
     r.nranks = call.nranks;
     r.stream = reinterpret_cast<uint64_t>(call.stream);
-    r.bytes = trace::traceBytes(op, call.count, call.datatype, call.nranks);
+    r.bytes = trace::kBytesByWriter;  // the writer computes traceBytes(): no tables read here
     if (call.redop >= trace::kNumBuiltinRedOps) r.flags |= trace::kOpFlagPreMulSum;
     if (call.sendbuff != nullptr && call.sendbuff == call.recvbuff) r.flags |= trace::kOpFlagInPlace;
     if (call.gpuFlags & kGpuCaptured) r.flags |= trace::kOpFlagGraphCaptured;
@@ -105,9 +86,8 @@ bool traceRecordingEnabled() noexcept { return trace::enabled(); }
 NSHIM_HOT_CODE void prefetchTraceRecord() noexcept { trace::prefetchPush(); }
 
 NSHIM_HOT_CODE void recordCallToTrace(const ApiCall& call) noexcept {
-  OpCode op;
-  if (operationCode(call.fn, &op)) {
-    recordOperation(call, op);
+  if (call.traceOp >= 0) {
+    recordOperation(call, static_cast<OpCode>(call.traceOp));
   } else if (call.fn == ApiId::kCommDestroy) {
     recordLifecycle(call, CommEvent::kDestroy);
   } else if (call.fn == ApiId::kCommAbort) {

@@ -117,7 +117,14 @@ void Recorder::emitSlot(const RingSlot& slot) {
     n = formatProxyLine(slot.proxy, slot.n, line_, sizeof(line_));
     proxies_.fetch_add(1, std::memory_order_relaxed);
   } else {
-    n = formatOpLine(slot.op, slot.n, line_, sizeof(line_));
+    const OpRecord* record = &slot.op;
+    OpRecord sized;
+    if (record->bytes == kBytesByWriter) {  // left to the writer by the API frame (trace_record.h)
+      sized = *record;
+      sized.bytes = traceBytes(sized.op, sized.count, sized.datatype, sized.nranks);
+      record = &sized;
+    }
+    n = formatOpLine(*record, slot.n, line_, sizeof(line_));
     ops_.fetch_add(1, std::memory_order_relaxed);
   }
   emitLine(line_, n);

@@ -31,6 +31,7 @@ class RecordRing {
   // capacity is rounded up to a power of two (at least 16).
   RecordRing(uint64_t recorderId, uint64_t threadToken, uint32_t capacity)
       : recorderId_(recorderId), threadToken_(threadToken) {
+    static_assert(sizeof(std::atomic<uint64_t>) + 2 * sizeof(uint64_t) + sizeof(slots_) <= 64);
     uint64_t cap = 16;
     while (cap < capacity) cap <<= 1;
     mask_ = cap - 1;
@@ -71,10 +72,7 @@ class RecordRing {
   }
   void countDrop() { drops_.fetch_add(1, std::memory_order_relaxed); }
   // Producer, a hint (Recorder::prefetchPush): the lines the next push reads and writes here.
-  void prefetchProducer() const {
-    __builtin_prefetch(this, 0, 3);  // mask_, slots_
-    __builtin_prefetch(&head_, 1, 3);
-  }
+  void prefetchProducer() const { __builtin_prefetch(&head_, 1, 3); }  // and mask_, slots_
 
   // Consumer (under the drain lock).
   uint64_t readHead() const { return head_.load(std::memory_order_acquire); }
@@ -96,12 +94,14 @@ class RecordRing {
  private:
   ~RecordRing() = default;
 
-  const uint64_t recorderId_;
-  const uint64_t threadToken_;
-  uint64_t mask_ = 0;
-  std::unique_ptr<RingSlot[]> slots_;
+  // What a push reads and writes, on one line: the producer's position and its copy of the
+  // consumer's, the slots (fixed once made).
   alignas(64) std::atomic<uint64_t> head_{0};  // written by the producer
   uint64_t cachedTail_ = 0;                    // producer's copy of tail_
+  uint64_t mask_ = 0;
+  std::unique_ptr<RingSlot[]> slots_;
+  const uint64_t recorderId_;
+  const uint64_t threadToken_;
   alignas(64) std::atomic<uint64_t> tail_{0};  // written by the consumer
   alignas(64) std::atomic<uint64_t> drops_{0};
   std::atomic<bool> orphaned_{false};

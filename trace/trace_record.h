@@ -216,6 +216,9 @@ inline uint64_t traceBytes(OpCode op, uint64_t count, int32_t datatype, int32_t 
 
 using ::nshim::fnv1a64;  // common/fnv1a.h
 
+// OpRecord::bytes handed to the recorder as this: its writer sets traceBytes() (off the caller's path).
+constexpr uint64_t kBytesByWriter = ~uint64_t(0);
+
 // Records with abi set and every "not applicable" field at its documented value.
 inline OpRecord makeOpRecord(OpCode op) {
   OpRecord r;

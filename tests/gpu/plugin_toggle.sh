@@ -19,6 +19,8 @@
 # writer mostly asleep (a ring of 2^18 records drained about once a second, not every 10 ms:
 # variant selfrecquiet); SELF_RUNS (default "all rec_quiet") picks the runs, in order; their on /
 # off windows are in the table too. SELF_BUILDS (below) compares several self-timed builds.
+# ENV_<K> (optional): settings for the runs of build K, e.g. ENV_NEW4K="NCCLSHIM_TRACE_HUGEPAGES=0" with
+# SHIM_NEW4K=$SHIM_NEW: one build, two settings.
 #   ROUNDS (default 3); BUSBW_MAX_BYTES / BUSBW_WINDOWS / BUSBW_ITERS / BUSBW_OPS as torch_busbw.py
 #   reads them; SHIM_NEW, SHIM_OLD: libncclshim.so builds; BENCH: the callback bench; TRACE_TOOL:
 #   ncclshim-trace; OUT: results.
@@ -44,12 +46,14 @@ for round in $(seq 1 "$ROUNDS"); do
     build=${v#"$mode"}
     so_var=SHIM_$build
     so=${!so_var}
+    env_var=ENV_$build
+    read -r -a extra_env <<< "${!env_var:-}"
     toggle=1
     noop=0
     case $mode in all|rec) toggle=$mode ;; noop) noop=1 ;; esac
     t0=$(date +%s%N)
     env LD_PRELOAD="$so" NCCLSHIM_MODE=forward NCCLSHIM_DEBUG=WARN NCCLSHIM_TRACE_DIR="/tmp/toggle_traces/$v$round" \
-      NCCL_PROFILER_PLUGIN="$so" NCCLSHIM_PROFILER=1 NCCLSHIM_PROFILER_NOOP=$noop BUSBW_TOGGLE=$toggle \
+      NCCL_PROFILER_PLUGIN="$so" NCCLSHIM_PROFILER=1 NCCLSHIM_PROFILER_NOOP=$noop BUSBW_TOGGLE=$toggle "${extra_env[@]}" \
       "$PY" -m torch.distributed.run --standalone --nproc-per-node 2 "$HERE/torch_busbw.py" \
       > "$OUT/toggle_${v,,}_r$round.jsonl" 2> "/tmp/toggle_$v$round.err"
     rc=$?
@@ -59,7 +63,8 @@ for round in $(seq 1 "$ROUNDS"); do
   done
 done
 # SELF_BUILDS ("name=path ...", e.g. "new=/x/self_new.so pf=/x/self_pf.so"): several self-timed builds,
-# run one after the other in each of SELF_ROUNDS (default 1) rounds, rotated; variant self<run><name>.
+# run one after the other in each of SELF_ROUNDS (default 1) rounds, rotated; variant self<run><name>;
+# SELFENV_<name> (optional): settings for that entry's runs (one build, several settings).
 self_builds=${SELF_BUILDS:-}
 [ -z "$self_builds" ] && [ -n "${SHIM_SELF:-}" ] && self_builds="=$SHIM_SELF"
 if [ -n "$self_builds" ]; then
@@ -70,12 +75,14 @@ if [ -n "$self_builds" ]; then
       entry=${selves[$(( (j + round - 1) % ns ))]}
       name=${entry%%=*}
       so=${entry#*=}
+      env_var=SELFENV_$name
+      read -r -a extra_env <<< "${!env_var:-}"
       for run in ${SELF_RUNS:-all rec_quiet}; do
         quiet=()
         toggle=all
         if [ "$run" = rec_quiet ]; then toggle=rec; quiet=(NCCLSHIM_TRACE_RING=262144 NCCLSHIM_TRACE_FLUSH_MS=1000); fi
         env LD_PRELOAD="$so" NCCLSHIM_MODE=forward NCCLSHIM_DEBUG=WARN NCCLSHIM_TRACE_DIR="/tmp/self_traces" \
-          NCCL_PROFILER_PLUGIN="$so" NCCLSHIM_PROFILER=1 BUSBW_TOGGLE=$toggle BUSBW_SELF_TIME=1 "${quiet[@]}" \
+          NCCL_PROFILER_PLUGIN="$so" NCCLSHIM_PROFILER=1 BUSBW_TOGGLE=$toggle BUSBW_SELF_TIME=1 "${quiet[@]}" "${extra_env[@]}" \
           "$PY" -m torch.distributed.run --standalone --nproc-per-node 2 "$HERE/torch_busbw.py" \
           > "$OUT/toggle_self${run//_/}${name}_r$round.jsonl" 2> "/tmp/self_$run.err"
         echo "self-timed $run $name round $round rc $?" >> "$OUT/runs.txt"

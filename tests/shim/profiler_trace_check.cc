@@ -88,6 +88,18 @@ void checkFile(const TraceFile& file, int nranks, const std::string& algo, const
   std::map<std::pair<uint64_t, uint64_t>, std::vector<ProxyRecord>> proxiesOf;
   for (const ProxyEntry& p : file.proxies) proxiesOf[{p.record.commId, p.record.seq}].push_back(p.record);
 
+  // Grouped calls come with their ncclGroupStart / ncclGroupEnd lines, one of each per group.
+  size_t starts = 0, ends = 0, grouped = 0;
+  for (const OpEntry& entry : file.ops) {
+    starts += entry.record.op == OpCode::kGroupStart;
+    ends += entry.record.op == OpCode::kGroupEnd;
+    grouped += entry.record.op != OpCode::kGroupStart && entry.record.op != OpCode::kGroupEnd &&
+               entry.record.groupDepth > 0;
+  }
+  check(who + "/group-lines", grouped == 0 || (starts > 0 && starts == ends),
+        std::to_string(grouped) + " grouped ops, " + std::to_string(starts) + " group starts, " +
+            std::to_string(ends) + " group ends");
+
   std::map<std::string, uint64_t> seqs;
   size_t tasksExpected = 0, proxiesExpected = 0, ops = 0;
   for (const OpEntry& entry : file.ops) {

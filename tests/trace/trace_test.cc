@@ -81,6 +81,27 @@ TEST_CASE("records from several threads are read back exactly", "[trace]") {
   CHECK(closed->endDescription() == "clean");
 }
 
+TEST_CASE("an op handed over with bytes left to the writer is written with traceBytes", "[trace]") {
+  TempDir dir;
+  auto recorder = std::make_unique<Recorder>(configFor(dir));
+  REQUIRE(recorder->active());
+  std::vector<OpRecord> expected;
+  for (uint64_t i = 0; i < 200; ++i) {
+    OpRecord r = variedOp(0, i);
+    expected.push_back(r);  // variedOp sets bytes = traceBytes(...)
+    if (i % 2 == 0) r.bytes = kBytesByWriter;  // as the API frame hands it over
+    recorder->recordOp(r);
+  }
+  REQUIRE(recorder->flush().ok());
+  auto file = readTraceFile(recorder->path());
+  REQUIRE(file.ok());
+  REQUIRE(file->ops.size() == expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    CHECK(file->ops[i].record.bytes != kBytesByWriter);
+    REQUIRE(std::memcmp(&expected[i], &file->ops[i].record, sizeof(OpRecord)) == 0);
+  }
+}
+
 TEST_CASE("split records and late records after close round-trip", "[trace]") {
   TempDir dir;
   Recorder recorder(configFor(dir));
