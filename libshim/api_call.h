@@ -25,6 +25,16 @@ int& groupDepthOfThread() noexcept;
 // the start time.
 void beginRecordedCall(ApiCall& call) noexcept;
 
+// A call's record as every frame starts it: the function and its trace operation number, a constant
+// here (trace_bridge.h), so that no frame can leave the number out.
+template <ApiId id>
+[[gnu::always_inline]] inline ApiCall startApiCall() noexcept {
+  ApiCall call;
+  call.fn = id;
+  call.traceOp = traceOpOf(id);
+  return call;
+}
+
 // The description of an operation's arguments (apiCall's `describe`).
 inline auto describeOp(const void* sendbuff, void* recvbuff, size_t count, int datatype, int redop, int root,
                        int peer, void* comm, void* stream) {
@@ -53,9 +63,7 @@ template <ApiId id, typename Describe, typename... Args>
   if (isOperation(id) && tCurrentApiOp.commId != 0) return guardedCall(apiName(id), body);
   const uint64_t selfStart = selfTimeMark();
   prefetchRecordPath();
-  ApiCall call;
-  call.fn = id;
-  call.traceOp = traceOpOf(id);
+  ApiCall call = startApiCall<id>();
   describe(call);
   const uint64_t beginStart = selfTimeMark();
   beginRecordedCall(call);
@@ -89,9 +97,7 @@ template <ApiId id, typename Describe, typename... Args>
 [[gnu::always_inline]] inline const char* stringCall(Describe&& describe, const char* fallback, Args... args) noexcept {
   auto body = [&](const NcclFunctions& backend) { return callEntry<id>(backend, args...); };
   if (__builtin_expect(!recordHookWants(id), 1)) return guardedString(fallback, body);
-  ApiCall call;
-  call.fn = id;
-  call.traceOp = traceOpOf(id);
+  ApiCall call = startApiCall<id>();
   describe(call);
   beginRecordedCall(call);
   const char* text = guardedString(fallback, body);
@@ -127,9 +133,7 @@ template <ApiId id, typename Describe, typename Made, typename... Args>
 [[gnu::always_inline]] inline ncclResult_t creationCall(Describe&& describe, Made&& made, Args... args) noexcept {
   auto body = [&](const NcclFunctions& backend) { return callEntry<id>(backend, args...); };
   const bool on = recordHookEnabled();
-  ApiCall call;
-  call.fn = id;
-  call.traceOp = traceOpOf(id);  // ncclGroupEnd is a creation call
+  ApiCall call = startApiCall<id>();  // ncclGroupEnd is a creation call: it needs its trace number
   if (on) {
     describe(call);
     beginRecordedCall(call);

@@ -60,8 +60,8 @@ class DrainLock {
 namespace detail {
 // The recording thread's cache of its ring in the recorder it last pushed to (recorderId, ring),
 // the slot its next push writes (a hint for prefetchPush()), and the tasks it holds in that ring
-// for the call it is inside (Recorder::holdTask): how many, and that call's start. The hot path's
-// only thread-local: trivially destructible, initial-exec (no TLS call); on one cache line.
+// for the call it is inside (Recorder::holdTask): how many, and that call's start. The recorder's
+// only thread-local on the hot path: trivially destructible, initial-exec (no TLS call); on one cache line.
 struct alignas(64) ThreadCache {
   uint64_t recorderId;
   RecordRing* ring;
