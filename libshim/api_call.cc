@@ -80,33 +80,123 @@ void leaveGroup(CreatedComms& made) {
   tCurrentApiOp.deferred = 0;
 }
 
-NSHIM_HOT_CODE void beginRecordedCall(ApiCall& call) noexcept {
-  call.groupDepth = groupDepthOfThread();
-  if (call.comm != nullptr) {
-    if (CommState* state = findComm(call.comm)) {
-      // A split comm created non-blocking was not ready at creation: by its first operation it is.
-      if (isOperation(call.fn) && state->nranks.load(std::memory_order_relaxed) == -1) {
-        try {
-          queryShape(call.comm, *state);
-        } catch (...) {
-        }
-      }
-      call.commId = state->commId;
-      int32_t nranks = state->nranks.load(std::memory_order_relaxed);
-      call.nranks = nranks >= 0 ? nranks : -1;
-      call.rank = state->rank.load(std::memory_order_relaxed);
-      if (isOperation(call.fn)) {
-        // NCCL's calls on one communicator come from one thread at a time (NCCL does not allow
-        // concurrent calls on a communicator), so no atomic add: a locked instruction here waits for
-        // every store the job has in flight, the CUDA driver's writes to the GPU included.
-        const uint64_t seqStart = selfTimeMark();
-        call.seq = state->nextSeq.load(std::memory_order_relaxed);
-        state->nextSeq.store(call.seq + 1, std::memory_order_relaxed);
-        addSelfTime(SelfTimeSpan::kCommSeq, seqStart);
-      }
+namespace {
+
+// The state of `comm` into `facts` (commId 0, seq 0, size and rank -1 for a communicator not created
+// through the shim), and for an operation its sequence number, advanced.
+NSHIM_HOT_CODE void readCommState(void* comm, bool operation, OpFacts& facts) noexcept {
+  facts.commId = 0;
+  facts.seq = 0;
+  facts.nranks = -1;
+  facts.rank = -1;
+  CommState* state = comm != nullptr ? findComm(comm) : nullptr;
+  if (state == nullptr) return;
+  // A split comm created non-blocking was not ready at creation: by its first operation it is.
+  if (operation && state->nranks.load(std::memory_order_relaxed) == -1) {
+    try {
+      queryShape(comm, *state);
+    } catch (...) {
     }
   }
+  facts.commId = state->commId;
+  const int32_t nranks = state->nranks.load(std::memory_order_relaxed);
+  facts.nranks = nranks >= 0 ? nranks : -1;
+  facts.rank = state->rank.load(std::memory_order_relaxed);
+  if (operation) {
+    // NCCL's calls on one communicator come from one thread at a time (NCCL does not allow
+    // concurrent calls on a communicator), so no atomic add: a locked instruction here waits for
+    // every store the job has in flight, the CUDA driver's writes to the GPU included.
+    const uint64_t seqStart = selfTimeMark();
+    facts.seq = state->nextSeq.load(std::memory_order_relaxed);
+    state->nextSeq.store(facts.seq + 1, std::memory_order_relaxed);
+    addSelfTime(SelfTimeSpan::kCommSeq, seqStart);
+  }
+}
+
+// The ApiCall of a recorded operation, for the hook's other consumers (NCCLSHIM_HOOK_DEBUG) and the
+// GPU timer.
+ApiCall apiCallOf(const RecordedOp& op) noexcept {
+  ApiCall call;
+  call.fn = op.fn;
+  call.traceOp = op.traceOp;
+  call.sendbuff = op.args->sendbuff;
+  call.recvbuff = op.args->recvbuff;
+  call.count = op.args->count;
+  call.datatype = op.args->datatype;
+  call.redop = op.args->redop;
+  call.root = op.args->root;
+  call.peer = op.args->peer;
+  call.comm = op.args->comm;
+  call.stream = op.args->stream;
+  call.commId = op.facts.commId;
+  call.seq = op.facts.seq;
+  call.nranks = op.facts.nranks;
+  call.rank = op.facts.rank;
+  call.groupDepth = op.facts.groupDepth;
+  call.result = op.facts.result;
+  call.startNs = op.facts.startNs;
+  call.endNs = op.facts.endNs;
+  call.gpuFlags = op.facts.gpuFlags;
+  return call;
+}
+
+}  // namespace
+
+NSHIM_HOT_CODE void beginRecordedCall(ApiCall& call) noexcept {
+  OpFacts facts{};
+  readCommState(call.comm, false, facts);  // not an operation (operationCall): no sequence number
+  call.commId = facts.commId;
+  call.seq = facts.seq;
+  call.nranks = facts.nranks;
+  call.rank = facts.rank;
+  call.groupDepth = groupDepthOfThread();
   call.startNs = tscNowNs();
+}
+
+NSHIM_HOT_CODE RecordedOp beginRecordedOperation(ApiId id, int16_t traceOp, const OpArgs& args) noexcept {
+  RecordedOp op;
+  op.recorded = false;
+  if (tCurrentApiOp.commId != 0) return op;  // inside a recorded operation: part of it
+  // The trace alone (the hook's usual state): straight to its hint, as finish goes to its record.
+  if (__builtin_expect(detail::hookState() == detail::kHookTraced, 1)) {
+    prefetchTraceRecord();
+  } else {
+    prefetchRecordPath();
+  }
+  op.args = &args;
+  op.fn = id;
+  op.traceOp = traceOp;
+  const uint64_t beginStart = selfTimeMark();
+  op.facts.groupDepth = tCurrentApiOp.groupDepth;
+  op.facts.gpuFlags = 0;
+  op.facts.gpuStartNs = 0;
+  op.facts.gpuEndNs = 0;
+  readCommState(args.comm, true, op.facts);
+  op.facts.startNs = tscNowNs();
+  addSelfTime(SelfTimeSpan::kBeginCall, beginStart);
+  addEmptySpan();
+  // Operations issued outside a group run on their stream now: time them there when asked.
+  op.timed = op.facts.groupDepth == 0 && gpuTimingEnabled();
+  if (op.timed) op.span = gpuSpanBegin(args.stream);
+  op.recorded = true;
+  // The profiler plugin joins NCCL's decisions for this call to its record (api_current_op.h).
+  // Untimed, the record is written as soon as the call returns: NCCL's tasks of it may wait for it.
+  enterApiOp(op.facts.commId, op.facts.seq, !op.timed, op.facts.startNs);
+  return op;
+}
+
+NSHIM_HOT_CODE void finishRecordedOperation(RecordedOp& op, ncclResult_t result) noexcept {
+  leaveApiOp();
+  op.facts.endNs = tscNowNs();
+  op.facts.result = result;
+  // Only the trace wants it (the hook's usual state): straight to the trace bridge.
+  if (__builtin_expect(!op.timed && detail::hookState() == detail::kHookTraced, 1)) {
+    recordOperationToTrace(op.traceOp, *op.args, op.facts);
+    return;
+  }
+  if (op.timed && op.span.captured) op.facts.gpuFlags |= kGpuCaptured;
+  ApiCall call = apiCallOf(op);
+  if (!op.timed || !gpuSpanFinish(op.span, call.stream, call)) recordApiCall(call);
 }
 
 CommCreated registerCreated(CommCreated made) noexcept {

@@ -1,8 +1,9 @@
 // The frame of every exported NCCL function: the exception guard (api_guard.h) around the backend
 // call and, only when the record hook wants the call (record_hook.h), the call's description, its
 // communicator's state and sequence number, host timestamps and the hook. Otherwise the frame adds
-// one load and one predictable branch to guardedCall. An operation the real NCCL calls from inside
-// a recorded one (through this library's export) is part of that call and is not recorded again.
+// one load and one predictable branch to guardedCall. Operations (operationCall) share one
+// out-of-line body for the rest; an operation the real NCCL calls from inside a recorded one
+// (through this library's export) is part of that call and is not recorded again.
 #pragma once
 
 #include <vector>
@@ -35,59 +36,66 @@ template <ApiId id>
   return call;
 }
 
-// The description of an operation's arguments (apiCall's `describe`).
-inline auto describeOp(const void* sendbuff, void* recvbuff, size_t count, int datatype, int redop, int root,
-                       int peer, void* comm, void* stream) {
-  return [=](ApiCall& call) {
-    call.sendbuff = sendbuff;
-    call.recvbuff = recvbuff;
-    call.count = count;
-    call.datatype = datatype;
-    call.redop = redop;
-    call.root = root;
-    call.peer = peer;
-    call.comm = comm;
-    call.stream = stream;
-  };
+// One recorded operation between the halves of its frame: begun before the backend call, finished
+// after it.
+struct RecordedOp {
+  const OpArgs* args;  // the frame's, alive until finish
+  OpFacts facts;
+  GpuSpan span;        // when timed
+  ApiId fn;
+  int16_t traceOp;
+  bool recorded;       // false: called from inside a recorded operation, not recorded again
+  bool timed;          // GPU-timed on its stream (gpu_timer.h)
+};
+
+// The two halves of every recorded operation, out of line and shared by all of them (api_call.cc),
+// so that a job's calls keep one body warm whichever operation they are. Begin: the record's
+// description, its communicator's state and sequence number, the start time, the GPU span, and the
+// thread marked as inside the operation (api_current_op.h). An operation NCCL itself calls from
+// inside a recorded one (its ncclBcast is ncclBroadcast, which reaches this library's export) is
+// part of the outer call: begin returns it unrecorded and touches nothing.
+RecordedOp beginRecordedOperation(ApiId id, int16_t traceOp, const OpArgs& args) noexcept;
+// Finish (op.recorded only): the thread leaves the operation, the end time, and the record goes to
+// the trace (trace_bridge.h) or, under NCCLSHIM_HOOK_DEBUG or GPU timing, as an ApiCall to the hook
+// or to the GPU timer that hands it over once the GPU is done.
+void finishRecordedOperation(RecordedOp& op, ncclResult_t result) noexcept;
+
+// A collective or point-to-point export: the backend's function `id` with `args`, the exported
+// function's own; `op` describes them for the record (built only when the hook is on). With the
+// hook off the frame is one load and one predictable branch before guardedCall.
+template <ApiId id, typename... Args>
+[[gnu::always_inline]] inline ncclResult_t operationCall(const OpArgs& op, Args... args) noexcept {
+  static_assert(isOperation(id));
+  // The arguments by value: the closure holds them, not their addresses beside spilled copies.
+  auto body = [=](const NcclFunctions& backend) { return callEntry<id>(backend, args...); };
+  if (__builtin_expect(!recordHookWants(id), 1)) return guardedCall(apiName(id), body);
+  const uint64_t selfStart = selfTimeMark();
+  RecordedOp recorded = beginRecordedOperation(id, traceOpOf(id), op);
+  addSelfTime(SelfTimeSpan::kFrameBefore, selfStart);
+  const uint64_t backendStart = selfTimeMark();
+  const ncclResult_t result = guardedCall(apiName(id), body);
+  addSelfTime(SelfTimeSpan::kBackend, backendStart);
+  const uint64_t afterStart = selfTimeMark();
+  if (recorded.recorded) finishRecordedOperation(recorded, result);
+  addSelfTime(SelfTimeSpan::kFrameAfter, afterStart);
+  return result;
 }
 
-// An exported function: `describe(ApiCall&)` fills the arguments (run only when the hook is on);
-// the call is the backend's function `id` with `args`, the exported function's own. Always inlined
-// into the exported function, so that with the hook off nothing of `describe` is built.
+// Any other exported function: `describe(ApiCall&)` fills the arguments (run only when the hook is
+// on); the call is the backend's function `id` with `args`, the exported function's own. Always
+// inlined into the exported function, so that with the hook off nothing of `describe` is built.
 template <ApiId id, typename Describe, typename... Args>
 [[gnu::always_inline]] inline ncclResult_t apiCall(Describe&& describe, Args... args) noexcept {
+  static_assert(!isOperation(id), "operations go through operationCall");
   auto body = [&](const NcclFunctions& backend) { return callEntry<id>(backend, args...); };
   if (__builtin_expect(!recordHookWants(id), 1)) return guardedCall(apiName(id), body);
-  // An operation NCCL itself calls from inside a recorded one (its ncclBcast is ncclBroadcast, which
-  // reaches this library's export): part of the outer call, not a call of the job's.
-  if (isOperation(id) && tCurrentApiOp.commId != 0) return guardedCall(apiName(id), body);
-  const uint64_t selfStart = selfTimeMark();
-  prefetchRecordPath();
   ApiCall call = startApiCall<id>();
   describe(call);
-  const uint64_t beginStart = selfTimeMark();
   beginRecordedCall(call);
-  addSelfTime(SelfTimeSpan::kBeginCall, beginStart);
-  addEmptySpan();
-  // Operations issued outside a group run on their stream now: time them there when asked.
-  const bool timed = isOperation(id) && call.groupDepth == 0 && gpuTimingEnabled();
-  GpuSpan span = timed ? gpuSpanBegin(call.stream) : GpuSpan{};
-  ncclResult_t result;
-  {
-    // The profiler plugin joins NCCL's decisions for this call to its record (api_current_op.h).
-    // Untimed, the record is written right below: NCCL's tasks of this call may wait for it.
-    CurrentApiOpScope current(isOperation(id) ? call.commId : 0, call.seq, !timed, call.startNs);
-    addSelfTime(SelfTimeSpan::kFrameBefore, selfStart);
-    const uint64_t backendStart = selfTimeMark();
-    result = guardedCall(apiName(id), body);
-    addSelfTime(SelfTimeSpan::kBackend, backendStart);
-  }
-  const uint64_t afterStart = selfTimeMark();
+  const ncclResult_t result = guardedCall(apiName(id), body);
   call.endNs = tscNowNs();
   call.result = result;
-  if (span.captured) call.gpuFlags |= kGpuCaptured;
-  if (!timed || !gpuSpanFinish(span, call.stream, call)) recordApiCall(call);
-  addSelfTime(SelfTimeSpan::kFrameAfter, afterStart);
+  recordApiCall(call);
   return result;
 }
 

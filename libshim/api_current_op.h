@@ -25,18 +25,15 @@ struct alignas(64) CurrentApiOp {  // one line
 
 __attribute__((tls_model("initial-exec"))) inline constinit thread_local CurrentApiOp tCurrentApiOp{0, 0, false, 0, 0, 0};
 
-// RAII: marks the thread as inside operation (commId, seq) for its lifetime.
-class CurrentApiOpScope {
- public:
-  CurrentApiOpScope(uint64_t commId, uint64_t seq, bool holdTasks, int64_t startNs) noexcept {
-    tCurrentApiOp.seq = seq;
-    tCurrentApiOp.holdTasks = holdTasks;
-    tCurrentApiOp.startNs = startNs;
-    tCurrentApiOp.commId = commId;
-  }
-  ~CurrentApiOpScope() { tCurrentApiOp.commId = 0; }
-  CurrentApiOpScope(const CurrentApiOpScope&) = delete;
-  CurrentApiOpScope& operator=(const CurrentApiOpScope&) = delete;
-};
+// Marks the thread as inside operation (commId, seq) until leaveApiOp: the two halves of a recorded
+// operation's frame (api_call.cc), which the backend call between them cannot leave by an
+// exception (guardedCall is noexcept).
+inline void enterApiOp(uint64_t commId, uint64_t seq, bool holdTasks, int64_t startNs) noexcept {
+  tCurrentApiOp.seq = seq;
+  tCurrentApiOp.holdTasks = holdTasks;
+  tCurrentApiOp.startNs = startNs;
+  tCurrentApiOp.commId = commId;
+}
+inline void leaveApiOp() noexcept { tCurrentApiOp.commId = 0; }
 
 }  // namespace nshim

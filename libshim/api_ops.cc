@@ -1,7 +1,7 @@
 // Exported NCCL collectives, point-to-point, group and reduction-operator functions: each passes its
 // arguments to the active backend inside the API frame (api_call.h). With the record hook off an
-// operation costs the frame one load and one branch; with it on, describeOp runs and the comm's
-// sequence number advances.
+// operation costs the frame one load and one branch; with it on, its arguments go to the
+// recorded-operation body all operations share (api_call.cc) and the comm's sequence number advances.
 #include "libshim/api_call.h"
 
 #include "common/hot_section.h"
@@ -16,84 +16,84 @@
 using nshim::ApiCall;
 using nshim::ApiId;
 using nshim::CreatedComms;
-using nshim::describeOp;
+using nshim::OpArgs;
 using nshim::kHookNone;
 
 NS_API_HOT ncclResult_t ncclAllReduce(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                                   ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
-  return nshim::apiCall<ApiId::kAllReduce>(
-      describeOp(sendbuff, recvbuff, count, datatype, op, kHookNone, kHookNone, comm, stream), sendbuff, recvbuff,
+  return nshim::operationCall<ApiId::kAllReduce>(
+      OpArgs{sendbuff, recvbuff, count, datatype, op, kHookNone, kHookNone, comm, stream}, sendbuff, recvbuff,
       count, datatype, op, comm, stream);
 }
 
 NS_API_HOT ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                                   int root, ncclComm_t comm, cudaStream_t stream) {
-  return nshim::apiCall<ApiId::kBroadcast>(
-      describeOp(sendbuff, recvbuff, count, datatype, kHookNone, root, kHookNone, comm, stream), sendbuff, recvbuff,
+  return nshim::operationCall<ApiId::kBroadcast>(
+      OpArgs{sendbuff, recvbuff, count, datatype, kHookNone, root, kHookNone, comm, stream}, sendbuff, recvbuff,
       count, datatype, root, comm, stream);
 }
 
 NS_API_HOT ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm,
                               cudaStream_t stream) {
-  return nshim::apiCall<ApiId::kBcast>(
-      describeOp(buff, buff, count, datatype, kHookNone, root, kHookNone, comm, stream), buff, count, datatype, root,
+  return nshim::operationCall<ApiId::kBcast>(
+      OpArgs{buff, buff, count, datatype, kHookNone, root, kHookNone, comm, stream}, buff, count, datatype, root,
       comm, stream);
 }
 
 NS_API_HOT ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                                ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
-  return nshim::apiCall<ApiId::kReduce>(
-      describeOp(sendbuff, recvbuff, count, datatype, op, root, kHookNone, comm, stream), sendbuff, recvbuff, count,
+  return nshim::operationCall<ApiId::kReduce>(
+      OpArgs{sendbuff, recvbuff, count, datatype, op, root, kHookNone, comm, stream}, sendbuff, recvbuff, count,
       datatype, op, root, comm, stream);
 }
 
 NS_API_HOT ncclResult_t ncclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount,
                                   ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
-  return nshim::apiCall<ApiId::kAllGather>(
-      describeOp(sendbuff, recvbuff, sendcount, datatype, kHookNone, kHookNone, kHookNone, comm, stream), sendbuff,
+  return nshim::operationCall<ApiId::kAllGather>(
+      OpArgs{sendbuff, recvbuff, sendcount, datatype, kHookNone, kHookNone, kHookNone, comm, stream}, sendbuff,
       recvbuff, sendcount, datatype, comm, stream);
 }
 
 NS_API_HOT ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
                                       ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
                                       cudaStream_t stream) {
-  return nshim::apiCall<ApiId::kReduceScatter>(
-      describeOp(sendbuff, recvbuff, recvcount, datatype, op, kHookNone, kHookNone, comm, stream), sendbuff, recvbuff,
+  return nshim::operationCall<ApiId::kReduceScatter>(
+      OpArgs{sendbuff, recvbuff, recvcount, datatype, op, kHookNone, kHookNone, comm, stream}, sendbuff, recvbuff,
       recvcount, datatype, op, comm, stream);
 }
 
 NS_API_HOT ncclResult_t ncclAlltoAll(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                                  ncclComm_t comm, cudaStream_t stream) {
-  return nshim::apiCall<ApiId::kAlltoAll>(
-      describeOp(sendbuff, recvbuff, count, datatype, kHookNone, kHookNone, kHookNone, comm, stream), sendbuff,
+  return nshim::operationCall<ApiId::kAlltoAll>(
+      OpArgs{sendbuff, recvbuff, count, datatype, kHookNone, kHookNone, kHookNone, comm, stream}, sendbuff,
       recvbuff, count, datatype, comm, stream);
 }
 
 NS_API_HOT ncclResult_t ncclGather(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                                int root, ncclComm_t comm, cudaStream_t stream) {
-  return nshim::apiCall<ApiId::kGather>(
-      describeOp(sendbuff, recvbuff, count, datatype, kHookNone, root, kHookNone, comm, stream), sendbuff, recvbuff,
+  return nshim::operationCall<ApiId::kGather>(
+      OpArgs{sendbuff, recvbuff, count, datatype, kHookNone, root, kHookNone, comm, stream}, sendbuff, recvbuff,
       count, datatype, root, comm, stream);
 }
 
 NS_API_HOT ncclResult_t ncclScatter(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                                 int root, ncclComm_t comm, cudaStream_t stream) {
-  return nshim::apiCall<ApiId::kScatter>(
-      describeOp(sendbuff, recvbuff, count, datatype, kHookNone, root, kHookNone, comm, stream), sendbuff, recvbuff,
+  return nshim::operationCall<ApiId::kScatter>(
+      OpArgs{sendbuff, recvbuff, count, datatype, kHookNone, root, kHookNone, comm, stream}, sendbuff, recvbuff,
       count, datatype, root, comm, stream);
 }
 
 NS_API_HOT ncclResult_t ncclSend(const void* sendbuff, size_t count, ncclDataType_t datatype, int peer,
                              ncclComm_t comm, cudaStream_t stream) {
-  return nshim::apiCall<ApiId::kSend>(
-      describeOp(sendbuff, nullptr, count, datatype, kHookNone, kHookNone, peer, comm, stream), sendbuff, count,
+  return nshim::operationCall<ApiId::kSend>(
+      OpArgs{sendbuff, nullptr, count, datatype, kHookNone, kHookNone, peer, comm, stream}, sendbuff, count,
       datatype, peer, comm, stream);
 }
 
 NS_API_HOT ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
                              cudaStream_t stream) {
-  return nshim::apiCall<ApiId::kRecv>(
-      describeOp(nullptr, recvbuff, count, datatype, kHookNone, kHookNone, peer, comm, stream), recvbuff, count,
+  return nshim::operationCall<ApiId::kRecv>(
+      OpArgs{nullptr, recvbuff, count, datatype, kHookNone, kHookNone, peer, comm, stream}, recvbuff, count,
       datatype, peer, comm, stream);
 }
 

@@ -90,6 +90,38 @@ struct ApiCall {
   uint32_t gpuFlags = 0;            // kGpuTimed, kGpuCaptured
 };
 
+// A collective's or point-to-point call's arguments (api_call.h operationCall); kHookNone for those
+// it does not have.
+struct OpArgs {
+  const void* sendbuff;
+  void* recvbuff;
+  size_t count;
+  int32_t datatype;
+  int32_t redop;
+  int32_t root;
+  int32_t peer;
+  void* comm;
+  void* stream;
+};
+
+// What the frame learns of an operation around its backend call: its communicator's state (as in
+// ApiCall), its nesting, times and result. No defaults: the recorded-operation path sets every
+// field (api_call.cc), and a plain stack copy costs no stores before it does; value-initialize
+// (`OpFacts facts{}`) elsewhere.
+struct OpFacts {
+  uint64_t commId;
+  uint64_t seq;
+  int32_t nranks;
+  int32_t rank;
+  int32_t groupDepth;
+  int32_t result;
+  int64_t startNs;
+  int64_t endNs;
+  uint32_t gpuFlags;  // kGpuTimed, kGpuCaptured
+  int64_t gpuStartNs;
+  int64_t gpuEndNs;
+};
+
 inline constexpr uint32_t kGpuTimed = 1;     // gpuStartNs / gpuEndNs are valid
 inline constexpr uint32_t kGpuCaptured = 2;  // the stream was being captured into a CUDA graph
 

@@ -13,39 +13,24 @@ namespace {
 using trace::CommEvent;
 using trace::OpCode;
 
-NSHIM_HOT_CODE void recordOperation(const ApiCall& call, OpCode op) {
-  trace::OpRecord r = trace::makeOpRecord(op);
-  r.hostStartNs = call.startNs;
-  r.hostEndNs = call.endNs;
-  r.groupDepth = call.groupDepth;
-  r.result = call.result;
-  if (call.result != 0) r.flags |= trace::kOpFlagError;
-  if (op != OpCode::kGroupStart && op != OpCode::kGroupEnd) {
-    r.commId = call.commId;
-    r.seq = call.seq;
-    r.count = call.count;
-    r.datatype = call.datatype;
-    r.redop = call.redop;
-    r.root = call.root;
-    r.peer = call.peer;
-    r.rank = call.rank;
-    r.nranks = call.nranks;
-    r.stream = reinterpret_cast<uint64_t>(call.stream);
-    r.bytes = trace::kBytesByWriter;  // the writer computes traceBytes(): no tables read here
-    if (call.redop >= trace::kNumBuiltinRedOps) r.flags |= trace::kOpFlagPreMulSum;
-    if (call.sendbuff != nullptr && call.sendbuff == call.recvbuff) r.flags |= trace::kOpFlagInPlace;
-    if (call.gpuFlags & kGpuCaptured) r.flags |= trace::kOpFlagGraphCaptured;
-    if (call.gpuFlags & kGpuTimed) {
-      r.flags |= trace::kOpFlagGpuTimed;
-      r.gpuStartNs = call.gpuStartNs;
-      r.gpuEndNs = call.gpuEndNs;
-    }
-  }
-  // With the tasks NCCL launched inside this call, held for its record (Recorder::holdTask): the
-  // call's times, one push.
-  const uint64_t pushStart = selfTimeMark();
-  trace::recordCallOp(r);
-  addSelfTime(SelfTimeSpan::kPush, pushStart);
+// An ApiCall of an operation or group call as the operation path's two halves (GPU-timed and
+// NCCLSHIM_HOOK_DEBUG operations come this way, group calls always).
+void recordOperation(const ApiCall& call) {
+  const OpArgs args{call.sendbuff, call.recvbuff, call.count, call.datatype, call.redop,
+                    call.root,     call.peer,     call.comm,  call.stream};
+  OpFacts facts{};
+  facts.commId = call.commId;
+  facts.seq = call.seq;
+  facts.nranks = call.nranks;
+  facts.rank = call.rank;
+  facts.groupDepth = call.groupDepth;
+  facts.result = call.result;
+  facts.startNs = call.startNs;
+  facts.endNs = call.endNs;
+  facts.gpuFlags = call.gpuFlags;
+  facts.gpuStartNs = call.gpuStartNs;
+  facts.gpuEndNs = call.gpuEndNs;
+  recordOperationToTrace(call.traceOp, args, facts);
 }
 
 void recordCreated(const ApiCall& call) {
@@ -81,13 +66,49 @@ void recordLifecycle(const ApiCall& call, CommEvent event) {
 
 }  // namespace
 
+NSHIM_HOT_CODE void recordOperationToTrace(int16_t traceOp, const OpArgs& args, const OpFacts& facts) noexcept {
+  const auto op = static_cast<OpCode>(traceOp);
+  trace::OpRecord r = trace::makeOpRecord(op);
+  r.hostStartNs = facts.startNs;
+  r.hostEndNs = facts.endNs;
+  r.groupDepth = facts.groupDepth;
+  r.result = facts.result;
+  if (facts.result != 0) r.flags |= trace::kOpFlagError;
+  if (op != OpCode::kGroupStart && op != OpCode::kGroupEnd) {
+    r.commId = facts.commId;
+    r.seq = facts.seq;
+    r.count = args.count;
+    r.datatype = args.datatype;
+    r.redop = args.redop;
+    r.root = args.root;
+    r.peer = args.peer;
+    r.rank = facts.rank;
+    r.nranks = facts.nranks;
+    r.stream = reinterpret_cast<uint64_t>(args.stream);
+    r.bytes = trace::kBytesByWriter;  // the writer computes traceBytes(): no tables read here
+    if (args.redop >= trace::kNumBuiltinRedOps) r.flags |= trace::kOpFlagPreMulSum;
+    if (args.sendbuff != nullptr && args.sendbuff == args.recvbuff) r.flags |= trace::kOpFlagInPlace;
+    if (facts.gpuFlags & kGpuCaptured) r.flags |= trace::kOpFlagGraphCaptured;
+    if (facts.gpuFlags & kGpuTimed) {
+      r.flags |= trace::kOpFlagGpuTimed;
+      r.gpuStartNs = facts.gpuStartNs;
+      r.gpuEndNs = facts.gpuEndNs;
+    }
+  }
+  // With the tasks NCCL launched inside this call, held for its record (Recorder::holdTask): the
+  // call's times, one push.
+  const uint64_t pushStart = selfTimeMark();
+  trace::recordCallOp(r);
+  addSelfTime(SelfTimeSpan::kPush, pushStart);
+}
+
 bool traceRecordingEnabled() noexcept { return trace::enabled(); }
 
 NSHIM_HOT_CODE void prefetchTraceRecord() noexcept { trace::prefetchPush(); }
 
 NSHIM_HOT_CODE void recordCallToTrace(const ApiCall& call) noexcept {
   if (call.traceOp >= 0) {
-    recordOperation(call, static_cast<OpCode>(call.traceOp));
+    recordOperation(call);
   } else if (call.fn == ApiId::kCommDestroy) {
     recordLifecycle(call, CommEvent::kDestroy);
   } else if (call.fn == ApiId::kCommAbort) {

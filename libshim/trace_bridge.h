@@ -34,6 +34,9 @@ constexpr int16_t traceOpOf(ApiId fn) {
 // True when NCCLSHIM_TRACE_DIR turned recording on (decided once).
 bool traceRecordingEnabled() noexcept;
 void recordCallToTrace(const ApiCall& call) noexcept;
+// An operation's (or group call's, traceOp kGroupStart / kGroupEnd) record, with the tasks NCCL
+// launched inside it: the recorded-operation path's end (api_call.cc), and recordCallToTrace's.
+void recordOperationToTrace(int16_t traceOp, const OpArgs& args, const OpFacts& facts) noexcept;
 // At a recorded call's start: prefetches what recordCallToTrace will write (a hint).
 void prefetchTraceRecord() noexcept;
 

@@ -227,18 +227,19 @@ NSHIM_HOT_CODE TaskRecord* Recorder::holdTask(int64_t callStartNs) noexcept {
 }
 
 NSHIM_HOT_CODE void Recorder::recordCallOp(const OpRecord& op) noexcept {
-  RecordRing* ring = tThreadCache.heldTasks != 0 ? threadRing() : nullptr;
-  const uint32_t held = tThreadCache.heldTasks;  // re-read: registerThread drops another recorder's
-  // (The last hold left room for the op: hasRoom only guards against a misuse of holdTask.)
-  if (ring == nullptr || held == 0 || op.abi != kTraceRecordAbi || !ring->hasRoom(held + 1)) {
+  RecordRing* ring = threadRing();
+  const uint32_t held = tThreadCache.heldTasks;  // after threadRing: registerThread drops another recorder's
+  // (The last hold left room for the op: hasRoom only guards against a misuse of holdTask.) A call
+  // without held tasks takes the same path: one push of one record.
+  if (__builtin_expect(ring == nullptr || op.abi != kTraceRecordAbi || !ring->hasRoom(held + 1), 0)) {
     if (ring != nullptr && held != 0) publishHeld(ring, tThreadCache.heldStartNs, tscNowNs());
-    recordOp(op);
+    recordOp(op);  // waits for room, or counts the drop / the invalid record
     return;
   }
   const uint64_t orderStart = selfTimeMark();
   const uint64_t n = nextN_.fetch_add(held + 1, std::memory_order_relaxed);
   addSelfTime(SelfTimeSpan::kOrderNumber, orderStart);
-  stampHeld(ring, held, n, op.hostStartNs, op.hostEndNs);
+  if (held != 0) stampHeld(ring, held, n, op.hostStartNs, op.hostEndNs);
   RingSlot* slot = ring->slotFromHead(held);
   slot->n = n + held;
   slot->kind = SlotKind::kOp;
