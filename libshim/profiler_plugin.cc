@@ -183,7 +183,7 @@ NSHIM_HOT_CODE __attribute__((noinline)) void* startTask(CommContext& comm, cons
   TaskRecord onStack;
   TaskRecord& r = *taskRecordFor(comm, e.parentObj, &onStack);
   const bool held = &r != &onStack;
-  trace::resetTaskRecord(r, coll ? trace::TaskKind::kColl : trace::TaskKind::kP2p);
+  r = trace::makeTaskRecord(coll ? trace::TaskKind::kColl : trace::TaskKind::kP2p);
   if (held) {
     r.flags = trace::kTaskInCall;  // the times are the call's, set when it returns
   } else {

@@ -233,20 +233,14 @@ inline OpRecord makeOpRecord(OpCode op) {
   return r;
 }
 
-// makeTaskRecord's defaults written over `r` in place: the profiler plugin builds its tasks in the
-// trace ring's slots, and an assignment from makeTaskRecord would build a temporary and copy it.
-inline void resetTaskRecord(TaskRecord& r, TaskKind kind) {
+inline TaskRecord makeTaskRecord(TaskKind kind) {
+  TaskRecord r;
   std::memset(&r, 0, sizeof(r));
   r.abi = kTraceRecordAbi;
   r.kind = kind;
   r.rank = kNoRank;
   r.rootOrPeer = kNoRank;
   r.datatype = kNoDatatype;
-}
-
-inline TaskRecord makeTaskRecord(TaskKind kind) {
-  TaskRecord r;
-  resetTaskRecord(r, kind);
   return r;
 }
 
