@@ -155,8 +155,6 @@ NSHIM_HOT_CODE void beginRecordedCall(ApiCall& call) noexcept {
 
 NSHIM_HOT_CODE RecordedOp beginRecordedOperation(ApiId id, int16_t traceOp, const OpArgs& args) noexcept {
   RecordedOp op;
-  op.recorded = false;
-  if (tCurrentApiOp.commId != 0) return op;  // inside a recorded operation: part of it
   // The trace alone (the hook's usual state): straight to its hint, as finish goes to its record.
   if (__builtin_expect(detail::hookState() == detail::kHookTraced, 1)) {
     prefetchTraceRecord();
@@ -178,7 +176,6 @@ NSHIM_HOT_CODE RecordedOp beginRecordedOperation(ApiId id, int16_t traceOp, cons
   // Operations issued outside a group run on their stream now: time them there when asked.
   op.timed = op.facts.groupDepth == 0 && gpuTimingEnabled();
   if (op.timed) op.span = gpuSpanBegin(args.stream);
-  op.recorded = true;
   // The profiler plugin joins NCCL's decisions for this call to its record (api_current_op.h).
   // Untimed, the record is written as soon as the call returns: NCCL's tasks of it may wait for it.
   enterApiOp(op.facts.commId, op.facts.seq, !op.timed, op.facts.startNs);

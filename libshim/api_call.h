@@ -44,18 +44,16 @@ struct RecordedOp {
   GpuSpan span;        // when timed
   ApiId fn;
   int16_t traceOp;
-  bool recorded;       // false: called from inside a recorded operation, not recorded again
   bool timed;          // GPU-timed on its stream (gpu_timer.h)
 };
 
 // The two halves of every recorded operation, out of line and shared by all of them (api_call.cc),
 // so that a job's calls keep one body warm whichever operation they are. Begin: the record's
 // description, its communicator's state and sequence number, the start time, the GPU span, and the
-// thread marked as inside the operation (api_current_op.h). An operation NCCL itself calls from
-// inside a recorded one (its ncclBcast is ncclBroadcast, which reaches this library's export) is
-// part of the outer call: begin returns it unrecorded and touches nothing.
+// thread marked as inside the operation (api_current_op.h); not for an operation called from inside
+// a recorded one (operationCall).
 RecordedOp beginRecordedOperation(ApiId id, int16_t traceOp, const OpArgs& args) noexcept;
-// Finish (op.recorded only): the thread leaves the operation, the end time, and the record goes to
+// Finish: the thread leaves the operation, the end time, and the record goes to
 // the trace (trace_bridge.h) or, under NCCLSHIM_HOOK_DEBUG or GPU timing, as an ApiCall to the hook
 // or to the GPU timer that hands it over once the GPU is done.
 void finishRecordedOperation(RecordedOp& op, ncclResult_t result) noexcept;
@@ -69,6 +67,9 @@ template <ApiId id, typename... Args>
   // The arguments by value: the closure holds them, not their addresses beside spilled copies.
   auto body = [=](const NcclFunctions& backend) { return callEntry<id>(backend, args...); };
   if (__builtin_expect(!recordHookWants(id), 1)) return guardedCall(apiName(id), body);
+  // An operation NCCL itself calls from inside a recorded one (its ncclBcast is ncclBroadcast, which
+  // reaches this library's export): part of the outer call, not a call of the job's.
+  if (tCurrentApiOp.commId != 0) return guardedCall(apiName(id), body);
   const uint64_t selfStart = selfTimeMark();
   RecordedOp recorded = beginRecordedOperation(id, traceOpOf(id), op);
   addSelfTime(SelfTimeSpan::kFrameBefore, selfStart);
@@ -76,7 +77,7 @@ template <ApiId id, typename... Args>
   const ncclResult_t result = guardedCall(apiName(id), body);
   addSelfTime(SelfTimeSpan::kBackend, backendStart);
   const uint64_t afterStart = selfTimeMark();
-  if (recorded.recorded) finishRecordedOperation(recorded, result);
+  finishRecordedOperation(recorded, result);
   addSelfTime(SelfTimeSpan::kFrameAfter, afterStart);
   return result;
 }
