@@ -13,8 +13,8 @@ namespace {
 using trace::CommEvent;
 using trace::OpCode;
 
-// An ApiCall of an operation or group call as the operation path's two halves (GPU-timed and
-// NCCLSHIM_HOOK_DEBUG operations come this way, group calls always).
+// An operation's or group call's ApiCall, written as the recorded-operation path writes its own
+// (api_call.cc): GPU-timed and NCCLSHIM_HOOK_DEBUG operations come this way, group calls always.
 void recordOperation(const ApiCall& call) {
   const OpArgs args{call.sendbuff, call.recvbuff, call.count, call.datatype, call.redop,
                     call.root,     call.peer,     call.comm,  call.stream};
