@@ -196,6 +196,20 @@ NSHIM_HOT_CODE void finishRecordedOperation(RecordedOp& op, ncclResult_t result)
   if (!op.timed || !gpuSpanFinish(op.span, call.stream, call)) recordApiCall(call);
 }
 
+NSHIM_HOT_CODE void recordGroupCall(int16_t traceOp, int32_t groupDepth, int64_t startNs,
+                                    ncclResult_t result) noexcept {
+  // A group call has no arguments and no communicator: the bridge writes neither for it.
+  static constexpr OpArgs kNoArgs{nullptr, nullptr, 0, kHookNone, kHookNone, kHookNone, kHookNone, nullptr, nullptr};
+  OpFacts facts{};
+  facts.nranks = -1;
+  facts.rank = -1;
+  facts.groupDepth = groupDepth;
+  facts.result = result;
+  facts.startNs = startNs;
+  facts.endNs = tscNowNs();
+  recordOperationToTrace(traceOp, kNoArgs, facts);
+}
+
 CommCreated registerCreated(CommCreated made) noexcept {
   if (made.comm != nullptr) registerComm(made.comm, made.commId, made.nranks, made.rank);
   return made;

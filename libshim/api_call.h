@@ -82,6 +82,36 @@ template <ApiId id, typename... Args>
   return result;
 }
 
+// The recorded half of ncclGroupStart / ncclGroupEnd with only the trace on (api_call.cc): the
+// record, nesting `groupDepth` (after a start, before an end), straight to the trace bridge.
+void recordGroupCall(int16_t traceOp, int32_t groupDepth, int64_t startNs, ncclResult_t result) noexcept;
+
+// ncclGroupStart / ncclGroupEnd (the group wrappers keep the nesting: a start has entered its level
+// before this, an end leaves its level here). With only the trace on and no creation waiting for
+// the group's end (every job's steady state), the record goes straight to the trace, as an
+// operation's does: no ApiCall, no hook; the tasks NCCL launches inside the end are held for the
+// end's record (api_current_op.h). Otherwise `slowPath()`: the generic frame.
+template <ApiId id, typename SlowPath>
+[[gnu::always_inline]] inline ncclResult_t groupCall(SlowPath&& slowPath) noexcept {
+  static_assert(id == ApiId::kGroupStart || id == ApiId::kGroupEnd);
+  if (__builtin_expect(detail::hookState() != detail::kHookTraced || tCurrentApiOp.deferred != 0, 0)) {
+    return slowPath();
+  }
+  prefetchTraceRecord();
+  const int64_t startNs = tscNowNs();
+  const int32_t depth = tCurrentApiOp.groupDepth;
+  // NCCL launches the group's tasks inside its end: the plugin holds them for this record.
+  if constexpr (id == ApiId::kGroupEnd) enterGroupEnd(startNs);
+  const ncclResult_t result =
+      guardedCall(apiName(id), [](const NcclFunctions& backend) { return callEntry<id>(backend); });
+  if constexpr (id == ApiId::kGroupEnd) {
+    leaveGroupEnd();
+    if (depth > 0) tCurrentApiOp.groupDepth = depth - 1;  // as leaveGroup, which has nothing to register
+  }
+  recordGroupCall(traceOpOf(id), depth, startNs, result);
+  return result;
+}
+
 // Any other exported function: `describe(ApiCall&)` fills the arguments (run only when the hook is
 // on); the call is the backend's function `id` with `args`, the exported function's own. Always
 // inlined into the exported function, so that with the hook off nothing of `describe` is built.

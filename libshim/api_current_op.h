@@ -15,6 +15,9 @@ struct alignas(64) CurrentApiOp {  // one line
   // The frame writes this call's record as soon as the call returns, so the plugin may hold the
   // tasks NCCL launches inside it for that record (trace::Recorder::holdTask).
   bool holdTasks;
+  // Inside a recorded ncclGroupEnd (api_call.h groupCall): the tasks of the group's calls, which
+  // NCCL launches there, are held for the ncclGroupEnd's record in the same way; startNs is its.
+  bool inGroupEnd;
   int64_t startNs;  // the call's start time (its record's t_start_ns)
   // Not the operation's, but read by the same frame (api_call.cc): kept here so that a recorded call
   // reads one GOT entry for its thread-local offsets, not one per variable (each a line the job
@@ -23,7 +26,7 @@ struct alignas(64) CurrentApiOp {  // one line
   int32_t deferred;
 };
 
-__attribute__((tls_model("initial-exec"))) inline constinit thread_local CurrentApiOp tCurrentApiOp{0, 0, false, 0, 0, 0};
+__attribute__((tls_model("initial-exec"))) inline constinit thread_local CurrentApiOp tCurrentApiOp{0, 0, false, false, 0, 0, 0};
 
 // Marks the thread as inside operation (commId, seq) until leaveApiOp: the two halves of a recorded
 // operation's frame (api_call.cc), which the backend call between them cannot leave by an
@@ -35,5 +38,12 @@ inline void enterApiOp(uint64_t commId, uint64_t seq, bool holdTasks, int64_t st
   tCurrentApiOp.commId = commId;
 }
 inline void leaveApiOp() noexcept { tCurrentApiOp.commId = 0; }
+
+// Marks the thread as inside a recorded ncclGroupEnd that started at startNs, until leaveGroupEnd.
+inline void enterGroupEnd(int64_t startNs) noexcept {
+  tCurrentApiOp.startNs = startNs;
+  tCurrentApiOp.inGroupEnd = true;
+}
+inline void leaveGroupEnd() noexcept { tCurrentApiOp.inGroupEnd = false; }
 
 }  // namespace nshim

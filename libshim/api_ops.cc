@@ -101,12 +101,14 @@ NS_API_HOT ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t da
 // the group whose handles appear only at its end are reported with the outermost end.
 NS_API_HOT ncclResult_t ncclGroupStart() {
   ++nshim::groupDepthOfThread();
-  return nshim::apiCall<ApiId::kGroupStart>([](ApiCall&) {});
+  return nshim::groupCall<ApiId::kGroupStart>([] { return nshim::apiCall<ApiId::kGroupStart>([](ApiCall&) {}); });
 }
 
 NS_API_HOT ncclResult_t ncclGroupEnd() {
-  return nshim::creationCall<ApiId::kGroupEnd>([](ApiCall&) {},
-                                               [](ncclResult_t, CreatedComms& made) { nshim::leaveGroup(made); });
+  return nshim::groupCall<ApiId::kGroupEnd>([] {
+    return nshim::creationCall<ApiId::kGroupEnd>([](ApiCall&) {},
+                                                 [](ncclResult_t, CreatedComms& made) { nshim::leaveGroup(made); });
+  });
 }
 
 // Like ncclGroupEnd, a successful simulated end leaves the group (NCCL); a refused one (GPU-free)

@@ -13,9 +13,9 @@
 // A task's record is written whole at its start: NCCL starts and stops the task events of a
 // launch in one host function (hostStreamPlanTask; between them it only hands the plan's proxy
 // operations to its proxy thread), so the stop carries nothing to record. A task launched
-// inside its own call is held for that call's record and times, in place in the thread's ring
-// (Recorder::holdTask: no clock read, no copy, no push of its own); any other is stamped and
-// written at once.
+// inside its own call, or (a grouped call's) inside the recorded ncclGroupEnd of its group, is
+// held for that call's record and times, in place in the thread's ring (Recorder::holdTask: no
+// clock read, no copy, no push of its own); any other is stamped and written at once.
 // This path runs on NCCL's launching thread in every call, on caches and a TLB the job has cooled:
 // it touches as few pages as it can (docs/profiler_plugin.md, "third pass").
 // Proxy events fire only for network transfers (NCCL raises none for NVLink / P2P inside a host),
@@ -161,18 +161,24 @@ NSHIM_HOT_CODE void joinApi(const CommContext& comm, const void* parent, uint64_
 }
 
 // Where a task's record is built: in place in the thread's trace ring when NCCL launches it inside
-// the recorded call it belongs to (held for that call's record and times, Recorder::holdTask: no
-// clock read, no copy and no push of its own), else on the stack, stamped with the launch time and
-// written at once (which writes the tasks held before it first: the file keeps NCCL's order).
-TaskRecord* taskRecordFor(const CommContext& comm, const void* parent, TaskRecord* onStack) {
+// the recorded call it belongs to, or inside the recorded ncclGroupEnd of its group (held for that
+// call's record and times, Recorder::holdTask: no clock read, no copy and no push of its own; the
+// flag saying which in *heldFlag), else on the stack, stamped with the launch time and written at
+// once (which writes the tasks held before it first: the file keeps NCCL's order).
+TaskRecord* taskRecordFor(const CommContext& comm, const void* parent, TaskRecord* onStack, uint32_t* heldFlag) {
   const CurrentApiOp& current = tCurrentApiOp;
-  if (handleKind(parent) != HandleKind::kApi || !current.holdTasks || current.commId == 0 ||
-      current.seq != handleTicket(parent) || current.commId != comm.shimCommId.load(std::memory_order_relaxed) ||
-      !gRecordsOn) {
+  if (!gRecordsOn) return onStack;
+  uint32_t flag = trace::kTaskInGroupEnd;
+  if (handleKind(parent) == HandleKind::kApi && current.holdTasks && current.commId != 0 &&
+      current.seq == handleTicket(parent) && current.commId == comm.shimCommId.load(std::memory_order_relaxed)) {
+    flag = trace::kTaskInCall;
+  } else if (!current.inGroupEnd) {
     return onStack;
   }
   TaskRecord* held = trace::holdTask(current.startNs);
-  return held != nullptr ? held : onStack;
+  if (held == nullptr) return onStack;
+  *heldFlag = flag;
+  return held;
 }
 
 // Out of line, so that pluginStartEvent stays a light dispatcher: NCCL also raises GroupApi and
@@ -181,11 +187,12 @@ TaskRecord* taskRecordFor(const CommContext& comm, const void* parent, TaskRecor
 NSHIM_HOT_CODE __attribute__((noinline)) void* startTask(CommContext& comm, const abi::EventDescrV5& e) {
   const bool coll = e.type == abi::kEventColl;
   TaskRecord onStack;
-  TaskRecord& r = *taskRecordFor(comm, e.parentObj, &onStack);
+  uint32_t heldFlag = 0;
+  TaskRecord& r = *taskRecordFor(comm, e.parentObj, &onStack, &heldFlag);
   const bool held = &r != &onStack;
   r = trace::makeTaskRecord(coll ? trace::TaskKind::kColl : trace::TaskKind::kP2p);
   if (held) {
-    r.flags = trace::kTaskInCall;  // the times are the call's, set when it returns
+    r.flags = heldFlag;  // the times are the call's, set when it returns
   } else {
     r.startNs = tscNowNs();
     r.endNs = r.startNs;  // NCCL stops the task in the same host function (see the top)

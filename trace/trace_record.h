@@ -102,6 +102,9 @@ static_assert(std::is_trivially_copyable_v<OpRecord> && std::is_standard_layout_
 enum class TaskKind : uint32_t { kColl = 0, kP2p = 1 };
 constexpr uint32_t kTaskJoined = 1u << 0;  // commId / seq are the recorded API call's
 constexpr uint32_t kTaskInCall = 1u << 1;  // launched inside that call: startNs / endNs are the call's
+// Launched inside the thread's recorded ncclGroupEnd (grouped calls): startNs / endNs are that
+// ncclGroupEnd's.
+constexpr uint32_t kTaskInGroupEnd = 1u << 2;
 constexpr size_t kNcclNameBytes = 16;      // NCCL's names (func, algo), cut to 15 bytes + NUL
 constexpr size_t kNcclProtoBytes = 8;
 
@@ -114,7 +117,7 @@ struct TaskRecord {
   uint64_t ncclSeq;        // coll: NCCL's seqNumber (per communicator and function); p2p: 0
   uint64_t count;          // NCCL's count (AllGather / Broadcast: bytes, NCCL counts them as int8)
   int64_t startNs;         // CLOCK_MONOTONIC, bracketing NCCL's launch of the task: the launch
-  int64_t endNs;           // (start = end), or with kTaskInCall from the start of its call
+  int64_t endNs;           // (start = end), or with kTaskInCall / kTaskInGroupEnd that call's times
   int32_t rank;
   int32_t nranks;
   int32_t nnodes;          // nodes of the communicator, as NCCL counts them

@@ -100,6 +100,17 @@ void checkFile(const TraceFile& file, int nranks, const std::string& algo, const
         std::to_string(grouped) + " grouped ops, " + std::to_string(starts) + " group starts, " +
             std::to_string(ends) + " group ends");
 
+  // The recorded ncclGroupEnd lines' times: the tasks NCCL launched inside one carry them.
+  std::multimap<int64_t, int64_t> groupEndTimes;
+  for (const OpEntry& entry : file.ops) {
+    if (entry.record.op == OpCode::kGroupEnd) groupEndTimes.emplace(entry.record.hostStartNs, entry.record.hostEndNs);
+  }
+  auto launchedInGroupEndAfter = [&](const TaskRecord& t, const OpRecord& op) {
+    auto [first, last] = groupEndTimes.equal_range(t.startNs);
+    return t.startNs >= op.hostEndNs &&
+           std::any_of(first, last, [&](const auto& times) { return t.startNs <= t.endNs && t.endNs <= times.second; });
+  };
+
   std::map<std::string, uint64_t> seqs;
   size_t tasksExpected = 0, proxiesExpected = 0, ops = 0;
   for (const OpEntry& entry : file.ops) {
@@ -126,13 +137,17 @@ void checkFile(const TraceFile& file, int nranks, const std::string& algo, const
                 t.nWarps == (coll ? fakeprof::kWarps : 0) &&
                 std::string(t.algo) == (coll ? algo : "") && std::string(t.proto) == (coll ? proto : "") &&
                 // Launched inside the call (kTaskInCall): from the call's start to its end (or, past
-                // the tasks held per call, to when the task was written); else NCCL's launch (at a
-                // later ncclGroupEnd), one time.
-                ((t.flags & kTaskInCall) ? t.startNs == op.hostStartNs && t.endNs >= t.startNs &&
-                                               t.endNs <= op.hostEndNs
-                                         : t.startNs >= op.hostStartNs && t.endNs == t.startNs) &&
-                // a call outside a group launches its only task inside itself
-                (op.groupDepth > 0 || want.size() > 1 || (t.flags & kTaskInCall));
+                // the tasks held per call, to when the task was written); inside the group's
+                // recorded ncclGroupEnd (kTaskInGroupEnd): within that end's times, from its start; else NCCL's launch, one
+                // time.
+                ((t.flags & kTaskInCall)       ? t.startNs == op.hostStartNs && t.endNs >= t.startNs &&
+                                                     t.endNs <= op.hostEndNs && !(t.flags & kTaskInGroupEnd)
+                 : (t.flags & kTaskInGroupEnd) ? launchedInGroupEndAfter(t, op)
+                                               : t.startNs >= op.hostStartNs && t.endNs == t.startNs) &&
+                // a call outside a group launches its only task inside itself, and a grouped call's
+                // tasks come with its ncclGroupEnd (all on this program's one thread)
+                (op.groupDepth > 0 || want.size() > 1 || (t.flags & kTaskInCall)) &&
+                (op.groupDepth == 0 || (t.flags & kTaskInGroupEnd));
       if (!ok) bad += " [" + describe(t) + " vs " + w.func + " " + std::to_string(w.count) + "]";
       // Its proxy operations: per channel, a coll sends to rank+1 and receives from rank-1; a
       // send / recv moves to / from its peer.
