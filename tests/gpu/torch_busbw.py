@@ -1,7 +1,8 @@
 """Bus bandwidth of collectives through PyTorch (NCCL) from 8 B to 1 GiB on 2 GPUs; rank 0 prints one
 JSON line per size: {"op", "bytes", "us", "busbw"} (the best of WINDOWS timed windows of `iters`
 back-to-back calls). Run with and without the shim. BUSBW_OPS picks the ops (comma-separated, default
-all_reduce,all_gather; also reduce_scatter, broadcast, alltoall); "bytes" is the larger buffer of the
+all_reduce,all_gather; also reduce_scatter, broadcast, alltoall, sendrecv: batch_isend_irecv to the next
+rank and from the previous); "bytes" is the larger buffer of the
 call (all_gather: the gathered output, reduce_scatter: the input), as nccl-tests counts them.
 BUSBW_TOGGLE=1 (with the shim as NCCL's profiler plugin): the plugin's events are switched off and
 on in alternate windows (ncclshimProfilerSetEvents), 2 x WINDOWS windows per size, and each line
@@ -105,7 +106,8 @@ def main():
     ops = os.environ.get("BUSBW_OPS", "all_reduce,all_gather").split(",")
     # busbw factor per op (nccl-tests' definitions)
     factors = {"all_reduce": 2 * (world - 1) / world, "all_gather": (world - 1) / world,
-               "reduce_scatter": (world - 1) / world, "broadcast": 1.0, "alltoall": (world - 1) / world}
+               "reduce_scatter": (world - 1) / world, "broadcast": 1.0, "alltoall": (world - 1) / world,
+               "sendrecv": 1.0}
     small_iters = int(os.environ.get("BUSBW_ITERS", 1000))
     size = int(os.environ.get("BUSBW_MIN_BYTES", 8))
     while size <= max_bytes:
@@ -119,7 +121,7 @@ def main():
                 out = torch.empty(numel * world, device="cuda")
             elif op == "reduce_scatter":
                 out = torch.empty(numel, device="cuda")
-            elif op == "alltoall":
+            elif op in ("alltoall", "sendrecv"):
                 out = torch.empty(numel, device="cuda")
             iters = small_iters if size < (1 << 20) else (100 if size < (1 << 24) else 20)
             def run():
@@ -131,6 +133,13 @@ def main():
                     dist.reduce_scatter_tensor(out, x)
                 elif op == "broadcast":
                     dist.broadcast(x, 0)
+                elif op == "sendrecv":
+                    # Grouped point-to-point as nccl-tests' sendrecv: to the next rank, from the
+                    # previous (ncclGroupStart, ncclSend, ncclRecv, ncclGroupEnd).
+                    pair = [dist.P2POp(dist.isend, x, (rank + 1) % world),
+                            dist.P2POp(dist.irecv, out, (rank - 1) % world)]
+                    for request in dist.batch_isend_irecv(pair):
+                        request.wait()
                 else:
                     dist.all_to_all_single(out, x)
             for _ in range(5):
