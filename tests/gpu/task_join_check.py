@@ -2,9 +2,10 @@
 joined to the calls they came from, and how: per file, the operations (not group calls), those with
 at least one joined task, the tasks launched inside their call (flags bit 2, `in_call`: their times
 must lie within the call's, starting at its start), those launched inside their group's
-ncclGroupEnd (flags bit 3, `in_group_end`: within a later groupend line's times, starting at its start)
-and the others (one launch time, t_start_ns == t_end_ns, not before the call). Prints one line per file and "join check: ok" or the first problems;
-exits 1 on any problem or when no operation has a task.
+ncclGroupEnd (flags bit 3, `in_group_end`: within a later groupend line's times, starting at its
+start) and the others (one launch time, t_start_ns == t_end_ns, not before the call). Prints one
+line per file and "join check: ok" or the first problems; exits 1 on any problem or when no
+operation has a task.
 Usage: task_join_check.py DIR"""
 import glob
 import json

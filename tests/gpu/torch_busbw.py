@@ -1,9 +1,9 @@
 """Bus bandwidth of collectives through PyTorch (NCCL) from 8 B to 1 GiB on 2 GPUs; rank 0 prints one
 JSON line per size: {"op", "bytes", "us", "busbw"} (the best of WINDOWS timed windows of `iters`
 back-to-back calls). Run with and without the shim. BUSBW_OPS picks the ops (comma-separated, default
-all_reduce,all_gather; also reduce_scatter, broadcast, alltoall, sendrecv: batch_isend_irecv to the next
-rank and from the previous); "bytes" is the larger buffer of the
-call (all_gather: the gathered output, reduce_scatter: the input), as nccl-tests counts them.
+all_reduce,all_gather; also reduce_scatter, broadcast, alltoall, sendrecv: batch_isend_irecv to the
+next rank and from the previous); "bytes" is the larger buffer of the call (all_gather: the gathered
+output, reduce_scatter: the input), as nccl-tests counts them.
 BUSBW_TOGGLE=1 (with the shim as NCCL's profiler plugin): the plugin's events are switched off and
 on in alternate windows (ncclshimProfilerSetEvents), 2 x WINDOWS windows per size, and each line
 also gives "us_off", the best window with the events off, the medians "med_on" / "med_off" and

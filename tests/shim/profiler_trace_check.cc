@@ -138,8 +138,8 @@ void checkFile(const TraceFile& file, int nranks, const std::string& algo, const
                 std::string(t.algo) == (coll ? algo : "") && std::string(t.proto) == (coll ? proto : "") &&
                 // Launched inside the call (kTaskInCall): from the call's start to its end (or, past
                 // the tasks held per call, to when the task was written); inside the group's
-                // recorded ncclGroupEnd (kTaskInGroupEnd): within that end's times, from its start; else NCCL's launch, one
-                // time.
+                // recorded ncclGroupEnd (kTaskInGroupEnd): within that end's times, from its start;
+                // else NCCL's launch, one time.
                 ((t.flags & kTaskInCall)       ? t.startNs == op.hostStartNs && t.endNs >= t.startNs &&
                                                      t.endNs <= op.hostEndNs && !(t.flags & kTaskInGroupEnd)
                  : (t.flags & kTaskInGroupEnd) ? launchedInGroupEndAfter(t, op)
