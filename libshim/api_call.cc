@@ -178,7 +178,6 @@ NSHIM_HOT_CODE void finishRecordedOperation(RecordedOp& op, ncclResult_t result)
 NSHIM_HOT_CODE void recordGroupCall(int16_t traceOp, int32_t groupDepth, int64_t startNs,
                                     ncclResult_t result) noexcept {
   // A group call has no arguments and no communicator: the bridge writes neither for it.
-  static constexpr OpArgs kNoArgs{nullptr, nullptr, 0, kHookNone, kHookNone, kHookNone, kHookNone, nullptr, nullptr};
   OpFacts facts{};
   facts.nranks = -1;
   facts.rank = -1;
@@ -186,7 +185,7 @@ NSHIM_HOT_CODE void recordGroupCall(int16_t traceOp, int32_t groupDepth, int64_t
   facts.result = result;
   facts.startNs = startNs;
   facts.endNs = tscNowNs();
-  recordOperationToTrace(traceOp, kNoArgs, facts);
+  recordOperationToTrace(traceOp, kNoOpArgs, facts);
 }
 
 CommCreated registerCreated(CommCreated made) noexcept {

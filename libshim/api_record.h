@@ -66,6 +66,9 @@ struct OpArgs {
   void* stream;          // cudaStream_t
 };
 
+// The arguments of a call that has none (a group call) and ApiCall's before they are filled.
+inline constexpr OpArgs kNoOpArgs{nullptr, nullptr, 0, kHookNone, kHookNone, kHookNone, kHookNone, nullptr, nullptr};
+
 // What the frame learns of a call around its backend call: the state of `comm` when it is a
 // communicator created through the shim (else commId 0), its nesting, times and result. No
 // defaults: the recorded-operation path sets every field (api_call.cc), and a plain stack copy
@@ -91,7 +94,7 @@ struct ApiCall {
   // The trace's operation number (trace::OpCode) of an operation or group call, else -1: set by the
   // API frame from a constant (trace_bridge.h traceOpOf), so the recorder reads no table for it.
   int16_t traceOp = -1;
-  OpArgs args{nullptr, nullptr, 0, kHookNone, kHookNone, kHookNone, kHookNone, nullptr, nullptr};
+  OpArgs args = kNoOpArgs;
   OpFacts facts{0, 0, -1, -1, 0, 0, 0, 0, 0, 0, 0};
   int32_t flags = 0;                // revokeFlags, winFlags, shrinkFlags; residence (PreMulSum); result (ErrorString)
   void* handle = nullptr;           // the other pointer argument: config (creation calls), Register's handle
