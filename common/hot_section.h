@@ -8,4 +8,4 @@
 #pragma once
 
 #define NSHIM_HOT_DATA __attribute__((section("nshim_hot_data")))
-#define NSHIM_HOT_CODE __attribute__((hot, aligned(64)))
+#define NSHIM_HOT_CODE __attribute__((hot))

@@ -119,17 +119,38 @@ ApiCall apiCallOf(const RecordedOp& op) noexcept {
   ApiCall call;
   call.fn = op.fn;
   call.traceOp = op.traceOp;
-  call.args = *op.args;
-  call.facts = op.facts;
+  call.sendbuff = op.args->sendbuff;
+  call.recvbuff = op.args->recvbuff;
+  call.count = op.args->count;
+  call.datatype = op.args->datatype;
+  call.redop = op.args->redop;
+  call.root = op.args->root;
+  call.peer = op.args->peer;
+  call.comm = op.args->comm;
+  call.stream = op.args->stream;
+  call.commId = op.facts.commId;
+  call.seq = op.facts.seq;
+  call.nranks = op.facts.nranks;
+  call.rank = op.facts.rank;
+  call.groupDepth = op.facts.groupDepth;
+  call.result = op.facts.result;
+  call.startNs = op.facts.startNs;
+  call.endNs = op.facts.endNs;
+  call.gpuFlags = op.facts.gpuFlags;
   return call;
 }
 
 }  // namespace
 
 NSHIM_HOT_CODE void beginRecordedCall(ApiCall& call) noexcept {
-  readCommState(call.args.comm, false, call.facts);  // not an operation (operationCall): no sequence number
-  call.facts.groupDepth = groupDepthOfThread();
-  call.facts.startNs = tscNowNs();
+  OpFacts facts{};
+  readCommState(call.comm, false, facts);  // not an operation (operationCall): no sequence number
+  call.commId = facts.commId;
+  call.seq = facts.seq;
+  call.nranks = facts.nranks;
+  call.rank = facts.rank;
+  call.groupDepth = groupDepthOfThread();
+  call.startNs = tscNowNs();
 }
 
 NSHIM_HOT_CODE RecordedOp beginRecordedOperation(ApiId id, int16_t traceOp, const OpArgs& args) noexcept {
@@ -172,12 +193,13 @@ NSHIM_HOT_CODE void finishRecordedOperation(RecordedOp& op, ncclResult_t result)
   }
   if (op.timed && op.span.captured) op.facts.gpuFlags |= kGpuCaptured;
   ApiCall call = apiCallOf(op);
-  if (!op.timed || !gpuSpanFinish(op.span, call.args.stream, call)) recordApiCall(call);
+  if (!op.timed || !gpuSpanFinish(op.span, call.stream, call)) recordApiCall(call);
 }
 
 NSHIM_HOT_CODE void recordGroupCall(int16_t traceOp, int32_t groupDepth, int64_t startNs,
                                     ncclResult_t result) noexcept {
   // A group call has no arguments and no communicator: the bridge writes neither for it.
+  static constexpr OpArgs kNoArgs{nullptr, nullptr, 0, kHookNone, kHookNone, kHookNone, kHookNone, nullptr, nullptr};
   OpFacts facts{};
   facts.nranks = -1;
   facts.rank = -1;
@@ -185,7 +207,7 @@ NSHIM_HOT_CODE void recordGroupCall(int16_t traceOp, int32_t groupDepth, int64_t
   facts.result = result;
   facts.startNs = startNs;
   facts.endNs = tscNowNs();
-  recordOperationToTrace(traceOp, kNoOpArgs, facts);
+  recordOperationToTrace(traceOp, kNoArgs, facts);
 }
 
 CommCreated registerCreated(CommCreated made) noexcept {

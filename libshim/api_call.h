@@ -22,7 +22,7 @@ namespace nshim {
 // ncclGroupStart nesting of this thread, kept by the group wrappers.
 int& groupDepthOfThread() noexcept;
 
-// Fills the group depth, the state of call.args.comm (and a sequence number for an operation), then
+// Fills the group depth, the state of call.comm (and a sequence number for an operation), then
 // the start time.
 void beginRecordedCall(ApiCall& call) noexcept;
 
@@ -124,8 +124,8 @@ template <ApiId id, typename Describe, typename... Args>
   describe(call);
   beginRecordedCall(call);
   const ncclResult_t result = guardedCall(apiName(id), body);
-  call.facts.endNs = tscNowNs();
-  call.facts.result = result;
+  call.endNs = tscNowNs();
+  call.result = result;
   recordApiCall(call);
   return result;
 }
@@ -140,7 +140,7 @@ template <ApiId id, typename Describe, typename... Args>
   describe(call);
   beginRecordedCall(call);
   const char* text = guardedString(fallback, body);
-  call.facts.endNs = tscNowNs();
+  call.endNs = tscNowNs();
   recordApiCall(call);
   return text;
 }
@@ -178,13 +178,13 @@ template <ApiId id, typename Describe, typename Made, typename... Args>
     beginRecordedCall(call);
   }
   ncclResult_t result = guardedCall(apiName(id), body);
-  call.facts.endNs = on ? tscNowNs() : 0;
+  call.endNs = on ? tscNowNs() : 0;
   try {
     CreatedComms comms;
     made(result, comms);
     if (on) {
       completeCreated(comms, result);
-      call.facts.result = result;
+      call.result = result;
       call.created = comms.data();
       call.numCreated = static_cast<int32_t>(comms.size());
       recordApiCall(call);

@@ -45,7 +45,7 @@ struct SplitOrigin {
 };
 
 auto describeComm(ncclComm_t comm) {
-  return [comm](ApiCall& call) { call.args.comm = comm; };
+  return [comm](ApiCall& call) { call.comm = comm; };
 }
 
 }  // namespace
@@ -75,7 +75,7 @@ NS_API ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId 
 
 NS_API ncclResult_t ncclCommInitAll(ncclComm_t* comm, int ndev, const int* devlist) {
   return nshim::creationCall<ApiId::kCommInitAll>(
-      [&](ApiCall& call) { call.args.count = ndev > 0 ? ndev : 0; },
+      [&](ApiCall& call) { call.count = ndev > 0 ? ndev : 0; },
       [&](ncclResult_t result, CreatedComms& made) {
         uint64_t id = nshim::trace::freshCommId();  // every member is in this process
         for (int i = 0; i < ndev && comm != nullptr; ++i) {
@@ -94,7 +94,7 @@ NS_API ncclResult_t ncclCommInitRankScalable(ncclComm_t* newcomm, int nranks, in
                                              ncclUniqueId* commIds, ncclConfig_t* config) {
   return nshim::creationCall<ApiId::kCommInitRankScalable>(
       [&](ApiCall& call) {
-        call.args.count = nId > 0 ? nId : 0;
+        call.count = nId > 0 ? nId : 0;
         call.handle = config;
       },
       [&](ncclResult_t result, CreatedComms& made) {
@@ -108,7 +108,7 @@ NS_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_
   const SplitOrigin origin(comm);
   return nshim::creationCall<ApiId::kCommSplit>(
       [&](ApiCall& call) {
-        call.args.comm = comm;
+        call.comm = comm;
         call.handle = config;
       },
       [&](ncclResult_t result, CreatedComms& made) {
@@ -123,9 +123,9 @@ NS_API ncclResult_t ncclCommShrink(ncclComm_t comm, int* excludeRanksList, int e
   const SplitOrigin origin(comm);
   return nshim::creationCall<ApiId::kCommShrink>(
       [&](ApiCall& call) {
-        call.args.comm = comm;
+        call.comm = comm;
         call.handle = excludeRanksList;
-        call.args.count = excludeRanksCount > 0 ? excludeRanksCount : 0;
+        call.count = excludeRanksCount > 0 ? excludeRanksCount : 0;
         call.flags = shrinkFlags;
       },
       [&](ncclResult_t result, CreatedComms& made) {
@@ -153,7 +153,7 @@ NS_API ncclResult_t ncclCommAbort(ncclComm_t comm) {
 NS_API ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags) {
   return nshim::apiCall<ApiId::kCommRevoke>(
       [&](ApiCall& call) {
-        call.args.comm = comm;
+        call.comm = comm;
         call.flags = revokeFlags;
       },
       comm, revokeFlags);
@@ -178,9 +178,9 @@ NS_API ncclResult_t ncclCommUserRank(const ncclComm_t comm, int* rank) {
 NS_API ncclResult_t ncclCommRegister(const ncclComm_t comm, void* buff, size_t size, void** handle) {
   return nshim::apiCall<ApiId::kCommRegister>(
       [&](ApiCall& call) {
-        call.args.comm = comm;
-        call.args.sendbuff = buff;
-        call.args.count = size;
+        call.comm = comm;
+        call.sendbuff = buff;
+        call.count = size;
         call.handle = handle;
       },
       comm, buff, size, handle);
@@ -189,7 +189,7 @@ NS_API ncclResult_t ncclCommRegister(const ncclComm_t comm, void* buff, size_t s
 NS_API ncclResult_t ncclCommDeregister(const ncclComm_t comm, void* handle) {
   return nshim::apiCall<ApiId::kCommDeregister>(
       [&](ApiCall& call) {
-        call.args.comm = comm;
+        call.comm = comm;
         call.handle = handle;
       },
       comm, handle);
@@ -199,9 +199,9 @@ NS_API ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void* buff, size_t s
                                            int winFlags) {
   return nshim::apiCall<ApiId::kCommWindowRegister>(
       [&](ApiCall& call) {
-        call.args.comm = comm;
-        call.args.sendbuff = buff;
-        call.args.count = size;
+        call.comm = comm;
+        call.sendbuff = buff;
+        call.count = size;
         call.handle = win;
         call.flags = winFlags;
       },
@@ -211,7 +211,7 @@ NS_API ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void* buff, size_t s
 NS_API ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
   return nshim::apiCall<ApiId::kCommWindowDeregister>(
       [&](ApiCall& call) {
-        call.args.comm = comm;
+        call.comm = comm;
         call.handle = win;
       },
       comm, win);

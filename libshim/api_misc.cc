@@ -16,7 +16,7 @@ NS_API const char* ncclGetErrorString(ncclResult_t result) {
 }
 
 NS_API const char* ncclGetLastError(ncclComm_t comm) {
-  return nshim::stringCall<ApiId::kGetLastError>([&](ApiCall& call) { call.args.comm = comm; },
+  return nshim::stringCall<ApiId::kGetLastError>([&](ApiCall& call) { call.comm = comm; },
                                                  nshim::lastErrorMessage(), comm);
 }
 
@@ -24,13 +24,13 @@ NS_API ncclResult_t ncclMemAlloc(void** ptr, size_t size) {
   return nshim::apiCall<ApiId::kMemAlloc>(
       [&](ApiCall& call) {
         call.handle = ptr;
-        call.args.count = size;
+        call.count = size;
       },
       ptr, size);
 }
 
 NS_API ncclResult_t ncclMemFree(void* ptr) {
-  return nshim::apiCall<ApiId::kMemFree>([&](ApiCall& call) { call.args.sendbuff = ptr; }, ptr);
+  return nshim::apiCall<ApiId::kMemFree>([&](ApiCall& call) { call.sendbuff = ptr; }, ptr);
 }
 
 #pragma GCC diagnostic push

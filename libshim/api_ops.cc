@@ -126,10 +126,10 @@ NS_API_HOT ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar, 
                                              ncclScalarResidence_t residence, ncclComm_t comm) {
   return nshim::apiCall<ApiId::kRedOpCreatePreMulSum>(
       [&](ApiCall& call) {
-        call.args.datatype = datatype;
+        call.datatype = datatype;
         call.flags = residence;
         call.handle = scalar;
-        call.args.comm = comm;
+        call.comm = comm;
       },
       op, scalar, datatype, residence, comm);
 }
@@ -137,8 +137,8 @@ NS_API_HOT ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar, 
 NS_API_HOT ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
   return nshim::apiCall<ApiId::kRedOpDestroy>(
       [&](ApiCall& call) {
-        call.args.redop = op;
-        call.args.comm = comm;
+        call.redop = op;
+        call.comm = comm;
       },
       op, comm);
 }

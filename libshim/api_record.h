@@ -49,61 +49,77 @@ struct CommCreated {
   int32_t key = kHookNone;     // split key
 };
 
-// A call's arguments, with NCCL's numbering for the enums; kHookNone (or null, 0) for those the
-// function does not have. Named as a collective's or point-to-point call's (api_call.h
-// operationCall); other functions put theirs in the fields noted.
-struct OpArgs {
-  const void* sendbuff;  // also ncclBcast/ncclSend buff, Register/WindowRegister buff, MemFree ptr
-  void* recvbuff;        // also ncclBcast/ncclRecv buff
-  size_t count;          // count; sendcount (AllGather); recvcount (ReduceScatter); size (MemAlloc,
-                         // Register, WindowRegister); ndev (InitAll); nId (InitRankScalable);
-                         // excludeRanksCount (Shrink)
-  int32_t datatype;      // ncclDataType_t
-  int32_t redop;         // ncclRedOp_t (also RedOpDestroy's op)
-  int32_t root;
-  int32_t peer;
-  void* comm;            // the communicator argument (creation calls: the parent, if any)
-  void* stream;          // cudaStream_t
-};
-
-// The arguments of a call that has none (a group call) and ApiCall's before they are filled.
-inline constexpr OpArgs kNoOpArgs{nullptr, nullptr, 0, kHookNone, kHookNone, kHookNone, kHookNone, nullptr, nullptr};
-
-// What the frame learns of a call around its backend call: the state of `comm` when it is a
-// communicator created through the shim (else commId 0), its nesting, times and result. No
-// defaults: the recorded-operation path sets every field (api_call.cc), and a plain stack copy
-// costs no stores before it does; value-initialize (`OpFacts facts{}`) elsewhere.
-struct OpFacts {
-  uint64_t commId;
-  uint64_t seq;         // operations only: per-communicator number, from 0, in issue order
-  int32_t nranks;       // -1 when unknown
-  int32_t rank;
-  int32_t groupDepth;   // ncclGroupStart nesting of this thread (after start / before end)
-  int32_t result;       // ncclResult_t returned (0 for the void and string functions)
-  int64_t startNs;      // CLOCK_MONOTONIC (nshim::tscNowNs()) at entry and at return
-  int64_t endNs;
-  uint32_t gpuFlags;    // kGpuTimed, kGpuCaptured
-  int64_t gpuStartNs;   // GPU timing (gpu_timer.h): CLOCK_MONOTONIC times of the operation's CUDA events
-  int64_t gpuEndNs;
-};
-
-// One call as the hook gets it: the arguments and the facts, as the recorded-operation path keeps
-// them, and what only other functions have.
+// One call. Arguments a function does not have keep these defaults; see api_*.cc for the mapping of
+// the less obvious ones (noted per field).
 struct ApiCall {
   ApiId fn = ApiId::kNumFunctions;
   // The trace's operation number (trace::OpCode) of an operation or group call, else -1: set by the
   // API frame from a constant (trace_bridge.h traceOpOf), so the recorder reads no table for it.
   int16_t traceOp = -1;
-  OpArgs args = kNoOpArgs;
-  OpFacts facts{0, 0, -1, -1, 0, 0, 0, 0, 0, 0, 0};
+  int32_t result = 0;               // ncclResult_t returned (0 for the void and string functions)
+  int64_t startNs = 0;              // CLOCK_MONOTONIC (nshim::tscNowNs()) at entry and at return
+  int64_t endNs = 0;
+  const void* sendbuff = nullptr;   // also ncclBcast/ncclSend buff, Register/WindowRegister buff, MemFree ptr
+  void* recvbuff = nullptr;         // also ncclBcast/ncclRecv buff
+  uint64_t count = 0;               // count; sendcount (AllGather); recvcount (ReduceScatter); size (MemAlloc,
+                                    // Register, WindowRegister); ndev (InitAll); nId (InitRankScalable);
+                                    // excludeRanksCount (Shrink)
+  int32_t datatype = kHookNone;     // ncclDataType_t
+  int32_t redop = kHookNone;        // ncclRedOp_t (also RedOpDestroy's op)
+  int32_t root = kHookNone;
+  int32_t peer = kHookNone;
   int32_t flags = 0;                // revokeFlags, winFlags, shrinkFlags; residence (PreMulSum); result (ErrorString)
+  void* comm = nullptr;             // the communicator argument (creation calls: the parent, if any)
+  void* stream = nullptr;           // cudaStream_t
   void* handle = nullptr;           // the other pointer argument: config (creation calls), Register's handle
                                     // pointer, Deregister's handle, window (pointer), PreMulSum scalar,
                                     // simInfo, MemAlloc's ptr (void**), excludeRanksList (Shrink)
+  // State of `comm` when it is a communicator created through the shim (else commId 0).
+  uint64_t commId = 0;
+  uint64_t seq = 0;                 // operations only: per-communicator number, from 0, in issue order
+  int32_t nranks = -1;
+  int32_t rank = -1;
+  int32_t groupDepth = 0;           // ncclGroupStart nesting of this thread (after start / before end)
   int32_t numCreated = 0;           // creation calls: the communicators made (ncclCommInitAll: ndev);
                                     // ncclGroupEnd: those created inside the group whose handle appeared
                                     // only at its end (GPU-free splits)
   const CommCreated* created = nullptr;
+  // GPU timing (gpu_timer.h): CLOCK_MONOTONIC times of the operation's CUDA events.
+  int64_t gpuStartNs = 0;
+  int64_t gpuEndNs = 0;
+  uint32_t gpuFlags = 0;            // kGpuTimed, kGpuCaptured
+};
+
+// A collective's or point-to-point call's arguments (api_call.h operationCall); kHookNone for those
+// it does not have.
+struct OpArgs {
+  const void* sendbuff;
+  void* recvbuff;
+  size_t count;
+  int32_t datatype;
+  int32_t redop;
+  int32_t root;
+  int32_t peer;
+  void* comm;
+  void* stream;
+};
+
+// What the frame learns of an operation around its backend call: its communicator's state (as in
+// ApiCall), its nesting, times and result. No defaults: the recorded-operation path sets every
+// field (api_call.cc), and a plain stack copy costs no stores before it does; value-initialize
+// (`OpFacts facts{}`) elsewhere.
+struct OpFacts {
+  uint64_t commId;
+  uint64_t seq;
+  int32_t nranks;
+  int32_t rank;
+  int32_t groupDepth;
+  int32_t result;
+  int64_t startNs;
+  int64_t endNs;
+  uint32_t gpuFlags;  // kGpuTimed, kGpuCaptured
+  int64_t gpuStartNs;
+  int64_t gpuEndNs;
 };
 
 inline constexpr uint32_t kGpuTimed = 1;     // gpuStartNs / gpuEndNs are valid

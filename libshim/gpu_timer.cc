@@ -154,9 +154,9 @@ class GpuTimer {
           driver_.eventElapsedTime(&startMs, ref.event, static_cast<CUevent>(item.span.start)) == CUDA_SUCCESS &&
           driver_.eventElapsedTime(&lengthMs, static_cast<CUevent>(item.span.start),
                                    static_cast<CUevent>(item.span.end)) == CUDA_SUCCESS) {
-        item.call.facts.gpuStartNs = ref.hostNs + static_cast<int64_t>(startMs * 1e6);
-        item.call.facts.gpuEndNs = item.call.facts.gpuStartNs + static_cast<int64_t>(lengthMs * 1e6);
-        item.call.facts.gpuFlags |= kGpuTimed;
+        item.call.gpuStartNs = ref.hostNs + static_cast<int64_t>(startMs * 1e6);
+        item.call.gpuEndNs = item.call.gpuStartNs + static_cast<int64_t>(lengthMs * 1e6);
+        item.call.gpuFlags |= kGpuTimed;
       }
       driver_.eventDestroy(static_cast<CUevent>(item.span.start));
       driver_.eventDestroy(static_cast<CUevent>(item.span.end));

@@ -52,15 +52,13 @@ int decideHookState() {
 // One line per call: every field of ApiCall, then one "new=" entry per communicator created.
 void writeDebugLine(const ApiCall& call) {
   char line[2048];
-  const OpArgs& a = call.args;
-  const OpFacts& f = call.facts;
   auto out = fmt::format_to_n(
       line, sizeof(line) - 1,
       "fn={} result={} comm={} commId={:#x} seq={} nranks={} rank={} depth={} count={} datatype={} redop={} "
       "root={} peer={} flags={} stream={} send={} recv={} handle={} ns={} created={}",
-      apiName(call.fn), f.result, a.comm, f.commId, f.seq, f.nranks, f.rank, f.groupDepth, a.count, a.datatype,
-      a.redop, a.root, a.peer, call.flags, a.stream, a.sendbuff, static_cast<const void*>(a.recvbuff), call.handle,
-      f.endNs - f.startNs, call.numCreated);
+      apiName(call.fn), call.result, call.comm, call.commId, call.seq, call.nranks, call.rank, call.groupDepth,
+      call.count, call.datatype, call.redop, call.root, call.peer, call.flags, call.stream, call.sendbuff,
+      static_cast<const void*>(call.recvbuff), call.handle, call.endNs - call.startNs, call.numCreated);
   size_t length = out.size < sizeof(line) - 1 ? out.size : sizeof(line) - 1;
   for (int i = 0; i < call.numCreated && length < sizeof(line) - 1; ++i) {
     const CommCreated& made = call.created[i];

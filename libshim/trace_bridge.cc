@@ -13,6 +13,26 @@ namespace {
 using trace::CommEvent;
 using trace::OpCode;
 
+// An operation's or group call's ApiCall, written as the recorded-operation path writes its own
+// (api_call.cc): GPU-timed and NCCLSHIM_HOOK_DEBUG operations come this way, group calls always.
+void recordOperation(const ApiCall& call) {
+  const OpArgs args{call.sendbuff, call.recvbuff, call.count, call.datatype, call.redop,
+                    call.root,     call.peer,     call.comm,  call.stream};
+  OpFacts facts{};
+  facts.commId = call.commId;
+  facts.seq = call.seq;
+  facts.nranks = call.nranks;
+  facts.rank = call.rank;
+  facts.groupDepth = call.groupDepth;
+  facts.result = call.result;
+  facts.startNs = call.startNs;
+  facts.endNs = call.endNs;
+  facts.gpuFlags = call.gpuFlags;
+  facts.gpuStartNs = call.gpuStartNs;
+  facts.gpuEndNs = call.gpuEndNs;
+  recordOperationToTrace(call.traceOp, args, facts);
+}
+
 void recordCreated(const ApiCall& call) {
   for (int i = 0; i < call.numCreated; ++i) {
     const CommCreated& made = call.created[i];
@@ -27,18 +47,18 @@ void recordCreated(const ApiCall& call) {
     r.nranks = made.nranks;
     r.rank = made.rank;
     r.cudaDevice = made.device;
-    r.timestampNs = call.facts.endNs;
+    r.timestampNs = call.endNs;
     trace::recordComm(r);
   }
 }
 
 void recordLifecycle(const ApiCall& call, CommEvent event) {
-  if (call.facts.commId == 0) return;
+  if (call.commId == 0) return;
   trace::CommRecord r = trace::makeCommRecord(event);
-  r.commId = call.facts.commId;
-  r.nranks = call.facts.nranks;
-  r.rank = call.facts.rank;
-  r.timestampNs = call.facts.endNs;
+  r.commId = call.commId;
+  r.nranks = call.nranks;
+  r.rank = call.rank;
+  r.timestampNs = call.endNs;
   gpuTimerDrain();  // GPU-timed operations of this communicator are recorded before it goes
   trace::recordComm(r);
   (void)trace::flush();  // a destroyed communicator's records are on disk when the call returns
@@ -88,9 +108,7 @@ NSHIM_HOT_CODE void prefetchTraceRecord() noexcept { trace::prefetchPush(); }
 
 NSHIM_HOT_CODE void recordCallToTrace(const ApiCall& call) noexcept {
   if (call.traceOp >= 0) {
-    // An operation's (GPU-timed, or under NCCLSHIM_HOOK_DEBUG) or a group call's, as the
-    // recorded-operation path writes its own (api_call.cc).
-    recordOperationToTrace(call.traceOp, call.args, call.facts);
+    recordOperation(call);
   } else if (call.fn == ApiId::kCommDestroy) {
     recordLifecycle(call, CommEvent::kDestroy);
   } else if (call.fn == ApiId::kCommAbort) {
