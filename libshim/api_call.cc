@@ -68,9 +68,7 @@ CommCreated registerCreatedAt(ncclResult_t result, ncclComm_t* out, CommCreated 
 }
 
 void leaveGroup(CreatedComms& made) {
-  int& depth = groupDepthOfThread();
-  if (depth > 0) --depth;
-  if (depth > 0 || tCurrentApiOp.deferred == 0) return;
+  if (!leaveGroupLevel()) return;
   std::vector<DeferredCreation>& deferred = deferredOfThread();
   for (DeferredCreation& entry : deferred) {
     entry.made.comm = *entry.out;

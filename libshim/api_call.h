@@ -99,14 +99,14 @@ template <ApiId id, typename SlowPath>
   }
   prefetchTraceRecord();
   const int64_t startNs = tscNowNs();
-  const int32_t depth = tCurrentApiOp.groupDepth;
+  const int32_t depth = tCurrentApiOp.groupDepth;  // the record's: before this end leaves a level
   // NCCL launches the group's tasks inside its end: the plugin holds them for this record.
   if constexpr (id == ApiId::kGroupEnd) enterGroupEnd(startNs);
   const ncclResult_t result =
       guardedCall(apiName(id), [](const NcclFunctions& backend) { return callEntry<id>(backend); });
   if constexpr (id == ApiId::kGroupEnd) {
     leaveGroupEnd();
-    if (depth > 0) tCurrentApiOp.groupDepth = depth - 1;  // as leaveGroup, which has nothing to register
+    (void)leaveGroupLevel();  // no creation waits (checked on entry): nothing to register
   }
   recordGroupCall(traceOpOf(id), depth, startNs, result);
   return result;

@@ -46,4 +46,12 @@ inline void enterGroupEnd(int64_t startNs) noexcept {
 }
 inline void leaveGroupEnd() noexcept { tCurrentApiOp.inGroupEnd = false; }
 
+// After an ncclGroupEnd: leaves one nesting level of the thread's groups. True when that was the
+// outermost and creations made inside the group wait to be registered (api_call.cc leaveGroup).
+inline bool leaveGroupLevel() noexcept {
+  int32_t& depth = tCurrentApiOp.groupDepth;
+  if (depth > 0) --depth;
+  return depth == 0 && tCurrentApiOp.deferred != 0;
+}
+
 }  // namespace nshim

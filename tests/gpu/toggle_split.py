@@ -3,7 +3,11 @@ and off in alternate windows of one process) from a folder, groups them by <what
 norecord: NCCLSHIM_PROFILER_RECORD=0, noop: NCCLSHIM_PROFILER_NOOP=1) and prints, per group, over
 all its sizes below 1 MiB: the median of (best window on - best window off), a bootstrap 95 %
 interval of that median, how many pairs were positive, and the median of (median on - median off);
-then the same median and interval per op.
+then the same median and interval per op; then per run (one file: one process launch), the median
+of its window pairs, per op and over all ops: the median over runs, the range, and how many runs
+were above TARGET_US (0.5). Window pairs of one run are not independent of each other: the machine
+and the launch (where the pages fell) move a whole run, so an interval over pooled pairs is
+narrower than the spread between runs; the run table shows that spread.
 Usage: toggle_split.py DIR"""
 import glob
 import json
@@ -68,6 +72,46 @@ def main():
                 continue
             boot = sorted(statistics.median(random.choices(best, k=len(best))) for _ in range(2000))
             cells.append(f"{statistics.median(best):+.2f} [{boot[50]:+.2f} … {boot[1950]:+.2f}], {len(best)}")
+        print(f"| {what} | " + " | ".join(cells) + " |")
+    print_per_run(sys.argv[1], ops)
+
+
+TARGET_US = 0.5
+
+
+def print_per_run(folder, ops):
+    """Per variant and op: the median of each run's window pairs, then over runs."""
+    runs = defaultdict(list)  # variant -> [{op: [pair differences]}], one entry per run (file)
+    for path in sorted(glob.glob(f"{folder}/toggle_*.jsonl")):
+        what = re.match(r"toggle_([a-z0-9]+)", os.path.basename(path)).group(1)
+        pairs = defaultdict(list)
+        for line in open(path):
+            if line.startswith("{") and '"win_on"' in line:
+                row = json.loads(line)
+                if row["bytes"] < (1 << 20):
+                    pairs[row["op"]] += [on - off for on, off in zip(row["win_on"], row["win_off"])]
+        if pairs:
+            pairs["all"] = [d for op in ops if op in pairs for d in pairs[op]]
+            runs[what].append(pairs)
+    if not runs:
+        return
+    print()
+    print("Per run (one process launch each): the median of the run's window pairs, µs; median over runs")
+    print(f"[lowest … highest run], runs above {TARGET_US} µs of runs")
+    print()
+    columns = ["all"] + ops
+    print("| events on − off | " + " | ".join(columns) + " |")
+    print("|---|" + "---:|" * len(columns))
+    for what, per_run in sorted(runs.items()):
+        cells = []
+        for op in columns:
+            medians = sorted(statistics.median(r[op]) for r in per_run if r.get(op))
+            if not medians:
+                cells.append("")
+                continue
+            above = sum(m > TARGET_US for m in medians)
+            cells.append(f"{statistics.median(medians):+.2f} [{medians[0]:+.2f} … {medians[-1]:+.2f}], "
+                         f"{above}/{len(medians)}")
         print(f"| {what} | " + " | ".join(cells) + " |")
 
 
