@@ -9,11 +9,7 @@
 
 namespace nshim::workload {
 
-double busBandwidthFactor(OpKind kind, int nranks) {
-  // The report has so far taken 1 for gather and scatter, where nccl-tests takes (n-1)/n.
-  if (kind == OpKind::kGather || kind == OpKind::kScatter) return 1.0;
-  return ::nshim::busBandwidthFactor(describe(kind), nranks);
-}
+double busBandwidthFactor(OpKind kind, int nranks) { return ::nshim::busBandwidthFactor(describe(kind), nranks); }
 
 namespace {
 

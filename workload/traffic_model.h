@@ -11,7 +11,8 @@
 
 namespace nshim::workload {
 
-// nccl-tests: allreduce 2(n-1)/n; allgather, reducescatter, alltoall (n-1)/n; everything else 1.
+// nccl-tests': allreduce 2(n-1)/n; allgather, reducescatter, alltoall, gather, scatter (n-1)/n;
+// everything else 1 (common/collective_descriptor.h).
 double busBandwidthFactor(OpKind kind, int nranks);
 
 // Payload bytes rank `commRank` of an `nranks` communicator sends for `op` under the engine's
