@@ -27,6 +27,7 @@ def main():
             if line.startswith("{") and '"us_off"' in line:
                 row = json.loads(line)
                 if row["bytes"] < (1 << 20):
+                    row["run"] = path
                     groups[what].append(row)
     random.seed(1)
     print("| events on − off, per call | pairs | median of best − best, µs | bootstrap 95 % | positive | median of median − median, µs |")
@@ -73,24 +74,21 @@ def main():
             boot = sorted(statistics.median(random.choices(best, k=len(best))) for _ in range(2000))
             cells.append(f"{statistics.median(best):+.2f} [{boot[50]:+.2f} … {boot[1950]:+.2f}], {len(best)}")
         print(f"| {what} | " + " | ".join(cells) + " |")
-    print_per_run(sys.argv[1], ops)
+    print_per_run(groups, ops)
 
 
 TARGET_US = 0.5
 
 
-def print_per_run(folder, ops):
+def print_per_run(groups, ops):
     """Per variant and op: the median of each run's window pairs, then over runs."""
     runs = defaultdict(list)  # variant -> [{op: [pair differences]}], one entry per run (file)
-    for path in sorted(glob.glob(f"{folder}/toggle_*.jsonl")):
-        what = re.match(r"toggle_([a-z0-9]+)", os.path.basename(path)).group(1)
-        pairs = defaultdict(list)
-        for line in open(path):
-            if line.startswith("{") and '"win_on"' in line:
-                row = json.loads(line)
-                if row["bytes"] < (1 << 20):
-                    pairs[row["op"]] += [on - off for on, off in zip(row["win_on"], row["win_off"])]
-        if pairs:
+    for what, rows in sorted(groups.items()):
+        by_run = defaultdict(lambda: defaultdict(list))
+        for r in rows:
+            if "win_on" in r:
+                by_run[r["run"]][r["op"]] += [on - off for on, off in zip(r["win_on"], r["win_off"])]
+        for pairs in by_run.values():
             pairs["all"] = [d for op in ops if op in pairs for d in pairs[op]]
             runs[what].append(pairs)
     if not runs:
