@@ -21,9 +21,10 @@
 # off windows are in the table too. SELF_BUILDS (below) compares several self-timed builds.
 # ENV_<K> (optional): settings for the runs of build K, e.g. ENV_NEW4K="NCCLSHIM_TRACE_HUGEPAGES=0" with
 # SHIM_NEW4K=$SHIM_NEW: one build, two settings.
-#   ROUNDS (default 3); BUSBW_MAX_BYTES / BUSBW_WINDOWS / BUSBW_ITERS / BUSBW_OPS as torch_busbw.py
-#   reads them; SHIM_NEW, SHIM_OLD: libncclshim.so builds; BENCH: the callback bench; TRACE_TOOL:
-#   ncclshim-trace; OUT: results.
+#   ROUNDS (default 3); BUSBW_MAX_BYTES / BUSBW_WINDOWS / BUSBW_ITERS / BUSBW_OPS / BUSBW_BLOCK as
+#   torch_busbw.py reads them (with BUSBW_BLOCK the table is tests/gpu/block_toggle_table.py's);
+#   SHIM_NEW, SHIM_OLD: libncclshim.so builds; BENCH: the callback bench; TRACE_TOOL: ncclshim-trace;
+#   OUT: results.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/gpu-out}
@@ -118,8 +119,12 @@ if [ -n "${BENCH:-}" ]; then
     done
   done
 fi
-"$PY" "$HERE/toggle_split.py" "$OUT" > "$OUT/table.md" 2>&1
+if [ "${BUSBW_BLOCK:-0}" -gt 0 ]; then
+  "$PY" "$HERE/block_toggle_table.py" "$OUT" > "$OUT/table.md" 2>&1
+else
+  "$PY" "$HERE/toggle_split.py" "$OUT" > "$OUT/table.md" 2>&1
+fi
 # the runs' lines in one file (the device returns few files)
 tar -C "$OUT" -czf "$OUT/toggle_runs.tar.gz" $(cd "$OUT" && ls toggle_*.jsonl) && rm -f "$OUT"/toggle_*.jsonl
 cat "$OUT/runs.txt" "$OUT/join_check.txt" "$OUT/table.md"
-[ -f "$OUT/self_table.md" ] && cat "$OUT/self_table.md"
+if [ -f "$OUT/self_table.md" ]; then cat "$OUT/self_table.md"; fi

@@ -14,6 +14,13 @@ recording + the plugin's events, "off" is the shim forwarding with the plugin lo
 active, i.e. everything recording and the plugin add on top of forwarding. BUSBW_TOGGLE=rec: the
 recording of calls alone, the plugin's events off in both halves. BUSBW_ITERS sets the calls
 per window below 1 MiB (default 1000); BUSBW_MIN_BYTES the first size (default 8).
+BUSBW_BLOCK=<B> (with BUSBW_TOGGLE): switch in blocks of B calls inside each window instead of
+window by window, and time every call on its own (the host's clock from one call's start to the
+next's): a block's figure is the median of its calls, the first BUSBW_BLOCK_SKIP (2) after a switch
+left out; each line then gives "blk_diffs", on − off of every two adjacent blocks (µs per call, the
+block first on in even windows, first off in odd ones), and "blk_on" / "blk_off", the medians of the
+blocks. Adjacent blocks are a few hundred µs apart, so the machine's slow episodes (milliseconds)
+fall on both halves of a pair.
 BUSBW_SELF_TIME=1 (with a shim built with -DNSHIM_SELF_TIME=1, common/self_time.h): each line also
 gives "self_ns", the ns per call rank 0's shim spent in each span of the recording path during the
 "on" windows (the frame before and after the NCCL call, the NCCL call, the plugin's callbacks), and
@@ -28,6 +35,36 @@ import torch
 import torch.distributed as dist
 
 WINDOWS = int(os.environ.get("BUSBW_WINDOWS", 5))  # timed windows per size (per half with BUSBW_TOGGLE=1)
+BLOCK = int(os.environ.get("BUSBW_BLOCK", 0))  # calls per block with BUSBW_TOGGLE (0: window by window)
+BLOCK_SKIP = int(os.environ.get("BUSBW_BLOCK_SKIP", 2))  # calls left out after each switch
+
+
+def block_pairs(run, toggle, iters):
+    """BUSBW_BLOCK: WINDOWS windows of `iters` calls, switched every BLOCK calls; returns the on − off
+    difference of each pair of adjacent blocks and every block's figure by side (s per call)."""
+    clock = time.perf_counter_ns
+    diffs, sides = [], {True: [], False: []}
+    for w in range(WINDOWS):
+        dist.barrier()
+        torch.cuda.synchronize()
+        first_on = w % 2 == 0
+        pair = {}
+        for b in range(iters // BLOCK):
+            on = (b % 2 == 0) == first_on
+            toggle(on)
+            stamps = []
+            for _ in range(BLOCK):
+                stamps.append(clock())
+                run()
+            stamps.append(clock())
+            figure = statistics.median(stamps[j + 1] - stamps[j] for j in range(BLOCK_SKIP, BLOCK)) * 1e-9
+            sides[on].append(figure)
+            pair[on] = figure
+            if b % 2 == 1:
+                diffs.append(pair[True] - pair[False])
+        torch.cuda.synchronize()
+    toggle(True)
+    return diffs, sides
 
 
 def pin_to_gpu_local_cpus(device):
@@ -145,6 +182,15 @@ def main():
             for _ in range(5):
                 run()
             torch.cuda.synchronize()
+            nbytes = numel * 4 * (world if op in ("all_gather", "reduce_scatter") else 1)
+            if toggle and BLOCK > BLOCK_SKIP:
+                diffs, sides = block_pairs(run, toggle, iters)
+                if rank == 0:
+                    print(json.dumps({"op": op, "bytes": nbytes, "block": BLOCK,
+                                      "blk_on": statistics.median(sides[True]) * 1e6,
+                                      "blk_off": statistics.median(sides[False]) * 1e6,
+                                      "blk_diffs": [round(d * 1e6, 4) for d in diffs]}), flush=True)
+                continue
             # The best of several windows: a window that met a hiccup (another process, a clock
             # change) says nothing about the per-call cost.
             times = {True: [], False: []}  # events on / off (toggle only)
@@ -169,7 +215,6 @@ def main():
             if toggle:
                 toggle(True)
             sec = min(times[True])
-            nbytes = numel * 4 * (world if op in ("all_gather", "reduce_scatter") else 1)
             factor = factors[op]
             if rank == 0:
                 row = {"op": op, "bytes": nbytes, "us": sec * 1e6, "busbw": nbytes / sec / 1e9 * factor}
