@@ -8,7 +8,7 @@
 # off (NCCLSHIM_PROFILER_PROXY=0); the diagnostics (records not written, callbacks counted; an explicit
 # activation mask; callbacks that return at once; the run-time switches ncclshimProfilerSetEvents and
 # ncclshimSetRecording); the plugin loaded with recording
-# off (nothing written).
+# off (nothing written); and the GPU machine's block-switching estimator, without a GPU.
 # Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -157,6 +157,11 @@ result "$([ "$recording" = "0 0 1 0 0 0 0 0 [1.0, 2.0, 3.0, 4.0]" ] && [ "$seqs"
   toggle/recording-switched "$recording; ops $seqs"
 untraced=$(NCCLSHIM_MODE=gpufree python3 -c 'import ctypes,sys; print(ctypes.CDLL(sys.argv[1]).ncclshimSetRecording(0))' "$lib" 2>&1)
 result "$([ "$untraced" = "-1" ]; echo $?)" toggle/recording-refused-untraced "$untraced"
+
+# ---- the GPU machine's block-switching estimator (tests/gpu/torch_busbw.py BUSBW_BLOCK and
+# tests/gpu/block_toggle_table.py), with a stand-in for torch whose calls cost a known extra when on
+estimator=$(python3 tests/gpu/block_estimator_check.py 2>&1)
+result $? gpu-scripts/block-estimator "$estimator"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
