@@ -19,8 +19,8 @@ window by window, and time every call on its own (the host's clock from one call
 next's): a block's figure is the median of its calls, the first BUSBW_BLOCK_SKIP (2) after a switch
 left out; each line then gives "blk_diffs", on − off of every two adjacent blocks (µs per call, the
 block first on in even windows, first off in odd ones), and "blk_on" / "blk_off", the medians of the
-blocks. Adjacent blocks are a few hundred µs apart, so the machine's slow episodes (milliseconds)
-fall on both halves of a pair.
+blocks. A pair of blocks of 20 spans about 1.5 ms at 40 µs per call, less than the machine's slow
+episodes (whole windows of 10 ms at times), which thus fall on both halves of a pair.
 BUSBW_SELF_TIME=1 (with a shim built with -DNSHIM_SELF_TIME=1, common/self_time.h): each line also
 gives "self_ns", the ns per call rank 0's shim spent in each span of the recording path during the
 "on" windows (the frame before and after the NCCL call, the NCCL call, the plugin's callbacks), and
@@ -139,6 +139,9 @@ def main():
             set_events(events_on if on else 0)
             if set_recording is not None:
                 set_recording(1 if on else 0)
+    if BLOCK and (toggle is None or BLOCK <= BLOCK_SKIP):
+        raise SystemExit(f"BUSBW_BLOCK={BLOCK} needs BUSBW_TOGGLE and more calls per block than "
+                         f"BUSBW_BLOCK_SKIP={BLOCK_SKIP}")
     read_self = self_time_reader()
     ops = os.environ.get("BUSBW_OPS", "all_reduce,all_gather").split(",")
     # busbw factor per op (nccl-tests' definitions)
@@ -183,7 +186,7 @@ def main():
                 run()
             torch.cuda.synchronize()
             nbytes = numel * 4 * (world if op in ("all_gather", "reduce_scatter") else 1)
-            if toggle and BLOCK > BLOCK_SKIP:
+            if BLOCK:
                 diffs, sides = block_pairs(run, toggle, iters)
                 if rank == 0:
                     print(json.dumps({"op": op, "bytes": nbytes, "block": BLOCK,
