@@ -22,7 +22,7 @@ enum class SelfTimeSpan : int {
   kBeginCall,        // inside kFrameBefore: the communicator's state, sequence number and start time
   kCommSeq,          // inside kBeginCall: taking the sequence number
   kPush,             // inside kFrameAfter: the recorder's push of the call's records
-  kOrderNumber,      // inside kPush: taking the records' order numbers (an atomic add)
+  kOrderNumber,      // inside kPush: the records' merge key (their end time: a store)
   kEmpty,            // a span with nothing in it: what timing a span costs by itself
   kCount
 };

@@ -123,7 +123,7 @@ void Recorder::resetProcessState() {
   header_.ppid = getppid();
   header_.startRealtimeNs = realtimeNs();
   header_.startMonotonicNs = nowNs();
-  nextN_.store(0, std::memory_order_relaxed);
+  nextLineN_ = 0;
   comms_ = 0;
   ops_ = 0;
   tasks_ = 0;
@@ -146,7 +146,7 @@ inline RecordRing* Recorder::threadRing() {
 }
 
 template <typename Fill>
-inline void Recorder::push(Fill&& fill) noexcept {
+inline void Recorder::push(int64_t timeNs, Fill&& fill) noexcept {
   RecordRing* ring = threadRing();
   if (__builtin_expect(ring == nullptr, 0)) {
     if (active_) unregisteredDrops_.fetch_add(1, std::memory_order_relaxed);
@@ -163,7 +163,7 @@ inline void Recorder::push(Fill&& fill) noexcept {
     }
   }
   const uint64_t orderStart = selfTimeMark();
-  slot->n = nextN_.fetch_add(1, std::memory_order_relaxed);
+  slot->key = static_cast<uint64_t>(timeNs);
   addSelfTime(SelfTimeSpan::kOrderNumber, orderStart);
   fill(slot);
   published(ring, 1);
@@ -183,17 +183,17 @@ NSHIM_HOT_CODE void Recorder::recordOp(const OpRecord& record) noexcept {
     invalid_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  push([&](RingSlot* slot) {
+  push(record.hostEndNs, [&](RingSlot* slot) {
     slot->kind = SlotKind::kOp;
     slot->op = record;
   });
 }
 
-// The held tasks' order numbers (from n) and times, before they are published; no longer held.
-inline void Recorder::stampHeld(RecordRing* ring, uint32_t held, uint64_t n, int64_t startNs, int64_t endNs) noexcept {
+// The held tasks' merge key and times, before they are published; no longer held.
+inline void Recorder::stampHeld(RecordRing* ring, uint32_t held, uint64_t key, int64_t startNs, int64_t endNs) noexcept {
   for (uint32_t i = 0; i < held; ++i) {
     RingSlot* slot = ring->slotFromHead(i);
-    slot->n = n + i;
+    slot->key = key;
     slot->task.startNs = startNs;
     slot->task.endNs = endNs;
   }
@@ -204,7 +204,7 @@ inline void Recorder::stampHeld(RecordRing* ring, uint32_t held, uint64_t n, int
 // code: a call's own record publishes them in recordCallOp).
 void Recorder::publishHeld(RecordRing* ring, int64_t startNs, int64_t endNs) noexcept {
   const uint32_t held = tThreadCache.heldTasks;
-  stampHeld(ring, held, nextN_.fetch_add(held, std::memory_order_relaxed), startNs, endNs);
+  stampHeld(ring, held, static_cast<uint64_t>(endNs), startNs, endNs);
   published(ring, held);
 }
 
@@ -237,11 +237,11 @@ NSHIM_HOT_CODE void Recorder::recordCallOp(const OpRecord& op) noexcept {
     return;
   }
   const uint64_t orderStart = selfTimeMark();
-  const uint64_t n = nextN_.fetch_add(held + 1, std::memory_order_relaxed);
+  const auto key = static_cast<uint64_t>(op.hostEndNs);  // the call's end: no clock read here
   addSelfTime(SelfTimeSpan::kOrderNumber, orderStart);
-  if (held != 0) stampHeld(ring, held, n, op.hostStartNs, op.hostEndNs);
+  if (held != 0) stampHeld(ring, held, key, op.hostStartNs, op.hostEndNs);
   RingSlot* slot = ring->slotFromHead(held);
-  slot->n = n + held;
+  slot->key = key;
   slot->kind = SlotKind::kOp;
   slot->op = op;
   published(ring, held + 1);
@@ -252,7 +252,7 @@ void Recorder::recordComm(const CommRecord& record) noexcept {
     invalid_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  push([&](RingSlot* slot) {
+  push(record.timestampNs, [&](RingSlot* slot) {
     slot->kind = SlotKind::kComm;
     slot->comm = record;
   });
@@ -263,7 +263,7 @@ NSHIM_HOT_CODE void Recorder::recordTask(const TaskRecord& record) noexcept {
     invalid_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  push([&](RingSlot* slot) {
+  push(record.endNs, [&](RingSlot* slot) {
     slot->kind = SlotKind::kTask;
     slot->task = record;
   });
@@ -274,7 +274,7 @@ NSHIM_HOT_CODE void Recorder::recordProxy(const ProxyRecord& record) noexcept {
     invalid_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  push([&](RingSlot* slot) {
+  push(record.endNs, [&](RingSlot* slot) {
     slot->kind = SlotKind::kProxy;
     slot->proxy = record;
   });

@@ -110,7 +110,7 @@ class Recorder {
   // (nullptr when the ring has no room for it and the call's record, or the thread has none),
   // which the caller fills whole (makeTaskRecord) before any other push of this thread. They
   // become visible with the call's record, recordCallOp, which gives them the call's times
-  // (op.hostStartNs / hostEndNs) and consecutive order numbers before the op's, in one push: no
+  // (op.hostStartNs / hostEndNs) and its merge key (lines just before the op's), in one push: no
   // copy, no push and no clock read of their own. Any other push of the thread first writes them,
   // from `callStartNs` to that moment, as does the (kMaxHeldTasks + 1)-th hold: the file keeps the
   // order they were launched in (FORMAT.md, `nccl_task` times). Hot path.
@@ -125,7 +125,7 @@ class Recorder {
   // A thread without a ring yet gets one here, once, before the NCCL call: not inside NCCL's launch,
   // where the profiler plugin's first holdTask would otherwise take the registry's lock.
   void prefetchPush() noexcept {
-    detail::prefetchForWrite(&nextN_);
+    __builtin_prefetch(&id_, 0, 3);  // read only: no push writes that line
     // Fields read one by one, as the push does (GCC 12's UBSan took a reference bound to this
     // thread-local for a null one).
     RecordRing* ring = detail::tThreadCache.ring;
@@ -158,10 +158,11 @@ class Recorder {
   void forkChild();
 
  private:
+  // One record of this thread, whose end time (its line's t_end_ns / t_ns) `timeNs` is its merge key.
   template <typename Fill>
-  void push(Fill&& fill) noexcept;
+  void push(int64_t timeNs, Fill&& fill) noexcept;
   void published(RecordRing* ring, uint64_t count) noexcept;
-  void stampHeld(RecordRing* ring, uint32_t held, uint64_t n, int64_t startNs, int64_t endNs) noexcept;
+  void stampHeld(RecordRing* ring, uint32_t held, uint64_t key, int64_t startNs, int64_t endNs) noexcept;
   void publishHeld(RecordRing* ring, int64_t startNs, int64_t endNs) noexcept;
   RecordRing* threadRing();
   RecordRing* registerThread();
@@ -186,9 +187,8 @@ class Recorder {
   RecorderConfig config_;
   Status startStatus_;
   bool active_ = false;
-  // What every push reads (and nextN_, writes), on one line of its own.
+  // What every push reads (and none writes), on one line of its own.
   alignas(64) std::atomic<uint64_t> id_{0};  // thread caches match on it; renewed in a fork child
-  std::atomic<uint64_t> nextN_{0};           // global order number
   std::atomic<bool> closed_{false};
   alignas(64) std::atomic<RecordRing*> rings_[kMaxRings] = {};
   std::mutex registryMutex_;             // thread registration and writer start
@@ -214,6 +214,7 @@ class Recorder {
   std::atomic<int> writeErrno_{0};
   char lastReason_[16] = "close";
   int lastSignal_ = 0;
+  uint64_t nextLineN_ = 0;               // the next line's `n`: the writer numbers lines as it writes them
   size_t outLen_ = 0;
   char out_[kOutBytes];
   char line_[kFormatLineBytes];

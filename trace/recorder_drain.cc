@@ -1,8 +1,9 @@
-// The recorder's drain: merges the rings of all threads by global order number, formats each record
-// as a JSON line into a fixed buffer and writes it to the per-process file, which is created with
-// the first record and renamed once the global rank is known. Runs under drainLock_ in the writer
-// thread, in flush()/close(), or in a signal handler: async-signal-safe calls only (open, write,
-// rename, clock_gettime), no allocation.
+// The recorder's drain: merges the rings of all threads by their records' merge keys (times, each
+// ring in its own order), numbers the records in that order (`n`), formats each as a JSON line into
+// a fixed buffer and writes it to the per-process file, which is created with the first record and
+// renamed once the global rank is known. Runs under drainLock_ in the writer thread, in
+// flush()/close(), or in a signal handler: async-signal-safe calls only (open, write, rename,
+// clock_gettime), no allocation.
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,11 +53,11 @@ uint64_t Recorder::drainLocked(bool allowReclaim) {
   }
   while (active > 0) {
     int best = 0;
-    uint64_t bestN = merge_[0]->slotAt(mergePos_[0]).n;
+    uint64_t bestKey = merge_[0]->slotAt(mergePos_[0]).key;
     for (int i = 1; i < active; ++i) {
-      uint64_t n = merge_[i]->slotAt(mergePos_[i]).n;
-      if (n < bestN) {
-        bestN = n;
+      uint64_t key = merge_[i]->slotAt(mergePos_[i]).key;
+      if (key < bestKey) {
+        bestKey = key;
         best = i;
       }
     }
@@ -99,6 +100,7 @@ uint64_t Recorder::drainLocked(bool allowReclaim) {
 
 void Recorder::emitSlot(const RingSlot& slot) {
   size_t n = 0;
+  const uint64_t lineN = nextLineN_++;
   if (slot.kind == SlotKind::kComm) {
     CommRecord record = slot.comm;
     if (record.host[0] == '\0') copyFixed(record.host, sizeof(record.host), header_.host);
@@ -108,13 +110,13 @@ void Recorder::emitSlot(const RingSlot& slot) {
       adoptRankLocked(record.globalRank != kNoRank ? record.globalRank : record.rank);
     }
     if (record.globalRank == kNoRank) record.globalRank = globalRank_.load(std::memory_order_relaxed);
-    n = formatCommLine(record, slot.n, line_, sizeof(line_));
+    n = formatCommLine(record, lineN, line_, sizeof(line_));
     comms_.fetch_add(1, std::memory_order_relaxed);
   } else if (slot.kind == SlotKind::kTask) {
-    n = formatTaskLine(slot.task, slot.n, line_, sizeof(line_));
+    n = formatTaskLine(slot.task, lineN, line_, sizeof(line_));
     tasks_.fetch_add(1, std::memory_order_relaxed);
   } else if (slot.kind == SlotKind::kProxy) {
-    n = formatProxyLine(slot.proxy, slot.n, line_, sizeof(line_));
+    n = formatProxyLine(slot.proxy, lineN, line_, sizeof(line_));
     proxies_.fetch_add(1, std::memory_order_relaxed);
   } else {
     const OpRecord* record = &slot.op;
@@ -124,7 +126,7 @@ void Recorder::emitSlot(const RingSlot& slot) {
       sized.bytes = traceBytes(sized.op, sized.count, sized.datatype, sized.nranks);
       record = &sized;
     }
-    n = formatOpLine(*record, slot.n, line_, sizeof(line_));
+    n = formatOpLine(*record, lineN, line_, sizeof(line_));
     ops_.fetch_add(1, std::memory_order_relaxed);
   }
   emitLine(line_, n);

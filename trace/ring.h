@@ -15,7 +15,12 @@ namespace nshim::trace {
 enum class SlotKind : uint32_t { kComm = 1, kOp = 2, kTask = 3, kProxy = 4 };
 
 struct RingSlot {
-  uint64_t n;          // global order number (recorder-wide atomic counter)
+  // The writer's merge key: the record's end time (CLOCK_MONOTONIC; its line's t_end_ns, a comm
+  // line's t_ns; held tasks take their call's). The writer merges the threads' rings by it, each ring
+  // in its own order, and numbers the lines (`n`) as it writes them: no recorder-wide counter for a
+  // push to take (its atomic add, a locked instruction, waited at every push for all the stores
+  // the job had in flight, the CUDA driver's included) and no clock read.
+  uint64_t key;
   SlotKind kind;
   uint32_t reserved;
   union {

@@ -94,12 +94,15 @@ if [ -n "$self_builds" ]; then
   "$PY" "$HERE/self_time_table.py" "$OUT"/toggle_self*.jsonl > "$OUT/self_table.md" 2>&1
 fi
 # One short run kept: NCCL's tasks joined to their calls, inside the call or launched later
-# (tests/gpu/task_join_check.py), and the files valid ($TRACE_TOOL validate, when given).
+# (tests/gpu/task_join_check.py), and the files valid ($TRACE_TOOL validate, when given). No toggle,
+# so no blocks either (torch_busbw.py refuses BUSBW_BLOCK without a toggle).
 rm -rf /tmp/join_traces
 env LD_PRELOAD="$SHIM_NEW" NCCLSHIM_MODE=forward NCCLSHIM_DEBUG=WARN NCCLSHIM_TRACE_DIR=/tmp/join_traces \
-  NCCL_PROFILER_PLUGIN="$SHIM_NEW" NCCLSHIM_PROFILER=1 BUSBW_WINDOWS=1 BUSBW_ITERS=20 BUSBW_MAX_BYTES=32768 \
+  NCCL_PROFILER_PLUGIN="$SHIM_NEW" NCCLSHIM_PROFILER=1 BUSBW_WINDOWS=1 BUSBW_ITERS=20 BUSBW_MAX_BYTES=32768 BUSBW_BLOCK=0 \
   "$PY" -m torch.distributed.run --standalone --nproc-per-node 2 "$HERE/torch_busbw.py" > /dev/null 2> /tmp/join.err
-echo "join run rc $?" > "$OUT/join_check.txt"
+rc=$?
+echo "join run rc $rc" > "$OUT/join_check.txt"
+[ $rc -eq 0 ] || tail -5 /tmp/join.err >> "$OUT/join_check.txt"
 "$PY" "$HERE/task_join_check.py" /tmp/join_traces >> "$OUT/join_check.txt" 2>&1
 [ -n "${TRACE_TOOL:-}" ] && "$TRACE_TOOL" validate /tmp/join_traces >> "$OUT/join_check.txt" 2>&1
 if [ -n "${BENCH:-}" ]; then

@@ -68,7 +68,12 @@ TEST_CASE("records from several threads are read back exactly", "[trace]") {
   for (const CommEntry& e : file->comms) {
     CommRecord expected = variedComm(e.record.commId, e.record.rank, 4, CommEvent::kInit);
     CHECK(std::memcmp(&expected, &e.record, sizeof(CommRecord)) == 0);
+    CHECK(ns.insert(e.n).second);
   }
+  // The writer numbers the lines as it writes them: every number from 0, none skipped.
+  REQUIRE(ns.size() == kThreads * (kPerThread + 1));
+  CHECK(*ns.begin() == 0);
+  CHECK(*ns.rbegin() == ns.size() - 1);
   CHECK(file->header.pid == getpid());
   CHECK(file->header.version == kTraceFormatVersion);
 
@@ -79,6 +84,39 @@ TEST_CASE("records from several threads are read back exactly", "[trace]") {
   CHECK(closed->footer.records == kThreads * (kPerThread + 1));
   CHECK(std::string(closed->footer.reason) == "close");
   CHECK(closed->endDescription() == "clean");
+}
+
+TEST_CASE("threads' records merge by their end times, each thread's in its order", "[trace]") {
+  TempDir dir;
+  RecorderConfig config = configFor(dir);
+  config.drainIntervalNs = 60'000'000'000;  // no drain between the pushes: one merge at the flush
+  auto recorder = std::make_unique<Recorder>(config);
+  REQUIRE(recorder->active());
+  // Thread 0 hands over two calls first: one that ends an hour from now, then one that ended long
+  // ago (out of time order within the thread). Thread 1 hands over a call that ended now, afterwards.
+  OpRecord late = variedOp(0, 0);
+  late.hostEndNs = nowNs() + 3'600'000'000'000;
+  OpRecord early = variedOp(0, 1);
+  early.hostEndNs = 5;
+  OpRecord now = variedOp(1, 0);
+  now.hostEndNs = nowNs();
+  std::thread first([&] {
+    recorder->recordCallOp(late);
+    recorder->recordCallOp(early);
+  });
+  first.join();
+  std::thread second([&] { recorder->recordOp(now); });
+  second.join();
+  REQUIRE(recorder->flush().ok());
+  auto file = readTraceFile(recorder->path());
+  REQUIRE(file.ok());
+  REQUIRE(file->ops.size() == 3);
+  // Thread 1's record is merged before thread 0's call that ends later; thread 0's two keep their
+  // order; the lines are numbered 0, 1, 2 as written.
+  CHECK(file->ops[0].record.hostEndNs == now.hostEndNs);
+  CHECK(file->ops[1].record.hostEndNs == late.hostEndNs);
+  CHECK(file->ops[2].record.hostEndNs == early.hostEndNs);
+  for (size_t i = 0; i < file->ops.size(); ++i) CHECK(file->ops[i].n == i);
 }
 
 TEST_CASE("an op handed over with bytes left to the writer is written with traceBytes", "[trace]") {
