@@ -119,7 +119,7 @@ class Recorder {
   void recordCallOp(const OpRecord& op) noexcept;
 
   // A hint at the start of a recorded call, before the NCCL call: asks for the lines this thread's
-  // next push writes (the recorder's counters, its ring's head, the next two slots) so that their
+  // next push reads and writes (the recorder's line, its ring's head, the next two slots) so that their
   // misses and page walks overlap each other and the call instead of coming one after the other at
   // the push, on caches and a TLB the job has cooled. Loads only this thread's cache; faults nothing.
   // A thread without a ring yet gets one here, once, before the NCCL call: not inside NCCL's launch,

@@ -26,7 +26,7 @@ void writeLine(const char* line, size_t length) {
   if (length > 0) std::fwrite(line, 1, length, stdout);
 }
 
-// Records of one file in recording order (by global order number n).
+// Records of one file in recording order (by order number n).
 void dumpJsonl(const TraceFile& file) {
   char line[kFormatLineBytes];
   writeLine(line, formatHeaderLine(file.header, line, sizeof(line)));

@@ -31,7 +31,7 @@ bool parseDatatypeName(std::string_view name, int32_t* out);
 bool parseRedopName(std::string_view name, int32_t* out);
 
 // Each returns the line length (0 if `capacity` was too small: nothing usable was written).
-// `n` is the record's global order number in its file.
+// `n` is the record's order number in its file (the writer's, FORMAT.md).
 size_t formatCommLine(const CommRecord& record, uint64_t n, char* out, size_t capacity);
 size_t formatOpLine(const OpRecord& record, uint64_t n, char* out, size_t capacity);
 size_t formatHeaderLine(const TraceHeader& header, char* out, size_t capacity);

@@ -20,7 +20,7 @@
 namespace nshim::trace {
 
 struct CommEntry {
-  uint64_t n = 0;     // global order number in its file
+  uint64_t n = 0;     // the line's order number in its file
   int64_t line = 0;   // line number in its file (from 1)
   CommRecord record{};
 };

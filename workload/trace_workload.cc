@@ -1,5 +1,5 @@
 // Trace -> Workload: communicator membership from the comm records of every file, then each file's
-// op records in recording order (the global order number n), with GroupStart/GroupEnd turned into
+// op records in recording order (the order number n), with GroupStart/GroupEnd turned into
 // group ids and the recorded times into issue offsets, gaps and durations.
 #include "workload/trace_workload.h"
 
