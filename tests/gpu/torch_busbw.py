@@ -18,8 +18,9 @@ BUSBW_BLOCK=<B> (with BUSBW_TOGGLE): switch in blocks of B calls inside each win
 window by window, and time every call on its own (the host's clock from one call's start to the
 next's): a block's figure is the median of its calls, the first BUSBW_BLOCK_SKIP (2) after a switch
 left out; each line then gives "blk_diffs", on − off of every two adjacent blocks (µs per call, the
-block first on in even windows, first off in odd ones), and "blk_on" / "blk_off", the medians of the
-blocks. A pair of blocks of 20 spans about 1.5 ms at 40 µs per call, less than the machine's slow
+block first on in even windows, first off in odd ones), "blk_on" / "blk_off", the medians of the
+blocks, and "blk_mean_diffs", the same pairs' on − off of the blocks' means (which keep a cost only
+some calls pay, a rare slow call, that a block's median drops). A pair of blocks of 20 spans about 1.5 ms at 40 µs per call, less than the machine's slow
 episodes (whole windows of 10 ms at times), which thus fall on both halves of a pair.
 BUSBW_SELF_TIME=1 (with a shim built with -DNSHIM_SELF_TIME=1, common/self_time.h): each line also
 gives "self_ns", the ns per call rank 0's shim spent in each span of the recording path during the
@@ -41,14 +42,16 @@ BLOCK_SKIP = int(os.environ.get("BUSBW_BLOCK_SKIP", 2))  # calls left out after 
 
 def block_pairs(run, toggle, iters):
     """BUSBW_BLOCK: WINDOWS windows of `iters` calls, switched every BLOCK calls; returns the on − off
-    difference of each pair of adjacent blocks and every block's figure by side (s per call)."""
+    difference of each pair of adjacent blocks, every block's figure by side (s per call), and the
+    pairs' differences of the blocks' means: a block's median leaves out a cost that only some of
+    its calls pay (one call in 50, say), its mean does not."""
     clock = time.perf_counter_ns
-    diffs, sides = [], {True: [], False: []}
+    diffs, sides, mean_diffs = [], {True: [], False: []}, []
     for w in range(WINDOWS):
         dist.barrier()
         torch.cuda.synchronize()
         first_on = w % 2 == 0
-        pair = {}
+        pair, pair_mean = {}, {}
         for b in range(iters // BLOCK):
             on = (b % 2 == 0) == first_on
             toggle(on)
@@ -57,14 +60,17 @@ def block_pairs(run, toggle, iters):
                 stamps.append(clock())
                 run()
             stamps.append(clock())
-            figure = statistics.median(stamps[j + 1] - stamps[j] for j in range(BLOCK_SKIP, BLOCK)) * 1e-9
+            calls = [stamps[j + 1] - stamps[j] for j in range(BLOCK_SKIP, BLOCK)]
+            figure = statistics.median(calls) * 1e-9
             sides[on].append(figure)
             pair[on] = figure
+            pair_mean[on] = statistics.fmean(calls) * 1e-9
             if b % 2 == 1:
                 diffs.append(pair[True] - pair[False])
+                mean_diffs.append(pair_mean[True] - pair_mean[False])
         torch.cuda.synchronize()
     toggle(True)
-    return diffs, sides
+    return diffs, sides, mean_diffs
 
 
 def pin_to_gpu_local_cpus(device):
@@ -187,12 +193,13 @@ def main():
             torch.cuda.synchronize()
             nbytes = numel * 4 * (world if op in ("all_gather", "reduce_scatter") else 1)
             if BLOCK:
-                diffs, sides = block_pairs(run, toggle, iters)
+                diffs, sides, mean_diffs = block_pairs(run, toggle, iters)
                 if rank == 0:
                     print(json.dumps({"op": op, "bytes": nbytes, "block": BLOCK,
                                       "blk_on": statistics.median(sides[True]) * 1e6,
                                       "blk_off": statistics.median(sides[False]) * 1e6,
-                                      "blk_diffs": [round(d * 1e6, 4) for d in diffs]}), flush=True)
+                                      "blk_diffs": [round(d * 1e6, 4) for d in diffs],
+                                      "blk_mean_diffs": [round(d * 1e6, 4) for d in mean_diffs]}), flush=True)
                 continue
             # The best of several windows: a window that met a hiccup (another process, a clock
             # change) says nothing about the per-call cost.
