@@ -20,8 +20,9 @@ next's): a block's figure is the median of its calls, the first BUSBW_BLOCK_SKIP
 left out; each line then gives "blk_diffs", on − off of every two adjacent blocks (µs per call, the
 block first on in even windows, first off in odd ones), "blk_on" / "blk_off", the medians of the
 blocks, and "blk_mean_diffs", the same pairs' on − off of the blocks' means (which keep a cost only
-some calls pay, a rare slow call, that a block's median drops). A pair of blocks of 20 spans about 1.5 ms at 40 µs per call, less than the machine's slow
-episodes (whole windows of 10 ms at times), which thus fall on both halves of a pair.
+some calls pay, a rare slow call, that a block's median drops). A pair of blocks of 20 spans about
+1.5 ms at 40 µs per call, less than the machine's slow episodes (whole windows of 10 ms at times),
+which thus fall on both halves of a pair.
 BUSBW_SELF_TIME=1 (with a shim built with -DNSHIM_SELF_TIME=1, common/self_time.h): each line also
 gives "self_ns", the ns per call rank 0's shim spent in each span of the recording path during the
 "on" windows (the frame before and after the NCCL call, the NCCL call, the plugin's callbacks), and
