@@ -75,8 +75,8 @@ def check_estimator():
 
 
 def check_rare_cost():
+    torch_busbw = import_busbw(10)  # also puts this folder on the path
     import block_toggle_table
-    torch_busbw = import_busbw(10)
     state = {"on": False, "on_calls": 0}
 
     def toggle(on):

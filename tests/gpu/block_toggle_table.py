@@ -92,7 +92,7 @@ def main():
     if mean_runs:
         print()
         print("The same pairs by the blocks' means (each block's mean call instead of its median, so that a")
-        print(f"cost only some calls pay counts), a run's figure the mean of its pairs without the highest and")
+        print("cost only some calls pay counts), a run's figure the mean of its pairs without the highest and")
         print(f"lowest {TRIM:.0%}; pooled: the same over all pairs")
         print()
         print_table(mean_runs, trimmed_mean)
