@@ -5,7 +5,7 @@ BUILD ?= build
 OPT ?= -O2
 SAN ?=
 CXXFLAGS := -std=c++20 $(OPT) -g -fPIC -fvisibility=hidden -Wall -Wextra -Wno-unused-parameter \
-            -DFMT_HEADER_ONLY -I. -MMD -MP $(SAN) $(EXTRA_CXXFLAGS)
+            -DFMT_HEADER_ONLY -I. -I$(BUILD)/gen -MMD -MP $(SAN) $(EXTRA_CXXFLAGS)
 LDFLAGS := $(SAN) -pthread
 LDLIBS := -ldl
 
@@ -23,8 +23,15 @@ ENGINE_LIB := $(COLLECTIVES_LIB) $(TRANSPORT_LIB) $(COMMON_LIB)
 # read before it, link it.
 WORKLOAD_LIB := $(BUILD)/libworkload.a
 
+# The Chakra and PyTorch execution-trace readers need protoc, libprotobuf and nlohmann's JSON header
+# (workload/module.mk); without them they say what to install, and their tests are left out.
+PROTOC ?= protoc
+HAVE_FOREIGN_FORMAT_LIBS := $(shell command -v $(PROTOC) >/dev/null 2>&1 && pkg-config --exists protobuf 2>/dev/null \
+  && [ -e /usr/include/nlohmann/json.hpp ] && echo yes)
+FOREIGN_FORMAT_TEST_SRCS := $(if $(HAVE_FOREIGN_FORMAT_LIBS),,$(wildcard tests/*/chakra_*_test.cc tests/*/pytorch_et_*_test.cc))
+
 # Unit tests: every .cc under tests/<area>/ except the shim's process-test program (libshim/module.mk).
-TEST_SRCS := $(filter-out tests/shim/%,$(wildcard tests/*/*.cc)) tests/test_main.cc tests/test_util.cc
+TEST_SRCS := $(filter-out tests/shim/% $(FOREIGN_FORMAT_TEST_SRCS),$(wildcard tests/*/*.cc)) tests/test_main.cc tests/test_util.cc
 TEST_OBJS := $(TEST_SRCS:%.cc=$(BUILD)/obj/%.o)
 UNIT_TESTS := $(BUILD)/unit_tests
 REDUCE_SPEED := $(BUILD)/reduce_speed

@@ -15,7 +15,7 @@ Status validateCollective(const Communicator& comm, const char* opName, const vo
   if (!isValidDataType(static_cast<int>(type))) {
     return NS_ERROR(Code::kInvalidArgument, "{}: invalid datatype {}", opName, static_cast<int>(type));
   }
-  if (op != nullptr && (static_cast<int>(op->kind) < 0 || static_cast<int>(op->kind) >= kNumReduceKinds)) {
+  if (op != nullptr && static_cast<int>(op->kind) >= kNumReduceKinds) {
     return NS_ERROR(Code::kInvalidArgument, "{}: invalid reduction op {}", opName, static_cast<int>(op->kind));
   }
   if (count > (size_t{1} << 56) / std::max<size_t>(1, static_cast<size_t>(comm.nranks()))) {

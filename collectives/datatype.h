@@ -24,7 +24,7 @@ enum class DataType : int {
 };
 constexpr int kNumDataTypes = 12;
 
-enum class ReduceKind : int {
+enum class ReduceKind : uint8_t {
   kSum = 0,
   kProd = 1,
   kMax = 2,

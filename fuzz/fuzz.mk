@@ -6,25 +6,35 @@
 FUZZ_CXX ?= clang++-14
 FUZZ_BUILD ?= build/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Wno-unused-parameter -DFMT_HEADER_ONLY -I. -MMD -MP $(FUZZ_SAN)
+FUZZ_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Wno-unused-parameter -DFMT_HEADER_ONLY -I. -I$(FUZZ_BUILD)/gen -MMD -MP \
+  $(FUZZ_SAN)
 
-FUZZ_TARGETS := trace_reader simai_workload aicb_workload bootstrap unique_id
+FUZZ_TARGETS := trace_reader simai_workload aicb_workload bootstrap unique_id chakra_et pytorch_et
 FUZZ_LIB_SRCS := $(wildcard common/*.cc) collectives/datatype.cc collectives/float_convert.cc collectives/algorithm.cc \
   transport/bootstrap/socket.cc transport/bootstrap/nic_list.cc transport/bootstrap/unique_id.cc transport/bootstrap/bootstrap.cc transport/bootstrap/bootstrap_root.cc \
   transport/bootstrap/bootstrap_messages.cc transport/bootstrap/hello_acceptor.cc \
   trace/trace_reader.cc trace/trace_reader_nccl.cc trace/op_line_scan.cc trace/json_line.cc trace/trace_format.cc trace/trace_format_nccl.cc trace/trace_validate.cc \
   workload/simai_workload.cc workload/aicb_workload.cc workload/rank_layout.cc workload/workload.cc \
   workload/workload_check.cc workload/p2p_order_check.cc workload/workload_transform.cc workload/trace_workload.cc \
-  workload/source_line.cc
-FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.cc=$(FUZZ_BUILD)/obj/%.o)
+  workload/source_line.cc workload/chakra_file.cc workload/chakra_workload.cc workload/pytorch_et_workload.cc
+FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.cc=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/obj/gen/workload/chakra_et.pb.o
 FUZZ_LIB := $(FUZZ_BUILD)/libfuzzed.a
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%_fuzz)
 
 .PHONY: fuzzers
 fuzzers: $(FUZZ_BINS)
 
+# Chakra's schema subset, compiled by protoc (the Chakra reader needs protobuf: scripts/setup.sh).
+$(FUZZ_BUILD)/gen/workload/chakra_et.pb.cc $(FUZZ_BUILD)/gen/workload/chakra_et.pb.h: workload/chakra_et.proto
+	@mkdir -p $(FUZZ_BUILD)/gen
+	protoc -I. --cpp_out=$(FUZZ_BUILD)/gen $<
+
+$(FUZZ_BUILD)/obj/gen/workload/chakra_et.pb.o: $(FUZZ_BUILD)/gen/workload/chakra_et.pb.cc
+	@mkdir -p $(dir $@)
+	$(FUZZ_CXX) $(FUZZ_CXXFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
 # Library objects get coverage without libFuzzer's main; the targets link it.
-$(FUZZ_BUILD)/obj/%.o: %.cc
+$(FUZZ_BUILD)/obj/%.o: %.cc | $(FUZZ_BUILD)/gen/workload/chakra_et.pb.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CXX) $(FUZZ_CXXFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
@@ -32,6 +42,6 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(FUZZ_BUILD)/%_fuzz: $(FUZZ_BUILD)/obj/fuzz/%_fuzz.o $(FUZZ_LIB)
-	$(FUZZ_CXX) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -pthread -ldl
+	$(FUZZ_CXX) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -pthread -ldl $(shell pkg-config --libs protobuf)
 
 -include $(shell find $(FUZZ_BUILD)/obj -name '*.d' 2>/dev/null)

@@ -2,6 +2,8 @@
 #include "phynet/input_loader.h"
 
 #include "workload/aicb_workload.h"
+#include "workload/chakra_workload.h"
+#include "workload/pytorch_et_workload.h"
 #include "workload/simai_workload.h"
 #include "workload/trace_workload.h"
 #include "workload/workload_options.h"
@@ -11,7 +13,7 @@ namespace nshim::phynet {
 
 Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize, int onlyRank) {
   LoadedInput loaded;
-  loaded.format = resolveFormat(options);
+  NS_ASSIGN_OR_RETURN(loaded.format, resolveFormat(options));
   WorkloadOptions layout;
   layout.iterations = 1;  // the replay repeats; scale is applied below for every format alike
   layout.scale = 1.0;
@@ -28,6 +30,19 @@ Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize, in
     }
     case InputFormat::kAicb: {
       NS_ASSIGN_OR_RETURN(loaded.workload, loadAicbWorkload(options.input, layout));
+      break;
+    }
+    case InputFormat::kChakra: {
+      ChakraOptions chakra;
+      chakra.commGroupFile = options.commGroupFile;
+      chakra.onlyRank = onlyRank;
+      NS_ASSIGN_OR_RETURN(loaded.workload, loadChakraWorkload(options.input, chakra));
+      break;
+    }
+    case InputFormat::kPyTorchEt: {
+      PyTorchEtOptions pytorch;
+      pytorch.onlyRank = onlyRank;
+      NS_ASSIGN_OR_RETURN(loaded.workload, loadPyTorchEtWorkload(options.input, pytorch));
       break;
     }
     default: {

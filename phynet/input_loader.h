@@ -1,5 +1,5 @@
 // Loading phynet's input, whatever its format: an ncclshim trace (directory or file), a SimAI
-// workload text or an AICB CSV, then the transformations every format shares (--scale, --ops,
+// workload text, an AICB CSV, a Chakra execution trace or PyTorch execution traces, then the transformations every format shares (--scale, --ops,
 // --groups). Repetition (--iterations, --warmup) is done by the replay, not by expanding the
 // workload, so a long replay costs no memory.
 #pragma once

@@ -101,7 +101,8 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
                                           "--warmup",    "--scale",  "--ops",    "--groups", "--timeout",
                                           "--report",    "--json",   "--rate",   "--rows",   "--world-size",
                                           "--tp",        "--ep",     "--pp",     "--max-buffer", "--simai-rules",
-                                          "--intra-node", "--gpus-per-node", "--algo", "--proto", "--nccl-log"};
+                                          "--intra-node", "--gpus-per-node", "--algo", "--proto", "--nccl-log",
+                                          "--comm-group"};
     if (std::find(std::begin(kValued), std::end(kValued), name) == std::end(kValued)) {
       return Status(Code::kInvalidArgument, fmt::format("unknown option {}", name));
     }
@@ -140,11 +141,11 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
       else if (value == "recorded") o.pace = Pace::kRecorded;
       else return Status(Code::kInvalidArgument, fmt::format("--pace: '{}' (fast or recorded)", value));
     } else if (name == "--format") {
-      if (value == "auto") o.format = InputFormat::kAuto;
-      else if (value == "trace") o.format = InputFormat::kTrace;
-      else if (value == "simai") o.format = InputFormat::kSimAi;
-      else if (value == "aicb") o.format = InputFormat::kAicb;
-      else return Status(Code::kInvalidArgument, fmt::format("--format: '{}' (auto, trace, simai, aicb)", value));
+      if (!parseInputFormat(value, &o.format)) {
+        return Status(Code::kInvalidArgument, fmt::format("--format: '{}' ({})", value, inputFormatChoices()));
+      }
+    } else if (name == "--comm-group") {
+      o.commGroupFile = value;
     } else if (name == "--iterations") {
       NS_RETURN_IF_ERROR(parseInt(name, value, 1, 1 << 24, &o.iterations));
     } else if (name == "--warmup") {
@@ -193,39 +194,29 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
     }
   }
   if (o.input.empty() && !o.help) {
-    return Status(Code::kInvalidArgument, "no input: give a trace directory, a SimAI .txt or an AICB .csv");
+    return Status(Code::kInvalidArgument, "no input: give a trace directory, a SimAI .txt, an AICB .csv, a Chakra trace or PyTorch execution traces");
   }
   return o;
 }
 
-InputFormat resolveFormat(const ReplayOptions& options) {
+Result<InputFormat> resolveFormat(const ReplayOptions& options) {
   if (options.format != InputFormat::kAuto) return options.format;
-  struct stat st {};
-  if (::stat(options.input.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return InputFormat::kTrace;
-  if (endsWith(options.input, ".csv")) return InputFormat::kAicb;
-  if (endsWith(options.input, ".txt")) return InputFormat::kSimAi;
-  return InputFormat::kTrace;
-}
-
-const char* inputFormatName(InputFormat format) {
-  switch (format) {
-    case InputFormat::kTrace: return "ncclshim trace";
-    case InputFormat::kSimAi: return "SimAI workload";
-    case InputFormat::kAicb: return "AICB workload";
-    default: return "auto";
-  }
+  return detectInputFormat(options.input);
 }
 
 std::string replayUsage() {
-  return R"(usage: mpirun -np N phynet [options] <trace dir | SimAI workload .txt | AICB workload .csv>
+  return R"(usage: mpirun -np N phynet [options] <trace dir | SimAI .txt | AICB .csv | Chakra ET | PyTorch ET>
 
-Replays the communication of a training job (an ncclshim trace, or a SimAI / AICB workload expanded
-over the TP/EP/DP/PP layout) as real network traffic, with NCCL's ordering: one executor per
+Replays the communication of a training job (an ncclshim trace, a SimAI / AICB workload expanded
+over the TP/EP/DP/PP layout, a Chakra execution trace or PyTorch execution traces) as real network traffic, with NCCL's ordering: one executor per
 communicator, per-rank issue order kept, communicators concurrent. MPI is used only to launch,
 bootstrap and gather the report; data goes over the chosen transport.
 
 input
-  --format auto|trace|simai|aicb   input kind (auto: directory/.jsonl trace, .txt SimAI, .csv AICB)
+  --format auto|trace|simai|aicb|chakra|pytorch-et
+                            input kind (auto: told by content: docs/foreign_formats.md)
+  --comm-group FILE         Chakra: ASTRA-sim's comm-group JSON naming the nodes' pg_name groups
+                            (default: comm_group.json beside the .et files, else the whole world)
   --world-size N --tp N --ep N --pp N   layout for SimAI/AICB (default: from the file; world = MPI size)
   --simai-rules LIST        SimAI's own semantics to follow (default all; none, or a list of):
                             min-fwd-4096 (HYBRID_TRANSFORMER_FWD_IN_BCKWD forward ops below 4096 B

@@ -11,16 +11,17 @@
 #include "common/nccl_protocol.h"
 #include "common/status.h"
 #include "phynet/workload_names.h"
+#include "workload/input_format.h"
 #include "workload/workload_options.h"
 
 namespace nshim::phynet {
 
-enum class InputFormat { kAuto, kTrace, kSimAi, kAicb };
 enum class Pace { kFast, kRecorded };
 
 struct ReplayOptions {
-  std::string input;                   // trace directory / trace file / SimAI .txt / AICB .csv
+  std::string input;                   // trace directory / trace file / SimAI .txt / AICB .csv / Chakra / PyTorch ET
   InputFormat format = InputFormat::kAuto;
+  std::string commGroupFile;           // --comm-group: Chakra's process groups (ASTRA-sim's JSON)
   std::string transport = "tcp";       // tcp | ibverbs
   std::string ifname;                  // NCCLSHIM_SOCKET_IFNAME: socket interface(s), one per local rank
   std::string hca;                     // NCCLSHIM_IB_HCA: RDMA device(s), one per local rank
@@ -64,10 +65,8 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv);
 // The --help text.
 std::string replayUsage();
 
-// The format chosen for `options.input` when --format is auto: a directory or a .jsonl file is a
-// trace, .txt is SimAI, .csv is AICB.
-InputFormat resolveFormat(const ReplayOptions& options);
-const char* inputFormatName(InputFormat format);
+// The format of `options.input`: --format, else detected (workload/input_format.h).
+Result<InputFormat> resolveFormat(const ReplayOptions& options);
 
 // Canonical op name for a filter word ("all_reduce" -> "allreduce", "p2p"/"send"/"recv" ->
 // "sendrecv"); "" when unknown.

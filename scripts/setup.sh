@@ -49,6 +49,21 @@ if [ ${#optional_missing[@]} -gt 0 ]; then
     { $sudo apt-get update -qq >/dev/null 2>&1; $sudo apt-get install -y -qq "${optional_missing[@]}" >/dev/null 2>&1; } ||
     echo "setup: could not install ${optional_missing[*]}: the fuzz and load suites will say so" >&2
 fi
+# The Chakra and PyTorch execution-trace readers (workload/module.mk): protobuf and nlohmann's JSON.
+# Optional like the above: without them the build leaves those readers out and says so.
+formats=(protobuf-compiler libprotobuf-dev nlohmann-json3-dev)
+formats_missing=()
+for p in "${formats[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || formats_missing+=("$p")
+done
+if [ ${#formats_missing[@]} -gt 0 ]; then
+  echo "setup: installing ${formats_missing[*]}"
+  sudo=$([ "$(id -u)" -eq 0 ] || echo sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y -qq "${formats_missing[@]}" >/dev/null 2>&1 ||
+    { $sudo apt-get update -qq >/dev/null 2>&1; $sudo apt-get install -y -qq "${formats_missing[@]}" >/dev/null 2>&1; } ||
+    echo "setup: could not install ${formats_missing[*]}: Chakra and PyTorch execution traces will not be read" >&2
+fi
 # nccl.h comes from the nvidia-nccl wheel (never committed); this finds or fetches it.
 [ -s build/nccl_cflags.txt ] || bash scripts/fetch_nccl_headers.sh build
 python3 -c 'import matplotlib' 2>/dev/null || dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q "install ok installed" || DEBIAN_FRONTEND=noninteractive $([ "$(id -u)" -eq 0 ] || echo sudo) apt-get install -y -qq python3-matplotlib >/dev/null 2>&1 || echo "setup: no matplotlib (python3-matplotlib not installable here): 'ncclshim plot' will skip plots" >&2

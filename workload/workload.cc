@@ -16,6 +16,8 @@ std::string skippedText(const std::vector<SkippedRows>& skipped) {
 
 const char* opKindName(OpKind kind) { return describe(kind).name; }
 
+const char* opOriginName(OpOrigin origin) { return origin == OpOrigin::kAllToAllV ? "alltoallv" : ""; }
+
 const char* reportOpName(OpKind kind) {
   const CollectiveDescriptor& d = describe(kind);
   return d.pointToPoint ? d.ncclTestsName : d.name;

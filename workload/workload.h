@@ -30,6 +30,15 @@ struct CommGroup {
   std::string label;         // role for reports: "tp", "dp", "ep", "dp_ep", "pp", "world", or "comm<N>"
 };
 
+// What call of the job an op stands for, where that is more than its kind says.
+enum class OpOrigin : uint8_t {
+  kCall,       // the op is the call
+  kAllToAllV,  // one send or receive of an uneven all-to-all (PyTorch's all_to_all_single with split
+               // sizes, a PyTorch execution trace's alltoallv): NCCL has no such call, PyTorch issues it
+               // as one group of sends and receives with per-peer counts, and the workload keeps it so
+};
+const char* opOriginName(OpOrigin origin);  // "", "alltoallv"
+
 // 88 bytes (a workload may hold tens of millions): fields are ordered to leave no padding.
 struct WorkOp {
   uint64_t commId = 0;
@@ -37,6 +46,7 @@ struct WorkOp {
   uint64_t count = 0;        // NCCL count argument (per-rank block for allgather/reducescatter/alltoall)
   DataType type = DataType::kFloat32;
   ReduceKind reduce = ReduceKind::kSum;
+  OpOrigin origin = OpOrigin::kCall;
   int root = -1;             // communicator rank (broadcast/reduce/gather/scatter)
   int peer = -1;             // communicator rank (send/recv)
   uint64_t bytes = 0;        // nccl-tests "size" of the operation (whole buffer)

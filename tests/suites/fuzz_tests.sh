@@ -17,7 +17,7 @@ BUILD=${BUILD:-build}
 FUZZ_BUILD=${FUZZ_BUILD:-$BUILD/fuzz}
 seconds=${FUZZ_SECONDS:-30}
 artifacts=${FUZZ_ARTIFACTS:-$FUZZ_BUILD/artifacts}
-targets="trace_reader simai_workload aicb_workload bootstrap unique_id"
+targets="trace_reader simai_workload aicb_workload bootstrap unique_id chakra_et pytorch_et"
 work=$(mktemp -d /tmp/fuzz-tests-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 

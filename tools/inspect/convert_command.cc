@@ -1,7 +1,13 @@
-// `ncclshim convert <input> --to simai|aicb|chrome|csv -o OUT`: a trace (or a SimAI / AICB
-// workload, for simai and aicb) written in another format.
+// `ncclshim convert <input> --to simai|aicb|chakra|chrome|csv -o OUT`: a trace (or a SimAI / AICB /
+// Chakra / PyTorch ET workload, for simai, aicb and chakra) written in another format.
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
+
+#include "workload/chakra_export.h"
 
 #include "tools/inspect/command_line.h"
 #include "tools/inspect/commands.h"
@@ -22,18 +28,24 @@ const char* kConvertUsage = R"(usage: ncclshim convert <input> --to FORMAT [-o O
            communicator or op. Ops on one-rank communicators are left out; count and datatype are
            re-derived from bytes by phynet. `phynet OUT` replays the same per-rank ops.
   aicb     AICB CSV, same rules; also EP_TP, PP and world groups, reduce, any broadcast root.
+  chakra   Chakra execution traces for ASTRA-sim: OUT.<rank>.et per rank and comm_group.json
+           beside them (OUT a directory: OUT/ncclshim.<rank>.et). Compute gaps become COMP_NODEs;
+           each op a COMM_COLL / SEND / RECV node depending on the compute before it and on the
+           previous op of its communicator (docs/foreign_formats.md). Needs -o.
   chrome   Chrome trace JSON for Perfetto: pid = global rank, tid = communicator, every op an
            event with all its fields as args (trace input only).
   csv      one CSV row per op record (trace input only).
-  Input: a trace (directory or .jsonl); for simai / aicb also a SimAI .txt or AICB .csv.
+  Input: a trace (directory or .jsonl); for simai / aicb / chakra also a SimAI .txt, an AICB .csv,
+  a Chakra trace or PyTorch execution traces.
 options:
-  --to FORMAT      simai, aicb, chrome or csv (required)
+  --to FORMAT      simai, aicb, chakra, chrome or csv (required)
   -o PATH          output file (default stdout)
   --tp N, --ep N, --pp N
                    fix the layout sizes of simai / aicb output (default: searched), and of
                    SimAI / AICB inputs
   --world-size N   SimAI / AICB inputs: ranks in the job
-  --from KIND      the input's format: auto (default), trace, simai, aicb
+  --from KIND      the input's format: auto (default), trace, simai, aicb, chakra, pytorch-et
+  --comm-group F   Chakra input: ASTRA-sim's comm-group JSON
   -h, --help       this text
 )";
 
@@ -50,8 +62,8 @@ std::string parseArgs(int argc, char** argv, ConvertArgs* a) {
   handlers.takeInput = [a](const std::string& argument) { return takeSingleInput(argument, &a->input); };
   handlers.takeOption = [a](const std::string& flag, const std::string& value) -> std::optional<std::string> {
     if (flag == "--to") {
-      if (value != "simai" && value != "aicb" && value != "chrome" && value != "csv") {
-        return fmt::format("--to: '{}' is not simai, aicb, chrome or csv", value);
+      if (value != "simai" && value != "aicb" && value != "chakra" && value != "chrome" && value != "csv") {
+        return fmt::format("--to: '{}' is not simai, aicb, chakra, chrome or csv", value);
       }
       a->to = value;
     } else if (flag == "-o" || flag == "--output") {
@@ -99,6 +111,35 @@ Status convertWorkload(const ConvertArgs& a, InputKind kind) {
   return Status::Ok();
 }
 
+// Writes `bytes` to `path` (created or truncated), checking every write.
+Status writeWhole(const std::string& path, const std::string& bytes) {
+  NS_ASSIGN_OR_RETURN(OutputFile out, OutputFile::open(path));
+  std::fwrite(bytes.data(), 1, bytes.size(), out.get());
+  return out.close();
+}
+
+Status convertToChakra(const ConvertArgs& a, InputKind kind) {
+  NS_ASSIGN_OR_RETURN(LoadedWorkload loaded, loadWorkloadInput(a.input, kind, a.inputOptions));
+  for (const std::string& n : loaded.notes) note(n);
+  NS_ASSIGN_OR_RETURN(workload::ChakraExport exported, workload::exportChakra(loaded.workload));
+  struct stat st {};
+  const bool intoDirectory = a.output.back() == '/' || (::stat(a.output.c_str(), &st) == 0 && S_ISDIR(st.st_mode));
+  if (intoDirectory && ::mkdir(a.output.c_str(), 0777) != 0 && errno != EEXIST) {
+    return NS_ERROR(Code::kSystemError, "{}: cannot create the directory: {}", a.output, std::strerror(errno));
+  }
+  std::string prefix = intoDirectory ? a.output + (a.output.back() == '/' ? "" : "/") + "ncclshim" : a.output;
+  const size_t slash = prefix.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : prefix.substr(0, slash);
+  for (size_t r = 0; r < exported.rankFiles.size(); ++r) {
+    NS_RETURN_IF_ERROR(writeWhole(fmt::format("{}.{}.et", prefix, r), exported.rankFiles[r]));
+  }
+  NS_RETURN_IF_ERROR(writeWhole(dir + "/comm_group.json", exported.commGroupJson));
+  std::fprintf(stderr, "ncclshim convert: %zu ranks, %zu nodes (%zu communication) -> %s.<rank>.et and "
+               "%s/comm_group.json (chakra)\n", exported.rankFiles.size(), exported.nodes, exported.commNodes,
+               prefix.c_str(), dir.c_str());
+  return Status::Ok();
+}
+
 Status run(const ConvertArgs& a) {
   NS_ASSIGN_OR_RETURN(InputKind kind, detectInput(a.input, a.inputOptions.format));
   if (kind == InputKind::kReport) {
@@ -111,6 +152,7 @@ Status run(const ConvertArgs& a) {
     }
     return convertTrace(a);
   }
+  if (a.to == "chakra") return convertToChakra(a, kind);
   return convertWorkload(a, kind);
 }
 

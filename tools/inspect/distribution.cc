@@ -35,7 +35,10 @@ uint64_t ringWireBytes(const workload::Workload& workload, const workload::WorkO
 void DistributionCounter::add(int rank, const workload::WorkOp& op, const workload::CommGroup& comm) {
   const int nranks = static_cast<int>(comm.members.size());
   const uint64_t wire = ringWire(op, workload::commRankOf(comm, rank), nranks);
-  DistributionRow& row = rows_[RowKey{workload::opKindName(op.kind), comm.label, nranks, workload::sizeBucket(op.bytes)}];
+  // The pieces of an uneven all-to-all are rows of their own ("alltoallv send"), not plain p2p.
+  std::string name = workload::opKindName(op.kind);
+  if (op.origin != workload::OpOrigin::kCall) name = fmt::format("{} {}", workload::opOriginName(op.origin), name);
+  DistributionRow& row = rows_[RowKey{name, comm.label, nranks, workload::sizeBucket(op.bytes)}];
   row.calls += 1;
   row.bytes += op.bytes;
   row.wireBytes += wire;

@@ -6,6 +6,9 @@
 #include <fstream>
 
 #include "workload/aicb_workload.h"
+#include "workload/chakra_workload.h"
+#include "workload/input_format.h"
+#include "workload/pytorch_et_workload.h"
 #include "workload/rank_layout.h"
 #include "workload/simai_workload.h"
 #include "workload/trace_workload.h"
@@ -14,10 +17,6 @@
 
 namespace nshim::tools {
 namespace {
-
-bool endsWith(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
 
 // The first line that is not blank and not an AICB "[rank0 ~ rank7]" banner.
 std::string firstContentLine(const std::string& path) {
@@ -38,13 +37,16 @@ const char* inputKindName(InputKind kind) {
     case InputKind::kSimAi: return "simai";
     case InputKind::kAicb: return "aicb";
     case InputKind::kReport: return "report";
+    case InputKind::kChakra: return "chakra";
+    case InputKind::kPyTorchEt: return "pytorch-et";
   }
   return "unknown";
 }
 
 const char* inputOptionsHelp() {
   return R"(input options:
-  --from KIND       the input's format: auto (default), trace, simai, aicb, report
+  --from KIND       the input's format: auto (default), trace, simai, aicb, report, chakra, pytorch-et
+  --comm-group FILE Chakra: ASTRA-sim's comm-group JSON (default: comm_group.json beside the files)
   --world-size N    SimAI / AICB: ranks in the job (default: from the file)
   --tp N, --ep N, --pp N
                     SimAI / AICB: layout sizes (default: from the file), as phynet's options
@@ -63,10 +65,15 @@ bool parseCount(std::string_view text, int64_t* out) {
 
 bool takeInputOption(std::string_view flag, std::string_view value, InputOptions* options, std::string* error) {
   if (flag == "--from") {
-    if (value != "auto" && value != "trace" && value != "simai" && value != "aicb" && value != "report") {
-      *error = fmt::format("--from: '{}' is not auto, trace, simai, aicb or report", value);
+    workload::InputFormat format;
+    if (value != "report" && !workload::parseInputFormat(value, &format)) {
+      *error = fmt::format("--from: '{}' is not one of {}, report", value, workload::inputFormatChoices());
     }
     options->format = std::string(value);
+    return true;
+  }
+  if (flag == "--comm-group") {
+    options->commGroupFile = std::string(value);
     return true;
   }
   if (flag == "--simai-rules") {
@@ -89,20 +96,24 @@ bool takeInputOption(std::string_view flag, std::string_view value, InputOptions
 }
 
 Result<InputKind> detectInput(const std::string& path, const std::string& format) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return NS_ERROR(Code::kInvalidArgument, "{}: no such file or directory", path);
-  if (format == "trace") return InputKind::kTrace;
-  if (format == "simai") return InputKind::kSimAi;
-  if (format == "aicb") return InputKind::kAicb;
   if (format == "report") return InputKind::kReport;
-  if (S_ISDIR(st.st_mode) || endsWith(path, ".jsonl")) return InputKind::kTrace;
-  if (endsWith(path, ".txt")) return InputKind::kSimAi;
-  std::string first = firstContentLine(path);
-  if (first.rfind(kReportCsvHeaderStart, 0) == 0) return InputKind::kReport;
-  if (endsWith(path, ".csv") || first.find("comm_type") != std::string::npos) return InputKind::kAicb;
-  if (!first.empty() && first[0] == '{') return InputKind::kTrace;
-  return NS_ERROR(Code::kInvalidArgument, "{}: cannot tell the format (not a trace, .txt or .csv): give --from",
-                  path);
+  workload::InputFormat chosen = workload::InputFormat::kAuto;
+  workload::parseInputFormat(format, &chosen);
+  if (chosen == workload::InputFormat::kAuto) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        firstContentLine(path).rfind(kReportCsvHeaderStart, 0) == 0) {
+      return InputKind::kReport;
+    }
+    NS_ASSIGN_OR_RETURN(chosen, workload::detectInputFormat(path));
+  }
+  switch (chosen) {
+    case workload::InputFormat::kSimAi: return InputKind::kSimAi;
+    case workload::InputFormat::kAicb: return InputKind::kAicb;
+    case workload::InputFormat::kChakra: return InputKind::kChakra;
+    case workload::InputFormat::kPyTorchEt: return InputKind::kPyTorchEt;
+    default: return InputKind::kTrace;
+  }
 }
 
 Result<LoadedWorkload> loadWorkloadInput(
@@ -125,6 +136,16 @@ Result<LoadedWorkload> loadWorkloadInput(
     }
     case InputKind::kAicb: {
       NS_ASSIGN_OR_RETURN(loaded.workload, workload::loadAicbWorkload(path, layout));
+      return loaded;
+    }
+    case InputKind::kChakra: {
+      workload::ChakraOptions chakra;
+      chakra.commGroupFile = options.commGroupFile;
+      NS_ASSIGN_OR_RETURN(loaded.workload, workload::loadChakraWorkload(path, chakra));
+      return loaded;
+    }
+    case InputKind::kPyTorchEt: {
+      NS_ASSIGN_OR_RETURN(loaded.workload, workload::loadPyTorchEtWorkload(path, workload::PyTorchEtOptions{}));
       return loaded;
     }
     case InputKind::kReport:

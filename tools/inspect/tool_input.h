@@ -1,7 +1,7 @@
 // What the trace tools read, and how: an ncclshim trace (a directory of per-rank .jsonl files or one
-// file), a SimAI workload text, an AICB CSV, or phynet's per-op report CSV. The kind is taken from
-// --from or guessed (directory or .jsonl: trace; .txt: SimAI; .csv: a report when its header is
-// phynet's, else AICB). Traces and workloads load through phynet's own loaders, so every tool sees
+// file), a SimAI workload text, an AICB CSV, a Chakra execution trace, PyTorch execution traces, or
+// phynet's per-op report CSV. The kind is taken from --from or told by content as phynet tells it
+// (workload/input_format.h), a CSV whose header is phynet's report being a report. Traces and workloads load through phynet's own loaders, so every tool sees
 // exactly the per-rank operations (and communicator labels) that phynet would replay.
 #pragma once
 
@@ -17,11 +17,13 @@
 
 namespace nshim::tools {
 
-enum class InputKind { kTrace, kSimAi, kAicb, kReport };
-const char* inputKindName(InputKind kind);  // "trace", "simai", "aicb", "report"
+enum class InputKind { kTrace, kSimAi, kAicb, kReport, kChakra, kPyTorchEt };
+// "trace", "simai", "aicb", "report", "chakra", "pytorch-et"
+const char* inputKindName(InputKind kind);
 
 struct InputOptions {
-  std::string format = "auto";  // auto | trace | simai | aicb | report
+  std::string format = "auto";  // auto | trace | simai | aicb | report | chakra | pytorch-et
+  std::string commGroupFile;    // Chakra: --comm-group, as phynet's
   int worldSize = 0;            // SimAI / AICB layout overrides (0: from the file), as phynet's options
   int tp = 0;
   int ep = 0;
@@ -45,7 +47,7 @@ struct LoadedWorkload {
   DecisionMix decisions;           // traces: NCCL's decisions (profiler plugin lines), from the same read
 };
 
-// A trace, SimAI or AICB input as phynet's Workload (an error for a report).
+// A trace, SimAI, AICB, Chakra or PyTorch ET input as phynet's Workload (an error for a report).
 // opSink set: SimAI / AICB ops are handed to it as they are expanded and not kept (a trace is read
 // as usual: its ops are in the workload and opsStreamed is false).
 Result<LoadedWorkload> loadWorkloadInput(

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Chakra and PyTorch execution traces end to end (run by tests/run_all.sh after `make`): ASTRA-sim's
+# example ETs (tests/data/chakra/, with their licence) are told by content, summarised and replayed
+# by phynet with --verify (0 wrong) on 4 and 8 ranks; PARAM's ResNet execution trace
+# (tests/data/pytorch_et/) is summarised and replayed on its 2 ranks; the Megatron TP2 capture exported
+# with `convert --to chakra` replays to the same per-rank op counts and bytes as the capture itself;
+# refusals quote what is wrong (a missing rank file, two traces in one directory, a gzip file, a
+# trace without communication). Ends with "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+tool="$BUILD/ncclshim"
+phynet="$BUILD/phynet"
+work=$(mktemp -d /tmp/foreign-tests-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+source tests/lib/checks.sh  # result(), passed, failed
+source tests/lib/rank_lines.sh  # rank_lines: the report's per-rank count lines, one per rank
+[ -x "$tool" ] && [ -x "$phynet" ] || { echo "missing $tool or $phynet: run make first"; echo "0 passed, 1 failed"; exit 1; }
+if ! "$tool" summary tests/data/chakra/astra_all_reduce_4npus >"$work/probe.txt" 2>&1 &&
+   grep -q "built without protobuf and nlohmann-json" "$work/probe.txt"; then
+  echo "this build has no protobuf (scripts/setup.sh installs it): $(cat "$work/probe.txt")"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
+run() {  # run <np> <log> <phynet args...>: mpirun over loopback TCP, bounded
+  local np=$1 log=$2; shift 2
+  timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" --mca pml ob1 --mca btl self,tcp \
+    --mca btl_tcp_if_include lo "$phynet" --ifname lo "$@" >"$log" 2>&1
+}
+zero_wrong() { grep -q "data check .*, 0 wrong)" "$1"; }
+
+# ---- ASTRA-sim's microbenchmarks and its MSCCL ring: summary, then a verified replay
+for sample in astra_all_reduce_4npus astra_all_gather_4npus astra_reduce_scatter_4npus astra_all_to_all_4npus \
+              astra_custom_ring_allreduce_8npus; do
+  dir=tests/data/chakra/$sample
+  np=$(ls "$dir"/*.et | wc -l)
+  "$tool" summary "$dir" >"$work/$sample.summary" 2>&1
+  result $? "chakra/$sample/summary" "$(tail -3 "$work/$sample.summary")"
+  grep -q "Chakra ET" "$work/$sample.summary"
+  result $? "chakra/$sample/summary-says-chakra" "$(head -5 "$work/$sample.summary")"
+  run "$np" "$work/$sample.replay" --verify "$dir"
+  rc=$?
+  [ "$rc" -eq 0 ] && zero_wrong "$work/$sample.replay"
+  result $? "chakra/$sample/replay-verify-0-wrong" "rc $rc: $(tail -4 "$work/$sample.replay")"
+done
+# The ring: 14 sends and 14 receives of 128 KiB per rank, 7 compute gaps of 7 us.
+grep -q "224 operations" "$work/astra_custom_ring_allreduce_8npus.summary" ||
+  grep -q "224 op" "$work/astra_custom_ring_allreduce_8npus.summary"
+result $? "chakra/ring/224-ops" "$(grep -m3 -i "operations\|ops" "$work/astra_custom_ring_allreduce_8npus.summary")"
+
+# ---- the capture exported to Chakra replays the same per-rank ops and bytes as the capture
+"$tool" convert examples/traces/megatron_tp2 --to chakra -o "$work/export/" >"$work/convert.log" 2>&1
+result $? "chakra/export/convert" "$(cat "$work/convert.log")"
+[ -f "$work/export/ncclshim.0.et" ] && [ -f "$work/export/ncclshim.1.et" ] && [ -f "$work/export/comm_group.json" ]
+result $? "chakra/export/files" "$(ls "$work/export")"
+run 2 "$work/capture.replay" --verify examples/traces/megatron_tp2
+run 2 "$work/export.replay" --verify "$work/export"
+rc=$?
+[ "$rc" -eq 0 ] && zero_wrong "$work/export.replay" && zero_wrong "$work/capture.replay"
+result $? "chakra/export/replay-verify-0-wrong" "rc $rc: $(tail -4 "$work/export.replay")"
+rank_lines "$work/capture.replay" | grep -oE "^# rank [0-9]+: ops [0-9]+ op_bytes [0-9]+ wire_sent [0-9]+" >"$work/a.txt"
+rank_lines "$work/export.replay" | grep -oE "^# rank [0-9]+: ops [0-9]+ op_bytes [0-9]+ wire_sent [0-9]+" >"$work/b.txt"
+[ -s "$work/a.txt" ] && cmp -s "$work/a.txt" "$work/b.txt"
+result $? "chakra/export/same-ops-and-bytes-as-capture" "capture: $(tr '\n' ' ' <"$work/a.txt") export: $(tr '\n' ' ' <"$work/b.txt")"
+
+# ---- PARAM's ResNet execution trace (schema 1.1.0, rank 1 of 2: its ops all run on the world)
+gunzip -c tests/data/pytorch_et/param_resnet_2gpu_1.1.0/resnet_2gpu_et.json.gz >"$work/resnet_et.json"
+"$tool" summary "$work/resnet_et.json" >"$work/resnet.summary" 2>&1
+result $? "pytorch-et/resnet/summary" "$(tail -3 "$work/resnet.summary")"
+run 2 "$work/resnet.replay" --verify "$work/resnet_et.json"
+rc=$?
+[ "$rc" -eq 0 ] && zero_wrong "$work/resnet.replay"
+result $? "pytorch-et/resnet/replay-verify-0-wrong" "rc $rc: $(tail -4 "$work/resnet.replay")"
+
+# ---- refusals say what is wrong
+mkdir -p "$work/partial" && cp tests/data/chakra/astra_all_reduce_4npus/all_reduce.{1,2,3}.et "$work/partial/"
+"$tool" summary "$work/partial" >"$work/partial.log" 2>&1
+[ $? -ne 0 ] && grep -q "rank 0 of 4 missing: no .*all_reduce.0.et" "$work/partial.log"
+result $? "refuse/chakra-missing-rank" "$(cat "$work/partial.log")"
+mkdir -p "$work/two" && cp tests/data/chakra/astra_all_reduce_4npus/*.et tests/data/chakra/astra_all_gather_4npus/*.et "$work/two/"
+"$tool" summary "$work/two" >"$work/two.log" 2>&1
+[ $? -ne 0 ] && grep -q "holds 2 Chakra traces (all_gather, all_reduce)" "$work/two.log"
+result $? "refuse/chakra-two-traces" "$(cat "$work/two.log")"
+cp tests/data/pytorch_et/param_resnet_2gpu_1.1.0/resnet_2gpu_et.json.gz "$work/"
+"$tool" summary "$work/resnet_2gpu_et.json.gz" >"$work/gz.log" 2>&1
+[ $? -ne 0 ] && grep -q "gzip-compressed" "$work/gz.log"
+result $? "refuse/gzip" "$(cat "$work/gz.log")"
+"$tool" summary tests/data/pytorch_et/param_pt2_1.1.1/pt2_et.json >"$work/nocomm.log" 2>&1
+rc=$?
+grep -qi "record_param_comms\|no communication\|no operation" "$work/nocomm.log"
+result $? "refuse-or-say/pytorch-et-without-comms" "rc $rc: $(head -3 "$work/nocomm.log")"
+printf '{"hello": 1}\n' >"$work/other.json"
+"$tool" summary "$work/other.json" >"$work/other.log" 2>&1
+[ $? -ne 0 ] && grep -q "neither an ncclshim trace" "$work/other.log"
+result $? "refuse/unknown-json" "$(cat "$work/other.log")"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
