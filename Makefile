@@ -23,11 +23,11 @@ ENGINE_LIB := $(COLLECTIVES_LIB) $(TRANSPORT_LIB) $(COMMON_LIB)
 # read before it, link it.
 WORKLOAD_LIB := $(BUILD)/libworkload.a
 
-# The Chakra and PyTorch execution-trace readers need protoc, libprotobuf and nlohmann's JSON header
-# (workload/module.mk); without them they say what to install, and their tests are left out.
+# The Chakra and PyTorch execution-trace readers need protoc, libprotobuf, nlohmann's JSON header and
+# zlib (workload/module.mk); without them they say what to install, and their tests are left out.
 PROTOC ?= protoc
 HAVE_FOREIGN_FORMAT_LIBS := $(shell command -v $(PROTOC) >/dev/null 2>&1 && pkg-config --exists protobuf 2>/dev/null \
-  && [ -e /usr/include/nlohmann/json.hpp ] && echo yes)
+  && [ -e /usr/include/nlohmann/json.hpp ] && [ -e /usr/include/zlib.h ] && echo yes)
 FOREIGN_FORMAT_TEST_SRCS := $(if $(HAVE_FOREIGN_FORMAT_LIBS),,$(wildcard tests/*/chakra_*_test.cc tests/*/pytorch_et_*_test.cc))
 
 # Unit tests: every .cc under tests/<area>/ except the shim's process-test program (libshim/module.mk).

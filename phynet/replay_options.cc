@@ -50,10 +50,6 @@ Status parseInt(const std::string& name, const std::string& text, int low, int h
   return Status::Ok();
 }
 
-bool endsWith(const std::string& text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 }  // namespace
 
 std::string canonicalOpFilter(const std::string& word) {

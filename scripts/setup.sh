@@ -49,9 +49,9 @@ if [ ${#optional_missing[@]} -gt 0 ]; then
     { $sudo apt-get update -qq >/dev/null 2>&1; $sudo apt-get install -y -qq "${optional_missing[@]}" >/dev/null 2>&1; } ||
     echo "setup: could not install ${optional_missing[*]}: the fuzz and load suites will say so" >&2
 fi
-# The Chakra and PyTorch execution-trace readers (workload/module.mk): protobuf and nlohmann's JSON.
+# The Chakra and PyTorch execution-trace readers (workload/module.mk): protobuf, nlohmann's JSON, zlib.
 # Optional like the above: without them the build leaves those readers out and says so.
-formats=(protobuf-compiler libprotobuf-dev nlohmann-json3-dev)
+formats=(protobuf-compiler libprotobuf-dev nlohmann-json3-dev zlib1g-dev)
 formats_missing=()
 for p in "${formats[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || formats_missing+=("$p")

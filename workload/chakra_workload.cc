@@ -9,16 +9,15 @@
 #include <climits>
 #include <deque>
 #include <optional>
-#include <fstream>
 #include <map>
 #include <queue>
-#include <sstream>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
 #include "common/fnv1a.h"
 #include "workload/chakra_file.h"
+#include "workload/input_file.h"
 #include "workload/trace_workload.h"
 
 namespace nshim::workload {
@@ -46,14 +45,6 @@ Result<std::vector<std::string>> listDirectory(const std::string& dir) {
   ::closedir(d);
   std::sort(names.begin(), names.end());
   return names;
-}
-
-std::string readWhole(const std::string& path, bool* ok) {
-  std::ifstream in(path, std::ios::binary);
-  *ok = static_cast<bool>(in);
-  std::ostringstream text;
-  if (*ok) text << in.rdbuf();
-  return text.str();
 }
 
 struct Group {
@@ -451,9 +442,8 @@ Result<Workload> loadChakraWorkload(const std::string& path, const ChakraOptions
   NS_ASSIGN_OR_RETURN(ChakraFileSet set, findChakraFiles(path));
   std::vector<std::string> bytes;
   for (const std::string& file : set.pathByRank) {
-    bool ok = false;
-    bytes.push_back(readWhole(file, &ok));
-    if (!ok) return NS_ERROR(Code::kInvalidArgument, "{}: cannot read", file);
+    NS_ASSIGN_OR_RETURN(std::string content, readInputFile(file));  // plain or gzip, as Chakra's readers take
+    bytes.push_back(std::move(content));
   }
   std::string groupFile = options.commGroupFile;
   if (groupFile.empty()) {
@@ -463,9 +453,7 @@ Result<Workload> loadChakraWorkload(const std::string& path, const ChakraOptions
   }
   std::string groups;
   if (!groupFile.empty()) {
-    bool ok = false;
-    groups = readWhole(groupFile, &ok);
-    if (!ok) return NS_ERROR(Code::kInvalidArgument, "{}: cannot read the comm-group file", groupFile);
+    NS_ASSIGN_OR_RETURN(groups, readInputFile(groupFile, 256u << 20));
     if (groups.empty()) return NS_ERROR(Code::kInvalidArgument, "{}: the comm-group file is empty", groupFile);
   }
   ChakraOptions resolved = options;

@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "workload/input_file.h"
 #include "workload/source_line.h"
 
 namespace nshim::workload {
@@ -15,13 +16,7 @@ bool endsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
-std::string head(const std::string& path, size_t bytes) {
-  std::ifstream in(path, std::ios::binary);
-  std::string text(bytes, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(bytes));
-  text.resize(static_cast<size_t>(in.gcount()));
-  return text;
-}
+std::string head(const std::string& path, size_t bytes) { return readInputHead(path, bytes); }
 
 bool isEtName(std::string_view name) {
   if (!endsWith(name, ".et") || name.size() < 6) return false;
@@ -41,7 +36,7 @@ Result<InputFormat> detectDirectory(const std::string& path) {
     if (name == "." || name == "..") continue;
     if (endsWith(name, ".jsonl") || endsWith(name, ".jsonl.part")) ++jsonl;
     else if (isEtName(name)) ++et;
-    else if (endsWith(name, ".json")) {
+    else if (endsWith(name, ".json") || endsWith(name, ".json.gz")) {
       ++json;
       if (pytorch == 0 && looksLikePyTorchEt(head(path + "/" + std::string(name), 4096))) ++pytorch;
     } else ++other;
@@ -133,12 +128,13 @@ Result<InputFormat> detectInputFormat(const std::string& path) {
     return NS_ERROR(Code::kInvalidArgument, "{}: no such file or directory", path);
   }
   if (S_ISDIR(st.st_mode)) return detectDirectory(path);
-  const std::string bytes = head(path, 4096);
-  if (bytes.size() >= 2 && static_cast<uint8_t>(bytes[0]) == 0x1f && static_cast<uint8_t>(bytes[1]) == 0x8b) {
-    return NS_ERROR(Code::kInvalidArgument, "{}: gzip-compressed: decompress it first (gunzip -k)", path);
-  }
+  const std::string bytes = head(path, 4096);  // decompressed when the file is gzip
   if (isEtName(path.substr(path.rfind('/') + 1)) || looksLikeChakra(bytes)) return InputFormat::kChakra;
   if (looksLikePyTorchEt(bytes)) return InputFormat::kPyTorchEt;
+  if (isGzipFile(path)) {
+    return NS_ERROR(Code::kInvalidArgument, "{}: gzip-compressed, and neither a Chakra nor a PyTorch execution trace "
+                    "inside: decompress it (gunzip -k) and give the file", path);
+  }
   if (endsWith(path, ".jsonl") || bytes.rfind("{\"type\":\"header\"", 0) == 0) return InputFormat::kTrace;
   if (endsWith(path, ".txt")) return InputFormat::kSimAi;
   if (endsWith(path, ".csv") || bytes.substr(0, bytes.find('\n')).find("comm_type") != std::string::npos) {

@@ -4,20 +4,21 @@
 # $(WORKLOAD_LIB), which phynet, the tools, the unit tests and the fuzzers use; it depends on the
 # trace library and the engine's headers only.
 #
-# Chakra files are protobuf, PyTorch execution traces JSON: with protoc and libprotobuf (Debian
-# protobuf-compiler, libprotobuf-dev) and nlohmann's JSON header (nlohmann-json3-dev), chakra_et.proto
+# Chakra files are protobuf, PyTorch execution traces JSON, either often gzipped: with protoc and
+# libprotobuf (Debian protobuf-compiler, libprotobuf-dev), nlohmann's JSON header (nlohmann-json3-dev)
+# and zlib (zlib1g-dev), chakra_et.proto
 # is compiled into $(BUILD)/gen/workload/ and every program that links the workload library links
 # $(WORKLOAD_LDLIBS). Without them (the GPU machine has no package registry) both readers and the
 # Chakra writer are replaced by foreign_formats_unavailable.cc, which says what to install, and their
 # tests are left out (HAVE_FOREIGN_FORMAT_LIBS is decided in the top Makefile).
 FOREIGN_FORMAT_SRCS := workload/chakra_file.cc workload/chakra_workload.cc workload/chakra_export.cc \
-  workload/pytorch_et_workload.cc
+  workload/input_file.cc $(wildcard workload/pytorch_et_*.cc)
 WORKLOAD_SRCS := $(filter-out workload/foreign_formats_unavailable.cc $(FOREIGN_FORMAT_SRCS),$(wildcard workload/*.cc))
 ifeq ($(HAVE_FOREIGN_FORMAT_LIBS),yes)
 CHAKRA_PB_H := $(BUILD)/gen/workload/chakra_et.pb.h
 CHAKRA_PB_OBJ := $(BUILD)/obj/gen/workload/chakra_et.pb.o
 WORKLOAD_OBJS := $(WORKLOAD_SRCS:%.cc=$(BUILD)/obj/%.o) $(FOREIGN_FORMAT_SRCS:%.cc=$(BUILD)/obj/%.o) $(CHAKRA_PB_OBJ)
-WORKLOAD_LDLIBS := $(shell pkg-config --libs protobuf)
+WORKLOAD_LDLIBS := $(shell pkg-config --libs protobuf) -lz
 
 $(BUILD)/gen/workload/chakra_et.pb.cc $(CHAKRA_PB_H): workload/chakra_et.proto
 	@mkdir -p $(BUILD)/gen

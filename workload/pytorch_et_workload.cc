@@ -279,7 +279,8 @@ Result<Call> decodeCall(const Json& node, int64_t line, const std::string& file,
   }
   *idle = normal == "wait" || normal == "init";
   if (*idle) return c;
-  auto known = std::find_if(std::begin(kCallNames), std::end(kCallNames), [&](const CallName& n) { return normal == n.name; });
+  auto known = std::find_if(std::begin(kCallNames), std::end(kCallNames),
+                            [&](const CallName& n) { return normal == n.name; });
   if (known == std::end(kCallNames)) {
     return NS_ERROR(Code::kInvalidArgument, "{}: field 'collective_name': {} is not a collective ncclshim replays",
                     where, shortText(*name));
@@ -297,8 +298,10 @@ Result<Call> decodeCall(const Json& node, int64_t line, const std::string& file,
   if (c.pgName && c.pgName->empty()) c.pgName.reset();
   const int64_t maxWorld = options.maxWorldSize;
   NS_ASSIGN_OR_RETURN(c.pgSize, boundedInt(attr(node, "pg_size"), where, "pg_size", 0, maxWorld));
-  NS_ASSIGN_OR_RETURN(c.start, boundedInt(attr(node, "global_rank_start"), where, "global_rank_start", -1, INT32_MAX));
-  NS_ASSIGN_OR_RETURN(c.stride, boundedInt(attr(node, "global_rank_stride"), where, "global_rank_stride", -1, INT32_MAX));
+  NS_ASSIGN_OR_RETURN(c.start, boundedInt(attr(node, "global_rank_start"), where, "global_rank_start", -1,
+                                           INT32_MAX));
+  NS_ASSIGN_OR_RETURN(c.stride, boundedInt(attr(node, "global_rank_stride"), where, "global_rank_stride", -1,
+                                            INT32_MAX));
   auto small = [&](size_t i) {  // a positional group field, kept when it is in range
     std::optional<int64_t> x = intOf(values[i]);
     return x && *x >= -1 && *x <= maxWorld ? x : std::nullopt;
@@ -326,19 +329,21 @@ Result<Call> decodeCall(const Json& node, int64_t line, const std::string& file,
     tensorElems((*outs)[0], 0, &outTensorElems, &itemSize);
   }
   std::string dtype;
+  auto inputs = node.find("inputs");
+  const Json* types = inputs != node.end() && inputs->is_object() && inputs->contains("types") ? &(*inputs)["types"]
+                      : node.contains("input_types") ? &node["input_types"] : nullptr;  // 1.0.1: input_types
   if (const Json* d = attr(node, "dtype"); d != nullptr && d->is_string()) {
     dtype = d->get<std::string>();
-  } else if (auto types = node.find("inputs"); types != node.end() && types->is_object() && types->contains("types") &&
-                                                (*types)["types"].is_array() && !(*types)["types"].empty() &&
-                                                (*types)["types"][0].is_string()) {
-    const std::string& t = (*types)["types"][0].get_ref<const std::string&>();
+  } else if (types != nullptr && types->is_array() && !types->empty() && (*types)[0].is_string()) {
+    const std::string& t = (*types)[0].get_ref<const std::string&>();
     const size_t open = t.find("Tensor(");
     const size_t close = open == std::string::npos ? open : t.find(')', open);
     if (close != std::string::npos) dtype = t.substr(open + 7, close - open - 7);
   }
   std::string lower = dtype;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  auto type = std::find_if(std::begin(kTypeNames), std::end(kTypeNames), [&](const TypeName& t) { return lower == t.name; });
+  auto type = std::find_if(std::begin(kTypeNames), std::end(kTypeNames),
+                           [&](const TypeName& t) { return lower == t.name; });
   int64_t scale = 1;
   if (type != std::end(kTypeNames)) {
     c.type = type->type;
@@ -379,7 +384,9 @@ Status readDescription(const Json& node, int64_t line, RankFile* f, int maxWorld
     }
     list = &parsed;
   }
-  if (!list->is_array()) return NS_ERROR(Code::kInvalidArgument, "{}: field 'inputs': not a list of process groups", where);
+  if (!list->is_array()) {
+    return NS_ERROR(Code::kInvalidArgument, "{}: field 'inputs': not a list of process groups", where);
+  }
   for (const Json& pg : *list) {
     if (!pg.is_object()) return NS_ERROR(Code::kInvalidArgument, "{}: a process group is not an object", where);
     auto nameIt = pg.find("pg_name");
@@ -393,7 +400,8 @@ Status readDescription(const Json& node, int64_t line, RankFile* f, int maxWorld
     std::vector<int> members;
     if (auto ranks = pg.find("ranks"); ranks != pg.end()) {
       if (!ranks->is_array() || ranks->size() > static_cast<size_t>(maxWorld)) {
-        return NS_ERROR(Code::kInvalidArgument, "{}: {} 'ranks': not a list of at most {} ranks", where, field, maxWorld);
+        return NS_ERROR(Code::kInvalidArgument, "{}: {} 'ranks': not a list of at most {} ranks", where, field,
+                        maxWorld);
       }
       for (const Json& r : *ranks) {
         NS_ASSIGN_OR_RETURN(std::optional<int64_t> rank, boundedInt(&r, where, field + " 'ranks", 0, maxWorld - 1));
@@ -421,9 +429,11 @@ Status readDescription(const Json& node, int64_t line, RankFile* f, int maxWorld
     }
     auto [it, added] = f->groups.emplace(name, members);
     if (!added && it->second != members) {
-      return NS_ERROR(Code::kInvalidArgument, "{}: process group '{}' is described twice with different ranks", where, name);
+      return NS_ERROR(Code::kInvalidArgument, "{}: process group '{}' is described twice with different ranks", where,
+                      name);
     }
-    if (auto backend = pg.find("backend_id"); backend != pg.end() && intOf(*backend)) f->backendNames[*intOf(*backend)] = name;
+    auto backend = pg.find("backend_id");
+    if (backend != pg.end() && intOf(*backend)) f->backendNames[*intOf(*backend)] = name;
   }
   return Status::Ok();
 }
@@ -464,13 +474,16 @@ Result<RankFile> readRankFile(std::string_view text, const std::string& name, co
   if (root.is_discarded()) return jsonError(text, name, "the file");
   auto nodes = root.is_object() ? root.find("nodes") : root.end();
   if (!root.is_object() || nodes == root.end() || !nodes->is_array()) {
-    return NS_ERROR(Code::kInvalidArgument, "{}: not a PyTorch execution trace: no \"nodes\" list at the top level", name);
+    return NS_ERROR(Code::kInvalidArgument, "{}: not a PyTorch execution trace: no \"nodes\" list at the top level",
+                    name);
   }
-  if (auto schema = root.find("schema"); schema != root.end() && schema->is_string()) f.schema = schema->get<std::string>();
+  auto schema = root.find("schema");
+  if (schema != root.end() && schema->is_string()) f.schema = schema->get<std::string>();
   for (size_t i = 0; i < nodes->size(); ++i) {
     const Json& node = (*nodes)[i];
     const int64_t line = i < keptLines.size() ? keptLines[i] : 0;
-    if (node["name"] != "record_param_comms") {
+    auto nodeName = node.find("name");  // kept nodes have one
+    if (nodeName == node.end() || *nodeName != "record_param_comms") {
       NS_RETURN_IF_ERROR(readDescription(node, line, &f, options.maxWorldSize));
       continue;
     }
@@ -495,7 +508,9 @@ struct GroupSpec {
   const std::vector<int>* listed = nullptr;  // the description's members
   int64_t start = 0, stride = 0, size = 0;   // otherwise members start + i * stride, i < size
   int64_t count() const { return listed ? static_cast<int64_t>(listed->size()) : size; }
-  int member(int64_t i) const { return listed ? (*listed)[static_cast<size_t>(i)] : static_cast<int>(start + stride * i); }
+  int member(int64_t i) const {
+    return listed ? (*listed)[static_cast<size_t>(i)] : static_cast<int>(start + stride * i);
+  }
 };
 
 std::optional<GroupSpec> describedGroup(const RankFile& f, const Call& c, int maxWorld) {
@@ -671,11 +686,14 @@ Status convertRank(const RankFile& f, int rank, CommTable& table, Notes* notes, 
     NS_ASSIGN_OR_RETURN(const CommGroup* comm, table.commOf(f, c, rank, notes));
     const int n = static_cast<int>(comm->members.size());
     auto [mine, added] = selfOf.emplace(comm->id, 0);
-    if (added) mine->second = static_cast<int>(std::find(comm->members.begin(), comm->members.end(), rank) - comm->members.begin());
+    if (added) {
+      mine->second = static_cast<int>(std::find(comm->members.begin(), comm->members.end(), rank) -
+                                      comm->members.begin());
+    }
     const int self = mine->second;
     if (self == n) {
-      return NS_ERROR(Code::kInvalidArgument, "{}: rank {} is not a member of its group ({} ranks from {})", where, rank,
-                      n, comm->members.front());
+      return NS_ERROR(Code::kInvalidArgument, "{}: rank {} is not a member of its group ({} ranks from {})", where,
+                      rank, n, comm->members.front());
     }
     WorkOp op;
     op.commId = comm->id;
@@ -691,8 +709,8 @@ Status convertRank(const RankFile& f, int rank, CommTable& table, Notes* notes, 
     }
     if (c.role != Role::kSelf) {
       if (!c.rankArg || *c.rankArg < 0 || *c.rankArg >= n || (c.role == Role::kPeer && *c.rankArg == self)) {
-        return NS_ERROR(Code::kInvalidArgument, "{}: field 'inputs': the {} (the Int before the collective name) is not "
-                        "{} rank of its {}-rank group", where, c.role == Role::kRoot ? "root" : "peer",
+        return NS_ERROR(Code::kInvalidArgument, "{}: field 'inputs': the {} (the Int before the collective name) is "
+                        "not {} rank of its {}-rank group", where, c.role == Role::kRoot ? "root" : "peer",
                         c.role == Role::kRoot ? "a" : "another", n);
       }
       (c.role == Role::kRoot ? op.root : op.peer) = static_cast<int>(*c.rankArg);
@@ -735,19 +753,22 @@ Status convertRank(const RankFile& f, int rank, CommTable& table, Notes* notes, 
 }
 
 // The files' ranks and world (pytorch_et_workload.h), then every rank's operations.
-Result<Workload> buildWorkload(std::vector<RankFile> files, bool oneFile, Notes notes, const PyTorchEtOptions& options) {
+Result<Workload> buildWorkload(std::vector<RankFile> files, bool oneFile, Notes notes,
+                               const PyTorchEtOptions& options) {
   int declared = 0, highest = -1;
   const RankFile* declaredBy = nullptr;
   for (RankFile& f : files) {
     NS_RETURN_IF_ERROR(rankFromContent(f, options.maxWorldSize));
     if (f.rank < 0) f.rank = rankFromName(f.name), f.rankFromName = f.rank >= 0;
     if (f.declaredWorld != 0 && declared != 0 && f.declaredWorld != declared) {
-      return NS_ERROR(Code::kInvalidArgument, "{}: a world of {} ranks (its default process group), but {} says {}: the "
-                      "files are not of one job", f.name, f.declaredWorld, declaredBy->name, declared);
+      return NS_ERROR(Code::kInvalidArgument, "{}: a world of {} ranks (its default process group), but {} says {}: "
+                      "the files are not of one job", f.name, f.declaredWorld, declaredBy->name, declared);
     }
     if (f.declaredWorld != 0) declared = f.declaredWorld, declaredBy = &f;
     highest = std::max(highest, f.rank);
-    for (const auto& [name, members] : f.groups) highest = std::max(highest, *std::max_element(members.begin(), members.end()));
+    for (const auto& [name, members] : f.groups) {
+      highest = std::max(highest, *std::max_element(members.begin(), members.end()));
+    }
     for (const Call& c : f.calls) {
       std::optional<GroupSpec> g = describedGroup(f, c, options.maxWorldSize);
       if (g && !g->listed) highest = std::max(highest, g->member(g->count() - 1));
@@ -777,8 +798,8 @@ Result<Workload> buildWorkload(std::vector<RankFile> files, bool oneFile, Notes 
   }
   for (int r = 0; !oneFile && r < world; ++r) {
     if (byRank[r] == nullptr) {
-      return NS_ERROR(Code::kInvalidArgument, "rank {} of {} missing: no file of rank {} among the {} files ({}, ...){}",
-                      r, world, r, files.size(), files[0].name,
+      return NS_ERROR(Code::kInvalidArgument, "rank {} of {} missing: no file of rank {} among the {} files "
+                      "({}, ...){}", r, world, r, files.size(), files[0].name,
                       files.size() == 1 ? " (give the file itself to replay one rank's trace on every rank)" : "");
     }
   }
@@ -794,7 +815,8 @@ Result<Workload> buildWorkload(std::vector<RankFile> files, bool oneFile, Notes 
     NS_RETURN_IF_ERROR(convertRank(f, f.rank, table, &notes, &work, &workload.skipped));
     calls += f.calls.size(), nodes += f.nodes, idle += f.idle;
     for (const WorkOp& op : work.ops) {  // one file for every rank: collectives on all ranks only
-      if (oneFile && world > 1 && (describe(op.kind).pointToPoint || table.find(op.commId).members.size() != byRank.size())) {
+      const bool everyRank = !describe(op.kind).pointToPoint && table.find(op.commId).members.size() == byRank.size();
+      if (oneFile && world > 1 && !everyRank) {
         return NS_ERROR(Code::kInvalidArgument, "{}: one file of a {}-rank job is replayed by every rank, which needs "
                         "every operation to be a collective on all ranks: this {}{} is not (give every rank's file)",
                         op.source, world, opKindName(op.kind),
@@ -818,9 +840,11 @@ Result<Workload> buildWorkload(std::vector<RankFile> files, bool oneFile, Notes 
                                                          : "; the trace has no times: no compute gaps";
   if (notes.worldGuess) text += "; operations without group information run on the whole world";
   for (const RankFile& f : files) {
-    if (f.truncatedDescription) text += fmt::format("; {}: the process-group description is cut short (ignored)", f.name);
+    if (f.truncatedDescription) text += fmt::format("; {}: its process-group description is cut short", f.name);
   }
-  for (const std::string& t : notes.byteTypes) text += fmt::format("; dtype '{}' has no NCCL type: moved as bytes (uint8)", t);
+  for (const std::string& t : notes.byteTypes) {
+    text += fmt::format("; dtype '{}' has no NCCL type: moved as bytes (uint8)", t);
+  }
   workload.description = std::move(text);
   return workload;
 }

@@ -42,14 +42,16 @@ std::string attrText(const std::string& name, const std::string& type, const std
 std::string nodeText(const Node& n) {
   const std::string in = std::to_string(n.in), out = std::to_string(n.out), size = std::to_string(n.pgSize);
   std::string text = "    {\"id\": " + std::to_string(n.id) + ", \"name\": \"record_param_comms\", \"ctrl_deps\": 5,\n";
-  text += "      \"inputs\": {\"values\": [[[10,11,0," + in + ",4,\"cuda:0\"]], " + std::to_string(n.id) + ", [\"" + n.pg +
-          "\",\"desc\"], " + std::to_string(n.rankArg) + ", \"" + n.coll + "\", [], [], 0, 1, " + size +
+  text += "      \"inputs\": {\"values\": [[[10,11,0," + in + ",4,\"cuda:0\"]], " + std::to_string(n.id) + ", [\"" +
+          n.pg + "\",\"desc\"], " + std::to_string(n.rankArg) + ", \"" + n.coll + "\", [], [], 0, 1, " + size +
           "], \"shapes\": [[[" + in + "]],[],[[],[]],[],[],[],[],[],[],[]], \"types\": [\"GenericList[Tensor(float)]\","
-          "\"Int\",\"Tuple[String,String]\",\"Int\",\"String\",\"GenericList[]\",\"GenericList[]\",\"Int\",\"Int\",\"Int\"]},\n";
+          "\"Int\",\"Tuple[String,String]\",\"Int\",\"String\",\"GenericList[]\",\"GenericList[]\",\"Int\","
+          "\"Int\",\"Int\"]},\n";
   text += "      \"outputs\": {\"values\": [[[12,13,0," + out + ",4,\"cuda:0\"]]], \"shapes\": [[[" + out +
           "]]], \"types\": [\"GenericList[Tensor(float)]\"]},\n";
   text += "      \"attrs\": [{\"name\": \"rf_id\", \"type\": \"uint64\", \"value\": 1}";
-  text += attrText("collective_name", "string", "\"" + n.coll + "\"") + attrText("dtype", "string", "\"" + n.dtype + "\"");
+  text += attrText("collective_name", "string", "\"" + n.coll + "\"");
+  text += attrText("dtype", "string", "\"" + n.dtype + "\"");
   text += attrText("in_msg_nelems", "uint64", in) + attrText("out_msg_nelems", "uint64", out);
   text += attrText("in_split_size", "string", "\"" + n.inSplit + "\"") +
           attrText("out_split_size", "string", "\"" + n.outSplit + "\"");
@@ -66,9 +68,9 @@ std::string traceText(const std::string& groups, const std::vector<Node>& nodes)
                      "thread]\", \"ctrl_deps\": 1, \"inputs\": {\"values\": [], \"shapes\": [], \"types\": []}, "
                      "\"outputs\": {\"values\": [], \"shapes\": [], \"types\": []}, \"attrs\": []}";
   if (!groups.empty()) {
-    text += ",\n    {\"id\": 3, \"name\": \"## process_group:init ##\", \"ctrl_deps\": 2,\n      \"inputs\": {\"values\": [" +
-            nlohmann::json(groups).dump() + "], \"shapes\": [[]], \"types\": [\"String\"]},\n      \"outputs\": "
-            "{\"values\": [], \"shapes\": [], \"types\": []}, \"attrs\": []}";
+    text += ",\n    {\"id\": 3, \"name\": \"## process_group:init ##\", \"ctrl_deps\": 2,\n      \"inputs\": "
+            "{\"values\": [" + nlohmann::json(groups).dump() + "], \"shapes\": [[]], \"types\": [\"String\"]},\n"
+            "      \"outputs\": {\"values\": [], \"shapes\": [], \"types\": []}, \"attrs\": []}";
   }
   for (const Node& n : nodes) text += ",\n" + nodeText(n);
   return text + "\n  ],\n  \"finish_ts\": 2\n}\n";
@@ -237,8 +239,10 @@ TEST_CASE("PyTorch ET: groups from the process-group description and from start/
 
 TEST_CASE("PyTorch ET: one file of a two-rank job is replayed by both ranks", "[phynet]") {
   const std::string text = traceText(groupsText(2), {
-      {.id = 7, .coll = "allreduce", .rankArg = 1, .in = 100, .out = 100, .extra = ", \"ts\": 1000, \"inclusive_dur\": 20"},
-      {.id = 9, .coll = "broadcast", .rankArg = 0, .in = 10, .out = 10, .extra = ", \"ts\": 1050, \"inclusive_dur\": 5"},
+      {.id = 7, .coll = "allreduce", .rankArg = 1, .in = 100, .out = 100,
+       .extra = ", \"ts\": 1000, \"inclusive_dur\": 20"},
+      {.id = 9, .coll = "broadcast", .rankArg = 0, .in = 10, .out = 10,
+       .extra = ", \"ts\": 1050, \"inclusive_dur\": 5"},
   });
   auto workload = parsePyTorchEtRank(text, "one.json", PyTorchEtOptions{});
   REQUIRE(workload.ok());
@@ -278,8 +282,8 @@ TEST_CASE("PyTorch ET: a bad field is refused naming the file, line, node and fi
   const std::string root = traceText(groupsText(2), {{.id = 44, .coll = "broadcast", .rankArg = 2, .in = 4}});
   auto badRoot = parsePyTorchEtRank(root, "z.json", PyTorchEtOptions{});
   REQUIRE_FALSE(badRoot.ok());
-  CHECK(badRoot.status().message().find("z.json:" + std::to_string(lineOf(root, 44)) + ": node 44 (record_param_comms): "
-                                        "field 'inputs': the root") != std::string::npos);
+  const std::string rootWhere = "z.json:" + std::to_string(lineOf(root, 44)) + ": node 44 (record_param_comms): ";
+  CHECK(badRoot.status().message().find(rootWhere + "field 'inputs': the root") != std::string::npos);
 }
 
 TEST_CASE("PyTorch ET: malformed JSON names its line", "[phynet]") {

@@ -17,7 +17,7 @@ source tests/lib/checks.sh  # result(), passed, failed
 source tests/lib/rank_lines.sh  # rank_lines: the report's per-rank count lines, one per rank
 [ -x "$tool" ] && [ -x "$phynet" ] || { echo "missing $tool or $phynet: run make first"; echo "0 passed, 1 failed"; exit 1; }
 if ! "$tool" summary tests/data/chakra/astra_all_reduce_4npus >"$work/probe.txt" 2>&1 &&
-   grep -q "built without protobuf and nlohmann-json" "$work/probe.txt"; then
+   grep -q "built without protobuf, nlohmann-json and zlib" "$work/probe.txt"; then
   echo "this build has no protobuf (scripts/setup.sh installs it): $(cat "$work/probe.txt")"
   echo "0 passed, 1 failed"
   exit 1
