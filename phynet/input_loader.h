@@ -1,7 +1,7 @@
 // Loading phynet's input, whatever its format: an ncclshim trace (directory or file), a SimAI
-// workload text, an AICB CSV, a Chakra execution trace or PyTorch execution traces, then the transformations every format shares (--scale, --ops,
-// --groups). Repetition (--iterations, --warmup) is done by the replay, not by expanding the
-// workload, so a long replay costs no memory.
+// workload text, an AICB CSV, a Chakra execution trace or PyTorch execution traces, then the
+// transformations every format shares (--scale, --ops, --groups). Repetition (--iterations,
+// --warmup) is done by the replay, not by expanding the workload, so a long replay costs no memory.
 #pragma once
 
 #include <string>

@@ -204,9 +204,10 @@ std::string replayUsage() {
   return R"(usage: mpirun -np N phynet [options] <trace dir | SimAI .txt | AICB .csv | Chakra ET | PyTorch ET>
 
 Replays the communication of a training job (an ncclshim trace, a SimAI / AICB workload expanded
-over the TP/EP/DP/PP layout, a Chakra execution trace or PyTorch execution traces) as real network traffic, with NCCL's ordering: one executor per
-communicator, per-rank issue order kept, communicators concurrent. MPI is used only to launch,
-bootstrap and gather the report; data goes over the chosen transport.
+over the TP/EP/DP/PP layout, a Chakra execution trace or PyTorch execution traces) as real network
+traffic, with NCCL's ordering: one executor per communicator, per-rank issue order kept,
+communicators concurrent. MPI is used only to launch, bootstrap and gather the report; data goes
+over the chosen transport.
 
 input
   --format auto|trace|simai|aicb|chakra|pytorch-et

@@ -49,11 +49,22 @@ Result<ChakraExport> exportChakra(const Workload& workload) {
                     workload.onlyRank);
   }
   ChakraExport out;
+  // pg_name per communicator: "0" the whole world (ASTRA-sim's default group, in no file), then 1, 2, ...
+  // for the others of more than one rank, which comm_group.json lists.
   std::unordered_map<uint64_t, size_t> commIndex;
+  std::vector<std::string> pgName(workload.comms.size());
+  int nextGroup = 1;
   out.commGroupJson = "{";
   for (size_t i = 0; i < workload.comms.size(); ++i) {
-    commIndex.emplace(workload.comms[i].id, i);
-    out.commGroupJson += fmt::format("{}\n  \"{}\": [{}]", i ? "," : "", i + 1, fmt::join(workload.comms[i].members, ", "));
+    const CommGroup& comm = workload.comms[i];
+    commIndex.emplace(comm.id, i);
+    if (static_cast<int>(comm.members.size()) == workload.worldSize) {
+      pgName[i] = "0";
+    } else if (comm.members.size() > 1) {
+      pgName[i] = std::to_string(nextGroup++);
+      out.commGroupJson += fmt::format("{}\n  \"{}\": [{}]", nextGroup > 2 ? "," : "", pgName[i],
+                                       fmt::join(comm.members, ", "));
+    }
   }
   out.commGroupJson += "\n}\n";
   chakra::GlobalMetadata metadata;
@@ -83,10 +94,23 @@ Result<ChakraExport> exportChakra(const Workload& workload) {
         addBool(compute, "is_cpu_op", false);
         lastCompute = static_cast<int64_t>(compute.id());
       }
+      const std::string label = group.label.empty() ? fmt::format("comm{}", comm->second + 1) : group.label;
+      if (group.members.size() == 1) {
+        // A collective of one rank moves nothing over a network; ASTRA-sim would never complete it (a
+        // group of one has no phases). It stays in the timeline as compute of its recorded duration.
+        chakra::Node& alone = nodes.emplace_back();
+        alone.set_id(nodes.size() - 1);
+        alone.set_name(fmt::format("{} {} #{} (one rank: no communication)", opKindName(op.kind), label, op.seq));
+        alone.set_type(chakra::COMP_NODE);
+        alone.set_duration_micros(op.recordedNs > 0 ? static_cast<uint64_t>((op.recordedNs + 500) / 1000) : 0);
+        if (lastCompute >= 0) alone.add_data_deps(static_cast<uint64_t>(lastCompute));
+        addBool(alone, "is_cpu_op", false);
+        lastCompute = static_cast<int64_t>(alone.id());
+        ++out.oneRankOps;
+        continue;
+      }
       chakra::Node& node = nodes.emplace_back();
       node.set_id(nodes.size() - 1);
-      const std::string label = group.label.empty() ? fmt::format("comm{}", comm->second + 1) : group.label;
-      node.set_name(fmt::format("{} {} #{}", opKindName(op.kind), label, op.seq));
       if (lastCompute >= 0) node.add_data_deps(static_cast<uint64_t>(lastCompute));
       auto previous = lastOfComm.find(op.commId);
       if (previous != lastOfComm.end()) node.add_ctrl_deps(previous->second);
@@ -110,7 +134,7 @@ Result<ChakraExport> exportChakra(const Workload& workload) {
         addInt(node, "comm_size", static_cast<int64_t>(op.bytes));
         addInt(node, "comm_tag", transfers[{src, dst}]++);
       }
-      addText(node, "pg_name", std::to_string(comm->second + 1));
+      addText(node, "pg_name", pgName[comm->second]);
       ++out.commNodes;
     }
     out.nodes += nodes.size();

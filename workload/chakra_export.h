@@ -10,9 +10,13 @@
 // duration_micros. Dependencies: compute nodes form one chain (the compute stream); an operation
 // depends on the latest compute node before it (data_deps: its input) and on the previous operation
 // of its communicator (ctrl_deps: one NCCL stream per communicator, as PyTorch gives each process
-// group). Node ids count from 0 in each file.
-// The comm-group file names every communicator: {"1": [global ranks], "2": ...}, the key being the
-// nodes' pg_name (the communicator's index in Workload::comms, from 1).
+// group). A compute node does not wait for the operation before it: the capture's gap runs from the
+// host's return from one call to its next call, while the GPU may still run the first (as a
+// data-parallel backward overlaps its gradient all-reduces). Node ids count from 0 in each file.
+// Groups as ASTRA-sim takes them: pg_name "0" is the whole world (in no file); the other
+// communicators of more than one rank are "1", "2", ... in the comm-group file ({"1": [global ranks],
+// ...}). A collective on a one-rank communicator moves nothing and would never complete in ASTRA-sim
+// (a group of one has no phases): it becomes a COMP_NODE of its recorded duration.
 #pragma once
 
 #include <string>
@@ -28,6 +32,7 @@ struct ChakraExport {
   std::string commGroupJson;
   size_t nodes = 0;                    // all files together
   size_t commNodes = 0;
+  size_t oneRankOps = 0;               // collectives of one rank, written as compute nodes
 };
 
 // Needs every rank's operations (Workload::onlyRank -1).

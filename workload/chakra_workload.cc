@@ -165,7 +165,8 @@ class ChakraBuilder {
     std::optional<std::string> pg = attrText(node, "pg_name");
     std::string key = "world";
     std::vector<int> members;
-    if (pg && !pg->empty() && !groups_.empty()) {
+    if (pg && (*pg == "0" || pg->empty())) pg.reset();  // ASTRA-sim: "" and "0" are the whole world
+    if (pg && !groups_.empty()) {
       auto it = groups_.find(*pg);
       if (it == groups_.end()) {
         return NS_ERROR(Code::kInvalidArgument, "{}: attribute 'pg_name': group '{}' is not in the comm-group file",
@@ -174,7 +175,7 @@ class ChakraBuilder {
       key = "group " + *pg;
       members = it->second.members;
     } else {
-      if (pg && !pg->empty()) unresolvedPgNames_ = true;
+      if (pg) unresolvedPgNames_ = true;
       for (int r = 0; r < world_; ++r) members.push_back(r);
     }
     auto found = byKey_.find(key);

@@ -19,9 +19,10 @@
 // node's `root` attribute (a rank in the group), else 0.
 // Groups: a comm node's `pg_name` attribute names a group of the comm-group file (ASTRA-sim's JSON:
 // {"<name>": [global ranks], ...}), given as options.commGroupFile or found beside the traces as
-// `comm_group.json`; a node without pg_name, or a trace without a comm-group file, runs on the whole
-// world, said once. Send and receive peers (comm_dst, comm_src) are global ranks, as ASTRA-sim has
-// them, mapped into the node's group when it names one.
+// `comm_group.json`; a node without pg_name, with pg_name "" or "0" (ASTRA-sim's whole world), or in a
+// trace without a comm-group file runs on the whole world (said once in the description). Send and
+// receive peers (comm_dst, comm_src) are global ranks, as ASTRA-sim has them, mapped into the node's
+// group when it names one.
 // Order: each rank's nodes run in one order, a topological order of their data and control
 // dependencies (ties by node id). phynet then issues them in that order, one executor per
 // communicator: operations of one communicator keep the order, and an operation that Chakra makes wait
