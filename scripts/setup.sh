@@ -33,37 +33,29 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
   }
 fi
+# Installs the packages given after the first argument that are missing; optional: where they cannot
+# be installed (the GPU machine has no registry) it says what will be missing ($1) and goes on.
+install_optional() {
+  local consequence=$1 p missing=()
+  shift
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -gt 0 ] || return 0
+  echo "setup: installing ${missing[*]}"
+  local sudo
+  sudo=$([ "$(id -u)" -eq 0 ] || echo sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1 ||
+    { $sudo apt-get update -qq >/dev/null 2>&1; $sudo apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1; } ||
+    echo "setup: could not install ${missing[*]}: $consequence" >&2
+}
 # The reliability suites' tools (tests/suites/fuzz_tests.sh: clang-14 with libFuzzer; load_tests.sh:
-# GNU time for peak RSS). Optional: where they cannot be installed (the GPU machine), those suites
-# say what is missing.
-optional=(clang-14 libclang-rt-14-dev time)
-optional_missing=()
-for p in "${optional[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || optional_missing+=("$p")
-done
-if [ ${#optional_missing[@]} -gt 0 ]; then
-  echo "setup: installing ${optional_missing[*]}"
-  sudo=$([ "$(id -u)" -eq 0 ] || echo sudo)
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get install -y -qq "${optional_missing[@]}" >/dev/null 2>&1 ||
-    { $sudo apt-get update -qq >/dev/null 2>&1; $sudo apt-get install -y -qq "${optional_missing[@]}" >/dev/null 2>&1; } ||
-    echo "setup: could not install ${optional_missing[*]}: the fuzz and load suites will say so" >&2
-fi
+# GNU time for peak RSS).
+install_optional "the fuzz and load suites will say so" clang-14 libclang-rt-14-dev time
 # The Chakra and PyTorch execution-trace readers (workload/module.mk): protobuf, nlohmann's JSON, zlib.
-# Optional like the above: without them the build leaves those readers out and says so.
-formats=(protobuf-compiler libprotobuf-dev nlohmann-json3-dev zlib1g-dev)
-formats_missing=()
-for p in "${formats[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || formats_missing+=("$p")
-done
-if [ ${#formats_missing[@]} -gt 0 ]; then
-  echo "setup: installing ${formats_missing[*]}"
-  sudo=$([ "$(id -u)" -eq 0 ] || echo sudo)
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get install -y -qq "${formats_missing[@]}" >/dev/null 2>&1 ||
-    { $sudo apt-get update -qq >/dev/null 2>&1; $sudo apt-get install -y -qq "${formats_missing[@]}" >/dev/null 2>&1; } ||
-    echo "setup: could not install ${formats_missing[*]}: Chakra and PyTorch execution traces will not be read" >&2
-fi
+install_optional "Chakra and PyTorch execution traces will not be read (the build says so)" \
+  protobuf-compiler libprotobuf-dev nlohmann-json3-dev zlib1g-dev
 # nccl.h comes from the nvidia-nccl wheel (never committed); this finds or fetches it.
 [ -s build/nccl_cflags.txt ] || bash scripts/fetch_nccl_headers.sh build
 python3 -c 'import matplotlib' 2>/dev/null || dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q "install ok installed" || DEBIAN_FRONTEND=noninteractive $([ "$(id -u)" -eq 0 ] || echo sudo) apt-get install -y -qq python3-matplotlib >/dev/null 2>&1 || echo "setup: no matplotlib (python3-matplotlib not installable here): 'ncclshim plot' will skip plots" >&2

@@ -2,8 +2,14 @@
 // 1.1.0) check the counts, bytes, groups, sequence numbers and sources of collectives, uneven and
 // even all-to-all, groups from the process-group description and from start/stride, ranks from the
 // content, one file replayed by every rank, times, and the refusals (a bad field naming the node and
-// field, malformed JSON naming the line, a missing rank file); PARAM's samples where readable.
+// field, malformed JSON naming the line, a missing rank file), gzip-compressed files and directories;
+// PARAM's and Chakra's samples as stored (gzipped), among them PARAM's 8-rank DLRM with an uneven
+// all-to-all.
+#include <zlib.h>
+
+#include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -98,6 +104,13 @@ Result<Workload> parseRanks(const std::vector<std::string>& texts, const std::ve
 }
 
 void writeFile(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+void writeGzipFile(const std::string& path, const std::string& text) {
+  gzFile out = gzopen(path.c_str(), "wb9");
+  REQUIRE(out != nullptr);
+  CHECK(gzwrite(out, text.data(), static_cast<unsigned>(text.size())) == static_cast<int>(text.size()));
+  CHECK(gzclose(out) == Z_OK);
+}
 
 TEST_CASE("PyTorch ET: allreduce, allgather and broadcast of two ranks", "[phynet]") {
   std::vector<std::string> texts;
@@ -321,12 +334,54 @@ TEST_CASE("PyTorch ET directories: a missing rank and a world that differs are r
   REQUIRE(whole.ok());
   CHECK((whole->worldSize == 3 && whole->onlyRank == 1));
   CHECK((whole->ranks[0].ops.empty() && whole->ranks[1].ops.size() == 1 && whole->ranks[2].ops.empty()));
-  CHECK(whole->description.find("1 other *.json files") != std::string::npos);
+  CHECK(whole->description.find("1 other *.json(.gz) files") != std::string::npos);
 
   writeFile(dir.path() + "/rank-1.json", traceText(groupsText(4), {{.id = 5, .rankArg = 1, .in = 4, .pgSize = 4}}));
   auto differ = loadPyTorchEtWorkload(dir.path(), PyTorchEtOptions{});
   REQUIRE_FALSE(differ.ok());
   CHECK(differ.status().message().find("are not of one job") != std::string::npos);
+}
+
+TEST_CASE("PyTorch ET: gzip-compressed files and directories are read as they are stored", "[phynet]") {
+  // Broadcasts only: no node gives the rank, the names do (rank-<N>.json.gz).
+  TempDir dir;
+  const std::string text = traceText(groupsText(2), {{.id = 6, .coll = "broadcast", .rankArg = 1, .in = 8, .out = 8}});
+  writeGzipFile(dir.path() + "/rank-0.json.gz", text);
+  writeFile(dir.path() + "/rank-1.json", text);  // plain and compressed files mix
+  writeGzipFile(dir.path() + "/other.json.gz", "{\"schema\": 1}");
+  auto workload = loadPyTorchEtWorkload(dir.path(), PyTorchEtOptions{});
+  REQUIRE(workload.ok());
+  REQUIRE(workload->worldSize == 2);
+  for (const RankWork& rank : workload->ranks) {
+    REQUIRE(rank.ops.size() == 1);
+    CHECK((rank.ops[0].kind == OpKind::kBroadcast && rank.ops[0].root == 1 && rank.ops[0].count == 8));
+  }
+  CHECK(workload->ranks[0].ops[0].source == dir.path() + "/rank-0.json.gz:" + std::to_string(lineOf(text, 6)));
+  CHECK(workload->description.find("1 other *.json(.gz) files") != std::string::npos);
+  CHECK(checkWorkload(*workload).ok());
+
+  // One compressed file; the same bytes handed over in memory are refused (only files are inflated).
+  writeGzipFile(dir.path() + "/one.json.gz", text);
+  auto one = loadPyTorchEtWorkload(dir.path() + "/one.json.gz", PyTorchEtOptions{});
+  REQUIRE(one.ok());
+  CHECK((one->worldSize == 2 && one->ranks[1].ops.size() == 1));
+  std::ifstream in(dir.path() + "/one.json.gz", std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto inMemory = parsePyTorchEtRank(bytes, "one.json.gz", PyTorchEtOptions{});
+  REQUIRE_FALSE(inMemory.ok());
+  CHECK(inMemory.status().message().find("one.json.gz: gzip-compressed bytes") != std::string::npos);
+
+  // A damaged stream is named, in a directory too.
+  std::string damaged = bytes;
+  for (size_t i = 20; i < 60 && i < damaged.size(); ++i) damaged[i] = static_cast<char>(~damaged[i]);
+  writeFile(dir.path() + "/one.json.gz", damaged);
+  auto cut = loadPyTorchEtWorkload(dir.path() + "/one.json.gz", PyTorchEtOptions{});
+  REQUIRE_FALSE(cut.ok());
+  INFO(cut.status().message());
+  CHECK(cut.status().message().find("one.json.gz: cannot read the gzip stream") != std::string::npos);
+  auto cutInDir = loadPyTorchEtWorkload(dir.path(), PyTorchEtOptions{});
+  REQUIRE_FALSE(cutInDir.ok());
+  CHECK(cutInDir.status().message().find("one.json.gz: cannot read the gzip stream") != std::string::npos);
 }
 
 std::string samplePath(const std::string& relative) {
@@ -338,30 +393,112 @@ std::string samplePath(const std::string& relative) {
 TEST_CASE("PyTorch ET: the samples of PARAM and Chakra", "[phynet]") {
   // pt2_et.json (PARAM, schema 1.1.1): a one-process torch.compile trace without communication.
   const std::string pt2 = samplePath("tests/data/pytorch_et/param_pt2_1.1.1/pt2_et.json");
-  if (std::ifstream(pt2).good()) {
-    auto workload = loadPyTorchEtWorkload(pt2, PyTorchEtOptions{});
-    REQUIRE(workload.ok());
-    CHECK((workload->worldSize == 1 && workload->ranks[0].ops.empty()));
-    CHECK(workload->description.find("schema 1.1.1-chakra.0.0.4") != std::string::npos);
+  REQUIRE(std::ifstream(pt2).good());
+  auto workload = loadPyTorchEtWorkload(pt2, PyTorchEtOptions{});
+  REQUIRE(workload.ok());
+  CHECK((workload->worldSize == 1 && workload->ranks[0].ops.empty()));
+  CHECK(workload->description.find("schema 1.1.1-chakra.0.0.4") != std::string::npos);
+
+  // Chakra's 1.0.2 all-gather trace (rank 0 of 2), gzipped: no comms attributes, the group named by
+  // backend_id; ten one-element float all-gathers, replayed by both ranks.
+  const std::string allgather = samplePath("tests/data/pytorch_et/chakra_allgather_1.0.2/1.0.2-chakra.0.0.4.json.gz");
+  REQUIRE(std::ifstream(allgather).good());
+  workload = loadPyTorchEtWorkload(allgather, PyTorchEtOptions{});
+  REQUIRE(workload.ok());
+  REQUIRE(workload->worldSize == 2);
+  for (const RankWork& rank : workload->ranks) {
+    REQUIRE(rank.ops.size() == 10);
+    for (const WorkOp& op : rank.ops) CHECK((op.kind == OpKind::kAllGather && op.count == 1 && op.bytes == 8));
   }
-  // Chakra's 1.0.2 all-gather trace (rank 0 of 2): no comms attributes, the group named by backend_id;
-  // ten one-element float all-gathers, replayed by both ranks. Read where it is stored uncompressed.
-  const std::string allgather = samplePath("tests/data/pytorch_et/chakra_allgather_1.0.2/1.0.2-chakra.0.0.4.json");
-  if (std::ifstream(allgather).good()) {
-    auto workload = loadPyTorchEtWorkload(allgather, PyTorchEtOptions{});
-    REQUIRE(workload.ok());
-    REQUIRE(workload->worldSize == 2);
-    for (const RankWork& rank : workload->ranks) {
-      REQUIRE(rank.ops.size() == 10);
-      for (const WorkOp& op : rank.ops) CHECK((op.kind == OpKind::kAllGather && op.count == 1 && op.bytes == 8));
+  CHECK(workload->description.find("one file (rank 0)") != std::string::npos);
+  CHECK(checkWorkload(*workload).ok());
+}
+
+TEST_CASE("PyTorch ET: PARAM's ResNet trace of rank 1 of 2 (schema 1.1.0, gzipped)", "[phynet]") {
+  const std::string resnet = samplePath("tests/data/pytorch_et/param_resnet_2gpu_1.1.0/resnet_2gpu_et.json.gz");
+  REQUIRE(std::ifstream(resnet).good());
+  auto workload = loadPyTorchEtWorkload(resnet, PyTorchEtOptions{});
+  REQUIRE(workload.ok());
+  REQUIRE(workload->worldSize == 2);
+  CHECK(workload->description.find("one file (rank 1)") != std::string::npos);
+  CHECK(workload->description.find("42 operations from 27 record_param_comms nodes (6 wait/init") !=
+        std::string::npos);
+  // Three steps of: broadcast Float 53120 and Long 53 (root 0), then five bucket all-reduces.
+  const int64_t buckets[] = {2049000, 7875584, 6563840, 6637568, 2431040};
+  for (const RankWork& rank : workload->ranks) {
+    REQUIRE(rank.ops.size() == 21);
+    for (int step = 0; step < 3; ++step) {
+      const WorkOp* op = &rank.ops[static_cast<size_t>(step * 7)];
+      CHECK((op[0].kind == OpKind::kBroadcast && op[0].type == DataType::kFloat32 && op[0].count == 53120));
+      CHECK((op[1].kind == OpKind::kBroadcast && op[1].type == DataType::kInt64 && op[1].bytes == 424));
+      CHECK((op[0].root == 0 && op[1].root == 0));
+      for (int b = 0; b < 5; ++b) {
+        CHECK((op[2 + b].kind == OpKind::kAllReduce && op[2 + b].count == static_cast<uint64_t>(buckets[b])));
+        CHECK(op[2 + b].bytes == static_cast<uint64_t>(4 * buckets[b]));
+      }
     }
-    CHECK(workload->description.find("one file (rank 0)") != std::string::npos);
   }
-  if (std::ifstream(allgather + ".gz").good()) {
-    auto compressed = loadPyTorchEtWorkload(allgather + ".gz", PyTorchEtOptions{});
-    REQUIRE_FALSE(compressed.ok());
-    CHECK(compressed.status().message().find("gzip-compressed: gunzip it first") != std::string::npos);
+  REQUIRE(workload->comms.size() == 1);
+  CHECK(workload->comms[0].members == std::vector<int>{0, 1});
+  CHECK(checkWorkload(*workload).ok());
+}
+
+// PARAM's DLRM (schema 1.0.1, no comms attributes, no process-group description): 8 ranks, each file
+// gzipped. Every rank sends rows [96, 224, 288, 1664, 592, 96, 192, 240] (one int32 element each) to
+// ranks 0..7 in its uneven all-to-all, so rank r receives row count kDlrmSplit[r] from every peer.
+const int64_t kDlrmSplit[8] = {96, 224, 288, 1664, 592, 96, 192, 240};
+
+TEST_CASE("PyTorch ET: PARAM's 8-rank DLRM, an uneven all-to-all among even ones", "[phynet]") {
+  const std::string dir = samplePath("tests/data/pytorch_et/param_dlrm_8ranks");
+  REQUIRE(std::ifstream(dir + "/dlrm_eg_0.json.gz").good());
+  auto workload = loadPyTorchEtWorkload(dir, PyTorchEtOptions{});
+  REQUIRE(workload.ok());
+  REQUIRE(workload->worldSize == 8);
+  INFO(workload->description);
+  CHECK(workload->description.find("schema 1.0.1") != std::string::npos);
+  CHECK(workload->description.find("without group information run on the whole world") != std::string::npos);
+  REQUIRE(workload->comms.size() == 1);
+  CHECK(workload->comms[0].members == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
+  for (int rank = 0; rank < 8; ++rank) {
+    INFO("rank " << rank);
+    const std::vector<WorkOp>& ops = workload->ranks[rank].ops;
+    // Even all-to-alls: Float 6144 / 8, Long 24 / 8, Int 384 / 8; then the uneven one (14 pieces),
+    // then all-reduce Float 394241, all-to-all Float 6144 / 8, all-reduces Float 112 and 226960.
+    REQUIRE(ops.size() == 3 + 14 + 4);
+    CHECK((ops[0].kind == OpKind::kAllToAll && ops[0].type == DataType::kFloat32 && ops[0].count == 768));
+    CHECK((ops[1].kind == OpKind::kAllToAll && ops[1].type == DataType::kInt64 && ops[1].count == 3));
+    CHECK((ops[2].kind == OpKind::kAllToAll && ops[2].type == DataType::kInt32 && ops[2].count == 48));
+    size_t i = 3;
+    for (int peer = 0; peer < 8; ++peer) {
+      if (peer == rank) continue;
+      for (OpKind kind : {OpKind::kSend, OpKind::kRecv}) {
+        const WorkOp& op = ops[i++];
+        const int64_t rows = kind == OpKind::kSend ? kDlrmSplit[peer] : kDlrmSplit[rank];
+        CHECK((op.kind == kind && op.peer == peer && op.count == static_cast<uint64_t>(rows)));
+        CHECK((op.type == DataType::kInt32 && op.bytes == static_cast<uint64_t>(4 * rows)));
+        CHECK((op.origin == OpOrigin::kAllToAllV && op.group == 1));
+      }
+    }
+    CHECK((ops[17].kind == OpKind::kAllReduce && ops[17].count == 394241 && ops[17].group == 0));
+    CHECK((ops[18].kind == OpKind::kAllToAll && ops[18].count == 768 && ops[18].origin == OpOrigin::kCall));
+    CHECK((ops[19].count == 112 && ops[20].count == 226960 && ops[20].bytes == 907840));
+    for (size_t k = 0; k < ops.size(); ++k) CHECK(ops[k].seq == k);
   }
+  // A few pieces checked by hand against the JSON: rank 0 sends 224 rows to rank 1 and receives 96
+  // from it; rank 3 sends 96 to rank 0 and receives 1664; rank 7's last piece receives 240 from 6.
+  const auto& r0 = workload->ranks[0].ops;
+  CHECK((r0[3].kind == OpKind::kSend && r0[3].peer == 1 && r0[3].count == 224 && r0[3].bytes == 896));
+  CHECK((r0[4].kind == OpKind::kRecv && r0[4].peer == 1 && r0[4].count == 96));
+  const auto& r3 = workload->ranks[3].ops;
+  CHECK((r3[3].kind == OpKind::kSend && r3[3].peer == 0 && r3[3].count == 96));
+  CHECK((r3[4].kind == OpKind::kRecv && r3[4].peer == 0 && r3[4].count == 1664 && r3[4].bytes == 6656));
+  const auto& r7 = workload->ranks[7].ops;
+  CHECK((r7[16].kind == OpKind::kRecv && r7[16].peer == 6 && r7[16].count == 240));
+  CHECK(r7[3].source == dir + "/dlrm_eg_7.json.gz:3889");  // node 1103's opening brace
+  // The ranks agree: every send has its receive, every collective the same shape on all ranks.
+  const Status agree = checkWorkload(*workload);
+  INFO(agree.message());
+  CHECK(agree.ok());
 }
 
 }  // namespace

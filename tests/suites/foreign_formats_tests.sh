@@ -31,19 +31,24 @@ run() {  # run <np> <log> <phynet args...>: mpirun over loopback TCP, bounded
 }
 zero_wrong() { grep -q "data check .*, 0 wrong)" "$1"; }
 
+# summarise_and_replay <kind> <name> <input> <np> <title>: the summary names the format, and a replay
+# with every byte verified has 0 wrong.
+summarise_and_replay() {
+  local kind=$1 name=$2 input=$3 np=$4 title=$5 rc
+  "$tool" summary "$input" >"$work/$name.summary" 2>&1
+  result $? "$kind/$name/summary" "$(tail -3 "$work/$name.summary")"
+  grep -q "$title" "$work/$name.summary"
+  result $? "$kind/$name/summary-says-$kind" "$(head -3 "$work/$name.summary")"
+  run "$np" "$work/$name.replay" --verify "$input"
+  rc=$?
+  [ "$rc" -eq 0 ] && zero_wrong "$work/$name.replay"
+  result $? "$kind/$name/replay-verify-0-wrong" "rc $rc: $(tail -4 "$work/$name.replay")"
+}
+
 # ---- ASTRA-sim's microbenchmarks and its MSCCL ring: summary, then a verified replay
 for sample in astra_all_reduce_4npus astra_all_gather_4npus astra_reduce_scatter_4npus astra_all_to_all_4npus \
               astra_custom_ring_allreduce_8npus; do
-  dir=tests/data/chakra/$sample
-  np=$(ls "$dir"/*.et | wc -l)
-  "$tool" summary "$dir" >"$work/$sample.summary" 2>&1
-  result $? "chakra/$sample/summary" "$(tail -3 "$work/$sample.summary")"
-  grep -q "Chakra ET" "$work/$sample.summary"
-  result $? "chakra/$sample/summary-says-chakra" "$(head -5 "$work/$sample.summary")"
-  run "$np" "$work/$sample.replay" --verify "$dir"
-  rc=$?
-  [ "$rc" -eq 0 ] && zero_wrong "$work/$sample.replay"
-  result $? "chakra/$sample/replay-verify-0-wrong" "rc $rc: $(tail -4 "$work/$sample.replay")"
+  summarise_and_replay chakra "$sample" "tests/data/chakra/$sample" "$(ls tests/data/chakra/$sample/*.et | wc -l)" "Chakra ET"
 done
 # The ring: 14 sends and 14 receives of 128 KiB per rank, 7 compute gaps of 7 us.
 grep -q "224 operations" "$work/astra_custom_ring_allreduce_8npus.summary" ||
@@ -76,18 +81,11 @@ result $? "chakra/export/capture-ops-and-bytes" "one-rank ops ${alone:-?}; captu
 for sample in param_resnet_2gpu_1.1.0/resnet_2gpu_et.json.gz chakra_allgather_1.0.2/1.0.2-chakra.0.0.4.json.gz \
               param_dlrm_8ranks; do
   input=tests/data/pytorch_et/$sample
-  name=$(basename "$(dirname "$sample")")
-  [ -d "$input" ] && name=$sample
-  np=2
-  [ -d "$input" ] && np=$(ls "$input" | grep -c '\.json')
-  "$tool" summary "$input" >"$work/$name.summary" 2>&1
-  result $? "pytorch-et/$name/summary" "$(tail -3 "$work/$name.summary")"
-  grep -q "PyTorch execution trace" "$work/$name.summary"
-  result $? "pytorch-et/$name/summary-says-pytorch-et" "$(head -3 "$work/$name.summary")"
-  run "$np" "$work/$name.replay" --verify "$input"
-  rc=$?
-  [ "$rc" -eq 0 ] && zero_wrong "$work/$name.replay"
-  result $? "pytorch-et/$name/replay-verify-0-wrong" "rc $rc: $(tail -4 "$work/$name.replay")"
+  if [ -d "$input" ]; then
+    summarise_and_replay pytorch-et "$sample" "$input" "$(ls "$input" | grep -c '\.json')" "PyTorch execution trace"
+  else
+    summarise_and_replay pytorch-et "$(dirname "$sample")" "$input" 2 "PyTorch execution trace"
+  fi
 done
 grep -q "alltoallv send" "$work/param_dlrm_8ranks.summary" && grep -q "alltoallv recv" "$work/param_dlrm_8ranks.summary"
 result $? "pytorch-et/dlrm/uneven-all-to-all-rows" "$(grep -m4 alltoall "$work/param_dlrm_8ranks.summary")"
