@@ -8,15 +8,14 @@
 #include <algorithm>
 #include <climits>
 #include <deque>
-#include <optional>
 #include <map>
+#include <optional>
 #include <queue>
 #include <unordered_map>
 
-#include <nlohmann/json.hpp>
-
 #include "common/fnv1a.h"
 #include "workload/chakra_file.h"
+#include "workload/chakra_groups.h"
 #include "workload/input_file.h"
 #include "workload/trace_workload.h"
 
@@ -45,40 +44,6 @@ Result<std::vector<std::string>> listDirectory(const std::string& dir) {
   ::closedir(d);
   std::sort(names.begin(), names.end());
   return names;
-}
-
-struct Group {
-  std::string name;
-  std::vector<int> members;  // sorted global ranks; the index is the rank in the group
-};
-
-// ASTRA-sim's comm-group JSON: {"<name>": [global ranks], ...}.
-Result<std::map<std::string, Group>> parseCommGroups(const std::string& text, const std::string& name, int world) {
-  std::map<std::string, Group> groups;
-  if (text.empty()) return groups;
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return NS_ERROR(Code::kInvalidArgument, "{}: not a JSON object of group names to rank lists", name);
-  }
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (!it.value().is_array() || it.value().empty()) {
-      return NS_ERROR(Code::kInvalidArgument, "{}: group '{}': expected a non-empty list of ranks", name, it.key());
-    }
-    Group g{it.key(), {}};
-    for (const nlohmann::json& rank : it.value()) {
-      if (!rank.is_number_integer() || rank.get<int64_t>() < 0 || rank.get<int64_t>() >= world) {
-        return NS_ERROR(Code::kInvalidArgument, "{}: group '{}': rank {} is not one of the trace's {} ranks", name,
-                        it.key(), rank.dump(), world);
-      }
-      g.members.push_back(rank.get<int>());
-    }
-    std::sort(g.members.begin(), g.members.end());
-    if (std::adjacent_find(g.members.begin(), g.members.end()) != g.members.end()) {
-      return NS_ERROR(Code::kInvalidArgument, "{}: group '{}' names a rank twice", name, it.key());
-    }
-    groups.emplace(it.key(), std::move(g));
-  }
-  return groups;
 }
 
 // The nodes of one file in a topological order of their dependencies (ties: smaller id first).
@@ -158,7 +123,7 @@ Result<OpKind> collectiveKind(int64_t commType, const std::string& where) {
 // Everything a rank's conversion shares: the groups, the communicators made of them so far.
 class ChakraBuilder {
  public:
-  ChakraBuilder(int world, std::map<std::string, Group> groups) : world_(world), groups_(std::move(groups)) {}
+  ChakraBuilder(int world, ChakraGroups groups) : world_(world), groups_(std::move(groups)) {}
 
   // The communicator of a node: its pg_name's group, else the world. Adds it on first use.
   Result<const CommGroup*> commOf(const Node& node, const std::string& where) {
@@ -169,8 +134,8 @@ class ChakraBuilder {
     if (pg && !groups_.empty()) {
       auto it = groups_.find(*pg);
       if (it == groups_.end()) {
-        return NS_ERROR(Code::kInvalidArgument, "{}: attribute 'pg_name': group '{}' is not in the comm-group file",
-                        where, *pg);
+        return NS_ERROR(Code::kInvalidArgument, "{}: attribute 'pg_name': group '{}' is not one of the trace's "
+                        "process groups", where, *pg);
       }
       key = "group " + *pg;
       members = it->second.members;
@@ -194,7 +159,7 @@ class ChakraBuilder {
 
  private:
   int world_;
-  std::map<std::string, Group> groups_;
+  ChakraGroups groups_;
   std::deque<CommGroup> comms_;
   std::map<std::string, size_t> byKey_;
   bool unresolvedPgNames_ = false;
@@ -392,22 +357,36 @@ Result<Workload> parseChakraWorkload(const std::vector<std::string>& rankBytes, 
     return NS_ERROR(Code::kInvalidArgument, "a Chakra trace of {} ranks (1..{} are replayed)", world,
                     options.maxWorldSize);
   }
-  const std::string groupsName = options.commGroupFile.empty() ? "comm_group.json" : options.commGroupFile;
-  NS_ASSIGN_OR_RETURN(auto groups, parseCommGroups(commGroupJson, groupsName, world));
+  std::vector<ChakraFile> files;
+  for (int r = 0; r < world; ++r) {
+    NS_ASSIGN_OR_RETURN(ChakraFile file, parseChakraFile(rankBytes[r], names[r]));
+    files.push_back(std::move(file));
+  }
+  // Groups: the trace's own process-group list where a file has one, else the comm-group file.
+  ChakraGroups groups;
+  std::string groupSource;
+  for (int r = 0; r < world && groups.empty(); ++r) {
+    NS_ASSIGN_OR_RETURN(groups, groupsFromMetadata(files[r].nodes, names[r], world));
+    if (!groups.empty()) groupSource = fmt::format("process groups from the METADATA_NODE of {}", names[r]);
+  }
+  if (groups.empty() && !commGroupJson.empty()) {
+    const std::string groupsName = options.commGroupFile.empty() ? "comm_group.json" : options.commGroupFile;
+    NS_ASSIGN_OR_RETURN(groups, parseCommGroupJson(commGroupJson, groupsName, world));
+    groupSource = "groups from " + groupsName;
+  }
   const bool haveGroups = !groups.empty();
   ChakraBuilder builder(world, std::move(groups));
   Workload workload;
   workload.worldSize = world;
   workload.ranks.resize(static_cast<size_t>(world));
   RankStats stats;
-  std::string version;
+  const std::string version = files[0].metadata.version();
   for (int r = 0; r < world; ++r) {
-    NS_ASSIGN_OR_RETURN(ChakraFile file, parseChakraFile(rankBytes[r], names[r]));
-    if (version.empty()) version = file.metadata.version();
     workload.ranks[r].globalRank = r;
     RankWork scratch;
     RankWork* out = options.onlyRank < 0 || options.onlyRank == r ? &workload.ranks[r] : &scratch;
-    NS_RETURN_IF_ERROR(convertRank(file.nodes, r, names[r], builder, out, &stats, &workload.skipped));
+    NS_RETURN_IF_ERROR(convertRank(files[r].nodes, r, names[r], builder, out, &stats, &workload.skipped));
+    files[r].nodes.clear();
   }
   workload.onlyRank = options.onlyRank;
   size_t ops = 0;
@@ -418,10 +397,12 @@ Result<Workload> parseChakraWorkload(const std::vector<std::string>& rankBytes, 
   std::string text = fmt::format("Chakra ET (version {}): {} ranks, {} communicators, {} operations; sizes are byte "
                                  "counts (uint8: Chakra has no data type)", version.empty() ? "?" : version, world,
                                  workload.comms.size(), ops);
-  if (!haveGroups) {
-    text += builder.unresolvedPgNames() ? "; nodes name process groups but no comm-group file was given: every "
-                                          "operation runs on the whole world"
-                                        : "; no comm-group file: every operation runs on the whole world";
+  if (haveGroups) {
+    text += "; " + groupSource;
+  } else {
+    text += builder.unresolvedPgNames() ? "; nodes name process groups but neither the trace nor a comm-group file "
+                                          "lists them: every operation runs on the whole world"
+                                        : "; no process groups: every operation runs on the whole world";
   }
   size_t leftOut = 0;
   std::string kinds;
@@ -460,7 +441,7 @@ Result<Workload> loadChakraWorkload(const std::string& path, const ChakraOptions
   ChakraOptions resolved = options;
   resolved.commGroupFile = groupFile;
   NS_ASSIGN_OR_RETURN(Workload workload, parseChakraWorkload(bytes, set.pathByRank, groups, resolved));
-  workload.description += fmt::format(" ({}.<rank>.et{})", set.prefix, groupFile.empty() ? "" : ", groups " + groupFile);
+  workload.description += fmt::format(" ({}.<rank>.et)", set.prefix);
   return workload;
 }
 

@@ -17,9 +17,10 @@
 // refused. BARRIER becomes a one-byte all-reduce (NCCL has no barrier: PyTorch's is a small
 // all-reduce); REDUCE_SCATTER_BLOCK is a reduce-scatter. Broadcast, reduce, gather and scatter take the
 // node's `root` attribute (a rank in the group), else 0.
-// Groups: a comm node's `pg_name` attribute names a group of the comm-group file (ASTRA-sim's JSON:
+// Groups: a comm node's `pg_name` attribute names a process group: of the list a PyTorch-derived ET
+// carries in a METADATA_NODE where a file has one, else of the comm-group file (ASTRA-sim's JSON:
 // {"<name>": [global ranks], ...}), given as options.commGroupFile or found beside the traces as
-// `comm_group.json`; a node without pg_name, with pg_name "" or "0" (ASTRA-sim's whole world), or in a
+// `comm_group.json` (chakra_groups.h); a node without pg_name, with pg_name "" or "0" (ASTRA-sim's whole world), or in a
 // trace without a comm-group file runs on the whole world (said once in the description). Send and
 // receive peers (comm_dst, comm_src) are global ranks, as ASTRA-sim has them, mapped into the node's
 // group when it names one.

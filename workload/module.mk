@@ -11,8 +11,8 @@
 # $(WORKLOAD_LDLIBS). Without them (the GPU machine has no package registry) both readers and the
 # Chakra writer are replaced by foreign_formats_unavailable.cc, which says what to install, and their
 # tests are left out (HAVE_FOREIGN_FORMAT_LIBS is decided in the top Makefile).
-FOREIGN_FORMAT_SRCS := workload/chakra_file.cc workload/chakra_workload.cc workload/chakra_export.cc \
-  workload/input_file.cc $(wildcard workload/pytorch_et_*.cc)
+FOREIGN_FORMAT_SRCS := workload/chakra_file.cc workload/chakra_groups.cc workload/chakra_workload.cc \
+  workload/chakra_export.cc workload/input_file.cc $(wildcard workload/pytorch_et_*.cc)
 WORKLOAD_SRCS := $(filter-out workload/foreign_formats_unavailable.cc $(FOREIGN_FORMAT_SRCS),$(wildcard workload/*.cc))
 ifeq ($(HAVE_FOREIGN_FORMAT_LIBS),yes)
 CHAKRA_PB_H := $(BUILD)/gen/workload/chakra_et.pb.h

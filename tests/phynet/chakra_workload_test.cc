@@ -144,7 +144,7 @@ TEST_CASE("chakra: nodes run in dependency order; compute gaps go to the next op
   CHECK(ops[2].group == ops[3].group);
   CHECK(w->comms.size() == 1);
   CHECK(w->comms[0].label == "world");
-  CHECK(w->description.find("no comm-group file") != std::string::npos);
+  CHECK(w->description.find("no process groups: every operation runs on the whole world") != std::string::npos);
   INFO(w->description);
   CHECK(w->description.find("2 nodes that are not communication or compute left out (2 MEM_LOAD_NODE)") != std::string::npos);
 }
@@ -169,6 +169,36 @@ TEST_CASE("chakra: pg_name picks a group of the comm-group file; peers are globa
   CHECK(w->ranks[3].ops[1].kind == OpKind::kRecv);
   CHECK(w->ranks[3].ops[1].peer == 1);
   CHECK(w->findComm(w->ranks[0].ops[0].commId)->members == std::vector<int>{0, 2});
+}
+
+TEST_CASE("chakra: a PyTorch-derived ET's METADATA_NODE lists the process groups, before any comm-group file") {
+  std::vector<std::vector<chakra::Node>> ranks(4);
+  // As PyTorch's pg_config_info lands in Chakra: inputs.values = ["<JSON text of the list>"]; group "0"
+  // has no ranks (all of group_size), group "5" the even ranks.
+  const std::string pgs = R"(["[{\"pg_name\": \"0\", \"ranks\": [], \"group_size\": 4}, )"
+                          R"({\"pg_name\": \"5\", \"ranks\": [2, 0], \"group_size\": 2}]"])";
+  for (int r = 0; r < 4; ++r) {
+    chakra::Node& meta = addNode(ranks[r], chakra::METADATA_NODE);
+    meta.mutable_inputs()->set_values(pgs);
+    chakra::Node& ar = addNode(ranks[r], chakra::COMM_COLL_NODE, {0});
+    setInt(ar, "comm_type", chakra::ALL_REDUCE);
+    setInt(ar, "comm_size", 64);
+    setText(ar, "pg_name", r % 2 == 0 ? "5" : "0");
+  }
+  auto w = parseRanks(ranks, R"({"5": [1, 3]})");  // the trace's own list wins
+  REQUIRE(w.ok());
+  CHECK(w->findComm(w->ranks[2].ops[0].commId)->members == std::vector<int>{0, 2});
+  CHECK(w->findComm(w->ranks[1].ops[0].commId)->members == std::vector<int>{0, 1, 2, 3});
+  CHECK(w->description.find("process groups from the METADATA_NODE of t.0.et") != std::string::npos);
+  ranks[0][0].mutable_inputs()->set_values(R"(["[{\"pg_name\": \"5\", \"ranks\": [0, 9]}]"])");
+  auto bad = parseRanks(ranks);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().find("t.0.et: node 0 (METADATA_NODE): inputs.values: group '5': rank 9 is not one of "
+                                    "the trace's 4 ranks") != std::string::npos);
+  ranks[0][0].mutable_inputs()->set_values(R"(["[{\"pg_name\": \"5\", \"ran)");
+  auto cut = parseRanks(ranks);
+  REQUIRE_FALSE(cut.ok());
+  CHECK(cut.status().message().find("not a JSON list of process groups (cut short?)") != std::string::npos);
 }
 
 TEST_CASE("chakra: refusals name the file, the node and the attribute") {
@@ -199,7 +229,7 @@ TEST_CASE("chakra: refusals name the file, the node and the attribute") {
   chakra::Node unknownGroup = badType;
   unknownGroup.mutable_attr(1)->set_int64_val(chakra::ALL_REDUCE);
   setText(unknownGroup, "pg_name", "7");
-  CHECK(refuse(unknownGroup, R"({"1": [0, 1]})").find("group '7' is not in the comm-group file") != std::string::npos);
+  CHECK(refuse(unknownGroup, R"({"1": [0, 1]})").find("attribute 'pg_name': group '7' is not one of the trace's process groups") != std::string::npos);
   CHECK(refuse(noType, R"({"1": [0, 5]})").find("rank 5 is not one of the trace's 2 ranks") != std::string::npos);
 
   std::vector<std::vector<chakra::Node>> cyclic(1);
