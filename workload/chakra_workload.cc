@@ -311,7 +311,15 @@ Result<ChakraFileSet> findChakraFiles(const std::string& path) {
     dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
     const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
     int64_t rank = 0;
-    if (!splitEtName(base, &wanted, &rank)) wanted = base;  // a prefix, as ASTRA-sim takes it
+    if (!splitEtName(base, &wanted, &rank)) {
+      if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {  // one file without a rank: rank 0 of 1
+        ChakraFileSet single;
+        single.prefix = path;
+        single.pathByRank = {path};
+        return single;
+      }
+      wanted = base;  // a prefix, as ASTRA-sim takes it
+    }
   }
   NS_ASSIGN_OR_RETURN(std::vector<std::string> names, listDirectory(dir));
   std::map<std::string, std::map<int64_t, std::string>> sets;

@@ -3,7 +3,8 @@
 //
 // Input: a directory holding one set of `NAME.<rank>.et` files, one such file (its siblings of the
 // same NAME are read with it), or the path prefix NAME itself (as ASTRA-sim's
-// --workload-configuration takes it). A file may be gzip-compressed, as Chakra's own readers allow. The world is the highest rank found plus one; a rank below it
+// --workload-configuration takes it); a file not named so is a trace of one rank. A file may be
+// gzip-compressed, as Chakra's own readers allow. The world is the highest rank found plus one; a rank below it
 // without a file is refused ("rank 1 of 2 missing: NAME.1.et"), so is a rank named by a group or a
 // peer beyond it.
 //

@@ -39,7 +39,14 @@ Result<std::string> readInputFile(const std::string& path, size_t limit) {
       return NS_ERROR(Code::kInvalidArgument, "{}: cannot read{}: {}", path, gzdirect(in.get()) ? "" : " the gzip stream",
                       why ? why : "read error");
     }
-    if (n == 0) break;
+    if (n == 0) {
+      int code = Z_OK;
+      gzerror(in.get(), &code);
+      if (code == Z_BUF_ERROR) {  // zlib's word for a stream that ends before its trailer
+        return NS_ERROR(Code::kInvalidArgument, "{}: the gzip stream ends early (a cut file?)", path);
+      }
+      break;
+    }
     if (text.size() + static_cast<size_t>(n) > limit) {
       return NS_ERROR(Code::kInvalidArgument, "{}: more than {} bytes{}: too large to read", path, limit,
                       gzdirect(in.get()) ? "" : " once decompressed");

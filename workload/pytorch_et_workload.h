@@ -2,14 +2,17 @@
 // et_replay's comms-replay input) into a replay Workload. Only `record_param_comms` nodes and the
 // `## process_group:init ##` node are read; every other node is counted and left out.
 //
-// Input: one file (*.json, not compressed) or a directory of per-rank files (its *.json files whose
-// first 4 KiB hold "nodes"; others are ignored and counted). A file's rank comes from its content:
+// Input: one file or a directory of per-rank files (its *.json and *.json.gz files whose first 4 KiB,
+// decompressed, hold "nodes"; others are ignored and counted). Files may be gzip-compressed, as
+// PyTorch's and PARAM's traces usually are: they are read through input_file.h (zlib), whatever their
+// name; bytes handed to parsePyTorchEtRank(s) are JSON text (a gzip stream there is refused, naming
+// it). The node reading and decoding is pytorch_et_nodes.h's. A file's rank comes from its content:
 // the rank argument of an all-reduce, all-gather, reduce-scatter, all-to-all or barrier node is this
 // process's rank in the node's process group, mapped to a global rank through the group's members;
 // where no such node exists, from a trailing number in the file name (rank-3.json, rank3.json,
-// trace_3.json, et.3.json). The world is the default process group's size from the process-group
-// description (the same in every file, or refused), else one more than the highest rank that a file,
-// a group or a pg_size names. A directory must hold one file per rank ("rank 1 of 2 missing"). One
+// trace_3.json, et.3.json, rank-3.json.gz). The world is the default process group's size from the
+// process-group description (the same in every file, or refused), else one more than the highest rank
+// that a file, a group or a pg_size names. A directory must hold one file per rank ("rank 1 of 2 missing"). One
 // file of a job of several ranks is replayed by every rank of the world, as PARAM's comms replay does
 // with one trace for all ranks: allowed when all its operations run on the whole world and none is
 // point-to-point.

@@ -107,6 +107,10 @@ result $? "refuse/gzip-of-something-else" "$(cat "$work/gz.log")"
 rc=$?
 grep -qi "record_param_comms\|no communication\|no operation" "$work/nocomm.log"
 result $? "refuse-or-say/pytorch-et-without-comms" "rc $rc: $(head -3 "$work/nocomm.log")"
+head -c 200000 tests/data/pytorch_et/param_resnet_2gpu_1.1.0/resnet_2gpu_et.json.gz >"$work/cut.json.gz"
+"$tool" summary "$work/cut.json.gz" >"$work/cut.log" 2>&1
+[ $? -ne 0 ] && grep -q "the gzip stream ends early (a cut file?)" "$work/cut.log"
+result $? "refuse/gzip-cut-short" "$(cat "$work/cut.log")"
 printf '{"hello": 1}\n' >"$work/other.json"
 "$tool" summary "$work/other.json" >"$work/other.log" 2>&1
 [ $? -ne 0 ] && grep -q "neither an ncclshim trace" "$work/other.log"
