@@ -12,8 +12,8 @@
 // where no such node exists, from a trailing number in the file name (rank-3.json, rank3.json,
 // trace_3.json, et.3.json, rank-3.json.gz). The world is the default process group's size from the
 // process-group description (the same in every file, or refused), else one more than the highest rank
-// that a file, a group or a pg_size names. A directory must hold one file per rank ("rank 1 of 2 missing"). One
-// file of a job of several ranks is replayed by every rank of the world, as PARAM's comms replay does
+// that a file, a group or a pg_size names. A directory must hold one file per rank ("rank 1 of 2
+// missing"). One file of a job of several ranks is replayed by every rank of the world, as PARAM's comms replay does
 // with one trace for all ranks: allowed when all its operations run on the whole world and none is
 // point-to-point.
 //
