@@ -306,6 +306,7 @@ Result<ChakraFileSet> findChakraFiles(const std::string& path) {
   std::string wanted;  // the NAME to keep; "" any (a directory)
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     dir = path;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   } else {
     const size_t slash = path.rfind('/');
     dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);

@@ -33,7 +33,7 @@ $(WORKLOAD_OBJS) $(TOOLS_LIB_OBJS) $(TEST_OBJS) $(PHYNET_CORE_OBJS) $(PHYNET_MPI
 else
 WORKLOAD_OBJS := $(WORKLOAD_SRCS:%.cc=$(BUILD)/obj/%.o) $(BUILD)/obj/workload/foreign_formats_unavailable.o
 WORKLOAD_LDLIBS :=
-$(info note: protoc, libprotobuf or nlohmann/json.hpp not found: built without the Chakra and PyTorch ET readers)
+$(info note: protoc, libprotobuf, nlohmann/json.hpp or zlib.h not found: built without the Chakra and PyTorch ET readers)
 endif
 
 $(WORKLOAD_LIB): $(WORKLOAD_OBJS)
