@@ -217,10 +217,9 @@ Result<WorkOp> commOp(const Node& node, int rank, ChakraBuilder& builder, const 
       op.root = static_cast<int>(root.value_or(0));
       if (op.root < 0 || op.root >= nranks) {
         return NS_ERROR(Code::kInvalidArgument, "{}: attribute 'root': {} is not a rank of its {}-rank group", where,
-                        *root, nranks);
+                        op.root, nranks);
       }
     }
-    if (!d.reduces) op.reduce = ReduceKind::kSum;
   } else {
     const bool send = node.type() == chakra::COMM_SEND_NODE;
     op.kind = send ? OpKind::kSend : OpKind::kRecv;
@@ -276,8 +275,11 @@ Status convertRank(const std::vector<Node>& nodes, int rank, const std::string& 
     }
     if (op.bytes == 0) {
       ++stats->zeroSized;
-      if (skipped->empty()) skipped->push_back(SkippedRows{"0 bytes", op.kind, "chakra", 0, op.source});
-      ++skipped->front().rows;
+      auto same = std::find_if(skipped->begin(), skipped->end(), [&](const SkippedRows& s) { return s.kind == op.kind; });
+      if (same == skipped->end()) {
+        same = skipped->insert(skipped->end(), SkippedRows{"0 bytes", op.kind, "chakra", 0, op.source});
+      }
+      ++same->rows;
       continue;
     }
     const bool p2p = op.kind == OpKind::kSend || op.kind == OpKind::kRecv;

@@ -32,7 +32,8 @@
 // job could not); the description counts such dependencies. Consecutive sends and receives on one
 // communicator with no compute between them are issued as one group (ncclGroupStart/End), as NCCL
 // programs issue exchanges, so that a pair of ranks sending to each other cannot deadlock.
-// Errors name the file and the node ("x.0.et: node 17 (COMM_COLL_NODE): attribute 'comm_size': ...").
+// Errors name the file and the node ("x.0.et: node 17 (COMM_COLL_NODE): attribute 'comm_size': ..."); an
+// operation's source (WorkOp::source, shown by reports) is "file:<node id>", a binary file having no lines.
 #pragma once
 
 #include <string>
