@@ -125,7 +125,11 @@ Result<ChakraExport> exportChakra(const Workload& workload) {
         if (describe(op.kind).rooted) addInt(node, "root", op.root);
       } else {
         const bool send = op.kind == OpKind::kSend;
-        const int peer = group.members.at(static_cast<size_t>(op.peer));
+        if (op.peer < 0 || static_cast<size_t>(op.peer) >= group.members.size()) {
+          return NS_ERROR(Code::kInvalidArgument, "{}: rank {}: peer {} is not a rank of its {}-rank communicator",
+                          op.source, rank.globalRank, op.peer, group.members.size());
+        }
+        const int peer = group.members[static_cast<size_t>(op.peer)];
         const int src = send ? rank.globalRank : peer;
         const int dst = send ? peer : rank.globalRank;
         node.set_type(send ? chakra::COMM_SEND_NODE : chakra::COMM_RECV_NODE);
