@@ -16,6 +16,7 @@ FUZZ_LIB_SRCS := $(wildcard common/*.cc) collectives/datatype.cc collectives/flo
   trace/trace_reader.cc trace/trace_reader_nccl.cc trace/op_line_scan.cc trace/json_line.cc trace/trace_format.cc trace/trace_format_nccl.cc trace/trace_validate.cc \
   workload/simai_workload.cc workload/aicb_workload.cc workload/rank_layout.cc workload/workload.cc \
   workload/workload_check.cc workload/p2p_order_check.cc workload/workload_transform.cc workload/trace_workload.cc \
+  workload/uneven_alltoall.cc \
   workload/source_line.cc workload/chakra_file.cc workload/chakra_groups.cc workload/chakra_workload.cc workload/input_file.cc \
   $(wildcard workload/pytorch_et_*.cc)
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.cc=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/obj/gen/workload/chakra_et.pb.o

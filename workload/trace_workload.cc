@@ -13,6 +13,7 @@
 
 #include "common/parallel_for.h"
 #include "trace/trace_validate.h"
+#include "workload/uneven_alltoall.h"
 
 namespace nshim::workload {
 namespace {
@@ -218,6 +219,7 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
     }
     out->ops.push_back(std::move(op));
   }
+  markUnevenAllToAll(out->ops, workload, out->globalRank);
   return Status::Ok();
 }
 

@@ -2,7 +2,8 @@
 // one file. Global ranks come from the files; a communicator's members are gathered by
 // communicator id across the files and ordered by their rank in it; each rank's operations keep
 // their recorded issue order; the calls between an outermost GroupStart and its GroupEnd share a
-// group id; recorded durations are GPU times when the op was GPU-timed, else host durations.
+// group id (a group that is an uneven all-to-all has its ops marked so: uneven_alltoall.h); recorded
+// durations are GPU times when the op was GPU-timed, else host durations.
 // Errors name the file and line.
 #pragma once
 
