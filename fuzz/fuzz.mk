@@ -18,6 +18,7 @@ FUZZ_LIB_SRCS := $(wildcard common/*.cc) collectives/datatype.cc collectives/flo
   workload/workload_check.cc workload/p2p_order_check.cc workload/workload_transform.cc workload/trace_workload.cc \
   workload/uneven_alltoall.cc \
   workload/source_line.cc workload/chakra_file.cc workload/chakra_groups.cc workload/chakra_workload.cc workload/input_file.cc \
+  workload/input_format.cc \
   $(wildcard workload/pytorch_et_*.cc)
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.cc=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/obj/gen/workload/chakra_et.pb.o
 FUZZ_LIB := $(FUZZ_BUILD)/libfuzzed.a

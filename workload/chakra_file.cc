@@ -1,28 +1,11 @@
 // Chakra file framing (varint-length-prefixed protobuf messages) and attribute access.
 #include "workload/chakra_file.h"
 
-#include <fstream>
-#include <sstream>
-
-#include <google/protobuf/io/coded_stream.h>
+#include "workload/input_file.h"
+#include "workload/input_format.h"
 
 namespace nshim::workload {
 namespace {
-
-// Reads one varint length at `pos`; false at a truncated or over-long varint.
-bool readLength(std::string_view bytes, size_t* pos, uint64_t* length) {
-  uint64_t value = 0;
-  for (int shift = 0; shift < 64; shift += 7) {
-    if (*pos >= bytes.size()) return false;
-    const uint8_t byte = static_cast<uint8_t>(bytes[(*pos)++]);
-    value |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) {
-      *length = value;
-      return true;
-    }
-  }
-  return false;
-}
 
 void appendLength(std::string* out, uint64_t length) {
   while (length >= 0x80) {
@@ -40,7 +23,7 @@ Result<ChakraFile> parseChakraFile(std::string_view bytes, const std::string& na
   for (size_t index = 0; pos < bytes.size(); ++index) {
     const size_t start = pos;
     uint64_t length = 0;
-    if (!readLength(bytes, &pos, &length)) {
+    if (!readVarint(bytes, &pos, &length)) {
       return NS_ERROR(Code::kInvalidArgument, "{}: message {} (byte {}): the length prefix is cut or not a varint",
                       name, index, start);
     }
@@ -70,11 +53,8 @@ Result<ChakraFile> parseChakraFile(std::string_view bytes, const std::string& na
 }
 
 Result<ChakraFile> readChakraFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NS_ERROR(Code::kInvalidArgument, "{}: cannot open", path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parseChakraFile(text.str(), path);
+  NS_ASSIGN_OR_RETURN(const std::string bytes, readInputFile(path));  // plain or gzip
+  return parseChakraFile(bytes, path);
 }
 
 std::string serializeChakraFile(const chakra::GlobalMetadata& metadata, const std::vector<chakra::Node>& nodes) {

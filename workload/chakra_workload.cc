@@ -2,7 +2,6 @@
 // nodes in dependency order turned into operations (chakra_workload.h says how).
 #include "workload/chakra_workload.h"
 
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -17,34 +16,13 @@
 #include "workload/chakra_file.h"
 #include "workload/chakra_groups.h"
 #include "workload/input_file.h"
+#include "workload/input_format.h"
 #include "workload/trace_workload.h"
 
 namespace nshim::workload {
 namespace {
 
 using chakra::Node;
-
-// "NAME.<rank>.et" -> (NAME, rank); false for other names.
-bool splitEtName(const std::string& file, std::string* prefix, int64_t* rank) {
-  if (file.size() < 5 || file.compare(file.size() - 3, 3, ".et") != 0) return false;
-  const size_t dot = file.rfind('.', file.size() - 4);
-  if (dot == std::string::npos || dot == 0) return false;
-  const std::string digits = file.substr(dot + 1, file.size() - 4 - dot);
-  if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), ::isdigit)) return false;
-  *prefix = file.substr(0, dot);
-  *rank = std::stoll(digits);
-  return true;
-}
-
-Result<std::vector<std::string>> listDirectory(const std::string& dir) {
-  std::vector<std::string> names;
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return NS_ERROR(Code::kInvalidArgument, "{}: cannot list the directory", dir);
-  while (dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
-  ::closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 // The nodes of one file in a topological order of their dependencies (ties: smaller id first).
 // Dependencies on ids the file does not hold are counted in *dangling and ignored.

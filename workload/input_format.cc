@@ -4,44 +4,33 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-#include <fstream>
+#include <algorithm>
 
 #include "workload/input_file.h"
-#include "workload/source_line.h"
 
 namespace nshim::workload {
 namespace {
 
-bool endsWith(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
-std::string head(const std::string& path, size_t bytes) { return readInputHead(path, bytes); }
-
 bool isEtName(std::string_view name) {
-  if (!endsWith(name, ".et") || name.size() < 6) return false;
-  const size_t end = name.size() - 3;
-  size_t start = end;
-  while (start > 0 && name[start - 1] >= '0' && name[start - 1] <= '9') --start;
-  return start < end && start > 1 && name[start - 1] == '.';
+  std::string prefix;
+  int64_t rank = 0;
+  return splitEtName(name, &prefix, &rank);
 }
 
 // A directory: which format its files are, or an error listing what it holds.
 Result<InputFormat> detectDirectory(const std::string& path) {
-  DIR* d = ::opendir(path.c_str());
-  if (!d) return NS_ERROR(Code::kInvalidArgument, "{}: cannot list the directory", path);
+  NS_ASSIGN_OR_RETURN(const std::vector<std::string> names, listDirectory(path));
   size_t jsonl = 0, et = 0, json = 0, pytorch = 0, other = 0;
-  while (dirent* e = ::readdir(d)) {
-    const std::string_view name = e->d_name;
+  for (const std::string& entry : names) {
+    const std::string_view name = entry;
     if (name == "." || name == "..") continue;
-    if (endsWith(name, ".jsonl") || endsWith(name, ".jsonl.part")) ++jsonl;
+    if (name.ends_with(".jsonl") || name.ends_with(".jsonl.part")) ++jsonl;
     else if (isEtName(name)) ++et;
-    else if (endsWith(name, ".json") || endsWith(name, ".json.gz")) {
+    else if (name.ends_with(".json") || name.ends_with(".json.gz")) {
       ++json;
-      if (pytorch == 0 && looksLikePyTorchEt(head(path + "/" + std::string(name), 4096))) ++pytorch;
+      if (pytorch == 0 && looksLikePyTorchEt(readInputHead(path + "/" + entry, 4096))) ++pytorch;
     } else ++other;
   }
-  ::closedir(d);
   if (jsonl) return InputFormat::kTrace;
   if (et) return InputFormat::kChakra;
   if (pytorch) return InputFormat::kPyTorchEt;
@@ -64,17 +53,6 @@ const char* inputFormatName(InputFormat format) {
   return "unknown";
 }
 
-const char* inputFormatTitle(InputFormat format) {
-  switch (format) {
-    case InputFormat::kTrace: return "ncclshim trace";
-    case InputFormat::kSimAi: return "SimAI workload";
-    case InputFormat::kAicb: return "AICB workload";
-    case InputFormat::kChakra: return "Chakra execution trace";
-    case InputFormat::kPyTorchEt: return "PyTorch execution trace";
-    default: return "auto";
-  }
-}
-
 bool parseInputFormat(std::string_view text, InputFormat* out) {
   for (InputFormat f : {InputFormat::kAuto, InputFormat::kTrace, InputFormat::kSimAi, InputFormat::kAicb,
                         InputFormat::kChakra, InputFormat::kPyTorchEt}) {
@@ -92,20 +70,12 @@ bool looksLikeChakra(std::string_view bytes) {
   // A varint length, then GlobalMetadata's first field: the version (tag 0x0a) as short printable
   // text, or an attribute (tag 0x12) whose own first field is its name (tag 0x0a).
   size_t pos = 0;
-  auto varint = [&](uint64_t* value) {
-    *value = 0;
-    for (int shift = 0; shift < 35; shift += 7) {
-      if (pos >= bytes.size()) return false;
-      const uint8_t byte = static_cast<uint8_t>(bytes[pos++]);
-      *value |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) return true;
-    }
-    return false;
-  };
   uint64_t length = 0, field = 0;
-  if (!varint(&length) || length < 3 || pos >= bytes.size()) return false;
+  if (!readVarint(bytes, &pos, &length) || length < 3 || pos >= bytes.size()) return false;
   const uint8_t tag = static_cast<uint8_t>(bytes[pos++]);
-  if ((tag != 0x0a && tag != 0x12) || !varint(&field) || field == 0 || field + 2 > length) return false;
+  if ((tag != 0x0a && tag != 0x12) || !readVarint(bytes, &pos, &field) || field == 0 || field > length - 2) {
+    return false;
+  }
   if (tag == 0x12) return pos < bytes.size() && static_cast<uint8_t>(bytes[pos]) == 0x0a;
   if (field > 32 || pos + field > bytes.size()) return false;
   for (size_t i = 0; i < field; ++i) {
@@ -121,6 +91,44 @@ bool looksLikePyTorchEt(std::string_view bytes) {
   return bytes.find("\"schema\"") != std::string_view::npos && bytes.find("\"nodes\"") != std::string_view::npos;
 }
 
+bool splitEtName(std::string_view file, std::string* prefix, int64_t* rank) {
+  if (!file.ends_with(".et") || file.size() < 5) return false;
+  const size_t dot = file.rfind('.', file.size() - 4);
+  if (dot == std::string_view::npos || dot == 0) return false;
+  const std::string_view digits = file.substr(dot + 1, file.size() - 4 - dot);
+  if (digits.empty() || digits.size() > 9 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return false;
+  }
+  *prefix = std::string(file.substr(0, dot));
+  *rank = std::stoll(std::string(digits));
+  return true;
+}
+
+bool readVarint(std::string_view bytes, size_t* pos, uint64_t* value) {
+  uint64_t result = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (*pos >= bytes.size()) return false;
+    const uint8_t byte = static_cast<uint8_t>(bytes[(*pos)++]);
+    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      *value = result;
+      return true;
+    }
+  }
+  return false;
+}
+
+Result<std::vector<std::string>> listDirectory(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return NS_ERROR(Code::kInvalidArgument, "{}: cannot list the directory", dir);
+  std::vector<std::string> names;
+  while (dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 Result<InputFormat> detectInputFormat(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
@@ -128,16 +136,16 @@ Result<InputFormat> detectInputFormat(const std::string& path) {
     return NS_ERROR(Code::kInvalidArgument, "{}: no such file or directory", path);
   }
   if (S_ISDIR(st.st_mode)) return detectDirectory(path);
-  const std::string bytes = head(path, 4096);  // decompressed when the file is gzip
+  const std::string bytes = readInputHead(path, 4096);  // decompressed when the file is gzip
   if (isEtName(path.substr(path.rfind('/') + 1)) || looksLikeChakra(bytes)) return InputFormat::kChakra;
   if (looksLikePyTorchEt(bytes)) return InputFormat::kPyTorchEt;
   if (isGzipFile(path)) {
     return NS_ERROR(Code::kInvalidArgument, "{}: gzip-compressed, and neither a Chakra nor a PyTorch execution trace "
                     "inside: decompress it (gunzip -k) and give the file", path);
   }
-  if (endsWith(path, ".jsonl") || bytes.rfind("{\"type\":\"header\"", 0) == 0) return InputFormat::kTrace;
-  if (endsWith(path, ".txt")) return InputFormat::kSimAi;
-  if (endsWith(path, ".csv") || bytes.substr(0, bytes.find('\n')).find("comm_type") != std::string::npos) {
+  if (path.ends_with(".jsonl") || bytes.rfind("{\"type\":\"header\"", 0) == 0) return InputFormat::kTrace;
+  if (path.ends_with(".txt")) return InputFormat::kSimAi;
+  if (path.ends_with(".csv") || bytes.substr(0, bytes.find('\n')).find("comm_type") != std::string::npos) {
     return InputFormat::kAicb;
   }
   const size_t first = bytes.find_first_not_of(" \t\r\n");

@@ -9,6 +9,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 
@@ -17,7 +18,6 @@ namespace nshim::workload {
 enum class InputFormat { kAuto, kTrace, kSimAi, kAicb, kChakra, kPyTorchEt };
 
 const char* inputFormatName(InputFormat format);   // "trace", "simai", "aicb", "chakra", "pytorch-et"
-const char* inputFormatTitle(InputFormat format);  // "ncclshim trace", "Chakra execution trace", ...
 // "auto", or one of the names above; false for anything else.
 bool parseInputFormat(std::string_view text, InputFormat* out);
 // The names --from / --format accept, for messages: "auto, trace, simai, aicb, chakra, pytorch-et".
@@ -31,5 +31,13 @@ Result<InputFormat> detectInputFormat(const std::string& path);
 bool looksLikeChakra(std::string_view bytes);
 // True when `bytes` begin a JSON object that has "schema" and "nodes" keys near its start.
 bool looksLikePyTorchEt(std::string_view bytes);
+
+// Pieces the readers share with detection:
+// "NAME.<rank>.et" (rank at most 9 digits) -> NAME and rank; false for other names.
+bool splitEtName(std::string_view file, std::string* prefix, int64_t* rank);
+// A protobuf varint at *pos (advanced past it); false when cut short or longer than 64 bits.
+bool readVarint(std::string_view bytes, size_t* pos, uint64_t* value);
+// The entries of a directory ("." and ".." included), sorted; an error naming it when it cannot be listed.
+Result<std::vector<std::string>> listDirectory(const std::string& dir);
 
 }  // namespace nshim::workload

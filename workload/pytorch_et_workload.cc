@@ -4,7 +4,6 @@
 // has the rules).
 #include "workload/pytorch_et_workload.h"
 
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -17,6 +16,7 @@
 
 #include "common/fnv1a.h"
 #include "workload/input_file.h"
+#include "workload/input_format.h"
 #include "workload/pytorch_et_nodes.h"
 #include "workload/source_line.h"
 #include "workload/trace_workload.h"
@@ -86,15 +86,11 @@ Status rankFromContent(RankFile& f, int maxWorld) {
   return Status::Ok();
 }
 
-bool endsWith(std::string_view text, std::string_view suffix) {
-  return text.size() > suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
 // "rank-3.json", "trace_3.json", "et.3.json", "rank-3.json.gz" -> 3; -1 when the name ends in no number.
 int rankFromName(const std::string& path) {
   std::string stem = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
-  if (endsWith(stem, ".gz")) stem.resize(stem.size() - 3);
-  if (endsWith(stem, ".json")) stem.resize(stem.size() - 5);
+  if (stem.ends_with(".gz")) stem.resize(stem.size() - 3);
+  if (stem.ends_with(".json")) stem.resize(stem.size() - 5);
   size_t digits = stem.size();
   while (digits > 0 && std::isdigit(static_cast<unsigned char>(stem[digits - 1]))) --digits;
   if (digits == stem.size() || stem.size() - digits > 6) return -1;
@@ -426,15 +422,13 @@ Result<Workload> loadPyTorchEtWorkload(const std::string& path, const PyTorchEtO
     NS_ASSIGN_OR_RETURN(const std::string text, readInputFile(path));
     return parsePyTorchEtRank(text, path, options);
   }
-  DIR* dir = ::opendir(path.c_str());
-  if (dir == nullptr) return NS_ERROR(Code::kInvalidArgument, "{}: cannot list the directory", path);
+  NS_ASSIGN_OR_RETURN(const std::vector<std::string> entries, listDirectory(path));
   std::vector<std::string> names;
-  while (dirent* e = ::readdir(dir)) {
-    const std::string n = e->d_name;
-    if (endsWith(n, ".json") || endsWith(n, ".json.gz")) names.push_back(path + "/" + n);
+  for (const std::string& n : entries) {
+    if ((n.size() > 5 && n.ends_with(".json")) || (n.size() > 8 && n.ends_with(".json.gz"))) {
+      names.push_back(path + "/" + n);
+    }
   }
-  ::closedir(dir);
-  std::sort(names.begin(), names.end());
   Notes notes;
   std::vector<RankFile> files;  // read one by one: a file's text is dropped once its calls are decoded
   size_t other = 0;
