@@ -18,6 +18,7 @@
 #include "workload/input_file.h"
 #include "workload/input_format.h"
 #include "workload/trace_workload.h"
+#include "workload/workload_transform.h"
 
 namespace nshim::workload {
 namespace {
@@ -143,11 +144,6 @@ class ChakraBuilder {
   bool unresolvedPgNames_ = false;
 };
 
-int commRank(const CommGroup& comm, int global) {
-  auto it = std::find(comm.members.begin(), comm.members.end(), global);
-  return it == comm.members.end() ? -1 : static_cast<int>(it - comm.members.begin());
-}
-
 struct RankStats {
   std::map<int, size_t> leftOut;  // node type -> nodes
   size_t dangling = 0;
@@ -169,7 +165,7 @@ Result<WorkOp> commOp(const Node& node, int rank, ChakraBuilder& builder, const 
   };
   NS_ASSIGN_OR_RETURN(const CommGroup* comm, builder.commOf(node, where));
   const int nranks = static_cast<int>(comm->members.size());
-  const int self = commRank(*comm, rank);
+  const int self = commRankOf(*comm, rank);
   if (self < 0) {
     return NS_ERROR(Code::kInvalidArgument, "{}: rank {} is not a member of its group (ranks {}..{})", where, rank,
                     comm->members.front(), comm->members.back());
@@ -203,7 +199,7 @@ Result<WorkOp> commOp(const Node& node, int rank, ChakraBuilder& builder, const 
     op.kind = send ? OpKind::kSend : OpKind::kRecv;
     const char* key = send ? "comm_dst" : "comm_src";
     NS_ASSIGN_OR_RETURN(std::optional<int64_t> peer, attr(key, true));
-    const int peerRank = *peer >= 0 && *peer <= INT_MAX ? commRank(*comm, static_cast<int>(*peer)) : -1;
+    const int peerRank = *peer >= 0 && *peer <= INT_MAX ? commRankOf(*comm, static_cast<int>(*peer)) : -1;
     if (peerRank < 0) {  // itself is allowed: NCCL sends to and receives from its own rank
       return NS_ERROR(Code::kInvalidArgument, "{}: attribute '{}': {} is not a rank of its {}-rank group",
                       where, key, *peer, nranks);

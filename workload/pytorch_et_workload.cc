@@ -20,6 +20,7 @@
 #include "workload/pytorch_et_nodes.h"
 #include "workload/source_line.h"
 #include "workload/trace_workload.h"
+#include "workload/workload_transform.h"
 
 namespace nshim::workload {
 namespace {
@@ -214,12 +215,9 @@ Status convertRank(const RankFile& f, int rank, CommTable& table, Notes* notes, 
     NS_ASSIGN_OR_RETURN(const CommGroup* comm, table.commOf(f, c, rank, notes));
     const int n = static_cast<int>(comm->members.size());
     auto [mine, added] = selfOf.emplace(comm->id, 0);
-    if (added) {
-      mine->second = static_cast<int>(std::find(comm->members.begin(), comm->members.end(), rank) -
-                                      comm->members.begin());
-    }
+    if (added) mine->second = commRankOf(*comm, rank);
     const int self = mine->second;
-    if (self == n) {
+    if (self < 0) {
       return NS_ERROR(Code::kInvalidArgument, "{}: rank {} is not a member of its group ({} ranks from {})", where,
                       rank, n, comm->members.front());
     }
