@@ -27,12 +27,7 @@ source tests/lib/rank_lines.sh  # rank_lines: the report's per-rank count lines,
 
 [ -x "$phynet" ] || { echo "missing $phynet: run make first"; echo "0 passed, 1 failed"; exit 1; }
 
-# run <np> <log> <phynet args...>: mpirun over loopback TCP, bounded; the exit status is mpirun's.
-run() {
-  local np=$1 log=$2; shift 2
-  timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" --mca pml ob1 --mca btl self,tcp \
-    --mca btl_tcp_if_include lo "$phynet" --ifname lo "$@" >"$log" 2>&1
-}
+source tests/lib/loopback_replay.sh  # run <np> <log> <phynet args...>: mpirun over loopback TCP, bounded
 
 # ops_of <log> <rank>: the op count of one rank from the report.
 ops_of() { rank_lines "$1" | sed -n "s/^# rank $2: ops \([0-9]*\) .*/\1/p"; }

@@ -24,11 +24,7 @@ if ! "$tool" summary tests/data/chakra/astra_all_reduce_4npus >"$work/probe.txt"
   exit 1
 fi
 
-run() {  # run <np> <log> <phynet args...>: mpirun over loopback TCP, bounded
-  local np=$1 log=$2; shift 2
-  timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" --mca pml ob1 --mca btl self,tcp \
-    --mca btl_tcp_if_include lo "$phynet" --ifname lo "$@" >"$log" 2>&1
-}
+source tests/lib/loopback_replay.sh  # run <np> <log> <phynet args...>: mpirun over loopback TCP, bounded
 zero_wrong() { grep -q "data check .*, 0 wrong)" "$1"; }
 
 # summarise_and_replay <kind> <name> <input> <np> <title>: the summary names the format, and a replay

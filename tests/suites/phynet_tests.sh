@@ -24,12 +24,7 @@ for f in "$phynet" "$gen"; do
   [ -x "$f" ] || { echo "missing $f: run make first"; echo "0 passed, 1 failed"; exit 1; }
 done
 
-# run <np> <log> <phynet args...>: mpirun over loopback TCP, bounded; the exit status is mpirun's.
-run() {
-  local np=$1 log=$2; shift 2
-  timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" --mca pml ob1 --mca btl self,tcp \
-    --mca btl_tcp_if_include lo "$phynet" --ifname lo "$@" >"$log" 2>&1
-}
+source tests/lib/loopback_replay.sh  # run <np> <log> <phynet args...>: mpirun over loopback TCP, bounded
 
 # Expected per-rank "ops bytes" from a trace directory (op lines without group start/end).
 trace_counts() {  # trace_counts <dir> <iterations> -> lines "rank ops bytes"
