@@ -55,13 +55,6 @@ Status connectTask(ShimComm& comm, const UniqueId& id) {
   return comm.attach(std::move(engine).value());
 }
 
-struct Registration {
-  static constexpr uint64_t kMagic = 0x6e73526567697374ULL;
-  uint64_t magic = kMagic;
-  ShimComm* comm = nullptr;
-  const void* buffer = nullptr;  // null when nothing was registered (null or empty buffer)
-};
-
 // ncclCommInitRank, ncclCommInitRankConfig and ncclCommInitRankScalable; `fn` names the one called.
 ncclResult_t initRankFromId(ncclComm_t* out, int nranks, const ncclUniqueId& id, int rank, ncclConfig_t* config,
                             const char* fn) {
@@ -80,7 +73,13 @@ ncclResult_t initRankFromId(ncclComm_t* out, int nranks, const ncclUniqueId& id,
   UniqueId uid;
   std::memcpy(uid.bytes, id.internal, sizeof(uid.bytes));
   const uint64_t commId = trace::commIdFromUniqueId(uid.bytes, sizeof(uid.bytes));
-  auto* comm = new ShimComm(rank, nranks, /*device=*/0, CommFabric::kTcp, commId, blocking);
+  Result<std::unique_ptr<ShimComm>> created =
+      ShimComm::create(rank, nranks, /*device=*/0, CommFabric::kTcp, commId, blocking);
+  if (!created.ok()) {
+    noteGroupError(created.status());
+    return reportError(withContext(created.status(), fn));
+  }
+  ShimComm* comm = created->release();  // owned through its handle until ncclCommDestroy
   *out = static_cast<ncclComm_t>(comm->handle());
   noteLogRank(rank);
   CommTask task;
@@ -142,11 +141,15 @@ ncclResult_t gpufree::ncclCommInitAll(ncclComm_t* comms, int ndev, const int* de
   if (!status.ok()) return reportError(status);
   std::vector<std::unique_ptr<Transport>> transports = createInProcessTransports(ndev);
   const uint64_t commId = trace::freshCommId();
+  std::vector<std::unique_ptr<ShimComm>> created;
   for (int r = 0; r < ndev; ++r) {
-    auto* comm = new ShimComm(r, ndev, devlist != nullptr ? devlist[r] : r, CommFabric::kInProcess, commId, true);
-    (void)comm->attach(makeCommunicator(std::move(transports[r])));  // cannot fail: nothing aborted it yet
-    comms[r] = static_cast<ncclComm_t>(comm->handle());
+    Result<std::unique_ptr<ShimComm>> comm =
+        ShimComm::create(r, ndev, devlist != nullptr ? devlist[r] : r, CommFabric::kInProcess, commId, true);
+    if (!comm.ok()) return reportError(withContext(comm.status(), fn));  // the ones made so far are freed
+    (void)(*comm)->attach(makeCommunicator(std::move(transports[r])));  // cannot fail: nothing aborted it yet
+    created.push_back(std::move(comm).value());
   }
+  for (int r = 0; r < ndev; ++r) comms[r] = static_cast<ncclComm_t>(created[r].release()->handle());
   return ncclSuccess;
 }
 
@@ -256,31 +259,19 @@ ncclResult_t gpufree::ncclCommRegister(ncclComm_t handle, void* buff, size_t siz
   Result<ShimComm*> comm = checkComm("ncclCommRegister", handle);
   if (!comm.ok()) return reportError(comm.status());
   if (out == nullptr) return reportError(checkNotNull("ncclCommRegister", "handle", out));
-  auto* registration = new Registration();
-  registration->comm = *comm;
-  if (buff != nullptr && size > 0) {
-    std::lock_guard<std::mutex> lock((*comm)->operationMutex());
-    registration->buffer = buff;
-    (*comm)->registerBuffer(buff, size);
-  }
-  *out = registration;
+  std::lock_guard<std::mutex> lock((*comm)->operationMutex());
+  *out = (*comm)->registerBuffer(buff, size);
   return ncclSuccess;
 }
 
 ncclResult_t gpufree::ncclCommDeregister(ncclComm_t handle, void* registered) {
   Result<ShimComm*> comm = checkComm("ncclCommDeregister", handle);
   if (!comm.ok()) return reportError(comm.status());
-  auto* registration = static_cast<Registration*>(registered);
-  if (registration == nullptr || registration->magic != Registration::kMagic || registration->comm != *comm) {
+  std::lock_guard<std::mutex> lock((*comm)->operationMutex());
+  if (!(*comm)->deregisterBuffer(registered)) {
     return reportError(NS_ERROR(Code::kInvalidArgument, "ncclCommDeregister: handle {} was not returned by "
-                                "ncclCommRegister on this communicator", registered));
+                                "ncclCommRegister on this communicator, or was deregistered already", registered));
   }
-  if (registration->buffer != nullptr) {
-    std::lock_guard<std::mutex> lock((*comm)->operationMutex());
-    (*comm)->deregisterBuffer(registration->buffer);
-  }
-  registration->magic = 0;
-  delete registration;
   return ncclSuccess;
 }
 

@@ -3,13 +3,13 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 
 #include "collectives/reduce.h"
 #include "libshim/errors.h"
 #include "libshim/gpufree_backend.h"
 #include "libshim/group.h"
+#include "libshim/host_allocations.h"
 #include "libshim/shim_comm.h"
 #include "libshim/validate.h"
 
@@ -44,18 +44,13 @@ ncclResult_t gpufree::ncclMemAlloc(void** ptr, size_t size) {
     return reportError(NS_ERROR(Code::kSystemError, "ncclMemAlloc: {} bytes is more than this host's {} bytes of memory",
                                 size, physical));
   }
-  void* memory = nullptr;
-  if (posix_memalign(&memory, 4096, size > 0 ? size : 1) != 0) {
-    return reportError(NS_ERROR(Code::kSystemError, "ncclMemAlloc: cannot allocate {} bytes of host memory", size));
-  }
-  *ptr = memory;
+  Result<void*> memory = allocateHostMemory(size);
+  if (!memory.ok()) return reportError(withContext(memory.status(), "ncclMemAlloc"));
+  *ptr = *memory;
   return ncclSuccess;
 }
 
-ncclResult_t gpufree::ncclMemFree(void* ptr) {
-  std::free(ptr);
-  return ncclSuccess;
-}
+ncclResult_t gpufree::ncclMemFree(void* ptr) { return reportError(withContext(freeHostMemory(ptr), "ncclMemFree")); }
 
 // Deprecated in nccl.h. GPU-free there is nothing to reset: settings are read once.
 void gpufree::ncclResetDebugInit() {}

@@ -91,10 +91,20 @@ Status groupEnd() {
   tGroup.tasks.clear();
   Status firstError = std::move(tGroup.firstError);
   tGroup.firstError = Status();
+  // A communicator destroyed while its work was queued: nothing in the group runs (its memory, and
+  // perhaps another communicator's, is where the queue points).
+  for (CommTask& task : tasks) {
+    if (!firstError.ok()) break;
+    if (ShimComm::fromHandle(task.handle) == nullptr) {
+      firstError = NS_ERROR(Code::kInvalidUsage, "{}: its communicator {} was destroyed before ncclGroupEnd", task.fn,
+                            task.handle);
+    }
+  }
   if (!firstError.ok()) {
     // Deferred inits never ran: their communicators stay unusable and report why.
     for (CommTask& task : tasks) {
-      if (!task.needsConnected) task.comm->failSetup(firstError);
+      ShimComm* comm = ShimComm::fromHandle(task.handle);
+      if (!task.needsConnected && comm != nullptr) comm->failSetup(firstError);
     }
     return withContext(firstError, "ncclGroupEnd: a call in the group failed, nothing in the group was run");
   }
@@ -102,6 +112,7 @@ Status groupEnd() {
 }
 
 Status submit(CommTask task) {
+  task.handle = task.comm->handle();
   if (tGroup.depth > 0) {
     tGroup.tasks.push_back(std::move(task));
     return Status::Ok();

@@ -15,7 +15,8 @@
 namespace nshim {
 
 struct CommTask {
-  ShimComm* comm = nullptr;
+  ShimComm* comm = nullptr;                 // live when submitted; queued, found again by `handle`
+  const void* handle = nullptr;             // comm's, set by submit
   const char* fn = "";                      // the API function, for messages
   std::optional<P2POp> p2p;                 // a send or receive, batched with its neighbours
   std::function<Status(ShimComm&)> run;     // anything else (collective, deferred init, split)

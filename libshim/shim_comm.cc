@@ -2,18 +2,44 @@
 // GPU-free communicator.
 #include "libshim/shim_comm.h"
 
+#include <atomic>
+
+#include "common/hot_section.h"
 #include "common/log.h"
+#include "libshim/handle_table.h"
 
 namespace nshim {
+namespace {
+
+constexpr uint32_t kMaxLiveComms = 1u << 14;  // far above what jobs create (the record hook's table holds 4096)
+
+HandleTable gCommHandles(/*tag=*/0xc5, kMaxLiveComms);
+
+// Registration handles are numbered, never reused, and looked up only in their communicator's map.
+constexpr uintptr_t kRegistrationTag = 0xa7;
+std::atomic<uint64_t> gNextRegistration{1};
+
+}  // namespace
 
 ShimComm::ShimComm(int rank, int nranks, int device, CommFabric fabric, uint64_t commId, bool blocking)
     : rank_(rank), nranks_(nranks), device_(device), fabric_(fabric), commId_(commId), blocking_(blocking) {}
 
-ShimComm::~ShimComm() { magic_ = 0; }
+Result<std::unique_ptr<ShimComm>> ShimComm::create(int rank, int nranks, int device, CommFabric fabric,
+                                                   uint64_t commId, bool blocking) {
+  std::unique_ptr<ShimComm> comm(new ShimComm(rank, nranks, device, fabric, commId, blocking));
+  comm->handle_ = gCommHandles.add(comm.get());
+  if (comm->handle_ == nullptr) {
+    return NS_ERROR(Code::kSystemError, "more than {} live communicators in this process; destroy some first",
+                    kMaxLiveComms);
+  }
+  return comm;
+}
 
-ShimComm* ShimComm::fromHandle(void* handle) {
-  auto* comm = static_cast<ShimComm*>(handle);
-  return comm != nullptr && comm->magic_ == kMagic ? comm : nullptr;
+// The handle dies first: from here on no call finds this communicator.
+ShimComm::~ShimComm() { gCommHandles.remove(handle_); }
+
+NSHIM_HOT_CODE ShimComm* ShimComm::fromHandle(const void* handle) noexcept {
+  return static_cast<ShimComm*>(gCommHandles.find(handle));
 }
 
 std::string ShimComm::describe() const {
@@ -73,7 +99,21 @@ Status ShimComm::asyncError() const {
   return asyncError_;
 }
 
-void ShimComm::registerBuffer(const void* buf, size_t bytes) {
+void ShimComm::recordCallMismatch(const Status& status) {
+  std::lock_guard<std::mutex> lock(stateMutex_);
+  if (asyncError_.ok()) asyncError_ = status;
+}
+
+void* ShimComm::registerBuffer(const void* buf, size_t bytes) {
+  const uint64_t number = gNextRegistration.fetch_add(1, std::memory_order_relaxed);
+  const void* handle = reinterpret_cast<const void*>(uintptr_t{number} << 8 | kRegistrationTag);
+  const void* registered = buf != nullptr && bytes > 0 ? buf : nullptr;
+  registrationHandles_.emplace(handle, registered);
+  if (registered != nullptr) registerWithTransport(buf, bytes);
+  return const_cast<void*>(handle);
+}
+
+void ShimComm::registerWithTransport(const void* buf, size_t bytes) {
   BufferRegistration& entry = registrations_[buf];
   if (entry.handles++ > 0 || !checkUsable().ok()) return;
   auto registration = MemoryRegistration::create(engine_->transport(), buf, bytes);
@@ -85,9 +125,14 @@ void ShimComm::registerBuffer(const void* buf, size_t bytes) {
   }
 }
 
-void ShimComm::deregisterBuffer(const void* buf) {
-  auto it = registrations_.find(buf);
+bool ShimComm::deregisterBuffer(const void* handle) {
+  auto found = registrationHandles_.find(handle);
+  if (found == registrationHandles_.end()) return false;
+  const void* buf = found->second;
+  registrationHandles_.erase(found);
+  auto it = buf != nullptr ? registrations_.find(buf) : registrations_.end();
   if (it != registrations_.end() && --it->second.handles == 0) registrations_.erase(it);
+  return true;
 }
 
 void ShimComm::markFinalized() {

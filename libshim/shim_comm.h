@@ -1,6 +1,8 @@
 // The GPU-free communicator behind an ncclComm_t handle: the engine communicator once connected,
 // its life-cycle state, the first asynchronous error, the PreMulSum operators created on it, and
-// the buffers registered on it (ncclCommRegister) with its transport.
+// the buffers registered on it (ncclCommRegister) with its transport and the handles given for them.
+// The ncclComm_t is not the object's address but a handle of a HandleTable (handle_table.h): a
+// pointer it never handed out, or a destroyed communicator's, is refused without being read.
 // Operations hold operationMutex() while they run; abortTransport() may be called from any thread
 // to fail a running operation (ncclCommAbort).
 #pragma once
@@ -21,14 +23,17 @@ enum class CommFabric { kTcp, kInProcess };
 
 class ShimComm {
  public:
-  ShimComm(int rank, int nranks, int device, CommFabric fabric, uint64_t commId, bool blocking);
+  // A new communicator and its handle; an error when the handle table is full.
+  static Result<std::unique_ptr<ShimComm>> create(int rank, int nranks, int device, CommFabric fabric,
+                                                  uint64_t commId, bool blocking);
   ~ShimComm();
   ShimComm(const ShimComm&) = delete;
   ShimComm& operator=(const ShimComm&) = delete;
 
-  // Handle conversion: nullptr when `handle` is null or not a live communicator of this library.
-  static ShimComm* fromHandle(void* handle);
-  void* handle() { return this; }
+  // Handle conversion: nullptr when `handle` is null, not a handle of this library, or the handle of
+  // a communicator destroyed since (even when a new one now lives at the same address).
+  static ShimComm* fromHandle(const void* handle) noexcept;
+  void* handle() const { return handle_; }
 
   int rank() const { return rank_; }
   int nranks() const { return nranks_; }
@@ -57,13 +62,20 @@ class ShimComm {
   void recordFailure(const Status& status);
   // The first asynchronous error (ok when none).
   Status asyncError() const;
+  // The ranks found that they called different operations (call_check.h): `status` becomes the
+  // asynchronous error (unless there is one), without aborting the transport, which the ranks
+  // still share in step.
+  void recordCallMismatch(const Status& status);
 
   // ncclCommRegister / ncclCommDeregister: registers [buf, buf + bytes) with the transport (zero
   // copy over ibverbs), counted per buffer as NCCL does. A refusal (not connected, overlapping
   // another registration) is not an error: the buffer still works, through the transport's own
   // copies. Under operationMutex().
-  void registerBuffer(const void* buf, size_t bytes);
-  void deregisterBuffer(const void* buf);
+  // Returns the handle for ncclCommRegister: never reused, valid only on this communicator (null
+  // `buf` or zero `bytes`: a handle that registers nothing).
+  void* registerBuffer(const void* buf, size_t bytes);
+  // False (nothing changed) when `handle` is not a live handle of registerBuffer on this communicator.
+  bool deregisterBuffer(const void* handle);
 
   void markFinalized();
   // Fails any running operation and drops the connections; from any thread, idempotent.
@@ -72,8 +84,11 @@ class ShimComm {
  private:
   enum class State { kConnecting, kReady, kFailed, kFinalized, kAborted };
 
-  static constexpr uint64_t kMagic = 0x6e636c5368696d43ULL;
-  uint64_t magic_ = kMagic;
+  ShimComm(int rank, int nranks, int device, CommFabric fabric, uint64_t commId, bool blocking);
+  // Registers [buf, buf + bytes) with the transport, counted per buffer.
+  void registerWithTransport(const void* buf, size_t bytes);
+
+  void* handle_ = nullptr;
   const int rank_;
   const int nranks_;
   const int device_;
@@ -93,6 +108,7 @@ class ShimComm {
     int handles = 0;               // ncclCommRegister handles not yet deregistered
   };
   std::map<const void*, BufferRegistration> registrations_;
+  std::map<const void*, const void*> registrationHandles_;  // ncclCommRegister handle -> buffer (or null)
 
   std::mutex operationMutex_;
 };

@@ -99,8 +99,9 @@ Result<std::unique_ptr<ShimComm>> splitComm(ShimComm& parent, int color, int key
   const int newSize = static_cast<int>(members.size());
   NS_ASSIGN_OR_RETURN(std::unique_ptr<Communicator> child,
                       joinRendezvous(parent.fabric(), chosen, newRank, newSize));
-  auto comm = std::make_unique<ShimComm>(newRank, newSize, parent.device(), parent.fabric(),
-                                         trace::commIdForSplit(parent.commId(), color, seq), blocking);
+  NS_ASSIGN_OR_RETURN(std::unique_ptr<ShimComm> comm,
+                      ShimComm::create(newRank, newSize, parent.device(), parent.fabric(),
+                                       trace::commIdForSplit(parent.commId(), color, seq), blocking));
   NS_RETURN_IF_ERROR(comm->attach(std::move(child)));
   return comm;
 }

@@ -19,6 +19,8 @@ void runConfigChecks(const Context& ctx);
 void scenarioMismatch(const Context& ctx);
 void scenarioKilled(const Context& ctx);
 void scenarioAbort(const Context& ctx);
+// Pointers the library never handed out, or took back (single process).
+void scenarioHandles(const Context& ctx);
 
 // Single-process scenarios: ncclCommInitAll (ranks as threads), and ncclCommInitRank of every rank
 // inside one group from one thread.

@@ -11,25 +11,6 @@
 #include "shim_checks.h"
 
 namespace shimtest {
-namespace {
-
-// "" when `result` is `want` and ncclGetLastError mentions every needle.
-std::string expectError(ncclResult_t result, ncclResult_t want, const std::string& call,
-                        std::initializer_list<const char*> needles) {
-  std::string last = ncclGetLastError(nullptr);
-  if (result != want) {
-    return call + " returned " + std::to_string(result) + ", expected " + std::to_string(want) + " (last error: " +
-           last + ")";
-  }
-  for (const char* needle : needles) {
-    if (last.find(needle) == std::string::npos) {
-      return call + ": ncclGetLastError does not mention '" + needle + "': " + last;
-    }
-  }
-  return "";
-}
-
-}  // namespace
 
 void runBasicChecks(const Context& ctx, ncclComm_t comm) {
   runCheck(ctx, "basics/version", []() -> std::string {

@@ -35,6 +35,21 @@ std::string ncclFailure(ncclResult_t result, const std::string& what, ncclComm_t
          "): " + ncclGetLastError(comm);
 }
 
+std::string expectError(ncclResult_t result, ncclResult_t want, const std::string& call,
+                        std::initializer_list<const char*> needles) {
+  std::string last = ncclGetLastError(nullptr);
+  if (result != want) {
+    return call + " returned " + std::to_string(result) + ", expected " + std::to_string(want) + " (last error: " +
+           last + ")";
+  }
+  for (const char* needle : needles) {
+    if (last.find(needle) == std::string::npos) {
+      return call + ": ncclGetLastError does not mention '" + needle + "': " + last;
+    }
+  }
+  return "";
+}
+
 double secondsNow() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

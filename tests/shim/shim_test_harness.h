@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ bool runCheck(const Context& ctx, const std::string& name, const std::function<s
 
 // "" on ncclSuccess, else "<what> returned <result string>: <ncclGetLastError>".
 std::string ncclFailure(ncclResult_t result, const std::string& what, ncclComm_t comm = nullptr);
+// "" when `result` is `want` and ncclGetLastError(nullptr) mentions every needle.
+std::string expectError(ncclResult_t result, ncclResult_t want, const std::string& call,
+                        std::initializer_list<const char*> needles);
 #define NT_TRY(call)                                                       \
   do {                                                                     \
     ncclResult_t nt_result_ = (call);                                      \
