@@ -3,6 +3,7 @@
 // or queues it in the group; across hosts, collectives run in NCCL's algorithm, protocol and channels.
 #include "collectives/call_choice.h"
 #include "collectives/collectives.h"
+#include "libshim/call_check.h"
 #include "libshim/errors.h"
 #include "libshim/gpufree_backend.h"
 #include "libshim/group.h"
@@ -38,13 +39,21 @@ ncclResult_t refuse(const Status& status) {
   return reportError(status);
 }
 
-ncclResult_t issue(const char* fn, ShimComm* comm, std::function<Status(Communicator&)> body) {
+// A collective: `call` is what every rank must have called (checked first under NCCLSHIM_CHECK_CALLS,
+// call_check.h).
+ncclResult_t issue(const char* fn, ShimComm* comm, const CallSignature& call,
+                   std::function<Status(Communicator&)> body) {
   CommTask task;
   task.comm = comm;
   task.fn = fn;
-  task.run = [body = std::move(body)](ShimComm& self) { return body(self.engine()); };
+  task.run = [call, body = std::move(body)](ShimComm& self) -> Status {
+    if (__builtin_expect(callChecksOn(), 0)) NS_RETURN_IF_ERROR(checkSameCall(self, call));
+    return body(self.engine());
+  };
   return reportError(submit(std::move(task)));
 }
+
+int opOf(const Checked& c) { return static_cast<int>(c.op.kind); }
 
 // Runs a collective as NCCL would have on a communicator of several hosts: its tuner's algorithm,
 // protocol and channels for the size and the nodes (call_choice.h), NCCL_ALGO / NCCL_PROTO
@@ -77,7 +86,8 @@ ncclResult_t broadcastAs(const char* fn, const void* send, void* recv, size_t co
     return checkBuffer(fn, "recvbuff", recv, count);
   }();
   if (!status.ok()) return refuse(status);
-  return issue(fn, c.comm, [=](Communicator& engine) {
+  const CallSignature call = signatureOf(CollectiveKind::kBroadcast, c.type, count, -1, root);
+  return issue(fn, c.comm, call, [=](Communicator& engine) {
     return asNcclChooses(engine, CollectiveKind::kBroadcast, count, c.type,
                          [&](AlgorithmChoice) { return nshim::broadcast(engine, send, recv, count, c.type, root); });
   });
@@ -95,7 +105,8 @@ ncclResult_t gpufree::ncclAllReduce(const void* send, void* recv, size_t count, 
     return checkBuffer(fn, "recvbuff", recv, count);
   }();
   if (!status.ok()) return refuse(status);
-  return issue(fn, c.comm, [=](Communicator& engine) {
+  const CallSignature call = signatureOf(CollectiveKind::kAllReduce, c.type, count, opOf(c));
+  return issue(fn, c.comm, call, [=](Communicator& engine) {
     return asNcclChooses(engine, CollectiveKind::kAllReduce, count, c.type, [&](AlgorithmChoice choice) {
       return nshim::allReduce(engine, send, recv, count, c.type, c.op, choice);
     });
@@ -123,7 +134,8 @@ ncclResult_t gpufree::ncclReduce(const void* send, void* recv, size_t count, ncc
     return c.comm->rank() == root ? checkBuffer(fn, "recvbuff", recv, count) : Status::Ok();
   }();
   if (!status.ok()) return refuse(status);
-  return issue(fn, c.comm, [=](Communicator& engine) {
+  const CallSignature call = signatureOf(CollectiveKind::kReduce, c.type, count, opOf(c), root);
+  return issue(fn, c.comm, call, [=](Communicator& engine) {
     return asNcclChooses(engine, CollectiveKind::kReduce, count, c.type,
                          [&](AlgorithmChoice) { return nshim::reduce(engine, send, recv, count, c.type, c.op, root); });
   });
@@ -139,7 +151,8 @@ ncclResult_t gpufree::ncclAllGather(const void* send, void* recv, size_t sendCou
     return checkBuffer(fn, "recvbuff", recv, sendCount);
   }();
   if (!status.ok()) return refuse(status);
-  return issue(fn, c.comm, [=](Communicator& engine) {
+  const CallSignature call = signatureOf(CollectiveKind::kAllGather, c.type, sendCount);
+  return issue(fn, c.comm, call, [=](Communicator& engine) {
     return asNcclChooses(engine, CollectiveKind::kAllGather, sendCount, c.type,
                          [&](AlgorithmChoice choice) {
                            return nshim::allGather(engine, send, recv, sendCount, c.type, choice);
@@ -157,7 +170,8 @@ ncclResult_t gpufree::ncclReduceScatter(const void* send, void* recv, size_t rec
     return checkBuffer(fn, "recvbuff", recv, recvCount);
   }();
   if (!status.ok()) return refuse(status);
-  return issue(fn, c.comm, [=](Communicator& engine) {
+  const CallSignature call = signatureOf(CollectiveKind::kReduceScatter, c.type, recvCount, opOf(c));
+  return issue(fn, c.comm, call, [=](Communicator& engine) {
     return asNcclChooses(engine, CollectiveKind::kReduceScatter, recvCount, c.type,
                          [&](AlgorithmChoice choice) {
                            return nshim::reduceScatter(engine, send, recv, recvCount, c.type, c.op, choice);
@@ -175,7 +189,9 @@ ncclResult_t gpufree::ncclAlltoAll(const void* send, void* recv, size_t count, n
     return checkBuffer(fn, "recvbuff", recv, count);
   }();
   if (!status.ok()) return refuse(status);
-  return issue(fn, c.comm, [=](Communicator& engine) { return nshim::allToAll(engine, send, recv, count, c.type); });
+  const CallSignature call = signatureOf(CollectiveKind::kAllToAll, c.type, count);
+  return issue(fn, c.comm, call,
+               [=](Communicator& engine) { return nshim::allToAll(engine, send, recv, count, c.type); });
 }
 
 ncclResult_t gpufree::ncclGather(const void* send, void* recv, size_t count, ncclDataType_t type, int root,
@@ -189,7 +205,9 @@ ncclResult_t gpufree::ncclGather(const void* send, void* recv, size_t count, ncc
     return c.comm->rank() == root ? checkBuffer(fn, "recvbuff", recv, count) : Status::Ok();
   }();
   if (!status.ok()) return refuse(status);
-  return issue(fn, c.comm, [=](Communicator& engine) { return nshim::gather(engine, send, recv, count, c.type, root); });
+  const CallSignature call = signatureOf(CollectiveKind::kGather, c.type, count, -1, root);
+  return issue(fn, c.comm, call,
+               [=](Communicator& engine) { return nshim::gather(engine, send, recv, count, c.type, root); });
 }
 
 ncclResult_t gpufree::ncclScatter(const void* send, void* recv, size_t count, ncclDataType_t type, int root,
@@ -203,7 +221,9 @@ ncclResult_t gpufree::ncclScatter(const void* send, void* recv, size_t count, nc
     return checkBuffer(fn, "recvbuff", recv, count);
   }();
   if (!status.ok()) return refuse(status);
-  return issue(fn, c.comm, [=](Communicator& engine) { return nshim::scatter(engine, send, recv, count, c.type, root); });
+  const CallSignature call = signatureOf(CollectiveKind::kScatter, c.type, count, -1, root);
+  return issue(fn, c.comm, call,
+               [=](Communicator& engine) { return nshim::scatter(engine, send, recv, count, c.type, root); });
 }
 
 ncclResult_t gpufree::ncclSend(const void* buff, size_t count, ncclDataType_t type, int peer, ncclComm_t handle,

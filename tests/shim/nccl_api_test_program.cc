@@ -81,6 +81,7 @@ struct Scenario {
   const char* timeout;   // NCCLSHIM_TIMEOUT for its ranks (seconds)
   double limitSeconds;   // the launcher kills ranks still running after this
   bool lastRankKilled;   // the last rank is expected to die by SIGKILL
+  bool checksCalls = false;  // NCCLSHIM_CHECK_CALLS=1 whatever the environment says (else 1 unless set)
 };
 
 const Scenario kScenarios[] = {
@@ -91,6 +92,7 @@ const Scenario kScenarios[] = {
     {"abort", scenarioAbort, true, "30", 60, false},
     {"initall", scenarioInitAll, false, "20", 120, false},
     {"groupinit", scenarioGroupInit, false, "20", 60, false},
+    {"callcheck", scenarioCallCheck, true, "10", 60, false, true},
     {"handles", scenarioHandles, false, "20", 60, false},
 };
 
@@ -114,6 +116,8 @@ pid_t spawn(const Scenario& scenario, int rank, int nranks, const std::string& d
   dup2(fd, 1);
   dup2(fd, 2);
   setenv("NCCLSHIM_TIMEOUT", scenario.timeout, 1);
+  // The ranks check that they call the same collectives (libshim/call_check.h): on in the tests.
+  setenv("NCCLSHIM_CHECK_CALLS", "1", scenario.checksCalls ? 1 : 0);
   std::string self = selfPath(), r = std::to_string(rank), n = std::to_string(nranks);
   execl(self.c_str(), self.c_str(), "--worker", scenario.name, r.c_str(), n.c_str(), dir.c_str(), nullptr);
   std::perror("execl");

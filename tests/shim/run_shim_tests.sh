@@ -4,7 +4,9 @@
 # only nccl*/pnccl* symbols exported, no libibverbs/MPI/libstdc++ needed at load time, and the stub
 # really is what the program would call without the preload. The program tests GPU-free execution:
 # NCCLSHIM_MODE=gpufree, since on a GPU host auto mode would forward to the stub (it looks like a real
-# NCCL). Forward mode: tests/suites/forward_tests.sh. Ends with "N passed, N failed".
+# NCCL), and NCCLSHIM_CHECK_CALLS=1 (ranks check that they make the same collective calls; set it to
+# 0 to run the scenarios without; the callcheck scenario always has it). Forward mode:
+# tests/suites/forward_tests.sh. Ends with "N passed, N failed".
 # Usage: tests/shim/run_shim_tests.sh [build dir] [rank counts...]   (after `make`)
 set -uo pipefail
 build=${1:-build}
@@ -37,7 +39,7 @@ result $? "library/stub-aborts-without-preload" "$(echo "$out" | tail -3)"
 
 for n in $counts; do
   log=$(mktemp)
-  NCCLSHIM_MODE=gpufree LD_PRELOAD="$lib" "$program" "$n" | tee "$log" | grep -Ev '^PASS|^[0-9]+ passed, [0-9]+ failed$'
+  NCCLSHIM_MODE=gpufree NCCLSHIM_CHECK_CALLS=${NCCLSHIM_CHECK_CALLS:-1} LD_PRELOAD="$lib" "$program" "$n" | tee "$log" | grep -Ev '^PASS|^[0-9]+ passed, [0-9]+ failed$'
   p=$(grep -c '^PASS' "$log")
   f=$(grep -c '^FAIL' "$log")
   passed=$((passed + p))

@@ -19,6 +19,9 @@ void runConfigChecks(const Context& ctx);
 void scenarioMismatch(const Context& ctx);
 void scenarioKilled(const Context& ctx);
 void scenarioAbort(const Context& ctx);
+// Ranks calling collectives of equal bytes but different types, operators or roots, with
+// NCCLSHIM_CHECK_CALLS=1 (multi-process).
+void scenarioCallCheck(const Context& ctx);
 // Pointers the library never handed out, or took back (single process).
 void scenarioHandles(const Context& ctx);
 
