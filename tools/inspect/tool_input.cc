@@ -51,8 +51,9 @@ const char* inputOptionsHelp() {
   --tp N, --ep N, --pp N
                     SimAI / AICB: layout sizes (default: from the file), as phynet's options
   --simai-rules LIST
-                    SimAI's own semantics to follow (default all; none, or a list of min-fwd-4096,
-                    pp-per-microbatch, micro-first-layer), as phynet's option
+                    the rules to follow (all; none; or a list of min-fwd-4096, micro-first-layer,
+                    no-broadcast, pp-per-microbatch; default SimAI's own: the first three), as
+                    phynet's option
 )";
 }
 
