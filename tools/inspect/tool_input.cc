@@ -29,6 +29,12 @@ std::string firstContentLine(const std::string& path) {
   return "";
 }
 
+// What a SimAI / AICB reader left out (rows that move no data), said in one note as phynet says it.
+void noteSkippedRows(LoadedWorkload* loaded) {
+  if (loaded->workload.skipped.empty()) return;
+  loaded->notes.push_back("rows that move no data are left out: " + workload::skippedText(loaded->workload.skipped));
+}
+
 }  // namespace
 
 const char* inputKindName(InputKind kind) {
@@ -133,10 +139,12 @@ Result<LoadedWorkload> loadWorkloadInput(
   switch (kind) {
     case InputKind::kSimAi: {
       NS_ASSIGN_OR_RETURN(loaded.workload, workload::loadSimAiWorkload(path, layout));
+      noteSkippedRows(&loaded);
       return loaded;
     }
     case InputKind::kAicb: {
       NS_ASSIGN_OR_RETURN(loaded.workload, workload::loadAicbWorkload(path, layout));
+      noteSkippedRows(&loaded);
       return loaded;
     }
     case InputKind::kChakra: {
