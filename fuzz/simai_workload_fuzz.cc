@@ -25,9 +25,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   workload::WorkloadOptions options;
   options.maxWorldSize = kMaxWorld;
   options.maxPipelineTransfers = 16;  // likewise for vpp*ga
-  Result<workload::Workload> workload = workload::parseSimAiWorkload(text, "fuzz.txt", options);
-  if (!workload.ok()) return 0;
-  fuzz::checkWorkloadShape(*workload);
-  FUZZ_CHECK(workload::checkWorkload(*workload).ok());
+  // SimAI's rules (the default), then the real job's (pipeline transfers and broadcasts replayed).
+  for (bool realJob : {false, true}) {
+    options.simai.ppPerMicrobatch = realJob;
+    options.simai.noBroadcast = !realJob;
+    Result<workload::Workload> workload = workload::parseSimAiWorkload(text, "fuzz.txt", options);
+    if (!workload.ok()) return 0;
+    fuzz::checkWorkloadShape(*workload);
+    FUZZ_CHECK(workload::checkWorkload(*workload).ok());
+  }
   return 0;
 }

@@ -214,11 +214,14 @@ input
                             input kind (auto: told by content: docs/foreign_formats.md)
   --comm-group FILE         Chakra: ASTRA-sim's comm-group JSON naming the nodes' pg_name groups
                             (default: comm_group.json beside the .et files, else the whole world)
-  --world-size N --tp N --ep N --pp N   layout for SimAI/AICB (default: from the file; world = MPI size)
-  --simai-rules LIST        SimAI's own semantics to follow (default all; none, or a list of):
-                            min-fwd-4096 (HYBRID_TRANSFORMER_FWD_IN_BCKWD forward ops below 4096 B
-                            raised to 4096 B), pp-per-microbatch (vpp*ga pp_comm transfers each way
-                            per stage boundary), micro-first-layer (MICRO: the first layer only)
+  --world-size N --tp N --ep N --pp N   layout for SimAI/AICB (default: from the file; world = MPI size;
+                            a SimAI file's groups larger than the world are cut to it, as SimAI-Phy's)
+  --simai-rules LIST        the rules to follow, exactly those listed (all; none; or a list of);
+                            default SimAI's own: min-fwd-4096 (HYBRID_TRANSFORMER_FWD_IN_BCKWD forward
+                            ops below 4096 B raised to 4096 B), micro-first-layer (MICRO: the first
+                            layer only), no-broadcast (BROADCAST ops replay nothing); not SimAI's, off
+                            by default: pp-per-microbatch (vpp*ga pp_comm transfers each way per stage
+                            boundary, as the real job; SimAI sends none)
 replay
   --transport tcp|ibverbs   data transport (default tcp)
   --ifname LIST             socket interface(s), as NCCLSHIM_SOCKET_IFNAME (e.g. eth0, lo): the TCP

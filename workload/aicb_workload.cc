@@ -135,7 +135,8 @@ Result<Columns> parseHeader(const std::string& file, int line, const std::vector
   return cols;
 }
 
-Result<Row> parseRow(const std::string& file, const TextLine& line, const Columns& cols, std::vector<std::string> f) {
+Result<Row> parseRow(const std::string& file, const TextLine& line, const Columns& cols, std::vector<std::string> f,
+                     double scale) {
   // AICB writes a computation's msg_size tuple "((s, b, h), (h, o))" unquoted: rejoin its pieces.
   if (f.size() > cols.count && !f[cols.msgSize].empty() && f[cols.msgSize][0] == '(') {
     size_t extra = f.size() - cols.count;
@@ -192,6 +193,7 @@ Result<Row> parseRow(const std::string& file, const TextLine& line, const Column
     return inputError(file, line.number, "msg_size",
                       fmt::format("{} is {}", quoted(size), negative ? "negative" : "not a number"));
   }
+  NS_RETURN_IF_ERROR(checkOpSize(file, line.number, "msg_size", size, row.bytes, scale));
   if (row.what == RowKind::kP2p) {
     row.group = GroupKind::kPp;
     std::string_view direction = column(cols.additional);
@@ -449,7 +451,7 @@ Result<Workload> parseAicbWorkload(std::string_view text, const std::string& nam
       NS_ASSIGN_OR_RETURN(Columns header, parseHeader(name, line.number, fields));
       cols = header;
     } else if (fields[0] != "comm_type") {
-      NS_ASSIGN_OR_RETURN(Row row, parseRow(name, line, *cols, std::move(fields)));
+      NS_ASSIGN_OR_RETURN(Row row, parseRow(name, line, *cols, std::move(fields), options.scale));
       row.stage = stage;
       rows.push_back(row);
     }

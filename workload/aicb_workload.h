@@ -42,7 +42,8 @@
 // options.iterations repeats the whole file. Each op's source is "file:line".
 // Errors (kInvalidArgument) read "file:line: field: problem": no header, a missing column, a truncated
 // row, a wrong column count, an unknown comm_type / comm_group / additional, a negative or non-numeric
-// size or time, a group that does not fit the world.
+// size or time, a size that times options.scale is beyond the 1 PiB phynet replays (1e18, 2^63,
+// 1e300: never read as 0 bytes), a group that does not fit the world.
 #pragma once
 
 #include <string>

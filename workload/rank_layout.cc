@@ -113,8 +113,26 @@ OpSize sizeOp(OpKind kind, uint64_t bytes, int nranks) {
 }
 
 uint64_t scaleBytes(double bytes, double scale) {
-  double scaled = std::llround(bytes * scale);
-  return scaled <= 0 ? 0 : static_cast<uint64_t>(scaled);
+  constexpr double kTwo63 = 9223372036854775808.0;
+  const double scaled = std::nearbyint(bytes * scale);  // llround is unspecified beyond int64
+  if (!(scaled > 0)) return 0;
+  return scaled >= kTwo63 ? uint64_t{1} << 63 : static_cast<uint64_t>(scaled);
+}
+
+Status checkOpSize(const std::string& file, int line, std::string_view field, std::string_view text,
+                   double bytes, double scale) {
+  const double limit = static_cast<double>(kMaxOpBytes);
+  if (bytes * scale <= limit) return Status::Ok();
+  // The largest one-digit scale that fits (rounded down, never up past the limit).
+  const double fits = limit / bytes;
+  const double unit = std::pow(10.0, std::floor(std::log10(fits)));
+  const double scaleThatFits = std::floor(fits / unit) * unit;
+  const std::string written = text.size() <= 40 ? std::string(text) : quoted(text);
+  const std::string atScale = scale == 1.0 ? "" : fmt::format(" at --scale {:g}", scale);
+  return inputError(file, line, field,
+                    fmt::format("{} bytes{} is more than the {} bytes (1 PiB) phynet replays in one operation; "
+                                "shrink it with --scale (--scale {:g} fits)", written, atScale, kMaxOpBytes,
+                                scaleThatFits));
 }
 
 int64_t roundNs(double ns) {

@@ -81,7 +81,14 @@ struct OpSize {
   uint64_t bytes = 0;  // nccl-tests size actually moved (rounded up for uint8 blocks)
 };
 OpSize sizeOp(OpKind kind, uint64_t bytes, int nranks);
-uint64_t scaleBytes(double bytes, double scale);  // rounded to the nearest byte
+// Rounded to the nearest byte; saturates at 2^63 (checkOpSize refuses anything near it first).
+uint64_t scaleBytes(double bytes, double scale);
+// A message size read from a file (`text` as written, `bytes` its value): times `scale` it must be
+// at most kMaxOpBytes (1 PiB), the largest op phynet replays. Beyond (1e18, 2^63, 1e300, which no
+// integer type holds) it is an error "file:line: field: ..." naming the --scale that would fit,
+// whether or not the row would be replayed.
+Status checkOpSize(const std::string& file, int line, std::string_view field, std::string_view text,
+                   double bytes, double scale);
 // A time from a file (already in ns) rounded to whole ns and clamped to [0, INT64_MAX]: files are
 // not trusted, and std::llround of a value beyond int64 is unspecified.
 int64_t roundNs(double ns);

@@ -23,7 +23,7 @@ const char* const kColumnNames[kColumns] = {
     "update time"};
 
 // The comm ops SimAI names (a suffix _EP / _DP_EP picks the group); read here, written by
-// `ncclshim convert` (simAiOpName).
+// `ncclshim convert` (simAiOpName). SimAI's parser makes no collective of BROADCAST (rule no-broadcast).
 struct SimAiOpName { std::string_view name; OpKind kind; };
 constexpr SimAiOpName kSimAiOps[] = {{"ALLREDUCE", OpKind::kAllReduce},         {"ALLGATHER", OpKind::kAllGather},
                                      {"REDUCESCATTER", OpKind::kReduceScatter}, {"ALLTOALL", OpKind::kAllToAll},
@@ -87,7 +87,7 @@ std::optional<Policy> policyFromWord(std::string_view word) {
   return std::nullopt;
 }
 
-Result<Header> parseHeader(const std::string& file, std::string_view text) {
+Result<Header> parseHeader(const std::string& file, std::string_view text, double scale) {
   std::vector<std::string_view> tokens = splitFields(text);
   if (tokens.empty()) return inputError(file, 1, "policy", "the first line is empty");
   Header header;
@@ -103,6 +103,7 @@ Result<Header> parseHeader(const std::string& file, std::string_view text) {
     std::string_view value = tokens[++i];
     if (key == "pp_comm") {
       NS_RETURN_IF_ERROR(parseAmount(file, 1, key, value, &header.ppCommBytes));
+      NS_RETURN_IF_ERROR(checkOpSize(file, 1, key, value, header.ppCommBytes, scale));
       continue;
     }
     int64_t number = 0;
@@ -147,9 +148,20 @@ Result<RankLayout> buildLayout(const std::string& file, const Header& header, co
   if (options.tp == 0 && !header.tp && header.policy == Policy::kHybrid) {
     return inputError(file, 1, "model_parallel_NPU_group", "missing key (or pass --tp N)");
   }
-  const int64_t tp = pick(options.tp, header.tp, header.policy == Policy::kModel ? world : 1);
-  const int64_t ep = pick(options.ep, header.ep, 1);
-  const int64_t pp = pick(options.pp, header.pp, 1);
+  int64_t tp = pick(options.tp, header.tp, header.policy == Policy::kModel ? world : 1);
+  int64_t ep = pick(options.ep, header.ep, 1);
+  int64_t pp = pick(options.pp, header.pp, 1);
+  const int64_t fileTp = tp, fileEp = ep, filePp = pp;
+  // SimAI-Phy forms its groups over all its GPUs whatever mpirun starts (SimAiMain.cc: -g, at least
+  // 8; Sys::mock_nccl_grobal_group_init: TP and EP from the file, PP 1, DP = GPUs / TP); the
+  // processes there are its first ranks. On fewer ranks than the file's groups need, each group is
+  // cut to the ranks there: TP to the world, no pipeline stages, EP to DP. Sizes given (--tp, --ep,
+  // --pp) are kept, and refused below when they do not fit.
+  const bool onRanks = options.worldSize != 0;
+  const bool cutTp = onRanks && options.tp == 0 && tp > world && world >= 1;
+  if (cutTp) tp = world;
+  const bool cutPp = onRanks && options.pp == 0 && tp >= 1 && pp > 1 && pp > world / tp;
+  if (cutPp) pp = 1;
   const int wo = options.worldSize, to = options.tp, eo = options.ep, po = options.pp;
   if (world < 1) return sizeError(wo, "all_gpus", "worldSize", fmt::format("zero or negative world size {}", world));
   if (tp < 1) return sizeError(to, "model_parallel_NPU_group", "tp", fmt::format("zero or negative TP {}", tp));
@@ -173,13 +185,20 @@ Result<RankLayout> buildLayout(const std::string& file, const Header& header, co
   layout.tp = static_cast<int>(tp);
   layout.pp = static_cast<int>(pp);
   layout.dp = static_cast<int>(world / (tp * pp));
+  const bool cutEp = onRanks && options.ep == 0 && ep > layout.dp;
+  if (cutEp) ep = layout.dp;
   layout.ep = static_cast<int>(ep);
   if (ep > layout.dp) {
     return sizeError(eo, "ep", "ep",
                      fmt::format("EP={} is larger than DP={} (world {} / TP*PP)", ep, layout.dp, world));
   }
   if (layout.dp % ep != 0) return sizeError(eo, "ep", "ep", fmt::format("EP={} does not divide DP={}", ep, layout.dp));
-  if (options.worldSize != 0 && header.world && *header.world != options.worldSize) {
+  if (cutTp || cutPp || cutEp) {
+    NS_WARN("{}:1: the file's TP={} EP={} PP={}{} do not fit {} ranks: as SimAI-Phy, whose groups span all its "
+            "GPUs whatever mpirun starts, each group is cut to the ranks there{}: {} (--tp, --ep, --pp give sizes)",
+            file, fileTp, fileEp, filePp, header.world ? fmt::format(" (all_gpus {})", *header.world) : "", world,
+            cutPp ? " and no pipeline stages are formed (SimAI-Phy forms none)" : "", layout.toString());
+  } else if (options.worldSize != 0 && header.world && *header.world != options.worldSize) {
     NS_WARN("{}:1: all_gpus {} replaced by the world size {}: {}", file, *header.world, options.worldSize,
             layout.toString());
   }
@@ -209,7 +228,7 @@ Status parseOp(const std::string& file, int line, std::string_view field, std::s
   return Status::Ok();
 }
 
-Result<Layer> parseLayer(const std::string& file, const TextLine& line) {
+Result<Layer> parseLayer(const std::string& file, const TextLine& line, double scale) {
   std::vector<std::string_view> fields = splitFields(line.text);
   if (fields.size() != kColumns) {
     if (!line.terminated && fields.size() < kColumns) {
@@ -234,6 +253,8 @@ Result<Layer> parseLayer(const std::string& file, const TextLine& line) {
     NS_RETURN_IF_ERROR(parseOp(file, line.number, kColumnNames[column + 1], fields[column + 1],
                                static_cast<PhaseIndex>(p), &phase));
     NS_RETURN_IF_ERROR(parseAmount(file, line.number, kColumnNames[column + 2], fields[column + 2], &phase.bytes));
+    NS_RETURN_IF_ERROR(
+        checkOpSize(file, line.number, kColumnNames[column + 2], fields[column + 2], phase.bytes, scale));
   }
   double updateNs = 0;
   NS_RETURN_IF_ERROR(parseAmount(file, line.number, kColumnNames[11], fields[11], &updateNs));
@@ -252,8 +273,9 @@ struct Expander {
   const bool fwdInBckwd = header.policyWord == "HYBRID_TRANSFORMER_FWD_IN_BCKWD";
 
   bool raisesForward() const { return options.simai.forwardAtLeast4096 && fwdInBckwd; }
-  // SimAI's exposed pipeline time counts 2*vpp*GA pp_comm transfers per boundary: vpp*GA each way.
-  int64_t transfersEachWay() const { return options.simai.ppPerMicrobatch ? header.vpp * header.ga : 1; }
+  // SimAI sends no pp_comm (its Layer.cc counts 2*vpp*GA of them only in its report's exposed
+  // pipeline time); the real job sends one per micro-batch and virtual stage each way.
+  bool sendsPipeline() const { return options.simai.ppPerMicrobatch && header.ppCommBytes > 0; }
 
   void phase(int rank, const Layer& layer, PhaseIndex index) {
     const Phase& p = layer.phases[index];
@@ -261,6 +283,7 @@ struct Expander {
     if (!p.comm) return;
     if ((header.policy == Policy::kData || header.policy == Policy::kMicro) && index != kWeightGrad) return;
     if (header.policy == Policy::kModel && index == kWeightGrad) return;
+    if (p.kind == OpKind::kBroadcast && options.simai.noBroadcast) return;  // SimAI: no collective
     OpRequest request;
     request.kind = p.kind;
     const double bytes = index == kForward && raisesForward() && p.bytes > 0 && p.bytes < 4096 ? 4096 : p.bytes;
@@ -276,7 +299,7 @@ struct Expander {
     request.bytes = scaleBytes(header.ppCommBytes, options.scale);
     request.peer = peerStage;
     request.source = SourceLine(fileIndex, 1);
-    for (int64_t k = transfersEachWay(); k > 0; --k) builder.addOp(rank, GroupKind::kPp, request);
+    for (int64_t k = header.vpp * header.ga; k > 0; --k) builder.addOp(rank, GroupKind::kPp, request);
   }
 
   void iteration(int rank) {
@@ -286,7 +309,7 @@ struct Expander {
     }
     const int stages = builder.layout().pp;
     const int stage = builder.layout().ppIndex(rank);
-    const bool piped = stages > 1 && header.ppCommBytes > 0;
+    const bool piped = stages > 1 && sendsPipeline();
     if (piped && stage > 0) pipeline(rank, OpKind::kRecv, stage - 1);
     for (const Layer& layer : layers) phase(rank, layer, kForward);
     if (piped && stage < stages - 1) pipeline(rank, OpKind::kSend, stage + 1);
@@ -314,12 +337,25 @@ std::string describeRules(const Expander& e, const RankLayout& layout) {
                        : fmt::format("forward ops below 4096 B kept as written ({} layers; rule min-fwd-4096 off, "
                                      "SimAI raises them)", small));
   }
+  size_t broadcasts = 0;
+  for (const Layer& layer : e.layers) {
+    for (const Phase& p : layer.phases) broadcasts += p.comm && p.kind == OpKind::kBroadcast ? 1 : 0;
+  }
+  if (broadcasts > 0) {
+    said.push_back(e.options.simai.noBroadcast
+                       ? fmt::format("BROADCAST ops replay nothing ({} ops; SimAI's parser makes no collective of "
+                                     "them)", broadcasts)
+                       : fmt::format("BROADCAST ops replayed from rank 0 ({} ops; rule no-broadcast off, SimAI "
+                                     "replays none)", broadcasts));
+  }
   const int64_t microbatches = e.header.vpp * e.header.ga;
-  if (layout.pp > 1 && e.header.ppCommBytes > 0 && microbatches > 1) {
+  if (layout.pp > 1 && e.header.ppCommBytes > 0) {
     said.push_back(e.options.simai.ppPerMicrobatch
-                       ? fmt::format("vpp*ga = {} pp_comm transfers each way per stage boundary", microbatches)
-                       : fmt::format("one pp_comm transfer each way per stage boundary (rule pp-per-microbatch "
-                                     "off; SimAI counts vpp*ga = {})", microbatches));
+                       ? fmt::format("vpp*ga = {} pp_comm transfers each way per stage boundary (rule "
+                                     "pp-per-microbatch; SimAI sends none)", microbatches)
+                       : fmt::format("no pp_comm transfers (SimAI counts them in its report only; rule "
+                                     "pp-per-microbatch sends vpp*ga = {} each way per stage boundary)",
+                                     microbatches));
   }
   if (e.header.policy == Policy::kMicro && e.layers.size() > 1) {
     said.push_back(e.options.simai.microFirstLayer
@@ -351,7 +387,7 @@ Result<Workload> parseSimAiWorkload(std::string_view text, const std::string& na
   NS_ASSIGN_OR_RETURN(std::string_view plain, asPlainText(text, name, &storage));
   std::vector<TextLine> lines = splitLines(plain);
   if (lines.empty() || isBlank(lines[0].text)) return inputError(name, 1, "policy", "empty file");
-  NS_ASSIGN_OR_RETURN(Header header, parseHeader(name, lines[0].text));
+  NS_ASSIGN_OR_RETURN(Header header, parseHeader(name, lines[0].text, options.scale));
   NS_ASSIGN_OR_RETURN(RankLayout layout, buildLayout(name, header, options));
 
   if (lines.size() < 2 || isBlank(lines[1].text)) {
@@ -365,7 +401,7 @@ Result<Workload> parseSimAiWorkload(std::string_view text, const std::string& na
   std::vector<Layer> layers;
   for (size_t i = 2; i < lines.size(); ++i) {
     if (isBlank(lines[i].text)) continue;
-    NS_ASSIGN_OR_RETURN(Layer layer, parseLayer(name, lines[i]));
+    NS_ASSIGN_OR_RETURN(Layer layer, parseLayer(name, lines[i], options.scale));
     layers.push_back(std::move(layer));
   }
   if (layers.empty()) {
@@ -379,10 +415,10 @@ Result<Workload> parseSimAiWorkload(std::string_view text, const std::string& na
       header.vpp > options.maxPipelineTransfers / header.ga) {
     return inputError(name, 1, "ga", fmt::format("vpp*ga = {}*{} pp_comm transfers each way per stage boundary are "
                                                  "more than phynet replays (at most {}); --simai-rules without "
-                                                 "pp-per-microbatch replays one", header.vpp, header.ga,
+                                                 "pp-per-microbatch sends none, as SimAI", header.vpp, header.ga,
                                                  options.maxPipelineTransfers));
   }
-  if (layout.pp > 1 && header.ppCommBytes <= 0) {
+  if (layout.pp > 1 && header.ppCommBytes <= 0 && options.simai.ppPerMicrobatch) {
     NS_WARN("{}:1: PP={} without pp_comm: pipeline send/recv between stages are not replayed", name, layout.pp);
   }
 
@@ -398,10 +434,10 @@ Result<Workload> parseSimAiWorkload(std::string_view text, const std::string& na
 
 bool parseSimAiRules(std::string_view text, SimAiRules* out, std::string* error) {
   if (text == "all") {
-    *out = SimAiRules{};
+    *out = SimAiRules{true, true, true, true};
     return true;
   }
-  SimAiRules rules{false, false, false};
+  SimAiRules rules{false, false, false, false};
   if (text == "none") {
     *out = rules;
     return true;
@@ -412,9 +448,10 @@ bool parseSimAiRules(std::string_view text, SimAiRules* out, std::string* error)
     if (name == "min-fwd-4096") rules.forwardAtLeast4096 = true;
     else if (name == "pp-per-microbatch") rules.ppPerMicrobatch = true;
     else if (name == "micro-first-layer") rules.microFirstLayer = true;
+    else if (name == "no-broadcast") rules.noBroadcast = true;
     else {
-      *error = fmt::format("'{}' is not a SimAI rule (all, none, or a list of min-fwd-4096, pp-per-microbatch, "
-                           "micro-first-layer)", name);
+      *error = fmt::format("'{}' is not a SimAI rule (all, none, or a list of min-fwd-4096, micro-first-layer, "
+                           "no-broadcast, pp-per-microbatch)", name);
       return false;
     }
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);

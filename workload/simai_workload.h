@@ -10,8 +10,8 @@
 // used). Then one line per layer, whitespace separated, 12 columns:
 //   name dependency fwd_compute_ns fwd_op fwd_bytes ig_compute_ns ig_op ig_bytes wg_compute_ns wg_op
 //   wg_bytes update_ns
-// Ops: NONE, ALLREDUCE, ALLGATHER, REDUCESCATTER, ALLTOALL (and BROADCAST, root 0, which older AICB
-// files carry), each optionally suffixed _EP or _DP_EP to run on those groups; unsuffixed forward and
+// Ops: NONE, ALLREDUCE, ALLGATHER, REDUCESCATTER, ALLTOALL (and BROADCAST, which older AICB files
+// carry), each optionally suffixed _EP or _DP_EP to run on those groups; unsuffixed forward and
 // input-grad ops run on TP, weight-grad ops on DP.
 //
 // Expansion, per iteration and identically on every rank (each on its own groups):
@@ -21,28 +21,41 @@
 // single-member groups (e.g. TP=1) produce no op, so their compute time moves to the next op. Compute
 // left after the last op of the run is dropped. The update time and checkpoints are parsed and
 // validated but not replayed (SimAI models them analytically).
-// SimAI's own rules, followed by default and each switchable (options.simai, --simai-rules), and
-// said in the workload's description ("; as SimAI: ..."), also where one is off and would have
-// changed something: min-fwd-4096, HYBRID_TRANSFORMER_FWD_IN_BCKWD raises forward sizes in (0, 4096)
-// to 4096 B (SimAI's iterate_hybrid_parallel_Transformer_fwd_in_bckwd); pp-per-microbatch, vpp*ga
-// pp_comm transfers each way per stage boundary and iteration (SimAI's exposed pipeline time counts
-// 2*vpp*GA of them per boundary); micro-first-layer, MICRO replays only the first layer's weight-grad
-// op, once per iteration (SimAI's iterate_micro_benchmark).
+// SimAI's own rules (in SimAI's source, astra-sim-alibabacloud/astra-sim/workload/), followed by
+// default and each switchable (options.simai, --simai-rules), said in the workload's description
+// ("; as SimAI: ..."), also where one is off and would have changed something:
+//   min-fwd-4096: HYBRID_TRANSFORMER_FWD_IN_BCKWD raises forward sizes in (0, 4096) to 4096 B
+//     (Workload.cc, iterate_hybrid_parallel_Transformer_fwd_in_bckwd);
+//   micro-first-layer: MICRO replays only the first layer's weight-grad op, once per iteration
+//     (Workload.cc, iterate_micro_benchmark);
+//   no-broadcast: BROADCAST ops replay nothing: SimAI's parser (Workload.cc) knows only ALLREDUCE,
+//     ALLTOALL, ALLGATHER, REDUCESCATTER and makes no collective of any other op; off, they run
+//     from root 0.
+// and one rule that is not SimAI's, off by default: pp-per-microbatch, the pipeline transfers the
+// real job sends. SimAI sends no pp_comm: Layer.cc reads it only for its report's exposed pipeline
+// time (2*vpp*GA transfers per boundary) and its issue functions generate only all-reduce,
+// all-to-all, all-gather and reduce-scatter. With the rule, PP > 1 and pp_comm > 0, stage s
+// receives pp_comm bytes from s-1 before its forward layers and sends them to s+1 after; the
+// backward mirrors it (recv from s+1 first, send to s-1 last), on the PP group with peers as stage
+// indices; each transfer vpp*ga times. With the rule, PP > 1 and no pp_comm, a warning says that
+// no pipeline traffic is replayed.
 // Policies: HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_TRANSFORMER, HYBRID_CUSTOMIZED, HYBRID_DATA_MODEL,
 // HYBRID_MODEL_DATA replay all three phases (model_parallel_NPU_group required); DATA replays only
 // weight-grad ops (TP defaults to 1); MICRO replays only weight-grad ops and no compute; MODEL and
 // DISTRIBUTED_INFERENCE replay forward and input-grad ops (TP defaults to the world).
-// Pipeline: with PP > 1 and pp_comm > 0, stage s receives pp_comm bytes from s-1 before its forward
-// layers and sends them to s+1 after; the backward mirrors it (recv from s+1 first, send to s-1
-// last), on the PP group with peers as stage indices; each transfer vpp*ga times (pp-per-microbatch;
-// once with the rule off). With PP > 1 and
-// no pp_comm, pipeline traffic is skipped with a warning.
 // Sizes: bytes are each op's whole buffer (nccl-tests size), multiplied by options.scale; count and
-// type follow rank_layout.h. World = all_gpus, DP = world / (TP * PP). options.worldSize/tp/ep/pp,
-// when non-zero, override the file's values.
+// type follow rank_layout.h. A size (or pp_comm) that scaled is beyond the 1 PiB phynet replays is
+// an error (1e18, 2^63, 1e300 alike, never read as 0 bytes). World = all_gpus, DP = world / (TP * PP).
+// options.worldSize/tp/ep/pp, when non-zero, override the file's values.
+// Fewer ranks than the file's groups (options.worldSize, phynet's ranks, below TP or TP*PP, or DP
+// below EP): as SimAI-Phy, which forms its groups over all its GPUs whatever mpirun starts
+// (network_frontend/phynet/SimAiMain.cc reads -g below 8 as 8; system/Sys.cc
+// mock_nccl_grobal_group_init takes TP and EP from the file, PP 1, DP = GPUs / TP), whose processes
+// are its first ranks, each group is cut to the ranks there: TP to the world, PP to 1, EP to DP;
+// said in one warning. A size given in the options is kept (and refused if it does not fit).
 // Errors (kInvalidArgument) read "file:line: field: problem": a truncated file or line, a wrong column
-// count, an unknown policy or op, a negative or non-numeric size or time, a missing key, a zero or
-// negative group size, a group that does not fit the world.
+// count, an unknown policy or op, a negative or non-numeric size or time, a size beyond 1 PiB, a
+// missing key, a zero or negative group size, a group that does not fit the world.
 #pragma once
 
 #include <string>

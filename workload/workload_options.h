@@ -12,21 +12,27 @@
 
 namespace nshim::workload {
 
-// SimAI's own semantics, followed by default (simai_workload.h says what each does); each can be
-// turned off (--simai-rules) to replay the file as written.
+// The rules of SimAI's own reading of its files, followed by default (simai_workload.h says what each
+// does and where SimAI does it); --simai-rules turns them off one by one, so that the real job's
+// behaviour stays one flag away. pp-per-microbatch is not SimAI's (SimAI sends no pp_comm): it is
+// off by default and replays the pipeline traffic the real job sends.
 struct SimAiRules {
   bool forwardAtLeast4096 = true;  // "min-fwd-4096": HYBRID_TRANSFORMER_FWD_IN_BCKWD forward sizes in (0, 4096) -> 4096
-  bool ppPerMicrobatch = true;     // "pp-per-microbatch": vpp*ga pp_comm transfers each way per stage boundary
   bool microFirstLayer = true;     // "micro-first-layer": MICRO replays only the first layer's weight-grad op
+  bool noBroadcast = true;         // "no-broadcast": BROADCAST ops replay nothing (SimAI makes no collective of them)
+  bool ppPerMicrobatch = false;    // "pp-per-microbatch": vpp*ga pp_comm transfers each way per stage boundary
 };
 
-// "all", "none" or a comma list of the rule names above; false and `error` set on a bad list.
+// "all", "none" or a comma list of the rule names above (exactly those on); false and `error` set on
+// a bad list.
 bool parseSimAiRules(std::string_view text, SimAiRules* out, std::string* error);
 
 struct WorkloadOptions {
   int iterations = 1;   // the whole file's operations are repeated this many times (>= 1)
   double scale = 1.0;   // every message size is multiplied by this (> 0), then rounded
-  int worldSize = 0;    // ranks in the job; 0: SimAI all_gpus, or AICB TP*DP*PP from group sizes
+  // Ranks in the job; 0: SimAI all_gpus, or AICB TP*DP*PP from group sizes. Non-zero (phynet's
+  // ranks): a SimAI file's groups that do not fit are cut to them, as SimAI-Phy's (simai_workload.h).
+  int worldSize = 0;
   int tp = 0;           // tensor-parallel size; 0: from the file
   int ep = 0;           // expert-parallel size (divides DP); 0: from the file
   int pp = 0;           // pipeline stages; 0: from the file

@@ -386,6 +386,27 @@ TEST_CASE("AICB malformed inputs name file, line and field", "[phynet]") {
     requireError(kHeader + "CommType.computation,None,None,0,f,None,None,,-3,None,None,1\n", "2: _elapsed_time",
                  "negative");
   }
+  SECTION("sizes at or beyond 2^63 (and anything beyond 1 PiB), never read as 0 bytes") {
+    for (const char* size : {"9223372036854775807", "1e19", "1e300", "1e18"}) {
+      INFO(size);
+      requireError(kHeader + kTpRow + "CommType.all_gather,CommGroup.tp_group,2," + size +
+                       ",f,None,None,,None,None,None,1\n",
+                   "3: msg_size", std::string(size) + " bytes is more than the 1125899906842624 bytes (1 PiB)");
+      // a row that would move no data (a group of one rank) and a pipeline row alike
+      requireError(kHeader + kTpRow + "CommType.all_reduce,CommGroup.dp_group,1," + size +
+                       ",f,None,None,,None,None,None,1\n",
+                   "3: msg_size", "--scale");
+      requireError(kHeader + kTpRow + "CommType.isend,CommGroup.pp_group,1," + size +
+                       ",f,None,None,send_next,None,None,None,1\n",
+                   "3: msg_size", "1 PiB");
+    }
+    WorkloadOptions scaled;
+    scaled.scale = 1e-6;
+    auto within = parseAicbWorkload(kHeader + "CommType.all_reduce,CommGroup.tp_group,2,1e19,f,None,None,,None,None,"
+                                              "None,1\n", "s.csv", scaled);
+    REQUIRE(within.ok());
+    CHECK(within->ranks[0].ops.at(0).bytes == 10000000000000ull);
+  }
   SECTION("groups that do not fit the world") {
     WorkloadOptions options;
     options.worldSize = 8;

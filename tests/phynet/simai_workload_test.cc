@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/log.h"
 #include "workload/rank_layout.h"
 #include "workload/simai_workload.h"
 #include "workload/workload_check.h"
@@ -168,13 +169,16 @@ TEST_CASE("SimAI ops on single-rank groups fold their compute into the next op",
   CHECK(workload->findComm(ops[1].commId)->members == std::vector<int>{0, 1, 2, 3});
 }
 
-TEST_CASE("SimAI pipeline stages exchange pp_comm bytes around their layers", "[phynet]") {
+TEST_CASE("SimAI pipeline stages exchange pp_comm bytes around their layers (rule pp-per-microbatch)", "[phynet]") {
   const std::string text =
       "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 1 ep: 1 pp: 2 vpp: 1 ga: 1 all_gpus: 4 "
       "checkpoints: 0 checkpoint_initiates: 0 pp_comm: 1048576.0\n"
       "1\n"
       "l\t-1\t100\tNONE\t0\t200\tNONE\t0\t300\tALLREDUCE\t4096\t1\n";
-  auto workload = parseSimAiWorkload(text, "pp.txt", WorkloadOptions{});
+  WorkloadOptions realJob;
+  std::string error;
+  REQUIRE(parseSimAiRules("pp-per-microbatch", &realJob.simai, &error));
+  auto workload = parseSimAiWorkload(text, "pp.txt", realJob);
   REQUIRE(workload.ok());
   // Stage 0 = ranks {0,1}, stage 1 = ranks {2,3}; PP groups {0,2} and {1,3}; DP groups {0,1}, {2,3}.
   const std::vector<WorkOp>& first = workload->ranks[1].ops;
@@ -219,33 +223,68 @@ TEST_CASE("SimAI's own rules by default, each switchable, said in the descriptio
     REQUIRE(other.ok());
     CHECK(other->ranks[0].ops[0].bytes == 100);  // other policies keep them
   }
-  SECTION("vpp*ga pp_comm transfers each way per stage boundary") {
+  SECTION("no pp_comm transfers, as SimAI; rule pp-per-microbatch sends vpp*ga each way per stage boundary") {
     const std::string text =
         "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 1 ep: 1 pp: 2 vpp: 2 ga: 3 all_gpus: 4 "
         "pp_comm: 65536\n1\nl\t-1\t100\tNONE\t0\t200\tNONE\t0\t300\tALLREDUCE\t4096\t1\n";
-    auto six = parseSimAiWorkload(text, "pp.txt", WorkloadOptions{});
-    REQUIRE(six.ok());
     auto count = [](const std::vector<WorkOp>& ops, OpKind kind) {
       int n = 0;
       for (const WorkOp& op : ops) n += op.kind == kind ? 1 : 0;
       return n;
     };
+    auto none = parseSimAiWorkload(text, "pp.txt", WorkloadOptions{});  // SimAI's rules
+    REQUIRE(none.ok());
+    for (int rank = 0; rank < 4; ++rank) {
+      CHECK(count(none->ranks[rank].ops, OpKind::kSend) == 0);
+      CHECK(count(none->ranks[rank].ops, OpKind::kRecv) == 0);
+      CHECK(none->ranks[rank].ops.size() == 1);  // the DP allreduce
+    }
+    CHECK(none->description.find("as SimAI: no pp_comm transfers (SimAI counts them in its report only; rule "
+                                 "pp-per-microbatch sends vpp*ga = 6 each way") != std::string::npos);
+    WorkloadOptions realJob;
+    REQUIRE(parseSimAiRules("pp-per-microbatch", &realJob.simai, &error));
+    auto six = parseSimAiWorkload(text, "pp.txt", realJob);
+    REQUIRE(six.ok());
     for (int rank = 0; rank < 4; ++rank) {  // each stage sends 6 and receives 6 (2 * vpp * ga = 12 per boundary)
       CHECK(count(six->ranks[rank].ops, OpKind::kSend) == 6);
       CHECK(count(six->ranks[rank].ops, OpKind::kRecv) == 6);
     }
     CHECK(checkWorkload(*six).ok());
-    CHECK(six->description.find("vpp*ga = 6 pp_comm transfers each way per stage boundary") != std::string::npos);
-    auto one = parseSimAiWorkload(text, "pp.txt", off);
-    REQUIRE(one.ok());
-    CHECK(count(one->ranks[0].ops, OpKind::kSend) == 1);
-    CHECK(one->description.find("rule pp-per-microbatch off; SimAI counts vpp*ga = 6") != std::string::npos);
-    WorkloadOptions small;
-    small.maxPipelineTransfers = 5;  // 6 is more: refused before it expands, naming the way out
-    auto refused = parseSimAiWorkload(text, "pp.txt", small);
+    CHECK(six->description.find("vpp*ga = 6 pp_comm transfers each way per stage boundary (rule pp-per-microbatch; "
+                                "SimAI sends none)") != std::string::npos);
+    realJob.maxPipelineTransfers = 5;  // 6 is more: refused before it expands, naming the way out
+    auto refused = parseSimAiWorkload(text, "pp.txt", realJob);
     REQUIRE_FALSE(refused.ok());
     CHECK(refused.status().message().find("pp.txt:1: ga: vpp*ga = 2*3") == 0);
-    CHECK(refused.status().message().find("--simai-rules") != std::string::npos);
+    CHECK(refused.status().message().find("--simai-rules without pp-per-microbatch sends none") != std::string::npos);
+    WorkloadOptions small;
+    small.maxPipelineTransfers = 5;  // SimAI's rules send none: nothing to refuse
+    CHECK(parseSimAiWorkload(text, "pp.txt", small).ok());
+  }
+  SECTION("BROADCAST ops replay nothing, as SimAI's parser; rule no-broadcast off replays them from rank 0") {
+    const std::string text = "HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus: 4\n2\n"
+                             "a\t-1\t10\tBROADCAST\t8192\t20\tNONE\t0\t30\tALLREDUCE\t4096\t1\n"
+                             "b\t-1\t40\tNONE\t0\t50\tNONE\t0\t60\tBROADCAST\t4096\t1\n";
+    auto simai = parseSimAiWorkload(text, "b.txt", WorkloadOptions{});
+    REQUIRE(simai.ok());
+    for (const RankWork& rank : simai->ranks) {
+      REQUIRE(rank.ops.size() == 1);  // a's weight-grad allreduce only
+      CHECK(rank.ops[0].kind == OpKind::kAllReduce);
+      CHECK(rank.ops[0].computeNs == 10 + 40 + 50 + 60 + 20 + 30);  // the broadcasts' compute moves on
+    }
+    CHECK(simai->description.find("as SimAI: BROADCAST ops replay nothing (2 ops; SimAI's parser makes no "
+                                  "collective of them)") != std::string::npos);
+    WorkloadOptions off;
+    REQUIRE(parseSimAiRules("min-fwd-4096,micro-first-layer", &off.simai, &error));
+    auto written = parseSimAiWorkload(text, "b.txt", off);
+    REQUIRE(written.ok());
+    const std::vector<WorkOp>& ops = written->ranks[1].ops;  // forward a (tp), then b's wg (dp), a's wg (dp)
+    REQUIRE(ops.size() == 3);
+    CHECK((ops[0].kind == OpKind::kBroadcast && ops[0].root == 0 && ops[0].bytes == 8192));
+    CHECK((ops[1].kind == OpKind::kBroadcast && ops[1].root == 0 && ops[1].bytes == 4096));
+    CHECK(ops[2].kind == OpKind::kAllReduce);
+    CHECK(written->description.find("rule no-broadcast off, SimAI replays none") != std::string::npos);
+    CHECK(checkWorkload(*written).ok());
   }
   SECTION("MICRO replays the first layer's weight-grad op, as SimAI's micro benchmark loop") {
     const std::string text = "MICRO all_gpus: 4\n3\n"
@@ -266,8 +305,13 @@ TEST_CASE("SimAI's own rules by default, each switchable, said in the descriptio
   }
   SECTION("rule lists") {
     SimAiRules rules;
+    CHECK((rules.forwardAtLeast4096 && rules.microFirstLayer && rules.noBroadcast && !rules.ppPerMicrobatch));
     REQUIRE(parseSimAiRules("min-fwd-4096,micro-first-layer", &rules, &error));
-    CHECK((rules.forwardAtLeast4096 && !rules.ppPerMicrobatch && rules.microFirstLayer));
+    CHECK((rules.forwardAtLeast4096 && !rules.ppPerMicrobatch && rules.microFirstLayer && !rules.noBroadcast));
+    REQUIRE(parseSimAiRules("no-broadcast,pp-per-microbatch", &rules, &error));
+    CHECK((!rules.forwardAtLeast4096 && rules.ppPerMicrobatch && !rules.microFirstLayer && rules.noBroadcast));
+    REQUIRE(parseSimAiRules("all", &rules, &error));
+    CHECK((rules.forwardAtLeast4096 && rules.ppPerMicrobatch && rules.microFirstLayer && rules.noBroadcast));
     CHECK_FALSE(parseSimAiRules("min-fwd-4096,fast", &rules, &error));
     CHECK(error.find("'fast' is not a SimAI rule") == 0);
   }
@@ -328,7 +372,7 @@ TEST_CASE("SimAI ops beyond the largest phynet replays are refused at load with 
   auto workload = parseSimAiWorkload(text, "big.txt", WorkloadOptions{});
   REQUIRE_FALSE(workload.ok());
   const std::string& message = workload.status().message();
-  CHECK(message.find("big.txt:4: reducescatter of ") == 0);
+  CHECK(message.find("big.txt:4: weight-grad comm bytes: ") == 0);
   CHECK(message.find("1 PiB") != std::string::npos);
   CHECK(message.find("--scale") != std::string::npos);
   // Just within the limit (2^50 bytes in all) loads and passes the check.
@@ -338,6 +382,162 @@ TEST_CASE("SimAI ops beyond the largest phynet replays are refused at load with 
   auto ok = parseSimAiWorkload(fits, "fits.txt", WorkloadOptions{});
   REQUIRE(ok.ok());
   CHECK(checkWorkload(*ok).ok());
+}
+
+TEST_CASE("SimAI sizes at or beyond 2^63 are refused naming file, line and field, never read as 0 bytes",
+          "[phynet]") {
+  const std::string header = "HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus: 4\n1\n";
+  for (const char* size : {"9223372036854775807", "9223372036854775808", "18446744073709551616", "1e19", "1e300"}) {
+    INFO(size);
+    // On a replayed group (dp of 2) and on rows that would be skipped (tp=1 below) alike.
+    requireError(header + "l\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t" + size + "\t1\n",
+                 "3: weight-grad comm bytes", std::string(size) + " bytes is more than the 1125899906842624 bytes");
+    requireError(header + "l\t-1\t1\tALLGATHER\t" + size + "\t1\tNONE\t0\t1\tNONE\t0\t1\n",
+                 "3: forward comm bytes", "--scale");
+    requireError("HYBRID_TRANSFORMER model_parallel_NPU_group: 1 all_gpus: 4\n1\n"
+                 "l\t-1\t1\tALLREDUCE\t" + std::string(size) + "\t1\tNONE\t0\t1\tNONE\t0\t1\n",
+                 "3: forward comm bytes", "1 PiB");
+    requireError("HYBRID_TRANSFORMER model_parallel_NPU_group: 1 pp: 2 all_gpus: 4 pp_comm: " + std::string(size) +
+                     "\n1\nl\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t4096\t1\n",
+                 "1: pp_comm", "1 PiB");
+  }
+  // --scale brings them within: 1e19 x 1e-6 = 1e13 bytes replays.
+  WorkloadOptions scaled;
+  scaled.scale = 1e-6;
+  auto within = parseSimAiWorkload(header + "l\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t1e19\t1\n", "s.txt",
+                                   scaled);
+  REQUIRE(within.ok());
+  CHECK(within->ranks[0].ops.at(0).bytes == 10000000000000ull);
+  // ... and the error names a --scale that fits, at the scale given.
+  scaled.scale = 0.5;
+  requireError(header + "l\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t1e19\t1\n", "3: weight-grad comm bytes",
+               "1e19 bytes at --scale 0.5 is more than", scaled);
+  requireError(header + "l\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t1e19\t1\n", "3: weight-grad comm bytes",
+               "(--scale 0.0001 fits)");
+}
+
+// The warnings logged while it lives (installed as the log sink, the previous one restored).
+class WarningsSeen : public LogSink {
+ public:
+  WarningsSeen() : previous_(setLogSink(this)) {}
+  ~WarningsSeen() override { setLogSink(previous_); }
+  void write(LogLevel level, std::string_view message) override {
+    if (level == LogLevel::kWarn) lines.emplace_back(message);
+  }
+  std::vector<std::string> lines;
+
+ private:
+  LogSink* previous_;
+};
+
+// SimAI-Phy's group of `kind` holding `rank`, as its MockNcclGroup forms them over `gpus` GPUs with TP
+// and EP from the file and PP 1 (Sys::mock_nccl_grobal_group_init: DP = gpus / TP), written from its
+// loops: TP groups i*TP + j; DP groups i + j*(gpus/DP); EP groups the k-th members of EP consecutive TP
+// groups; DP_EP groups the k-th members of TP groups i, i+EP, i+2EP, ... Then cut to ranks < `ranks`.
+std::vector<int> simAiPhyGroupCut(const std::string& kind, int rank, int tp, int ep, int gpus, int ranks) {
+  const int dp = gpus / tp, tpGroup = rank / tp, k = rank % tp;
+  std::vector<int> members;
+  if (kind == "tp") {
+    for (int j = 0; j < tp; ++j) members.push_back(tpGroup * tp + j);
+  } else if (kind == "dp") {
+    for (int j = 0; j < dp; ++j) members.push_back(rank % (gpus / dp) + j * (gpus / dp));
+  } else if (kind == "ep") {
+    for (int l = tpGroup / ep * ep; l < tpGroup / ep * ep + ep; ++l) members.push_back(l * tp + k);
+  } else if (kind == "dp_ep") {
+    for (int l = tpGroup % ep; l < dp; l += ep) members.push_back(l * tp + k);
+  }
+  std::vector<int> cut;
+  for (int member : members) {
+    if (member < ranks) cut.push_back(member);
+  }
+  return cut;
+}
+
+TEST_CASE("SimAI groups larger than the ranks there are cut to them, as SimAI-Phy's; --tp/--ep/--pp are kept",
+          "[phynet]") {
+  SECTION("SimAI's tutorial: microAllReduce's TP=8 on mpirun -np 2") {
+    const std::string text =
+        "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 1 vpp: 8 ga: 1 all_gpus: 8 "
+        "checkpoints: 0 checkpoint_initiates: 0\n2\n"
+        "embedding_layer -1 556000 ALLREDUCE 16777216 1 NONE 0 1 NONE 0 1\n"
+        "embedding_layer -1 556000 ALLREDUCE 67108864 1 NONE 0 1 NONE 0 1\n";
+    WorkloadOptions onTwo;
+    onTwo.worldSize = 2;
+    WarningsSeen warnings;
+    auto workload = parseSimAiWorkload(text, "micro.txt", onTwo);
+    INFO((workload.ok() ? std::string() : workload.status().message()));
+    REQUIRE(workload.ok());
+    CHECK(workload->description.find("TP=2 DP=1 EP=1 PP=1 (2 ranks)") != std::string::npos);
+    for (int rank = 0; rank < 2; ++rank) {
+      const std::vector<WorkOp>& ops = workload->ranks[rank].ops;
+      REQUIRE(ops.size() == 2);
+      CHECK((ops[0].bytes == 16777216 && ops[1].bytes == 67108864));
+      const CommGroup* comm = workload->findComm(ops[0].commId);
+      REQUIRE(comm != nullptr);
+      CHECK(comm->label == "tp");
+      CHECK(comm->members == simAiPhyGroupCut("tp", rank, 8, 1, 8, 2));  // {0..7} cut to {0, 1}
+    }
+    REQUIRE(warnings.lines.size() == 1);  // said once, and the "all_gpus replaced" line is not said too
+    CHECK(warnings.lines[0].find("micro.txt:1: the file's TP=8 EP=1 PP=1 (all_gpus 8) do not fit 2 ranks: as "
+                                 "SimAI-Phy") == 0);
+    CHECK(warnings.lines[0].find("TP=2 DP=1 EP=1 PP=1 (2 ranks)") != std::string::npos);
+    WorkloadOptions given = onTwo;
+    given.tp = 8;
+    requireError(text, "", "option tp: TP=8 is larger than the world (2 ranks)", given);
+  }
+  SECTION("EP beyond the DP there: TP=2 EP=4 on 16 GPUs replayed on 4 ranks") {
+    const std::string text = "HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ep: 4 all_gpus: 16\n2\n"
+                             "a\t-1\t1\tALLREDUCE\t4096\t1\tALLTOALL_EP\t8192\t1\tALLREDUCE\t16384\t1\n"
+                             "b\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLGATHER_DP_EP\t4096\t1\n";
+    WorkloadOptions onFour;
+    onFour.worldSize = 4;
+    WarningsSeen warnings;
+    auto workload = parseSimAiWorkload(text, "ep.txt", onFour);
+    INFO((workload.ok() ? std::string() : workload.status().message()));
+    REQUIRE(workload.ok());
+    CHECK(workload->description.find("TP=2 DP=2 EP=2 PP=1 (4 ranks)") != std::string::npos);
+    for (int rank = 0; rank < 4; ++rank) {
+      const std::vector<WorkOp>& ops = workload->ranks[rank].ops;
+      REQUIRE(ops.size() == 3);  // tp allreduce, ep alltoall, dp allreduce; dp_ep cut to one rank: skipped
+      for (const WorkOp& op : ops) {
+        const CommGroup* comm = workload->findComm(op.commId);
+        REQUIRE(comm != nullptr);
+        INFO("rank " << rank << " " << comm->label);
+        CHECK(comm->members == simAiPhyGroupCut(comm->label, rank, 2, 4, 16, 4));
+      }
+      CHECK(simAiPhyGroupCut("dp_ep", rank, 2, 4, 16, 4).size() == 1);
+    }
+    REQUIRE(warnings.lines.size() == 1);
+    CHECK(warnings.lines[0].find("TP=2 EP=4 PP=1 (all_gpus 16) do not fit 4 ranks") != std::string::npos);
+    WorkloadOptions given = onFour;
+    given.ep = 4;
+    requireError(text, "", "option ep: EP=4 is larger than DP=2", given);
+  }
+  SECTION("pipeline stages beyond the ranks: SimAI-Phy forms none") {
+    const std::string text = "HYBRID_TRANSFORMER model_parallel_NPU_group: 2 pp: 4 all_gpus: 16\n1\n" + kGoodLayer;
+    WorkloadOptions onFour;
+    onFour.worldSize = 4;
+    WarningsSeen warnings;
+    auto workload = parseSimAiWorkload(text, "pp.txt", onFour);
+    REQUIRE(workload.ok());
+    CHECK(workload->description.find("TP=2 DP=2 EP=1 PP=1 (4 ranks)") != std::string::npos);
+    REQUIRE(warnings.lines.size() == 1);
+    CHECK(warnings.lines[0].find("no pipeline stages are formed") != std::string::npos);
+    WorkloadOptions given = onFour;
+    given.pp = 4;
+    requireError(text, "", "4 ranks are not divisible by TP*PP = 8", given);
+  }
+  SECTION("sizes that fit are kept; a file whose own groups exceed its all_gpus is still refused") {
+    WorkloadOptions onEight;
+    onEight.worldSize = 8;
+    WarningsSeen warnings;
+    auto kept = parseSimAiWorkload(kHeader + kGoodLayer, "w.txt", onEight);
+    REQUIRE(kept.ok());
+    CHECK(kept->description.find("TP=2 DP=4 EP=1 PP=1 (8 ranks)") != std::string::npos);
+    CHECK(warnings.lines.empty());
+    requireError("HYBRID_TRANSFORMER model_parallel_NPU_group: 16 all_gpus: 8\n1\n" + kGoodLayer,
+                 "1: model_parallel_NPU_group", "larger than the world");
+  }
 }
 
 TEST_CASE("SimAI malformed inputs name file, line and field", "[phynet]") {

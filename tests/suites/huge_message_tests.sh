@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # phynet with messages larger than memory (issue "Hardening"): a SimAI ALLREDUCE of 1e18 bytes ends
-# every rank with one clear error naming the file line, never bad_alloc or a signal; a 16 GiB
+# every rank with one clear error naming the file line, never bad_alloc or a signal, and so do 2^63-1,
+# 1e19 and 1e300 bytes (past int64: never read as 0 bytes); a 16 GiB
 # ALLREDUCE replays on 2 ranks at --scale 1 within bounded buffers (wire bytes = the model's, peak
 # RSS per rank within the planned buffers + 256 MiB); --verify of a 1 TiB op is refused before any
 # traffic naming the bytes, the memory available and the --scale that fits; a file shaped like
@@ -46,6 +47,18 @@ grep -q "huge.txt:3" "$work/huge.log" && grep -Eq "(999999999999999999|100000000
 result $? "1e18-bytes/names-file-line-bytes-and-scale" "$(head -3 "$work/huge.log")"
 clean_end "$work/huge.log"
 result $? "1e18-bytes/no-bad-alloc-or-signal" "$(grep -Ei 'alloc|signal|abort' "$work/huge.log" | head -3)"
+
+# ---- 2^63 bytes and beyond (past int64, where rounding used to give 0): refused the same way, never
+# read as 0 bytes and skipped (the file's other op would replay)
+for size in 9223372036854775807 1e19 1e300; do
+  simai_file "$work/beyond.txt" 2 1 1 "layer0 -1 1000 NONE 0 1000 NONE 0 1000 ALLREDUCE $size 100" \
+    "layer1 -1 1000 NONE 0 1000 NONE 0 1000 ALLREDUCE 4096 100"
+  timeout 120 "${mpi[@]}" -np 2 "$phynet" "$work/beyond.txt" >"$work/beyond.log" 2>&1
+  rc=$?
+  [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q "beyond.txt:3: weight-grad comm bytes: $size bytes is more than" "$work/beyond.log" &&
+    grep -q -- "--scale" "$work/beyond.log" && clean_end "$work/beyond.log"
+  result $? "beyond-2^63/$size-refused-naming-file-line-field" "rc $rc: $(head -3 "$work/beyond.log")"
+done
 
 # ---- 16 GiB allreduce on 2 ranks at --scale 1: pieces within the default buffers
 gib16=17179869184

@@ -5,9 +5,11 @@
 # algorithms' formula; a trace edited so one rank disagrees is refused before any traffic with a
 # message naming rank, communicator and seq; a rank killed mid-replay ends the others non-zero with
 # a message naming it; SimAI / AICB example workloads (examples/workloads/) replay and report, with
-# --verify checking every result byte; with --intra-node shm the hops within a node go over shared
-# memory and only the hops between nodes over TCP (told apart by each transport's framing); --algo
-# tree (and NCCL_ALGO=Tree) runs every allreduce on NCCL's double binary tree.
+# --verify checking every result byte; SimAI's tutorial case (a TP=8 file on 2 ranks) replays on
+# SimAI-Phy's groups cut to the ranks there, said once, and --tp 8 given is refused; with
+# --intra-node shm the hops within a node go over shared memory and only the hops between nodes over
+# TCP (told apart by each transport's framing); --algo tree (and NCCL_ALGO=Tree) runs every allreduce
+# on NCCL's double binary tree.
 # Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -293,6 +295,44 @@ for f in examples/workloads/*.txt examples/workloads/*.csv; do
   grep -qE "^# data check +: every result byte verified \([1-9][0-9]* bytes" "$work/$name.log"
   result $? "$name/verify-checks-every-result-byte" "$(grep -m1 '^# data check' "$work/$name.log")"
 done
+
+# ---- SimAI's tutorial: its TP=8 microAllReduce.txt (this file has its shape) on `mpirun -np 2`. SimAI-Phy
+# forms its groups over all its GPUs whatever mpirun starts (TP groups i*TP+j), so the two ranks there
+# share the TP group {0..7} cut to {0,1}: replayed, said in one line; --tp 8 given is still refused.
+{
+  echo "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 1 vpp: 8 ga: 1 all_gpus: 8 checkpoints: 0 checkpoint_initiates: 0"
+  echo 2
+  echo "embedding_layer     -1 556000  ALLREDUCE   16777216      1       NONE 0        1      NONE   0      1"
+  echo "embedding_layer     -1 556000  ALLREDUCE   67108864      1       NONE 0        1      NONE   0      1"
+} >"$work/microAllReduce.txt"
+run 2 "$work/tutorial.log" --json "$work/tutorial.json" "$work/microAllReduce.txt"
+rc=$?
+said=$(grep -c "do not fit 2 ranks" "$work/tutorial.log")
+[ "$rc" -eq 0 ] && [ "$said" -eq 1 ] &&
+  grep -q "^phynet: WARN .*microAllReduce.txt:1: the file's TP=8 EP=1 PP=1 (all_gpus 8) do not fit 2 ranks: as SimAI-Phy.*: TP=2 DP=1 EP=1 PP=1 (2 ranks)" "$work/tutorial.log" &&
+  ! grep -q "replaced by the world size" "$work/tutorial.log"
+result $? "simai-tutorial/tp8-file-on-2-ranks-replays-and-says-so-once" "rc $rc, $said lines: $(head -3 "$work/tutorial.log")"
+python3 - "$work/tutorial.json" >"$work/tutorial.check" 2>&1 <<'PY'
+import json, struct, sys
+def fnv(data, h=0xcbf29ce484222325):
+    for b in data: h = ((h ^ b) * 0x100000001b3) & (2**64 - 1)
+    return h
+def comm_id(label, members):  # workload/rank_layout.h: FNV-1a 64 of the label, a 0 byte, the members
+    return "0x%016x" % (fnv(struct.pack("<%dI" % len(members), *members), fnv(b"\0", fnv(label.encode()))) or 1)
+tp, ranks = 8, 2
+simai_phy_tp = lambda r: [r // tp * tp + j for j in range(tp)]  # MockNcclGroup: TP group i holds i*TP+j
+want = {comm_id("tp", [m for m in simai_phy_tp(r) if m < ranks]) for r in range(ranks)}
+ops = json.load(open(sys.argv[1]))["ops"]
+got = {(o["group"], o["comm"], o["nranks"]) for o in ops}
+print(len(ops), "ops on", got, "want", want)
+assert sorted(o["bytes"] for o in ops) == [16777216, 67108864], ops
+assert got == {("tp", c, 2) for c in want}, got
+PY
+result $? "simai-tutorial/groups-are-simai-phys-cut-to-the-ranks" "$(cat "$work/tutorial.check")"
+run 2 "$work/tutorial-tp8.log" --tp 8 "$work/microAllReduce.txt"
+rc=$?
+[ "$rc" -ne 0 ] && grep -q "option tp: TP=8 is larger than the world (2 ranks)" "$work/tutorial-tp8.log"
+result $? "simai-tutorial/--tp-8-given-is-still-refused" "rc $rc: $(head -3 "$work/tutorial-tp8.log")"
 
 # ---- quiet at scale: 32 ranks of a SimAI file written for 9216 GPUs; the load warning every rank
 # gives is said once with its ranks, equal per-rank count lines share a line, the JSON keeps all

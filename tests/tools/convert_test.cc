@@ -112,7 +112,11 @@ TEST_CASE("convert: the bundled SimAI and AICB workloads round-trip with their T
       REQUIRE(job.ok());
       CHECK(job->layout.toString() == "TP=2 DP=4 EP=2 PP=1 (8 ranks)");
       std::string text = capture([&](FILE* f) { toSimAi ? writeSimAi(f, *job) : writeAicb(f, *job); });
-      auto back = toSimAi ? workload::parseSimAiWorkload(text, "rt.txt", {})
+      // The AICB example's broadcasts become BROADCAST rows, which SimAI runs none of: read back with
+      // rule no-broadcast off, as phynet's --simai-rules min-fwd-4096,micro-first-layer.
+      workload::WorkloadOptions asWritten;
+      asWritten.simai.noBroadcast = false;
+      auto back = toSimAi ? workload::parseSimAiWorkload(text, "rt.txt", asWritten)
                           : workload::parseAicbWorkload(text, "rt.csv", {});
       REQUIRE(back.ok());
       requireSameOps(*w, *back, false);

@@ -29,6 +29,12 @@ std::string firstContentLine(const std::string& path) {
   return "";
 }
 
+// What a SimAI / AICB reader left out (rows that move no data), said in one note as phynet says it.
+void noteSkippedRows(LoadedWorkload* loaded) {
+  if (loaded->workload.skipped.empty()) return;
+  loaded->notes.push_back("rows that move no data are left out: " + workload::skippedText(loaded->workload.skipped));
+}
+
 }  // namespace
 
 const char* inputKindName(InputKind kind) {
@@ -51,8 +57,9 @@ const char* inputOptionsHelp() {
   --tp N, --ep N, --pp N
                     SimAI / AICB: layout sizes (default: from the file), as phynet's options
   --simai-rules LIST
-                    SimAI's own semantics to follow (default all; none, or a list of min-fwd-4096,
-                    pp-per-microbatch, micro-first-layer), as phynet's option
+                    the rules to follow (all; none; or a list of min-fwd-4096, micro-first-layer,
+                    no-broadcast, pp-per-microbatch; default SimAI's own: the first three), as
+                    phynet's option
 )";
 }
 
@@ -132,10 +139,12 @@ Result<LoadedWorkload> loadWorkloadInput(
   switch (kind) {
     case InputKind::kSimAi: {
       NS_ASSIGN_OR_RETURN(loaded.workload, workload::loadSimAiWorkload(path, layout));
+      noteSkippedRows(&loaded);
       return loaded;
     }
     case InputKind::kAicb: {
       NS_ASSIGN_OR_RETURN(loaded.workload, workload::loadAicbWorkload(path, layout));
+      noteSkippedRows(&loaded);
       return loaded;
     }
     case InputKind::kChakra: {

@@ -42,7 +42,7 @@ Result<InputKind> detectInput(const std::string& path, const std::string& format
 struct LoadedWorkload {
   workload::Workload workload;
   InputKind kind = InputKind::kTrace;
-  std::vector<std::string> notes;  // cut files, dropped records, calls that failed when recorded
+  std::vector<std::string> notes;  // cut files, dropped records, failed calls, rows that move no data
   bool opsStreamed = false;        // the ops went to the sink (SimAI / AICB); the workload holds none
   DecisionMix decisions;           // traces: NCCL's decisions (profiler plugin lines), from the same read
 };
