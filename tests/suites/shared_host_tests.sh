@@ -171,7 +171,7 @@ for kind in full readonly; do
     result $? "lost/disk-full-warned-once-and-at-exit-$lost-lost-plus-$complete-in-the-file-make-$records" \
       "rc $rc, trace $trace: $(cat "$work/$kind.err" | head -4)"
     "$trace_tool" validate "$dir" >"$work/validate.out" 2>&1
-    grep -q "$trace: cut at line $((lines + 1)) after $partial bytes" "$work/validate.out"
+    grep -q "$trace: cut at line $((lines + 1)) after $partial bytes (its writer stopped inside that line: killed, or its disk full" "$work/validate.out"
     result $? "lost/validate-names-the-file-the-line-and-the-cut" "$(head -4 "$work/validate.out")"
   else
     [ "$rc" -eq 0 ] && [ -z "$trace" ] &&

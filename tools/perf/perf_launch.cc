@@ -40,11 +40,8 @@ std::string toHex(const ncclUniqueId& id) {
 
 bool fromHex(const std::string& hex, ncclUniqueId* id) {
   if (hex.size() != 2 * sizeof(id->internal)) return false;
-  auto digit = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
   for (size_t i = 0; i < sizeof(id->internal); ++i) {
-    int high = digit(hex[2 * i]), low = digit(hex[2 * i + 1]);
-    if (high < 0 || low < 0) return false;
-    id->internal[i] = static_cast<char>(high * 16 + low);
+    id->internal[i] = static_cast<char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
   }
   return true;
 }
