@@ -213,6 +213,9 @@ class Recorder {
 
   int fd_ = -1;
   char path_[kPathBytes] = {};
+  char wantedPath_[kPathBytes] = {};     // scratch of openFileLocked / adoptRankLocked
+  char chosenPath_[kPathBytes] = {};
+  char note_[2 * kPathBytes + 256] = {}; // scratch of the warnings (drain lock held)
   TraceHeader header_{};
   std::atomic<uint64_t> comms_{0}, ops_{0}, tasks_{0}, proxies_{0}, invalid_{0}, unregisteredDrops_{0};
   std::atomic<uint64_t> producerWakes_{0};

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -188,8 +189,7 @@ void Recorder::flushOut() {
 void Recorder::warnLocked(const char* what, const char* path, int err) {
   if (lossWarned_) return;
   lossWarned_ = true;
-  char text[kPathBytes + 256];
-  LineBuffer message(text, sizeof(text));
+  LineBuffer message(note_, sizeof(note_));
   message.put("trace: ");
   message.put(std::string_view(what));
   message.put(' ');
@@ -204,8 +204,7 @@ void Recorder::warnLocked(const char* what, const char* path, int err) {
 void Recorder::reportLossLocked() {
   if (lossReported_ || !fileFailed_ || dropsReported_ == 0) return;
   lossReported_ = true;
-  char text[kPathBytes + 256];
-  LineBuffer message(text, sizeof(text));
+  LineBuffer message(note_, sizeof(note_));
   message.put("trace: ");
   message.putUint(dropsReported_);
   message.put(" records lost: ");
@@ -224,15 +223,15 @@ void Recorder::logLocked(std::string_view message) {
     logWrite(LogLevel::kWarn, message);
     return;
   }
-  char text[kPathBytes + 512];
-  LineBuffer line(text, sizeof(text) - 1);
-  line.put(std::string_view(header_.host));
-  line.put(':');
-  line.putInt(header_.pid);
-  line.put(" ncclshim WARN ");
-  line.put(message);
-  line.put('\n');
-  (void)!::write(STDERR_FILENO, line.data(), line.size());
+  char prefix[128];
+  LineBuffer head(prefix, sizeof(prefix));
+  head.put(std::string_view(header_.host));
+  head.put(':');
+  head.putInt(header_.pid);
+  head.put(" ncclshim WARN ");
+  char newline[] = "\n";
+  iovec parts[3] = {{prefix, head.size()}, {const_cast<char*>(message.data()), message.size()}, {newline, 1}};
+  (void)!::writev(STDERR_FILENO, parts, 3);
 }
 
 // <dir>/<pattern>.jsonl: %h host, %p pid, %r global rank ("unknown" before it is known), %% '%'.
@@ -271,8 +270,8 @@ void Recorder::buildPath(char* out, size_t capacity, int32_t rank) const {
 
 bool Recorder::openFileLocked() {
   int32_t rank = globalRank_.load(std::memory_order_relaxed);
-  char wanted[kPathBytes];
-  buildPath(wanted, sizeof(wanted), rank);
+  char* wanted = wantedPath_;  // members, not the stack: this may run on a signal's small stack
+  buildPath(wanted, kPathBytes, rank);
   int fd = createNewFile(wanted, config_.fileMode, path_, sizeof(path_));
   if (fd < 0) {
     storeFirstError(writeErrno_, -fd);
@@ -293,8 +292,7 @@ bool Recorder::openFileLocked() {
 
 // The file's name was taken (a file of an earlier process, or one planted there): said each time.
 void Recorder::noteOtherName(const char* wanted) {
-  char text[2 * kPathBytes + 64];
-  LineBuffer message(text, sizeof(text));
+  LineBuffer message(note_, sizeof(note_));
   message.put("trace: ");
   message.put(std::string_view(wanted));
   message.put(" exists (not replaced, not followed); writing ");
@@ -306,13 +304,13 @@ void Recorder::adoptRankLocked(int32_t rank) {
   if (rank < 0) return;
   globalRank_.store(rank, std::memory_order_relaxed);
   if (fd_ < 0) return;
-  char renamed[kPathBytes];
-  buildPath(renamed, sizeof(renamed), rank);
+  char* renamed = wantedPath_;
+  buildPath(renamed, kPathBytes, rank);
   if (std::strcmp(renamed, path_) == 0) return;
   flushOut();
   if (fd_ < 0) return;  // the write failed: the file stays under its first name, cut
-  char chosen[kPathBytes];
-  if (int rc = renameToNewName(path_, renamed, chosen, sizeof(chosen)); rc != 0) {
+  char* chosen = chosenPath_;
+  if (int rc = renameToNewName(path_, renamed, chosen, kPathBytes); rc != 0) {
     storeFirstError(writeErrno_, -rc);
     return;
   }

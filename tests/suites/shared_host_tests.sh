@@ -16,7 +16,8 @@
 #   lost/*   the captured program records onto a 64 KiB tmpfs (disk full): one warning at once
 #            naming the file and "No space left on device", one at exit with the count of lost
 #            records, which with the complete lines in the file makes every record; the job still
-#            exits 0; `ncclshim-trace validate` names the cut (file, line, bytes). On a read-only
+#            exits 0; `ncclshim-trace validate` names the cut (file, line, bytes); the same when SIGTERM
+#            ends the program (the signal handler's drain warns and counts). On a read-only
 #            tmpfs (a trace directory that cannot be written) the same two warnings, every record lost.
 # Ends with "N passed, N failed".
 set -uo pipefail
@@ -173,6 +174,17 @@ for kind in full readonly; do
     "$trace_tool" validate "$dir" >"$work/validate.out" 2>&1
     grep -q "$trace: cut at line $((lines + 1)) after $partial bytes (its writer stopped inside that line: killed, or its disk full" "$work/validate.out"
     result $? "lost/validate-names-the-file-the-line-and-the-cut" "$(head -4 "$work/validate.out")"
+    # Ended by SIGTERM instead (the writer drains in the signal handler: the warnings written there).
+    rm -f "$dir"/*.jsonl
+    NCCLSHIM_MODE=gpufree NCCLSHIM_TRACE_DIR="$dir" LD_PRELOAD="$lib" "$program" $calls >/dev/null 2>"$work/sigterm.err" &
+    { wait $!; } 2>/dev/null  # no "Terminated" line from bash
+    rc=$?
+    trace=$(ls "$dir"/*.jsonl 2>/dev/null | head -1)
+    lost=$(sed -n 's/.*trace: \([0-9]*\) records lost: .*/\1/p' "$work/sigterm.err")
+    complete=$(head -n "$(wc -l <"$trace")" "$trace" | grep -c '"type":"\(op\|comm\)"')
+    [ "$rc" -eq 143 ] && [ "$(grep -c "trace: cannot write $trace: No space left on device" "$work/sigterm.err")" -eq 1 ] &&
+      [ -n "$lost" ] && [ $((lost + complete)) -eq $((calls + 1)) ]
+    result $? "lost/disk-full-ended-by-sigterm-warned-and-${lost:-?}-counted" "rc $rc: $(head -4 "$work/sigterm.err")"
   else
     [ "$rc" -eq 0 ] && [ -z "$trace" ] &&
       [ "$(grep -c "trace: cannot create $dir/ncclshim-$host-.*: Read-only file system" "$work/$kind.err")" -eq 1 ] &&
