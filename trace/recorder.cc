@@ -60,17 +60,25 @@ int64_t realtimeNs() {
   return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-// mkdir -p; true when `dir` exists as a directory afterwards.
-bool makeDirs(const std::string& dir) {
+// mkdir -p with `mode`; true when `dir` exists as a directory afterwards.
+bool makeDirs(const std::string& dir, mode_t mode) {
   std::string partial;
   for (size_t i = 0; i <= dir.size(); ++i) {
     if (i == dir.size() || (dir[i] == '/' && i > 0)) {
       partial = dir.substr(0, i);
-      if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) return false;
+      if (mkdir(partial.c_str(), mode) != 0 && errno != EEXIST) return false;
     }
   }
   struct stat st;
   return stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// Directories the recorder creates: private, or searchable by whom NCCLSHIM_TRACE_MODE lets read.
+mode_t directoryMode(uint32_t fileMode) {
+  mode_t mode = 0700;
+  if (fileMode & 0040) mode |= 0050;
+  if (fileMode & 0004) mode |= 0005;
+  return mode;
 }
 
 }  // namespace
@@ -93,7 +101,7 @@ Recorder::Recorder(RecorderConfig config) : config_(std::move(config)) {
       config_.namePattern.find('/') != std::string::npos || config_.namePattern.empty()) {
     startStatus_ = NS_ERROR(Code::kInvalidArgument, "trace dir/name too long or name has '/': {}/{}",
                             config_.dir, config_.namePattern);
-  } else if (!makeDirs(config_.dir)) {
+  } else if (!makeDirs(config_.dir, directoryMode(config_.fileMode))) {
     startStatus_ = NS_ERROR(Code::kSystemError, "cannot create trace dir {}: {}", config_.dir,
                             std::strerror(errno));
   } else {
@@ -131,6 +139,11 @@ void Recorder::resetProcessState() {
   invalid_ = 0;
   unregisteredDrops_ = 0;
   reclaimedDrops_ = 0;
+  unwritten_ = 0;
+  lossWarned_ = false;
+  lossReported_ = false;
+  inSignal_ = false;
+  outTailNonRecords_ = 0;
   dropsReported_ = 0;
   writeErrno_ = 0;
   fileFailed_ = false;
@@ -462,6 +475,7 @@ Status Recorder::close(const char* reason) {
   }
   drainLocked(true);
   writeFooterLocked(reason, 0);
+  reportLossLocked();
   drainLock_.unlock();
   return writerStatus();
 }
@@ -487,14 +501,17 @@ RecorderStats Recorder::stats() const {
   s.ops = ops_.load();
   s.tasks = tasks_.load();
   s.proxies = proxies_.load();
-  s.records = s.comms + s.ops + s.tasks + s.proxies;
   s.producerWakes = producerWakes_.load();
   s.invalid = invalid_.load();
   auto& lock = const_cast<DrainLock&>(drainLock_);
   if (lock.lock(kLockTimeoutNs)) {
     s.dropped = dropsReported_;
+    s.unwritten = unwritten_;
     lock.unlock();
   }
+  // Records formatted but lost with a failed write are counted by kind as formatted; not in the file.
+  const uint64_t formatted = s.comms + s.ops + s.tasks + s.proxies;
+  s.records = formatted > s.unwritten ? formatted - s.unwritten : 0;
   return s;
 }
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "common/status.h"
 #include "trace/ring.h"
@@ -27,6 +28,8 @@ struct RecorderConfig {
   int64_t fullWaitNs = 100'000'000;           // NCCLSHIM_TRACE_FULL_WAIT_US: wait, then drop
   int32_t envGlobalRank = kNoRank;            // RANK / OMPI_COMM_WORLD_RANK / PMI_RANK / SLURM_PROCID
   bool handleSignals = false;                 // NCCLSHIM_TRACE_SIGNALS (process recorder only)
+  uint32_t fileMode = 0600;                   // NCCLSHIM_TRACE_MODE (octal): the trace file's permissions
+  bool warnings = true;                       // false with NCCLSHIM_DEBUG=NONE: no warning of a lost file
 
   static RecorderConfig fromEnvironment();
 };
@@ -43,6 +46,7 @@ struct RecorderStats {
   uint64_t tasks = 0;
   uint64_t proxies = 0;
   uint64_t producerWakes = 0;  // times a recording thread woke the writer (its ring 3/4 full, or full)
+  uint64_t unwritten = 0;      // of `dropped`: records the file could not take (cannot create or write it)
 };
 
 // Lock for draining, owned by a thread id; async-signal-safe, with a deadline, and it refuses
@@ -176,6 +180,10 @@ class Recorder {
   void emitSlot(const RingSlot& slot);
   void emitLine(const char* line, size_t length);
   void flushOut();
+  void warnLocked(const char* what, const char* path, int err);
+  void noteOtherName(const char* wanted);
+  void reportLossLocked();
+  void logLocked(std::string_view message);
   bool openFileLocked();
   void buildPath(char* out, size_t capacity, int32_t rank) const;
   void adoptRankLocked(int32_t rank);
@@ -205,12 +213,20 @@ class Recorder {
 
   int fd_ = -1;
   char path_[kPathBytes] = {};
+  char wantedPath_[kPathBytes] = {};     // scratch of openFileLocked / adoptRankLocked
+  char chosenPath_[kPathBytes] = {};
+  char note_[2 * kPathBytes + 256] = {}; // scratch of the warnings (drain lock held)
   TraceHeader header_{};
   std::atomic<uint64_t> comms_{0}, ops_{0}, tasks_{0}, proxies_{0}, invalid_{0}, unregisteredDrops_{0};
   std::atomic<uint64_t> producerWakes_{0};
   uint64_t reclaimedDrops_ = 0;
   uint64_t dropsReported_ = 0;
-  bool fileFailed_ = false;              // open failed: records are counted as dropped
+  bool fileFailed_ = false;              // open or write failed: records are counted as dropped
+  bool lossWarned_ = false;              // the first failure was announced (once per process)
+  bool lossReported_ = false;            // the count of lost records was announced (at close / signal)
+  bool inSignal_ = false;                // the drain runs in a signal handler: raw write(2) for warnings
+  uint64_t unwritten_ = 0;               // records formatted but not written, or never formatted (no file)
+  size_t outTailNonRecords_ = 0;         // header / drops / footer lines at the end of out_
   std::atomic<int> writeErrno_{0};
   char lastReason_[16] = "close";
   int lastSignal_ = 0;

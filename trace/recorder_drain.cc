@@ -1,10 +1,16 @@
 // The recorder's drain: merges the rings of all threads by their records' merge keys (times, each
 // ring in its own order), numbers the records in that order (`n`), formats each as a JSON line into
 // a fixed buffer and writes it to the per-process file, which is created with the first record and
-// renamed once the global rank is known. Runs under drainLock_ in the writer thread, in
-// flush()/close(), or in a signal handler: async-signal-safe calls only (open, write, rename,
-// clock_gettime), no allocation.
+// renamed once the global rank is known. The file is always a new one (common/private_file.h: a
+// name taken, by a symlink or anything else, gets a ".1" before the extension, said in the log) and
+// private unless NCCLSHIM_TRACE_MODE says otherwise. A file that cannot be created or written is
+// announced at once, the file ends where the write failed, and the records lost are counted and
+// announced at close. Runs under drainLock_ in the writer thread, in flush()/close(), or in a
+// signal handler: async-signal-safe calls only (open, write, rename, clock_gettime), no allocation.
 #include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -13,6 +19,8 @@
 #include <cstring>
 
 #include "common/clock.h"
+#include "common/log.h"
+#include "common/private_file.h"
 #include "trace/line_buffer.h"
 #include "trace/recorder.h"
 
@@ -22,6 +30,19 @@ namespace {
 void storeFirstError(std::atomic<int>& slot, int err) {
   int expected = 0;
   slot.compare_exchange_strong(expected, err);
+}
+
+// The lines of `data` that are not complete in the file, less the non-record lines at its end.
+uint64_t recordLinesIn(const char* data, size_t length, size_t tailNonRecords) {
+  uint64_t lines = 0;
+  for (size_t i = 0; i < length; ++i) lines += data[i] == '\n';
+  return lines > tailNonRecords ? lines - tailNonRecords : 0;
+}
+
+// strerror without its locale machinery (async-signal-safe: a constant string).
+const char* errorText(int err) {
+  const char* text = strerrordesc_np(err);
+  return text ? text : "unknown error";
 }
 
 }  // namespace
@@ -44,9 +65,9 @@ uint64_t Recorder::drainLocked(bool allowReclaim) {
   }
   uint64_t emitted = 0;
   if (active > 0 && fd_ < 0 && (fileFailed_ || !openFileLocked())) {
-    // No file: the records cannot be kept; count them so the loss is visible in stats().
+    // No file: the records cannot be kept; count them so the loss is visible in stats() and at close.
     for (int i = 0; i < active; ++i) {
-      reclaimedDrops_ += mergeEnd_[i] - mergePos_[i];
+      unwritten_ += mergeEnd_[i] - mergePos_[i];
       merge_[i]->consumeTo(mergeEnd_[i]);
     }
     active = 0;
@@ -75,11 +96,13 @@ uint64_t Recorder::drainLocked(bool allowReclaim) {
       mergeEnd_[best] = mergeEnd_[active];
     }
   }
-  uint64_t totalDrops = reclaimedDrops_ + liveDrops + unregisteredDrops_.load();
+  flushOut();  // first: a write failing here counts its records in unwritten_
+  uint64_t totalDrops = reclaimedDrops_ + liveDrops + unregisteredDrops_.load() + unwritten_;
   if (totalDrops > dropsReported_) {
     if (fd_ >= 0) {
       size_t n = formatDropsLine(totalDrops - dropsReported_, totalDrops, line_, sizeof(line_));
       emitLine(line_, n);
+      ++outTailNonRecords_;
     }
     dropsReported_ = totalDrops;
   }
@@ -139,18 +162,76 @@ void Recorder::emitLine(const char* line, size_t length) {
   outLen_ += length;
 }
 
+// Writes out_. On the first failure (disk full, I/O error) the file is closed where it ends (cut,
+// possibly inside a line) and every record not complete in it, now or later, is counted as lost.
 void Recorder::flushOut() {
   size_t done = 0;
   while (fd_ >= 0 && done < outLen_) {
     ssize_t n = ::write(fd_, out_ + done, outLen_ - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      storeFirstError(writeErrno_, n < 0 ? errno : EIO);
+      const int err = n < 0 ? errno : EIO;
+      storeFirstError(writeErrno_, err);
+      ::close(fd_);
+      fd_ = -1;
+      fileFailed_ = true;
+      warnLocked("cannot write", path_, err);
       break;
     }
     done += static_cast<size_t>(n);
   }
+  if (done < outLen_) unwritten_ += recordLinesIn(out_ + done, outLen_ - done, outTailNonRecords_);
   outLen_ = 0;
+  outTailNonRecords_ = 0;
+}
+
+// The first failure to create or write the file, once per process: on stderr (the log) at once.
+void Recorder::warnLocked(const char* what, const char* path, int err) {
+  if (lossWarned_) return;
+  lossWarned_ = true;
+  LineBuffer message(note_, sizeof(note_));
+  message.put("trace: ");
+  message.put(std::string_view(what));
+  message.put(' ');
+  message.put(std::string_view(path));
+  message.put(": ");
+  message.put(std::string_view(errorText(err)));
+  message.put("; records of this process are lost from here on (their count is printed at exit)");
+  logLocked(message.view());
+}
+
+// How many records the trace lacks because its file failed, once, at close or at a fatal signal.
+void Recorder::reportLossLocked() {
+  if (lossReported_ || !fileFailed_ || dropsReported_ == 0) return;
+  lossReported_ = true;
+  LineBuffer message(note_, sizeof(note_));
+  message.put("trace: ");
+  message.putUint(dropsReported_);
+  message.put(" records lost: ");
+  message.put(std::string_view(path_[0] ? path_ : config_.dir.c_str()));
+  message.put(" could not be written (");
+  message.put(std::string_view(errorText(writeErrno_.load())));
+  message.put(path_[0] ? "); the file is cut where the writing stopped" : ")");
+  logLocked(message.view());
+}
+
+// A warning from under the drain lock: through the log, or in a signal handler straight to stderr
+// with the log's prefix (no allocation there).
+void Recorder::logLocked(std::string_view message) {
+  if (!config_.warnings) return;
+  if (!inSignal_) {
+    logWrite(LogLevel::kWarn, message);
+    return;
+  }
+  char prefix[128];
+  LineBuffer head(prefix, sizeof(prefix));
+  head.put(std::string_view(header_.host));
+  head.put(':');
+  head.putInt(header_.pid);
+  head.put(" ncclshim WARN ");
+  char newline[] = "\n";
+  iovec parts[3] = {{prefix, head.size()}, {const_cast<char*>(message.data()), message.size()}, {newline, 1}};
+  (void)!::writev(STDERR_FILENO, parts, 3);
 }
 
 // <dir>/<pattern>.jsonl: %h host, %p pid, %r global rank ("unknown" before it is known), %% '%'.
@@ -189,32 +270,52 @@ void Recorder::buildPath(char* out, size_t capacity, int32_t rank) const {
 
 bool Recorder::openFileLocked() {
   int32_t rank = globalRank_.load(std::memory_order_relaxed);
-  buildPath(path_, sizeof(path_), rank);
-  fd_ = ::open(path_, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) {
-    storeFirstError(writeErrno_, errno);
+  char* wanted = wantedPath_;  // members, not the stack: this may run on a signal's small stack
+  buildPath(wanted, kPathBytes, rank);
+  int fd = createNewFile(wanted, config_.fileMode, path_, sizeof(path_));
+  if (fd < 0) {
+    storeFirstError(writeErrno_, -fd);
     fileFailed_ = true;
+    path_[0] = '\0';
+    warnLocked("cannot create", wanted, -fd);
     return false;
   }
+  (void)::fchmod(fd, config_.fileMode);  // exactly the mode asked for, whatever the umask
+  fd_ = fd;
+  if (std::strcmp(wanted, path_) != 0) noteOtherName(wanted);
   header_.globalRank = rank;
   emitLine(line_, formatHeaderLine(header_, line_, sizeof(line_)));
+  ++outTailNonRecords_;
   flushOut();
-  return true;
+  return fd_ >= 0;
+}
+
+// The file's name was taken (a file of an earlier process, or one planted there): said each time.
+void Recorder::noteOtherName(const char* wanted) {
+  LineBuffer message(note_, sizeof(note_));
+  message.put("trace: ");
+  message.put(std::string_view(wanted));
+  message.put(" exists (not replaced, not followed); writing ");
+  message.put(std::string_view(path_));
+  logLocked(message.view());
 }
 
 void Recorder::adoptRankLocked(int32_t rank) {
   if (rank < 0) return;
   globalRank_.store(rank, std::memory_order_relaxed);
   if (fd_ < 0) return;
-  char renamed[kPathBytes];
-  buildPath(renamed, sizeof(renamed), rank);
+  char* renamed = wantedPath_;
+  buildPath(renamed, kPathBytes, rank);
   if (std::strcmp(renamed, path_) == 0) return;
   flushOut();
-  if (::rename(path_, renamed) == 0) {
-    std::memcpy(path_, renamed, sizeof(path_));
-  } else {
-    storeFirstError(writeErrno_, errno);
+  if (fd_ < 0) return;  // the write failed: the file stays under its first name, cut
+  char* chosen = chosenPath_;
+  if (int rc = renameToNewName(path_, renamed, chosen, kPathBytes); rc != 0) {
+    storeFirstError(writeErrno_, -rc);
+    return;
   }
+  std::memcpy(path_, chosen, sizeof(path_));
+  if (std::strcmp(renamed, chosen) != 0) noteOtherName(renamed);
 }
 
 void Recorder::writeFooterLocked(const char* reason, int signal) {
@@ -237,6 +338,7 @@ void Recorder::writeFooterLocked(const char* reason, int signal) {
   footer.endMonotonicNs = nowNs();
   copyFixed(footer.reason, sizeof(footer.reason), lastReason_);
   emitLine(line_, formatFooterLine(footer, line_, sizeof(line_)));
+  ++outTailNonRecords_;
   flushOut();
 }
 

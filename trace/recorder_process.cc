@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/env.h"
 #include "common/hot_section.h"
 #include "common/log.h"
 #include "trace/recorder.h"
@@ -32,6 +33,20 @@ int64_t envNumber(const char* name, int64_t fallback, int64_t lo, int64_t hi) {
     return fallback;
   }
   return value;
+}
+
+// NCCLSHIM_TRACE_MODE: the trace files' permissions in octal (e.g. 0644); 0600 when unset.
+uint32_t traceFileMode() {
+  std::string text = envString("NCCLSHIM_TRACE_MODE", "");
+  if (text.empty()) return 0600;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long mode = std::strtoul(text.c_str(), &end, 8);
+  if (errno != 0 || *end != '\0' || mode > 0777 || (mode & 0600) != 0600 || text[0] == '-') {
+    NS_WARN("ignoring NCCLSHIM_TRACE_MODE={}: expected octal permissions from 0600 to 0777, e.g. 0644; using 0600", text);
+    return 0600;
+  }
+  return static_cast<uint32_t>(mode);
 }
 
 std::mutex gLiveMutex;
@@ -142,6 +157,8 @@ RecorderConfig RecorderConfig::fromEnvironment() {
   config.fullWaitNs = envNumber("NCCLSHIM_TRACE_FULL_WAIT_US", 100'000, 0, 10'000'000) * 1000;
   config.handleSignals = envNumber("NCCLSHIM_TRACE_SIGNALS", 1, 0, 1) == 1;
   config.envGlobalRank = rankFromEnvironment();
+  config.fileMode = traceFileMode();
+  config.warnings = logLevel() != LogLevel::kNone;
   return config;
 }
 
@@ -178,11 +195,14 @@ void unregisterLiveRecorder(Recorder* recorder) {
 void Recorder::signalFlush(int signal, bool terminating) {
   if (!active_ || !drainLock_.lock(1'000'000'000)) return;
   bool wasClosed = closed_.load();
+  inSignal_ = true;
   uint64_t emitted = drainLocked(false);
   if (terminating) closed_.store(true);
   if (terminating ? (!wasClosed || emitted > 0) : (wasClosed && emitted > 0)) {
     writeFooterLocked(terminating ? "signal" : lastReason_, terminating ? signal : lastSignal_);
   }
+  if (terminating) reportLossLocked();
+  inSignal_ = false;
   drainLock_.unlock();
 }
 

@@ -42,10 +42,15 @@ int32_t TraceFile::globalRank() const {
 
 std::string TraceFile::endDescription() const {
   if (truncated) {
-    return fmt::format("cut at line {} after {} bytes (process killed while writing; {} complete lines kept)",
+    return fmt::format("cut at line {} after {} bytes (its writer stopped inside that line: killed, or its disk full; "
+                       "{} complete lines kept)",
                        cutLine, cutBytes, lines);
   }
-  if (!endsWithFooter) return "no footer (the process ended without a final flush)";
+  if (!endsWithFooter) {
+    return fmt::format("cut after line {}: no footer (the writer ended without a final flush: killed, a crash, _exit, "
+                       "or it could not write more)",
+                       lines);
+  }
   return "clean";
 }
 
@@ -74,6 +79,14 @@ void TraceParser::addCut(std::string_view partial) {
 }
 
 Result<TraceFile> TraceParser::finish() {
+  if (!sawHeader_ && file_.lines == 0 && file_.truncated) {
+    return NS_ERROR(Code::kInvalidArgument, "{}:1: no complete header line: cut after {} bytes (its writer could "
+                    "not write more?)", file_.path, file_.cutBytes);
+  }
+  if (!sawHeader_ && file_.lines == 0) {
+    return NS_ERROR(Code::kInvalidArgument, "{}:1: no complete header line: the file is empty (its writer could "
+                    "not write it?)", file_.path);
+  }
   if (!sawHeader_) {
     return NS_ERROR(Code::kInvalidArgument, "{}:1: no complete header line (not an ncclshim trace?)",
                     file_.path);

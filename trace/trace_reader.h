@@ -57,14 +57,14 @@ struct TraceFile {
   uint64_t dropped = 0;           // records the writer reported lost (drops lines / footer)
   uint64_t ignoredLines = 0;      // lines of a type this reader does not know (newer writer)
   int64_t lines = 0;              // complete lines
-  bool truncated = false;         // the file ends inside a line (the process was killed)
+  bool truncated = false;         // the file ends inside a line (its writer was killed or its disk full)
   int64_t cutLine = 0;            // number of that partial line
   uint64_t cutBytes = 0;          // bytes of it that were present
   uint64_t opsNotKept = 0;        // op records streamed to ReadOptions::onOps or skipped (skipOps)
 
   // Footer's, else header's, else the first comm record's global rank; kNoRank if none.
   int32_t globalRank() const;
-  // "clean", "no footer (...)" or "cut at line N after K bytes (...)".
+  // "clean", "cut after line N: no footer (...)" or "cut at line N after K bytes (...)".
   std::string endDescription() const;
 };
 

@@ -37,22 +37,13 @@ trap cleanup EXIT
 
 source tests/lib/checks.sh  # result(), passed, failed
 source tests/lib/processes.sh  # wait_for_busy_ranks
+source tests/lib/capture_program.sh  # build_capture_program
 
 for f in "$perf" "$trace_tool" "$BUILD/libncclshim.so" "$BUILD/tests/stub/libnccl.so.2" "$BUILD/nccl_cflags.txt"; do
   [ -e "$f" ] || { echo "missing $f: run make first"; echo "0 passed, 1 failed"; exit 1; }
 done
 
-# The capture program: nccl.h only, linked against the aborting stub, run under LD_PRELOAD.
-mkdir -p "$(dirname "$program")"
-: >"$work/program-build.log"
-if [ ! -x "$program" ] || [ tests/faults/programs/capture_until_killed.cc -nt "$program" ]; then
-  # shellcheck disable=SC2046
-  g++ -std=c++20 -O2 -g -Wall -Wextra $(cat "$BUILD/nccl_cflags.txt") -o "$program" \
-    tests/faults/programs/capture_until_killed.cc "$BUILD/tests/stub/libnccl.so.2" \
-    -Wl,-rpath,"$(realpath "$BUILD/tests/stub")" 2>"$work/program-build.log"
-fi
-[ -x "$program" ]
-result $? "build/capture-program" "$(head -5 "$work/program-build.log")"
+build_capture_program  # the capture program, built when missing or older than its source
 
 
 # ---- kill: SIGKILL rank 1 of a 4-rank perf in the middle of its all_reduce loop

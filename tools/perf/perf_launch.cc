@@ -1,4 +1,5 @@
-// Launching the ranks of `ncclshim perf` (local fork or mpirun) and collecting their exit codes.
+// Launching the ranks of `ncclshim perf` (local fork or mpirun; under mpirun the unique id goes
+// through tools/perf/id_file.h) and collecting their exit codes.
 #include "tools/perf/perf_launch.h"
 
 #include <nccl.h>
@@ -8,11 +9,13 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "tools/perf/id_file.h"
 #include "tools/perf/perf_runner.h"
 
 namespace nshim::perf {
@@ -93,36 +96,51 @@ int runLocalRanks(const PerfOptions& options) {
 }
 
 int runLauncherRank(const PerfOptions& options, int rank, int nranks) {
-  std::string path = options.idFile.empty() ? "/tmp/ncclshim-perf-" + std::to_string(getppid()) + ".id" : options.idFile;
+  std::string path = options.idFile;
+  if (path.empty()) {
+    Result<std::string> found = defaultIdFilePath();
+    if (!found.ok()) {
+      std::fprintf(stderr, "ncclshim perf: rank %d: %s\n", rank, found.status().message().c_str());
+      return 1;
+    }
+    path = *found;
+  }
   ncclUniqueId id;
+  std::optional<IdFileRemover> remover;
   if (rank == 0) {
     if (ncclGetUniqueId(&id) != ncclSuccess) {
       std::fprintf(stderr, "ncclshim perf: ncclGetUniqueId failed: %s\n", ncclGetLastError(nullptr));
       return 1;
     }
-    std::string tmp = path + ".tmp";
-    std::ofstream(tmp) << toHex(id) << "\n";
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-      std::fprintf(stderr, "ncclshim perf: cannot write the unique id to %s\n", path.c_str());
+    if (Status written = writeIdFile(path, toHex(id) + "\n"); !written.ok()) {
+      std::fprintf(stderr, "ncclshim perf: %s\n", written.message().c_str());
       return 1;
     }
+    remover.emplace(path);
   } else {
     bool found = false;
+    std::string foreign;  // why the file there was not taken, said once
     for (int attempt = 0; attempt < 3000 && !found; ++attempt) {  // up to 60 s
-      std::ifstream in(path);
+      std::string text, why;
+      IdFileState state = readIdFile(path, &text, &why);
+      if (state == IdFileState::kForeign && foreign.empty()) {
+        foreign = why;
+        std::fprintf(stderr, "ncclshim perf: rank %d: ignoring %s: %s; waiting for rank 0's own\n", rank,
+                     path.c_str(), why.c_str());
+      }
+      std::istringstream in(text);
       std::string hex;
-      found = in && (in >> hex) && fromHex(hex, &id);
+      found = state == IdFileState::kRead && (in >> hex) && fromHex(hex, &id);
       if (!found) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     if (!found) {
-      std::fprintf(stderr, "ncclshim perf: rank %d: no unique id appeared in %s within 60 s (use --id-file on a shared path)\n",
-                   rank, path.c_str());
+      std::string ignored = foreign.empty() ? "" : " (the file there was ignored: " + foreign + ")";
+      std::fprintf(stderr, "ncclshim perf: rank %d: no unique id of yours appeared in %s within 60 s%s; use --id-file on a shared path\n",
+                   rank, path.c_str(), ignored.c_str());
       return 1;
     }
   }
-  int code = runPerfRank(options, id, rank, nranks);
-  if (rank == 0) std::remove(path.c_str());
-  return code;
+  return runPerfRank(options, id, rank, nranks);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ const char* perfUsage() {
   return R"(usage: ncclshim perf <op> [options]
   An nccl-tests-compatible benchmark written against the NCCL API. GPU-free it runs on
   libncclshim.so over host memory; -np N forks N local ranks, or run one rank per process
-  under mpirun (the unique id is passed through --id-file).
+  under mpirun (the unique id is passed through a private file of yours, or --id-file).
 ops: all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv gather scatter
 options:
   -np N            local ranks to launch (default: 1, or the mpirun world)
@@ -30,7 +30,8 @@ options:
   -r ROOT          root for broadcast/reduce/gather/scatter (default 0)
   -z 0|1           accepted for compatibility
   --link-rate GBPS add 'ideal busbw' and 'efficiency (%)' columns for this link rate (GB/s)
-  --id-file PATH   file used by mpirun-launched ranks to share the unique id
+  --id-file PATH   file used by mpirun-launched ranks to share the unique id (default: in
+                   $XDG_RUNTIME_DIR or ${TMPDIR:-/tmp}/ncclshim-<uid>, one host only)
   --bind MODE      CPU binding of the ranks -np forks: auto (default: one CPU per rank when
                    they fit on the CPUs allowed, none when oversubscribed, as mpirun does),
                    core (always, round robin) or none

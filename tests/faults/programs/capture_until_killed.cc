@@ -4,14 +4,17 @@
 // recording to NCCLSHIM_TRACE_DIR like any captured job.
 // After every call that returned it writes "completed N" with write(2) (no buffering), so whoever
 // kills it knows how many calls completed before the signal.
-// Usage: capture_until_killed <calls>   stop after that many calls by raising SIGTERM itself
-//                                       (0: run until killed from outside)
+// Usage: capture_until_killed <calls>        stop after that many calls by raising SIGTERM itself
+//                                            (0: run until killed from outside)
+//        capture_until_killed <calls> exit   destroy the communicator and return 0 after them
+//                                            (tests/suites/shared_host_tests.sh)
 #include <nccl.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 #include <vector>
 
 #include "../../../common/main_fence.h"  // built by fault_tests.sh without -I.
@@ -31,8 +34,9 @@ bool ok(ncclResult_t result, const char* what) {
 }
 
 int run(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: capture_until_killed <calls, 0 = until killed>\n");
+  const bool exitAfter = argc == 3 && std::string_view(argv[2]) == "exit";
+  if (argc != 2 && !exitAfter) {
+    std::fprintf(stderr, "usage: capture_until_killed <calls, 0 = until killed> [exit]\n");
     return 2;
   }
   const long stopAfter = std::atol(argv[1]);
@@ -50,6 +54,7 @@ int run(int argc, char** argv) {
         : ncclAllReduce(send.data(), recv.data(), kCount, ncclFloat, ncclSum, comm, nullptr);
     if (!ok(result, "collective")) return 1;
     say("completed", calls);
+    if (calls == stopAfter && exitAfter) return ok(ncclCommDestroy(comm), "ncclCommDestroy") ? 0 : 1;
     if (calls == stopAfter) raise(SIGTERM);
   }
 }
