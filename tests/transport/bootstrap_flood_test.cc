@@ -209,5 +209,32 @@ TEST_CASE("connections without the secret neither stall nor break the bootstrap"
   }
 }
 
+TEST_CASE("a rank that never arrives is still named when strangers flood the root", "[tcp][bootstrap_flood]") {
+  REQUIRE(raiseOpenFileLimit(20000));
+  LogCapture capture;
+  UniqueId id = mustCreateId();
+  auto info = decodeUniqueId(id);
+  REQUIRE(info.ok());
+  std::vector<Fd> strangers;
+  openSilent(info->root, loopback("127.0.0.1"), 1500, &strangers);
+  std::vector<Status> results(3);
+  std::vector<std::thread> ranks;
+  for (int rank = 0; rank < 3; ++rank) {  // rank 3 never comes
+    ranks.emplace_back([&, rank] {
+      BootstrapOptions options;
+      options.timeoutSeconds = 1.5;
+      auto sockets = bootstrapConnect(id, rank, 4, options);
+      results[rank] = sockets.ok() ? Status::Ok() : sockets.status();
+    });
+  }
+  for (std::thread& rank : ranks) rank.join();
+  for (const Status& result : results) {
+    INFO(result.toString());
+    CHECK(result.code() == Code::kTimeout);
+    CHECK(contains(result.message(), "rank 3 of 4 never arrived"));
+    CHECK(std::regex_search(result.message(), std::regex("meanwhile \\d+ connections without the job's secret")));
+  }
+}
+
 }  // namespace
 }  // namespace nshim
