@@ -269,13 +269,13 @@ TEST_CASE("strangers at the bootstrap root are refused and the job completes", "
   UniqueId id = mustCreateId();
   auto info = decodeUniqueId(id);
   REQUIRE(info.ok());
-  // A forged id (wrong secret): the root closes the connection without answering.
+  // A forged id (wrong secret): the root answers that the id is not this job's.
   UniqueIdInfo forgedInfo = *info;
   forgedInfo.secret[0] ^= 1;
   int64_t start = nowNs();
   auto forged = connectTcpTransport(encodeUniqueId(forgedInfo), 0, 3, testOptions(5));
   REQUIRE_FALSE(forged.ok());
-  CHECK(contains(forged.status().message(), "closed the connection without answering"));
+  CHECK(contains(forged.status().message(), "its secret is not this job's"));
   CHECK((nowNs() - start) * 1e-9 < 3);
   // Garbage of hello size: closed too.
   auto garbage = connectWithRetry(info->root, Deadline::after(5));

@@ -44,8 +44,8 @@ Result<std::vector<SocketAddress>> exchangeWithRoot(const UniqueIdInfo& info, in
   Status status = readAll(fd.get(), headerBytes, sizeof(headerBytes), replyDeadline, root);
   if (!status.ok() && status.code() == Code::kRemoteError) {
     return NS_ERROR(Code::kRemoteError,
-                    "{} closed the connection without answering rank {}: the unique id's secret is not the one "
-                    "it expects (an id of another job, or a stale id?), or the root process exited",
+                    "{} closed the connection without answering rank {}: the root process exited, or its "
+                    "bootstrap ended (failed, or done without this rank) before this rank's hello reached it",
                     root, rank);
   }
   NS_RETURN_IF_ERROR(status);
@@ -78,18 +78,14 @@ Status acceptFromLowerRanks(int listenFd, const Secret& secret, PeerSockets* out
   int accepted = 0;
   Status fatal;
   std::string label = fmt::format("rank {} bootstrap", rank);
-  HelloAcceptor acceptor(listenFd, kPeerHelloBytes, std::min(timeoutSeconds, 30.0), label);
+  HelloAcceptor acceptor(listenFd, kPeerHelloBytes, std::min(timeoutSeconds, bootstrapHelloTimeoutSeconds()), label);
   auto onHello = [&](Fd fd, const uint8_t* bytes, const SocketAddress& from) {
     PeerHello hello;
     std::string why;
-    if (!decode(bytes, &hello, &why)) {
-      NS_WARN("{}: refused a connection from {}: {}", label, from.toString(), why);
-      return;
-    }
+    if (!decode(bytes, &hello, &why)) return acceptor.noteStranger(from, StrangerReason::kNotBootstrap, why);
     if (!secretsEqual(hello.secret.data(), secret.data())) {
-      NS_WARN("{}: refused a connection from {} (claiming rank {}): wrong secret", label, from.toString(),
-              hello.fromRank);
-      return;
+      return acceptor.noteStranger(from, StrangerReason::kWrongSecret,
+                                   fmt::format("claiming rank {}", hello.fromRank));
     }
     PeerAck nack;
     if (hello.socketsPerPeer != static_cast<uint32_t>(socketsPerPeer)) {
@@ -131,10 +127,13 @@ Status acceptFromLowerRanks(int listenFd, const Secret& secret, PeerSockets* out
           }
         }
       }
+      size_t strangers = acceptor.strangers() + acceptor.waiting();
       return NS_ERROR(Code::kTimeout,
                       "rank {} timed out after {:g} s waiting for connections from {} {} (they may have failed "
-                      "during bootstrap)", rank, timeoutSeconds, missing.size() == 1 ? "rank" : "ranks",
-                      formatRankList(missing));
+                      "during bootstrap){}", rank, timeoutSeconds, missing.size() == 1 ? "rank" : "ranks",
+                      formatRankList(missing),
+                      strangers ? fmt::format("; meanwhile {} connections without the job's secret came and were "
+                                              "ignored", strangers) : "");
     }
     fds.clear();
     acceptor.appendPollFds(&fds);

@@ -5,8 +5,9 @@
 // accepts them from every lower one (only those of `BootstrapOptions::peers` when it is given:
 // phynet leaves out the ranks of the node); each connection starts with a hello carrying the
 // secret, the connecting rank and the socket index.
-// Connections without the right secret are refused (and logged), never fatal; every wait has a
-// deadline, and a rank that never arrives is named in the error of those that did.
+// Connections without the right secret are refused, never fatal, and never hold up the real ranks
+// (hello_acceptor.h); each listener logs one summary of them. Every wait has a deadline, and a rank
+// that never arrives is named in the error of those that did.
 #pragma once
 
 #include <string>

@@ -22,7 +22,6 @@ namespace {
 
 using namespace bootstrap;
 
-constexpr double kHelloTimeoutSeconds = 30;
 static_assert(kRootHelloBytes <= HelloAcceptor::kMaxHelloBytes);
 constexpr double kReplyTimeoutSeconds = 10;
 
@@ -32,7 +31,7 @@ class BootstrapRoot {
       : listen_(std::move(listenFd)),
         wake_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
         label_("bootstrap root " + address.toString()),
-        acceptor_(listen_.get(), kRootHelloBytes, kHelloTimeoutSeconds, label_),
+        acceptor_(listen_.get(), kRootHelloBytes, bootstrapHelloTimeoutSeconds(), label_),
         secret_(secret) {}
 
   ~BootstrapRoot() {
@@ -99,7 +98,7 @@ class BootstrapRoot {
       }
     }
     std::lock_guard<std::mutex> lock(mutex_);
-    acceptor_.closeAll();
+    acceptor_.finish();
     arrived_.clear();
     listen_.reset();
     finished_.store(true);
@@ -108,13 +107,13 @@ class BootstrapRoot {
   void onHello(Fd fd, const uint8_t* bytes, const SocketAddress& from) {
     RootHello hello;
     std::string why;
-    if (!decode(bytes, &hello, &why)) {
-      NS_WARN("{}: refused a connection from {}: {}", label_, from.toString(), why);
-      return;
-    }
+    if (!decode(bytes, &hello, &why)) return acceptor_.noteStranger(from, StrangerReason::kNotBootstrap, why);
     if (!secretsEqual(hello.secret.data(), secret_.data())) {
-      NS_WARN("{}: refused a connection from {} (claiming rank {}): wrong secret; a unique id of another "
-              "job, or a stale one?", label_, from.toString(), hello.rank);
+      // Answered, so that a rank given a stale id or another job's hears why.
+      acceptor_.noteStranger(from, StrangerReason::kWrongSecret, fmt::format("claiming rank {}", hello.rank));
+      sendError(fd.get(), Code::kInvalidArgument,
+                fmt::format("the {} refused the unique id: its secret is not this job's (an id of another job, or "
+                            "a stale one?)", label_));
       return;
     }
     if (hello.nranks < 1 || hello.nranks > kMaxRanks) {
@@ -194,6 +193,10 @@ class BootstrapRoot {
                                    "joining, or did the launcher start fewer ranks?)",
                                    missing.size() == 1 ? "rank" : "ranks", formatRankList(missing), nranks_,
                                    label_, timeoutSeconds_);
+    if (acceptor_.strangers() + acceptor_.waiting() > 0) {
+      text += fmt::format("; meanwhile {} connections without the job's secret came and were ignored",
+                          acceptor_.strangers() + acceptor_.waiting());
+    }
     NS_WARN("{}", text);
     for (int rank = 0; rank < nranks_; ++rank) {
       if (arrived_[rank].valid()) sendError(arrived_[rank].get(), Code::kTimeout, text);

@@ -138,16 +138,21 @@ bool SocketAddress::isLoopback() const {
   return false;
 }
 
-std::string SocketAddress::toString() const {
+std::string SocketAddress::host() const {
   char host[INET6_ADDRSTRLEN] = "?";
   if (family() == AF_INET) {
     inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&storage_)->sin_addr, host, sizeof(host));
-    return fmt::format("{}:{}", host, port());
-  }
-  if (family() == AF_INET6) {
+  } else if (family() == AF_INET6) {
     inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&storage_)->sin6_addr, host, sizeof(host));
-    return fmt::format("[{}]:{}", host, port());
+  } else {
+    return "<no address>";
   }
+  return host;
+}
+
+std::string SocketAddress::toString() const {
+  if (family() == AF_INET) return fmt::format("{}:{}", host(), port());
+  if (family() == AF_INET6) return fmt::format("[{}]:{}", host(), port());
   return "<no address>";
 }
 
@@ -247,7 +252,7 @@ Result<Fd> listenOn(const SocketAddress& address, SocketAddress* bound) {
   return fd;
 }
 
-Result<Fd> acceptPending(int listenFd, SocketAddress* peer) {
+Result<Fd> acceptPending(int listenFd, SocketAddress* peer, bool* outOfDescriptors) {
   sockaddr_storage storage{};
   socklen_t length = sizeof(storage);
   while (true) {
@@ -261,6 +266,10 @@ Result<Fd> acceptPending(int listenFd, SocketAddress* peer) {
     if (errno == EINTR) continue;
     // Transient conditions (a client that reset before accept, fd pressure) leave nothing to accept.
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ECONNABORTED || errno == EPROTO) return Fd();
+    if (outOfDescriptors != nullptr && (errno == EMFILE || errno == ENFILE)) {
+      *outOfDescriptors = true;
+      return Fd();
+    }
     return NS_ERROR(Code::kSystemError, "accept: {}", errnoText(errno));
   }
 }

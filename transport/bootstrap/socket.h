@@ -67,6 +67,8 @@ class SocketAddress {
   socklen_t length() const { return length_; }
   // "127.0.0.1:5000" or "[::1]:5000".
   std::string toString() const;
+  // The address without the port: "127.0.0.1", "::1".
+  std::string host() const;
 
  private:
   sockaddr_storage storage_{};
@@ -99,8 +101,10 @@ Result<SocketAddress> interfaceAddress(const std::string& spec, int preferredFam
 
 // Binds to `address` (port 0 = ephemeral) and listens. `bound` receives the real address.
 Result<Fd> listenOn(const SocketAddress& address, SocketAddress* bound);
-// Accepts one pending connection, or returns an invalid Fd when none is pending.
-Result<Fd> acceptPending(int listenFd, SocketAddress* peer);
+// Accepts one pending connection, or returns an invalid Fd when none is pending. With
+// `outOfDescriptors`, running out of file descriptors (EMFILE, ENFILE) is not an error either: an
+// invalid Fd is returned and *outOfDescriptors set.
+Result<Fd> acceptPending(int listenFd, SocketAddress* peer, bool* outOfDescriptors = nullptr);
 // Connects to `address`, retrying refused/unreachable attempts with back-off until the deadline,
 // or until `giveUp` (checked between attempts) returns true. With a valid `source`, the socket is
 // bound to that address first (port 0), so that the connection leaves through this rank's own NIC.
