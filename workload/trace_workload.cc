@@ -50,8 +50,8 @@ Result<std::map<uint64_t, CommBuild>> collectComms(const trace::TraceSet& set) {
       }
       if (static_cast<size_t>(r.nranks) > files) {
         return NS_ERROR(Code::kInvalidArgument, "{}: field 'nranks': communicator {} declares {} ranks, but the trace "
-                        "has {} file{} (one per rank)", where(file, entry.line), trace::commIdText(r.commId),
-                        r.nranks, files, files == 1 ? "" : "s");
+                        "has {} file{} (one per rank: a rank's file is missing?)", where(file, entry.line),
+                        trace::commIdText(r.commId), r.nranks, files, files == 1 ? "" : "s");
       }
       CommBuild& comm = comms[r.commId];
       if (comm.nranks == 0) {
