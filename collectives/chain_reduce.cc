@@ -36,7 +36,8 @@ Status reduce(Communicator& comm, const void* send, void* recv, size_t count, Da
   const int to = nodes.ringPrev(comm.rank());    // position - 1
   const bool receives = position < n - 1;
   const size_t elemSize = dataTypeSize(type);
-  const size_t chunkElems = std::max<size_t>(1, comm.options().chunkBytes / elemSize);
+  // No chunk is larger than the buffer: the same chunks, and scratch that follows the bytes.
+  const size_t chunkElems = std::max<size_t>(1, std::min(comm.options().chunkBytes / elemSize, count));
   const int chunks = static_cast<int>((count + chunkElems - 1) / chunkElems);
   const int window = std::max(1, std::min(comm.options().maxInflight, chunks));
   char* stage = comm.scratch(static_cast<size_t>(window) * chunkElems * elemSize);

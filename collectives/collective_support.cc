@@ -44,6 +44,15 @@ size_t reductionScratchBound(const CollectiveOptions& options) {
   return std::max({ringStages, treeStages, options.smallAllReduceBytes});
 }
 
+size_t reductionScratchFor(const CollectiveOptions& options, size_t bufferBytes) {
+  constexpr size_t kLargestElement = 8;
+  const size_t window = static_cast<size_t>(std::max(1, options.maxInflight));
+  const size_t stages = window * std::max<size_t>(2, kMaxTreeDown);  // ring: 2 per window slot; tree: children
+  const size_t bytes = std::max(bufferBytes, kLargestElement);
+  const size_t bound = reductionScratchBound(options);
+  return bytes > bound / stages ? bound : stages * bytes;
+}
+
 const void* preScaledInput(const void* send, size_t count, DataType type, const ReduceOp& op,
                            std::vector<char>* storage) {
   if (op.kind != ReduceKind::kPreMulSum || count == 0) return send;

@@ -54,6 +54,10 @@ Status scatter(Communicator& comm, const void* send, void* recv, size_t count, D
 // recursive-doubling copy.
 // Reserving it before timing keeps its allocation and registration out of the first reduction.
 size_t reductionScratchBound(const CollectiveOptions& options);
+// What any reduction of a buffer of `bufferBytes` (its count argument in bytes: a reduce-scatter's
+// per-rank block) asks for, at most: a slice or chunk is never larger than the buffer, so the
+// stages follow its bytes (window x max(2, kMaxTreeDown) of them) up to reductionScratchBound.
+size_t reductionScratchFor(const CollectiveOptions& options, size_t bufferBytes);
 
 // Point-to-point, issued together: all operations in the batch are posted before any is waited for,
 // so any set of matching sends and receives completes without deadlock. Between a pair of ranks,

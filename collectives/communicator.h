@@ -82,6 +82,7 @@ class Communicator {
   // Scratch memory reused across operations (receive staging for reductions), registered with
   // the transport so that staged receives can be zero-copy.
   char* scratch(size_t bytes);
+  size_t scratchBytes() const { return scratch_.size(); }
 
   // The PXN relay of a trace's own send/recv (pxn_relay.h; phynet --pxn on nodes of several
   // ranks): null unless set.

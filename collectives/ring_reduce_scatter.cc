@@ -26,7 +26,7 @@ class RingReduceScatterPass final : public RingPass {
         output_(output),
         perRank_(perRank),
         type_(type),
-        op_(op), elemSize_(dataTypeSize(type)), sliceElems_(sliceElements(comm, type)),
+        op_(op), elemSize_(dataTypeSize(type)), sliceElems_(std::min(sliceElements(comm, type), std::max<size_t>(1, perRank))),  // scratch follows the bytes
         blocks_(static_cast<int>((perRank + sliceElems_ - 1) / sliceElems_)), window_(ringWindow(comm)) {
     stage_ = comm.scratch(static_cast<size_t>(window_) * 2 * sliceElems_ * elemSize_);
   }

@@ -54,7 +54,8 @@ Status treeAllReduce(Communicator& comm, const void* inputBuffer, void* recv, si
   const TreeLinks links[2] = {doubleBinaryTreeLinks(comm.nodes(), comm.rank(), 0),
                               doubleBinaryTreeLinks(comm.nodes(), comm.rank(), 1)};
   const size_t elemSize = dataTypeSize(type);
-  const size_t chunkElems = std::max<size_t>(1, comm.options().chunkBytes / elemSize);
+  // No chunk is larger than the buffer: the same chunks, and scratch that follows the bytes.
+  const size_t chunkElems = std::max<size_t>(1, std::min(comm.options().chunkBytes / elemSize, count));
   const std::vector<TreeChunk> chunks = treeChunks(count, std::max(1, channels), chunkElems);
   const int window = std::max(1, std::min(comm.options().maxInflight, static_cast<int>(chunks.size())));
   char* stage = comm.scratch(static_cast<size_t>(window) * kMaxTreeDown * chunkElems * elemSize);

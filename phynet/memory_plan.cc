@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "collectives/collectives.h"
 #include "common/rank_ranges.h"
 #include "phynet/op_runner.h"
 #include "phynet/rank_messages.h"
@@ -55,7 +56,7 @@ uint64_t cgroupHeadroomBytes() {
 bool reduces(const WorkOp& op) { return describe(op.kind).reduces; }
 
 RankMemoryPlan planRankMemory(const Workload& workload, int globalRank, bool verify, uint64_t capBytes,
-                              uint64_t scratchBytes) {
+                              const CollectiveOptions& collectives) {
   RankMemoryPlan plan;
   const std::vector<WorkOp>& ops = workload.ranks.at(globalRank).ops;
   for (const std::vector<uint32_t>& batch : issueBatches(ops)) {
@@ -65,7 +66,13 @@ RankMemoryPlan planRankMemory(const Workload& workload, int globalRank, bool ver
     std::vector<const WorkOp*> list;
     for (uint32_t k : batch) {
       list.push_back(&ops[k]);
-      if (reduces(ops[k])) plan.reducing.insert(id);
+      if (reduces(ops[k])) {  // the engine stages the op's pieces (the whole op with --verify)
+        const PieceSplit split = splitToCap(ops[k], nranks, verify ? kNoCap : capBytes);
+        const uint64_t count = split.pieces > 1 ? std::min(ops[k].count, split.perPiece) : ops[k].count;
+        const uint64_t stages = reductionScratchFor(collectives, count * dataTypeSize(ops[k].type));
+        uint64_t& scratch = plan.scratch[id];
+        scratch = std::max({scratch, stages, kMinScratchBytes});
+      }
       BufferNeed one = collectiveBufferNeed(ops[k], nranks);
       if (one.sendBytes + one.recvBytes > plan.largestBytes) {
         plan.largestBytes = one.sendBytes + one.recvBytes;
@@ -78,7 +85,7 @@ RankMemoryPlan planRankMemory(const Workload& workload, int globalRank, bool ver
     max.recvBytes = std::max(max.recvBytes, need.recvBytes);
   }
   for (const auto& [id, need] : plan.arenas) plan.totalBytes += need.sendBytes + need.recvBytes;
-  plan.totalBytes += plan.reducing.size() * scratchBytes;
+  for (const auto& [id, bytes] : plan.scratch) plan.totalBytes += bytes;
   return plan;
 }
 
@@ -110,7 +117,7 @@ std::vector<uint64_t> candidateCaps(uint64_t givenCap) {
 }
 
 RankMemoryFacts rankMemoryFacts(const Workload& workload, int globalRank, bool verify, const std::vector<uint64_t>& caps,
-                                uint64_t scratchBytes) {
+                                const CollectiveOptions& collectives) {
   RankMemoryFacts facts;
   if (globalRank < 0 || globalRank >= static_cast<int>(workload.ranks.size())) {
     facts.totalAtCap.assign(caps.size(), 0);
@@ -121,7 +128,7 @@ RankMemoryFacts rankMemoryFacts(const Workload& workload, int globalRank, bool v
       facts.totalAtCap.push_back(facts.totalAtCap.front());
       continue;
     }
-    RankMemoryPlan plan = planRankMemory(workload, globalRank, verify, cap, scratchBytes);
+    RankMemoryPlan plan = planRankMemory(workload, globalRank, verify, cap, collectives);
     facts.totalAtCap.push_back(plan.totalBytes);
     if (plan.largest && facts.largest.empty()) {
       facts.largestBytes = plan.largestBytes;

@@ -1,5 +1,7 @@
 // Memory of a replay, known before any traffic: each rank's arenas (one per communicator, sized for
-// its largest batch; each side within --max-buffer unless --verify, op_pieces.h), the largest
+// its largest batch; each side within --max-buffer unless --verify, op_pieces.h), each reducing
+// communicator's engine scratch (sized for its largest reduction, so that memory follows the bytes
+// and not the number of communicators), the largest
 // operation and where it came from, the memory each host has available (cgroup limit, MemAvailable),
 // and the verdict: a host whose ranks together need more than it has is refused, naming the
 // operation, the bytes, the memory and the --scale (--verify) or --max-buffer that would fit.
@@ -11,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/communicator.h"
 #include "phynet/op_pieces.h"
 #include "phynet/workload_names.h"
 #include "workload/workload.h"
@@ -19,15 +22,19 @@ namespace nshim::phynet {
 
 struct RankMemoryPlan {
   std::map<uint64_t, BufferNeed> arenas;  // by communicator id
-  std::set<uint64_t> reducing;            // communicators with a reduction (they hold engine scratch)
-  uint64_t totalBytes = 0;                // all arenas, both sides, and the reducing ones' scratch
+  std::map<uint64_t, uint64_t> scratch;   // communicators with a reduction -> their engine scratch bytes
+  uint64_t totalBytes = 0;                // all arenas, both sides, and the scratch
   const WorkOp* largest = nullptr;        // the op with the most buffer bytes (uncapped)
   uint64_t largestBytes = 0;              // its send + receive buffer bytes
 };
 
-// `scratchBytes`: what each reducing communicator's engine scratch takes (reductionScratchBound).
+// `collectives`: the engine's options, which size its scratch (reductionScratchFor).
 RankMemoryPlan planRankMemory(const Workload& workload, int globalRank, bool verify, uint64_t capBytes,
-                              uint64_t scratchBytes);
+                              const CollectiveOptions& collectives);
+
+// The least scratch a reducing communicator is given (one page): a reduction of a few bytes asks
+// for less, and the next one then needs no allocation either.
+constexpr uint64_t kMinScratchBytes = 4096;
 
 // Allreduce, reducescatter and reduce use the engine's scratch.
 bool reduces(const WorkOp& op);
@@ -47,7 +54,7 @@ struct RankMemoryFacts {
   std::string largest;               // "allreduce ... at file:line", "" when the rank has no ops
 };
 RankMemoryFacts rankMemoryFacts(const Workload& workload, int globalRank, bool verify, const std::vector<uint64_t>& caps,
-                                uint64_t scratchBytes);
+                                const CollectiveOptions& collectives);
 // As words for MpiSession::gatherToRoot, and back (false on words that do not fit `caps`).
 std::vector<int64_t> packMemoryFacts(const RankMemoryFacts& facts);
 bool unpackMemoryFacts(const std::vector<int64_t>& words, size_t caps, RankMemoryFacts* out);

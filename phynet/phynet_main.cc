@@ -213,7 +213,7 @@ bool memoryFits(ReplayOptions& options, const Workload& workload, const std::vec
   check.capBytes = options.maxBufferBytes;
   check.scale = options.scale;
   const RankMemoryFacts mine = rankMemoryFacts(workload, mpi.rank(), options.verify, check.caps,
-                                               reductionScratchBound(CollectiveOptions::fromEnvironment()));
+                                               CollectiveOptions::fromEnvironment());
   std::vector<std::vector<int64_t>> gathered = mpi.gatherToRoot(packMemoryFacts(mine), "memory: each rank's needs");
   for (const std::vector<int64_t>& words : gathered) {
     check.ranks.emplace_back();
@@ -353,6 +353,7 @@ int run(int argc, char** argv) {
   config.pace = options.pace;
   config.iterations = options.iterations + options.warmup;
   config.stallSeconds = timeout + 10;
+  config.timeoutSeconds = timeout;
   config.showProgress = self == 0;
   config.verify = options.verify;
   config.maxBufferBytes = options.maxBufferBytes;

@@ -29,6 +29,37 @@ void sleepUntil(int64_t atNs, const FailureSlot& failure) {
   }
 }
 
+// --pace recorded: the wait before a batch whose first op is `first`: the recorded gap between
+// issues when both are known (same iteration), else the compute time recorded before this op.
+int64_t paceGapNs(const WorkOp* previous, const WorkOp& first) {
+  const bool haveIssue = previous && first.issueNs >= 0 && previous->issueNs >= 0 && first.issueNs >= previous->issueNs;
+  return haveIssue ? first.issueNs - previous->issueNs : std::max<int64_t>(first.computeNs, 0);
+}
+
+// Every wait the dispatcher will pace (the first two iterations hold every distinct one) must end
+// within --timeout: the peers wait for this rank's next op no longer than that, and no wait of a
+// replay may outlast it. A longer one is refused before anything is sent.
+Status checkPacing(const std::vector<WorkOp>& ops, const std::vector<std::vector<uint32_t>>& batches,
+                   const ReplayConfig& config, int globalRank) {
+  if (config.pace != Pace::kRecorded) return Status::Ok();
+  const int64_t limitNs = static_cast<int64_t>(config.timeoutSeconds * 1e9);
+  const WorkOp* previous = nullptr;
+  for (int it = 0; it < std::min(config.iterations, 2); ++it) {
+    for (const std::vector<uint32_t>& batch : batches) {
+      const WorkOp& first = ops[batch.front()];
+      const int64_t gap = paceGapNs(previous, first);
+      if (gap > limitNs) {
+        return NS_ERROR(Code::kInvalidArgument, "rank {}: --pace recorded would wait {:.6g} s before {} ({}), "
+                        "longer than --timeout {:g} s, the deadline of every wait (no operation was replayed): raise "
+                        "--timeout, or replay with --pace fast", globalRank, gap * 1e-9, describeOp(first),
+                        first.source, config.timeoutSeconds);
+      }
+      previous = &first;
+    }
+  }
+  return Status::Ok();
+}
+
 // Walks every iteration's batches in issue order and queues them on their executors.
 // Repetitions of the workload are fenced like training steps: iteration i+1 is issued once every op
 // of iteration i has completed on this rank (no cross-rank barrier), which also bounds the queues.
@@ -47,11 +78,7 @@ void dispatch(const std::vector<WorkOp>& ops, const std::vector<std::vector<uint
       if (failure.failed()) break;
       const WorkOp& first = ops[batch.front()];
       if (config.pace == Pace::kRecorded) {
-        // The recorded gap between issues when both are known (same iteration), else the compute
-        // time recorded before this op.
-        bool haveIssue = previous && first.issueNs >= 0 && previous->issueNs >= 0 && first.issueNs >= previous->issueNs;
-        int64_t gap = haveIssue ? first.issueNs - previous->issueNs : std::max<int64_t>(first.computeNs, 0);
-        sleepUntil(lastIssue + gap, failure);
+        sleepUntil(lastIssue + paceGapNs(previous, first), failure);  // within --timeout: checkPacing
         lastIssue = nowNs();
         previous = &first;
       }
@@ -140,9 +167,10 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
                                     const ReplayConfig& config) {
   const std::vector<WorkOp>& ops = workload.ranks.at(globalRank).ops;
   const std::vector<std::vector<uint32_t>> batches = issueBatches(ops);
+  NS_RETURN_IF_ERROR(checkPacing(ops, batches, config, globalRank));
   const uint64_t cap = config.verify ? kNoCap : config.maxBufferBytes;
-  const uint64_t scratch = comms.empty() ? 0 : reductionScratchBound(comms.begin()->second->options());
-  const RankMemoryPlan plan = planRankMemory(workload, globalRank, config.verify, cap, scratch);
+  const CollectiveOptions collectives = comms.empty() ? CollectiveOptions{} : comms.begin()->second->options();
+  const RankMemoryPlan plan = planRankMemory(workload, globalRank, config.verify, cap, collectives);
   for (const auto& [id, need] : plan.arenas) {
     if (!comms.count(id)) return NS_ERROR(Code::kInternal, "rank {}: no communicator {:#x}", globalRank, id);
   }
@@ -160,7 +188,7 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
   }
 
   // The engine's scratch too, so that no reduction allocates (and registers) memory while timed.
-  for (uint64_t id : plan.reducing) comms.at(id)->scratch(scratch);
+  for (const auto& [id, bytes] : plan.scratch) comms.at(id)->scratch(bytes);
   result.counters.plannedBufferBytes = plan.totalBytes;
   result.counters.readyNs = nowNs();
   if (config.startTogether) config.startTogether();

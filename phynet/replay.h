@@ -23,6 +23,7 @@ struct ReplayConfig {
   Pace pace = Pace::kFast;
   int iterations = 1;            // total, warmup included
   double stallSeconds = 120;     // no op completing for this long ends the replay
+  double timeoutSeconds = 120;   // --timeout: --pace recorded refuses a gap longer than this
   bool showProgress = false;     // progress lines on stderr (rank 0)
   bool verify = false;           // --verify (phynet/data_check.h)
   uint64_t maxBufferBytes = kNoCap;  // --max-buffer: each arena side's cap without --verify (op_pieces.h)

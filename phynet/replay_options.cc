@@ -265,7 +265,8 @@ replay
                             SimAI / AICB workloads. Default: what NCCL 2.28.9 described for a node
                             of NVLink GPUs and one 10 Gb/s NIC (1 channel of 1.2 GB/s per graph,
                             2 collective channels): give your cluster's log for its choices
-  --pace fast|recorded      issue as fast as possible (default), or keep the recorded gaps
+  --pace fast|recorded      issue as fast as possible (default), or keep the recorded gaps (a gap
+                            longer than --timeout is refused before any op is replayed)
   --iterations N            replay the whole workload N times (default 1)
   --warmup N                N more iterations first, left out of the report (default 0)
   --scale X                 multiply every message size by X

@@ -255,6 +255,13 @@ Status TraceParser::parseOp() {
 }
 
 Status TraceParser::keepOp(const OpEntry& entry) {
+  const OpRecord& r = entry.record;
+  uint64_t bytes = 0;
+  if (!traceBytesFit(r.op, r.count, r.datatype, r.nranks, &bytes)) {
+    return Status(Code::kInvalidArgument,
+                  fmt::format("field 'count': {} of {} {} elements ({} bytes each) on {} ranks is more than 2^64 bytes",
+                              opName(r.op), r.count, datatypeName(r.datatype), datatypeSize(r.datatype), r.nranks));
+  }
   if (!options_.onOps) {
     ops_.push_back(entry);
     return Status::Ok();

@@ -217,6 +217,18 @@ inline uint64_t traceBytes(OpCode op, uint64_t count, int32_t datatype, int32_t 
   return collectiveOf(op, &kind) ? unit * sizeBlocks(describe(kind), nranks) : unit;
 }
 
+// traceBytes() when it fits 64 bits; false when count x size (x nranks) does not: no call can move
+// that much, so a record that says so is refused (the reader, the validator, the trace loader).
+inline bool traceBytesFit(OpCode op, uint64_t count, int32_t datatype, int32_t nranks, uint64_t* bytes) {
+  *bytes = 0;
+  if (op == OpCode::kGroupStart || op == OpCode::kGroupEnd) return true;
+  CollectiveKind kind;
+  const uint64_t blocks = collectiveOf(op, &kind) ? sizeBlocks(describe(kind), nranks) : 1;
+  uint64_t unit = 0;
+  return !__builtin_mul_overflow(count, uint64_t{datatypeSize(datatype)}, &unit) &&
+         !__builtin_mul_overflow(unit, blocks, bytes);
+}
+
 using ::nshim::fnv1a64;  // common/fnv1a.h
 
 // OpRecord::bytes handed to the recorder as this: its writer sets traceBytes() (off the caller's path).

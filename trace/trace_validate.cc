@@ -167,8 +167,11 @@ void Validator::checkOpFields(const TraceFile& file, const OpEntry& op, int32_t 
   if (isP2p(r.op) && (r.peer < 0 || r.peer >= commSize)) {
     error("peer outside the comm", fmt::format("{}: peer {} outside the comm", at(), r.peer));
   }
-  uint64_t expected = traceBytes(r.op, r.count, r.datatype, commSize);
-  if (r.bytes != expected) {
+  uint64_t expected = 0;
+  if (!traceBytesFit(r.op, r.count, r.datatype, commSize, &expected)) {
+    error("count too large", fmt::format("{}: field 'count': {} {} elements on the comm's {} ranks is more than 2^64 bytes",
+                                         at(), r.count, datatypeName(r.datatype), commSize));
+  } else if (r.bytes != expected) {
     warning("bytes differ from the bytes rule",
             fmt::format("{}: bytes {} but the bytes rule gives {}", at(), r.bytes, expected));
   }
@@ -239,7 +242,7 @@ void Validator::compareP2p(uint64_t comm, const std::map<int32_t, Member*>& memb
   for (auto& [rank, m] : members) {
     for (const OpEntry* op : m->ops) {
       const OpRecord& r = op->record;
-      uint64_t bytes = r.count * datatypeSize(r.datatype);
+      uint64_t bytes = r.count * datatypeSize(r.datatype);  // fits: the reader refuses a count that does not
       if (r.op == OpCode::kSend) sent[{rank, r.peer}].push_back(bytes);
       if (r.op == OpCode::kRecv) received[{r.peer, rank}].push_back(bytes);
     }

@@ -34,8 +34,10 @@ ReduceKind toReduceKind(const trace::OpRecord& r) {
   return ReduceKind::kSum;  // no reduction, or a user op the replay cannot know: sum moves the same bytes
 }
 
-// Membership of every communicator from the init/split records of all files.
+// Membership of every communicator from the init/split records of all files. Every member has its
+// own file, so a size above the number of files is refused before anything is sized by it.
 Result<std::map<uint64_t, CommBuild>> collectComms(const trace::TraceSet& set) {
+  const size_t files = set.files.size();
   std::map<uint64_t, CommBuild> comms;
   for (const trace::TraceFile& file : set.files) {
     const int global = file.globalRank();
@@ -45,6 +47,11 @@ Result<std::map<uint64_t, CommBuild>> collectComms(const trace::TraceSet& set) {
       if (r.nranks <= 0 || r.rank < 0 || r.rank >= r.nranks) {
         return NS_ERROR(Code::kInvalidArgument, "{}: communicator {} has rank {} of {}", where(file, entry.line),
                         trace::commIdText(r.commId), r.rank, r.nranks);
+      }
+      if (static_cast<size_t>(r.nranks) > files) {
+        return NS_ERROR(Code::kInvalidArgument, "{}: field 'nranks': communicator {} declares {} ranks, but the trace "
+                        "has {} file{} (one per rank: a rank's file is missing?)", where(file, entry.line),
+                        trace::commIdText(r.commId), r.nranks, files, files == 1 ? "" : "s");
       }
       CommBuild& comm = comms[r.commId];
       if (comm.nranks == 0) {
@@ -74,6 +81,14 @@ Result<std::map<uint64_t, CommBuild>> collectComms(const trace::TraceSet& set) {
     }
   }
   return comms;
+}
+
+// a - b, or INT64_MAX / INT64_MIN where the recorded times are so far apart that it would overflow
+// (the file holds any int64 time stamp; a replay refuses pacing waits that long: replay.h).
+int64_t timeBetween(int64_t a, int64_t b) {
+  int64_t difference = 0;
+  if (!__builtin_sub_overflow(a, b, &difference)) return difference;
+  return a > b ? INT64_MAX : INT64_MIN;
 }
 
 // Gives the memory of records[0, consumed) back to the system (whole pages only): a converted
@@ -195,19 +210,22 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
       return NS_ERROR(Code::kInvalidArgument, "{}: {} {} is {}, outside communicator {} of {} ranks", op.source,
                       opKindName(op.kind), isP2p ? "peer" : "root", rankArg, trace::commIdText(r.commId), n);
     }
-    op.bytes = opBytes(op.kind, op.count, op.type, n);
+    if (!trace::traceBytesFit(r.op, r.count, r.datatype, n, &op.bytes)) {
+      return NS_ERROR(Code::kInvalidArgument, "{}: field 'count': {} of count {} {} on {} ranks is more than 2^64 "
+                      "bytes", op.source, opKindName(op.kind), op.count, dataTypeName(op.type), n);
+    }
     if (op.bytes != r.bytes) {
       return NS_ERROR(Code::kInvalidArgument, "{}: bytes {} but {} of count {} {} on {} ranks is {} bytes",
                       op.source, r.bytes, opKindName(op.kind), op.count, dataTypeName(op.type), n, op.bytes);
     }
     if (firstStart < 0) firstStart = r.hostStartNs;
-    op.issueNs = r.hostStartNs - firstStart;
+    op.issueNs = timeBetween(r.hostStartNs, firstStart);
     bool batchStart = depth == 0 || out->ops.empty() || out->ops.back().group != currentGroup;
-    op.computeNs = batchStart && prevEnd >= 0 ? std::max<int64_t>(0, r.hostStartNs - prevEnd) : 0;
+    op.computeNs = batchStart && prevEnd >= 0 ? std::max<int64_t>(0, timeBetween(r.hostStartNs, prevEnd)) : 0;
     prevEnd = std::max(prevEnd, r.hostEndNs);
     bool gpuTimed = (r.flags & trace::kOpFlagGpuTimed) && r.gpuEndNs >= r.gpuStartNs && r.gpuStartNs > 0;
-    op.recordedNs = gpuTimed ? r.gpuEndNs - r.gpuStartNs
-                             : (r.hostEndNs >= r.hostStartNs ? r.hostEndNs - r.hostStartNs : -1);
+    op.recordedNs = gpuTimed ? timeBetween(r.gpuEndNs, r.gpuStartNs)
+                             : (r.hostEndNs >= r.hostStartNs ? timeBetween(r.hostEndNs, r.hostStartNs) : -1);
     op.group = depth > 0 ? currentGroup : 0;
     if (auto decision = decisions.find({op.commId, op.seq}); decision != decisions.end()) {
       if (!parseAlgorithm(decision->second->algo, &op.algo)) op.algo = Algorithm::kAuto;  // NVLS, CollNet, ...

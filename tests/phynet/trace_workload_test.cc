@@ -217,10 +217,10 @@ TEST_CASE("trace errors name the file and line", "[phynet]") {
   CHECK(loaded.status().message().find("rank2.jsonl:5") != std::string::npos);
 
   set = sampleSet();
-  set.files.pop_back();  // rank 3's file is missing: rank 1 of kTp1 has no member
+  set.files.pop_back();  // rank 3's file is missing: the world of 4 ranks has 3 files
   loaded = workloadFromTraceSet(set);
   REQUIRE_FALSE(loaded.ok());
-  CHECK(loaded.status().message().find("no trace file holds its rank 3") != std::string::npos);
+  CHECK(loaded.status().message().find("declares 4 ranks, but the trace has 3 files") != std::string::npos);
 }
 
 TEST_CASE("scale and filters keep the workload consistent", "[phynet]") {

@@ -358,5 +358,35 @@ if [ -f "$f" ]; then
   result $? "scale/32-rank-terminal-output-stays-short" "$(wc -l <"$work/w32.log") lines"
 fi
 
+# ---- bounded time and memory on any trace (issue 39; tests/lib/tiny_traces.sh)
+source tests/lib/tiny_traces.sh
+# A count of 2^62+1 floats is 4 bytes after a 64-bit wrap: refused naming file, line and field.
+tiny_trace "$work/wrap" 1
+sed -i 's/"count":1,/"count":4611686018427387905,/' "$work/wrap/rank0.jsonl"
+"$BUILD/ncclshim-trace" validate "$work/wrap" >"$work/wrap.log" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "wrap/rank0.jsonl:3: field 'count'" "$work/wrap.log"
+result $? "bounds/count-overflow-refused-by-validate" "rc $rc: $(tail -2 "$work/wrap.log")"
+run 2 "$work/wrap-check.log" --check "$work/wrap"
+rc=$?
+[ "$rc" -ne 0 ] && grep -q "wrap/rank0.jsonl:3: field 'count'" "$work/wrap-check.log"
+result $? "bounds/count-overflow-refused-by-phynet" "rc $rc: $(grep phynet "$work/wrap-check.log" | tail -2)"
+# A second op recorded 285 years after the first: --pace recorded ends at once, naming --timeout.
+tiny_trace "$work/pace" 1 9000000000000000000
+start=$(date +%s)
+RUN_LIMIT_S=60 run 2 "$work/pace.log" --pace recorded --timeout 5 "$work/pace"
+rc=$?
+took=$(($(date +%s) - start))
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$took" -lt 30 ] && grep -q "longer than --timeout 5 s" "$work/pace.log"
+result $? "bounds/pacing-wait-past-timeout-refused" "rc $rc after $took s: $(grep phynet "$work/pace.log" | tail -2)"
+# 1000 communicators with one 4-byte allreduce each: accepted, and each rank's peak RSS stays below
+# 300 MiB (measured about 40 MiB; engine scratch sized for 16 MiB reductions was 31 GiB a rank).
+tiny_trace "$work/comms1000" 1000
+run 2 "$work/comms1000.log" --json "$work/comms1000.json" "$work/comms1000"
+rc=$?
+rss=$(grep -o '"peak_rss_bytes":[0-9]*' "$work/comms1000.json" 2>/dev/null | cut -d: -f2 | sort -n | tail -1)
+[ "$rc" -eq 0 ] && [ -n "$rss" ] && [ "$rss" -lt $((300 << 20)) ]
+result $? "bounds/1000-tiny-communicators-under-300MiB-per-rank" "rc $rc, peak RSS ${rss:-?} B: $(grep 'memory per rank\|refusing' "$work/comms1000.log")"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

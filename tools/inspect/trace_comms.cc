@@ -52,6 +52,12 @@ TraceView buildTraceView(trace::TraceSet set) {
       const trace::CommRecord& r = entry.record;
       if (r.event != trace::CommEvent::kInit && r.event != trace::CommEvent::kSplit) continue;
       if (r.nranks <= 0 || r.rank < 0 || r.rank >= r.nranks) continue;
+      if (static_cast<size_t>(r.nranks) > files) {  // every member has a file: not sized by this
+        view.notes.push_back(fmt::format("{}:{}: field 'nranks': communicator {:#018x} declares {} ranks, but the "
+                                         "trace has {} files (one per rank): its record is left out",
+                                         view.set.files[i].path, entry.line, r.commId, r.nranks, files));
+        continue;
+      }
       Build& b = builds[r.commId];
       if (b.members.size() < static_cast<size_t>(r.nranks)) b.members.resize(r.nranks, -1);
       b.members[r.rank] = view.fileRank[i];
