@@ -39,7 +39,15 @@ void Workload::indexComms() {
 }
 
 uint64_t opBytes(OpKind kind, uint64_t count, DataType type, int nranks) {
-  return count * dataTypeSize(type) * sizeBlocks(describe(kind), nranks);
+  // Saturates instead of wrapping: the readers refuse such sizes, and a saturated figure can never
+  // pass for a small one in a check or a report.
+  uint64_t elementBytes = 0;
+  uint64_t total = 0;
+  if (__builtin_mul_overflow(count, static_cast<uint64_t>(dataTypeSize(type)), &elementBytes) ||
+      __builtin_mul_overflow(elementBytes, static_cast<uint64_t>(sizeBlocks(describe(kind), nranks)), &total)) {
+    return UINT64_MAX;
+  }
+  return total;
 }
 
 }  // namespace nshim::workload

@@ -65,6 +65,14 @@ TEST_CASE("a count whose bytes overflow 64 bits is refused naming file, line and
   CHECK(std::string(loaded.status().message()).find("rank0.jsonl:3: field 'count'") != std::string::npos);
 }
 
+TEST_CASE("opBytes saturates instead of wrapping", "[phynet][bounds]") {
+  // 2^62 + 1 floats is 2^64 + 4 bytes: wrapped, that read as 4 bytes.
+  const uint64_t count = (uint64_t{1} << 62) + 1;
+  CHECK(workload::opBytes(workload::OpKind::kAllReduce, count, DataType::kFloat32, 2) == UINT64_MAX);
+  CHECK(workload::opBytes(workload::OpKind::kAllGather, uint64_t{1} << 61, DataType::kFloat32, 4) == UINT64_MAX);
+  CHECK(workload::opBytes(workload::OpKind::kAllGather, 1024, DataType::kFloat32, 4) == 1024 * 4 * 4);
+}
+
 TEST_CASE("a communicator declaring more ranks than the trace has files is refused at once", "[phynet][bounds]") {
   auto set = twoRanks(1 << 20, "allreduce", "1", 1 << 20);
   REQUIRE(set.ok());
