@@ -15,6 +15,7 @@
 #include "common/clock.h"
 #include "common/hot_section.h"
 #include "common/log.h"
+#include "common/settings.h"
 #include "trace/recorder.h"
 
 namespace nshim::trace {
@@ -135,12 +136,12 @@ int32_t rankFromEnvironment() {
 
 RecorderConfig RecorderConfig::fromEnvironment() {
   RecorderConfig config;
-  if (const char* dir = std::getenv("NCCLSHIM_TRACE_DIR")) config.dir = dir;
-  if (const char* name = std::getenv("NCCLSHIM_TRACE_NAME"); name && *name) config.namePattern = name;
-  config.ringRecords = static_cast<uint32_t>(envNumber("NCCLSHIM_TRACE_RING", 4096, 16, 1 << 24));
-  config.drainIntervalNs = envNumber("NCCLSHIM_TRACE_FLUSH_MS", 10, 1, 60'000) * 1'000'000;
-  config.fullWaitNs = envNumber("NCCLSHIM_TRACE_FULL_WAIT_US", 100'000, 0, 10'000'000) * 1000;
-  config.handleSignals = envNumber("NCCLSHIM_TRACE_SIGNALS", 1, 0, 1) == 1;
+  config.dir = settingString(Setting::NCCLSHIM_TRACE_DIR);
+  if (settingIsSet(Setting::NCCLSHIM_TRACE_NAME)) config.namePattern = settingString(Setting::NCCLSHIM_TRACE_NAME);
+  config.ringRecords = static_cast<uint32_t>(settingInt(Setting::NCCLSHIM_TRACE_RING));
+  config.drainIntervalNs = settingInt(Setting::NCCLSHIM_TRACE_FLUSH_MS) * 1'000'000;
+  config.fullWaitNs = settingInt(Setting::NCCLSHIM_TRACE_FULL_WAIT_US) * 1000;
+  config.handleSignals = settingBool(Setting::NCCLSHIM_TRACE_SIGNALS);
   config.envGlobalRank = rankFromEnvironment();
   return config;
 }

@@ -91,6 +91,7 @@ const Scenario kScenarios[] = {
     {"abort", scenarioAbort, true, "30", 60, false},
     {"initall", scenarioInitAll, false, "20", 120, false},
     {"groupinit", scenarioGroupInit, false, "20", 60, false},
+    {"badsetting", scenarioBadSetting, false, "inf", 30, false},
 };
 
 struct Outcome {
