@@ -14,7 +14,10 @@ inline int64_t nowNs() {
 
 class Deadline {
  public:
+  // Saturates: beyond ~290 years (or inf) is never; NaN or not positive is now.
   static Deadline after(double seconds) {
+    if (!(seconds > 0)) return Deadline(nowNs());
+    if (seconds >= 9e9) return never();
     return Deadline(nowNs() + static_cast<int64_t>(seconds * 1e9));
   }
   static Deadline never() { return Deadline(INT64_MAX); }

@@ -1,5 +1,6 @@
-// Environment parameters (NCCLSHIM_*), read once and cached, with defaults. Malformed values are
-// reported once as a warning and the default is used.
+// NCCL's own environment variables (NCCL_ALGO, NCCL_P2P_NET_CHUNKSIZE, ...) that ncclshim honours,
+// read once and cached, with defaults; a malformed value is warned about and the default is used.
+// NCCLSHIM_* settings are not read here: common/settings.h.
 #pragma once
 
 #include <cstdint>

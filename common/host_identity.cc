@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "common/env.h"
+#include "common/settings.h"
 
 namespace nshim {
 namespace {
@@ -34,13 +34,14 @@ std::string hostName() {
 }
 
 std::string hostIdentity() {
-  std::string forced = envString("NCCLSHIM_HOSTID", "");
+  std::string forced = settingString(Setting::NCCLSHIM_HOSTID);
   if (!forced.empty()) return forced;
   return hostName() + "/" + firstLine("/proc/sys/kernel/random/boot_id") + "/" + networkNamespace();
 }
 
 int localRankFromEnvironment() {
-  for (const char* name : {"NCCLSHIM_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "LOCAL_RANK", "SLURM_LOCALID",
+  if (const int64_t forced = settingInt(Setting::NCCLSHIM_LOCAL_RANK); forced != kSettingAuto) return static_cast<int>(forced);
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "LOCAL_RANK", "SLURM_LOCALID",
                            "MPI_LOCALRANKID"}) {
     const char* value = std::getenv(name);
     if (value == nullptr || *value == '\0') continue;

@@ -11,7 +11,7 @@
 #include <mutex>
 #include <string>
 
-#include "common/env.h"
+#include "common/settings.h"
 
 namespace nshim {
 namespace {
@@ -28,7 +28,7 @@ LogLevel parseLevel(const std::string& text) {
 
 FILE* logStream() {
   static FILE* stream = [] {
-    std::string path = envString("NCCLSHIM_DEBUG_FILE", "");
+    std::string path = settingString(Setting::NCCLSHIM_DEBUG_FILE);
     if (path.empty()) return stderr;
     FILE* file = std::fopen(path.c_str(), "a");
     return file ? file : stderr;
@@ -39,7 +39,7 @@ FILE* logStream() {
 }  // namespace
 
 LogLevel logLevel() {
-  static const LogLevel level = parseLevel(envString("NCCLSHIM_DEBUG", "WARN"));
+  static const LogLevel level = parseLevel(settingString(Setting::NCCLSHIM_DEBUG));
   return level;
 }
 

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/settings.h"
+
 namespace nshim {
 
 int runProgram(const std::vector<std::string>& args, bool quietStderr) {
@@ -45,7 +47,7 @@ std::string executableDir() {
 
 std::string findPython(const char* module) {
   std::vector<std::string> candidates;
-  if (const char* env = std::getenv("NCCLSHIM_PYTHON")) candidates.push_back(env);
+  if (settingIsSet(Setting::NCCLSHIM_PYTHON)) candidates.push_back(settingString(Setting::NCCLSHIM_PYTHON));
   else candidates = {"python3", "/usr/bin/python3"};
   for (const std::string& python : candidates) {
     if (runProgram({python, "-c", std::string("import ") + module}, true) == 0) return python;

@@ -10,8 +10,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "common/env.h"
 #include "common/hot_section.h"
+#include "common/settings.h"
 
 namespace nshim {
 namespace detail {
@@ -28,7 +28,7 @@ constexpr int64_t kResetNs = 1'000'000;            // a line this far off is sta
 // stable) and the CPU says its TSC is invariant; NCCLSHIM_TSC_CLOCK=0 turns the TSC clock off.
 bool tscUsable() {
   try {
-    if (envInt("NCCLSHIM_TSC_CLOCK", 1) == 0) return false;
+    if (!settingBool(Setting::NCCLSHIM_TSC_CLOCK)) return false;
   } catch (...) {
     return false;
   }

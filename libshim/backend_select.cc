@@ -3,13 +3,15 @@
 //   forward  the real NCCL (real_nccl.h); every call fails with a message when there is none;
 //   gpufree  ncclshim itself on host memory;
 //   auto     (default) forward when a real NCCL is loadable and a GPU is present, else gpufree.
-// The choice and its reasons are logged at INFO (NCCLSHIM_DEBUG=INFO).
+// The choice and its reasons are logged at INFO (NCCLSHIM_DEBUG=INFO). A bad NCCLSHIM_* setting
+// (common/settings.h) selects no backend: every NCCL call fails with ncclInvalidArgument naming it.
 #include <string>
 
-#include "common/env.h"
 #include "common/hot_section.h"
 #include "common/log.h"
+#include "common/settings.h"
 #include "libshim/backend.h"
+#include "libshim/errors.h"
 #include "libshim/forward_backend.h"
 #include "libshim/gpu_probe.h"
 #include "libshim/gpufree_backend.h"
@@ -21,6 +23,7 @@ namespace {
 struct Selection {
   const NcclFunctions* backend = nullptr;  // lives for the whole process
   std::string mode;
+  Status settings;  // the settings' error when one is bad (no backend then)
 };
 
 const NcclFunctions* forwarding(const std::string& why) {
@@ -49,16 +52,19 @@ const NcclFunctions* automatic() {
 const Selection& selection() {
   static const Selection chosen = [] {
     Selection result;
-    result.mode = envString("NCCLSHIM_MODE", "auto");
+    result.settings = validateSettings();
+    if (!result.settings.ok()) {
+      NS_WARN("{}: every NCCL call will fail", result.settings.message());
+      return result;
+    }
+    result.mode = settingString(Setting::NCCLSHIM_MODE);
     if (result.mode == "gpufree") {
       NS_INFO("NCCLSHIM_MODE=gpufree: GPU-free");
       result.backend = &gpufreeBackend();
     } else if (result.mode == "forward") {
       result.backend = forwarding("forward");
-    } else if (result.mode == "auto") {
-      result.backend = automatic();
     } else {
-      NS_WARN("NCCLSHIM_MODE={} is not a mode (auto, forward, gpufree); every NCCL call will fail", result.mode);
+      result.backend = automatic();
     }
     return result;
   }();
@@ -78,8 +84,7 @@ const NcclFunctions* activeBackendSlow() {
 }
 
 Status backendUnavailable(const char* fn) {
-  return NS_ERROR(Code::kInvalidUsage, "{}: NCCLSHIM_MODE={} is not a mode (use auto, forward or gpufree)", fn,
-                  selection().mode);
+  return withContext(selection().settings, fn);
 }
 
 }  // namespace nshim

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "collectives/collectives.h"
-#include "common/env.h"
+#include "common/settings.h"
 
 namespace nshim {
 namespace {
@@ -41,7 +41,7 @@ CallSignature signatureOf(CollectiveKind kind, DataType type, size_t count, int 
 }
 
 bool callChecksOn() {
-  static const bool on = envInt("NCCLSHIM_CHECK_CALLS", 0) != 0;
+  static const bool on = settingBool(Setting::NCCLSHIM_CHECK_CALLS);
   return on;
 }
 

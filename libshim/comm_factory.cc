@@ -12,10 +12,10 @@
 #include <string>
 
 #include "collectives/op_tags.h"
-#include "common/env.h"
 #include "common/fnv1a.h"
 #include "common/host_identity.h"
 #include "common/log.h"
+#include "common/settings.h"
 #include "libshim/errors.h"
 #include "transport/layered/node_routed_transport.h"
 #include "transport/layered/protocol_framing_transport.h"
@@ -70,10 +70,7 @@ Result<std::unique_ptr<Communicator>> connectCommunicator(const UniqueId& id, in
   if (kind == TransportKind::kShm || nranks == 1) return makeCommunicator(std::move(transport));
   NS_ASSIGN_OR_RETURN(std::vector<uint64_t> keys, exchangeHostKeys(*transport, rank, nranks, options.timeoutSeconds));
   NodeLayout nodes = layoutOfHosts(keys);
-  std::string intraNode = envString("NCCLSHIM_INTRA_NODE", "auto");
-  if (intraNode != "auto" && intraNode != "shm" && intraNode != "net") {
-    return NS_ERROR(Code::kInvalidArgument, "NCCLSHIM_INTRA_NODE='{}': auto (the default), shm or net", intraNode);
-  }
+  std::string intraNode = settingString(Setting::NCCLSHIM_INTRA_NODE);  // auto, shm or net
   if (intraNode == "auto") intraNode = nodes.nodes() > 1 ? "shm" : "net";
   const int mine = nodes.nodeOf(rank);
   if (intraNode == "shm" && nodes.ranksOf(mine).size() > 1) {

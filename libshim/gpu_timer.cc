@@ -12,9 +12,9 @@
 #include <thread>
 
 #include "common/clock.h"
-#include "common/env.h"
 #include "common/hot_section.h"
 #include "common/log.h"
+#include "common/settings.h"
 #include "libshim/record_hook.h"
 
 namespace nshim {
@@ -64,7 +64,7 @@ class GpuTimer {
   bool enabled() const { return enabled_; }
 
   GpuTimer() {
-    if (envInt("NCCLSHIM_GPU_TIMING", 0) != 1) return;
+    if (!settingBool(Setting::NCCLSHIM_GPU_TIMING)) return;
     enabled_ = driver_.load();
     if (!enabled_) NS_WARN("NCCLSHIM_GPU_TIMING=1 but no CUDA driver is loaded in this process: not timing");
     else NS_INFO("timing NCCL operations on the GPU with CUDA events");

@@ -36,10 +36,10 @@
 #include <cstring>
 #include <new>
 
-#include "common/env.h"
 #include "common/hot_section.h"
 #include "common/log.h"
 #include "common/self_time.h"
+#include "common/settings.h"
 #include "common/tsc_clock.h"
 #include "libshim/api_current_op.h"
 #include "libshim/nccl_profiler_abi.h"
@@ -258,12 +258,13 @@ uint64_t processSetup() {
   static const uint64_t mask = [] {
     gPid = getpid();
     gProxies.prefault();
-    gCounting = envInt("NCCLSHIM_PROFILER_COUNT", 0) != 0;
-    gRecordsOn = envInt("NCCLSHIM_PROFILER_RECORD", 1) != 0;
-    gNoop = envInt("NCCLSHIM_PROFILER_NOOP", 0) != 0;
+    gCounting = settingBool(Setting::NCCLSHIM_PROFILER_COUNT);
+    gRecordsOn = settingBool(Setting::NCCLSHIM_PROFILER_RECORD);
+    gNoop = settingBool(Setting::NCCLSHIM_PROFILER_NOOP);
     uint64_t events = abi::kEventCollApi | abi::kEventP2pApi | abi::kEventColl | abi::kEventP2p;
-    if (envInt("NCCLSHIM_PROFILER_PROXY", 1) != 0) events |= abi::kEventProxyOp | abi::kEventProxyStep;
-    return static_cast<uint64_t>(envInt("NCCLSHIM_PROFILER_EVENTS", static_cast<int64_t>(events))) & 0xfff;
+    if (settingBool(Setting::NCCLSHIM_PROFILER_PROXY)) events |= abi::kEventProxyOp | abi::kEventProxyStep;
+    const int64_t chosen = settingInt(Setting::NCCLSHIM_PROFILER_EVENTS);  // 0..0xfff, or auto
+    return chosen == kSettingAuto ? events : static_cast<uint64_t>(chosen);
   }();
   return mask;
 }
@@ -274,6 +275,11 @@ int pluginInit(void** context, uint64_t commHash, int* eActivationMask, const ch
   *context = nullptr;
   *eActivationMask = 0;
   if (!trace::enabled()) return kOk;  // nothing to record into: NCCL raises no event
+  static const Status settings = validateSettings();  // the plugin may be loaded without the shim
+  if (!settings.ok()) {
+    NS_WARN("profiler plugin off: {}", settings.message());
+    return kSystemError;
+  }
   auto* comm = new (std::nothrow) CommContext{commHash, rank, nranks, nNodes};
   if (comm == nullptr) return kSystemError;
   const uint64_t mask = processSetup();

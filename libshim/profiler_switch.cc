@@ -5,7 +5,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
-#include "common/env.h"
+#include "common/settings.h"
 #include "libshim/nccl_profiler_abi.h"
 
 extern "C" nshim::profiler_abi::ProfilerV5 ncclProfiler_v5;
@@ -13,11 +13,11 @@ extern "C" nshim::profiler_abi::ProfilerV5 ncclProfiler_v5;
 namespace {
 
 __attribute__((constructor)) void enableProfilerPlugin() {
-  if (getenv("NCCLSHIM_PROFILER") == nullptr || getenv("NCCL_PROFILER_PLUGIN") != nullptr) return;
+  if (getenv("NCCL_PROFILER_PLUGIN") != nullptr) return;
   try {
-    if (nshim::envInt("NCCLSHIM_PROFILER", 0) == 0) return;
+    if (!nshim::settingBool(nshim::Setting::NCCLSHIM_PROFILER)) return;
   } catch (...) {
-    return;  // a malformed value: the switch stays off
+    return;  // out of memory reading it: the switch stays off
   }
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&ncclProfiler_v5), &info) != 0 && info.dli_fname != nullptr) {

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "common/log.h"
+#include "common/settings.h"
 
 namespace nshim {
 namespace {
@@ -89,8 +90,9 @@ RealNccl resolve() {
     if (resolveFrom(Source{handle, noload}, real, tried)) return real;
   }
 
-  const char* path = std::getenv("NCCLSHIM_REAL_NCCL");
-  if (path == nullptr || path[0] == '\0') {
+  const std::string setting = settingString(Setting::NCCLSHIM_REAL_NCCL);
+  const char* path = setting.c_str();
+  if (path[0] == '\0') {
     tried += "NCCLSHIM_REAL_NCCL: not set";
   } else {
     const std::string label = std::string("dlopen(NCCLSHIM_REAL_NCCL=") + path + ")";

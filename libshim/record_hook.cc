@@ -12,10 +12,10 @@
 
 #include <fmt/format.h>
 
-#include "common/env.h"
 #include "common/hot_section.h"
 #include "common/log.h"
 #include "common/self_time.h"
+#include "common/settings.h"
 #include "libshim/trace_bridge.h"
 
 namespace nshim {
@@ -37,8 +37,8 @@ NSHIM_HOT_DATA bool gTracing = false;  // set before gHookState is published
 
 int decideHookState() {
   gTracing = traceRecordingEnabled();
-  if (gTracing) NS_INFO("recording NCCL calls to {}", envString("NCCLSHIM_TRACE_DIR", ""));
-  std::string debug = envString("NCCLSHIM_HOOK_DEBUG", "");
+  if (gTracing) NS_INFO("recording NCCL calls to {}", settingString(Setting::NCCLSHIM_TRACE_DIR));
+  std::string debug = settingString(Setting::NCCLSHIM_HOOK_DEBUG);
   if (debug.empty()) return gTracing ? detail::kHookTraced : detail::kHookOff;
   if (debug != "noop") {
     std::string path = expandPid(debug);

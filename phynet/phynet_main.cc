@@ -15,12 +15,12 @@
 
 #include "collectives/collectives.h"
 #include "common/clock.h"
-#include "common/env.h"
 #include "common/host_identity.h"
 #include "common/log.h"
 #include "common/log_capture.h"
 #include "common/main_fence.h"
 #include "common/peak_rss.h"
+#include "common/settings.h"
 #include "phynet/html_report.h"
 #include "phynet/input_loader.h"
 #include "phynet/memory_plan.h"
@@ -28,15 +28,15 @@
 #include "phynet/mpi_session.h"
 #include "phynet/node_map.h"
 #include "phynet/op_packing.h"
-#include "phynet/rank_validation.h"
 #include "phynet/rank_endpoint.h"
 #include "phynet/rank_messages.h"
+#include "phynet/rank_validation.h"
 #include "phynet/replay.h"
 #include "phynet/report.h"
 #include "phynet/report_output.h"
 #include "phynet/workload_names.h"
-#include "workload/workload_transform.h"
 #include "transport/bootstrap/nic_list.h"
+#include "workload/workload_transform.h"
 
 namespace nshim::phynet {
 namespace {
@@ -153,8 +153,8 @@ bool placeRanks(const ReplayOptions& options, MpiSession& mpi, TransportChoice* 
   std::vector<std::string> hostIds = mpi.allGatherStrings(hostIdentity(), "placement: host identities");
   const int localRank = localRankOf(hostIds, self, localRankFromEnvironment());
   SocketInterface interface = SocketInterface::fromEnvironment();
-  const std::string ifnames = options.ifname.empty() ? envString("NCCLSHIM_SOCKET_IFNAME", "") : options.ifname;
-  const std::string hcas = options.hca.empty() ? envString("NCCLSHIM_IB_HCA", "") : options.hca;
+  const std::string ifnames = options.ifname.empty() ? settingString(Setting::NCCLSHIM_SOCKET_IFNAME) : options.ifname;
+  const std::string hcas = options.hca.empty() ? settingString(Setting::NCCLSHIM_IB_HCA) : options.hca;
   interface.spec = nicForLocalRank(ifnames, localRank);
   choice->interface = interface;
   choice->tcp.interface = interface;
@@ -256,6 +256,12 @@ int run(int argc, char** argv) {
     if (self == 0) std::fputs(replayUsage().c_str(), stdout);
     return 0;
   }
+  const Status settings = validateSettings();  // every rank checks its own environment
+  const int badSettings = mpi.firstFailing(!settings.ok(), "settings");
+  if (badSettings >= 0) {
+    if (badSettings == self) say(self, fmt::format("{} ('ncclshim env' shows every setting)", settings.message()));
+    return 2;
+  }
 
   // Load on every rank; the lowest failing rank explains. What the loaders log is said once.
   setFenceActivity("loading " + options.input);
@@ -323,7 +329,7 @@ int run(int argc, char** argv) {
   choice.collectives.timeoutSeconds = timeout;
   // A replay runs NCCL's algorithms, and NCCL has no recursive doubling: the ring for small
   // allreduces too, unless NCCLSHIM_RD_THRESHOLD asks for it.
-  if (envString("NCCLSHIM_RD_THRESHOLD", "").empty()) choice.collectives.smallAllReduceBytes = 0;
+  if (!settingIsSet(Setting::NCCLSHIM_RD_THRESHOLD)) choice.collectives.smallAllReduceBytes = 0;
   if (options.algorithm != Algorithm::kAuto) {
     choice.collectives.algorithm = options.algorithm;
     if (options.algorithm == Algorithm::kRing) choice.collectives.smallAllReduceBytes = 0;

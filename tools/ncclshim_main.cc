@@ -1,11 +1,13 @@
 // The `ncclshim` command: one entry point with subcommands (perf, summary, diff, convert, plot,
-// report, compare), each with --help. Each runs inside the fence of common/main_fence.h: an exception
-// ends it with one line ("ncclshim summary: internal error while reading x.csv: ...") and status 70.
+// report, compare, env), each with --help. Each runs inside the fence of common/main_fence.h: an
+// exception ends it with one line ("ncclshim summary: internal error while reading x.csv: ...") and
+// status 70. A bad NCCLSHIM_* setting (common/settings.h) ends every command but env with status 2.
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "common/main_fence.h"
+#include "common/settings.h"
 #include "tools/inspect/commands.h"
 #include "tools/perf/perf_launch.h"
 
@@ -20,10 +22,18 @@ commands:
   plot      PNG charts: message sizes, busbw vs size, replayed vs recorded time
   report    one self-contained HTML page for a phynet JSON report (charts, traffic matrix, timeline)
   compare   several phynet JSON reports of one workload side by side: ratios, text or HTML
+  env       every NCCLSHIM_* setting: its value here and where it came from; --markdown: the README's table
 run 'ncclshim <command> --help' for the options of a command.
 )";
 
 int dispatch(const std::string& command, int argc, char** argv) {
+  if (command != "env") {
+    if (nshim::Status settings = nshim::validateSettings(); !settings.ok()) {
+      std::fprintf(stderr, "ncclshim %s: %s ('ncclshim env' shows every setting)\n", command.c_str(),
+                   settings.message().c_str());
+      return 2;
+    }
+  }
   if (command == "perf") {
     // The op is perf's first argument when it is not an option.
     nshim::setFenceActivity(argc > 0 && argv[0][0] != '-' ? std::string("running ") + argv[0] : "");
@@ -35,6 +45,7 @@ int dispatch(const std::string& command, int argc, char** argv) {
   if (command == "plot") return nshim::tools::plotMain(argc, argv);
   if (command == "report") return nshim::tools::reportMain(argc, argv);
   if (command == "compare") return nshim::tools::compareMain(argc, argv);
+  if (command == "env") return nshim::tools::envMain(argc, argv);
   std::fprintf(stderr, "ncclshim: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;
 }

@@ -16,6 +16,7 @@
 #include "common/env.h"
 #include "common/hot_section.h"
 #include "common/log.h"
+#include "common/settings.h"
 #include "trace/recorder.h"
 
 namespace nshim::trace {
@@ -37,16 +38,7 @@ int64_t envNumber(const char* name, int64_t fallback, int64_t lo, int64_t hi) {
 
 // NCCLSHIM_TRACE_MODE: the trace files' permissions in octal (e.g. 0644); 0600 when unset.
 uint32_t traceFileMode() {
-  std::string text = envString("NCCLSHIM_TRACE_MODE", "");
-  if (text.empty()) return 0600;
-  char* end = nullptr;
-  errno = 0;
-  unsigned long mode = std::strtoul(text.c_str(), &end, 8);
-  if (errno != 0 || *end != '\0' || mode > 0777 || (mode & 0600) != 0600 || text[0] == '-') {
-    NS_WARN("ignoring NCCLSHIM_TRACE_MODE={}: expected octal permissions from 0600 to 0777, e.g. 0644; using 0600", text);
-    return 0600;
-  }
-  return static_cast<uint32_t>(mode);
+  return static_cast<uint32_t>(std::stoul(settingString(Setting::NCCLSHIM_TRACE_MODE), nullptr, 8));
 }
 
 std::mutex gLiveMutex;
@@ -150,12 +142,12 @@ int32_t rankFromEnvironment() {
 
 RecorderConfig RecorderConfig::fromEnvironment() {
   RecorderConfig config;
-  if (const char* dir = std::getenv("NCCLSHIM_TRACE_DIR")) config.dir = dir;
-  if (const char* name = std::getenv("NCCLSHIM_TRACE_NAME"); name && *name) config.namePattern = name;
-  config.ringRecords = static_cast<uint32_t>(envNumber("NCCLSHIM_TRACE_RING", 4096, 16, 1 << 24));
-  config.drainIntervalNs = envNumber("NCCLSHIM_TRACE_FLUSH_MS", 10, 1, 60'000) * 1'000'000;
-  config.fullWaitNs = envNumber("NCCLSHIM_TRACE_FULL_WAIT_US", 100'000, 0, 10'000'000) * 1000;
-  config.handleSignals = envNumber("NCCLSHIM_TRACE_SIGNALS", 1, 0, 1) == 1;
+  config.dir = settingString(Setting::NCCLSHIM_TRACE_DIR);
+  if (settingIsSet(Setting::NCCLSHIM_TRACE_NAME)) config.namePattern = settingString(Setting::NCCLSHIM_TRACE_NAME);
+  config.ringRecords = static_cast<uint32_t>(settingInt(Setting::NCCLSHIM_TRACE_RING));
+  config.drainIntervalNs = settingInt(Setting::NCCLSHIM_TRACE_FLUSH_MS) * 1'000'000;
+  config.fullWaitNs = settingInt(Setting::NCCLSHIM_TRACE_FULL_WAIT_US) * 1000;
+  config.handleSignals = settingBool(Setting::NCCLSHIM_TRACE_SIGNALS);
   config.envGlobalRank = rankFromEnvironment();
   config.fileMode = traceFileMode();
   config.warnings = logLevel() != LogLevel::kNone;

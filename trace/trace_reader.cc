@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "common/parallel_for.h"
+#include "common/settings.h"
 #include "trace/op_line_scan.h"
 #include "trace/reader_fields.h"
 #include "trace/trace_format.h"
@@ -56,7 +57,7 @@ std::string TraceFile::endDescription() const {
 
 TraceParser::TraceParser(std::string name, ReadOptions options) : options_(options) {
   file_.path = std::move(name);
-  if (std::getenv("NCCLSHIM_TRACE_GENERAL_PARSER") != nullptr) options_.opFastPath = false;
+  if (settingBool(Setting::NCCLSHIM_TRACE_GENERAL_PARSER)) options_.opFastPath = false;
 }
 
 Status TraceParser::addLine(std::string_view line) {

@@ -1,7 +1,7 @@
 // Transport selection by name (transport_factory.h).
 #include "transport/transport_factory.h"
 
-#include "common/env.h"
+#include "common/settings.h"
 #include "transport/shm/shm_transport.h"
 
 namespace nshim {
@@ -14,7 +14,7 @@ Result<TransportKind> transportKindFromName(const std::string& name) {
 }
 
 Result<TransportKind> transportKindFromEnvironment() {
-  Result<TransportKind> kind = transportKindFromName(envString("NCCLSHIM_TRANSPORT", "tcp"));
+  Result<TransportKind> kind = transportKindFromName(settingString(Setting::NCCLSHIM_TRANSPORT));
   if (!kind.ok()) return NS_ERROR(Code::kInvalidArgument, "NCCLSHIM_TRANSPORT: {}", kind.status().message());
   return kind;
 }

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "common/json_text.h"
+#include "common/settings.h"
 #include "common/subprocess.h"
 #include "trace/trace_validate.h"
 
@@ -15,7 +16,7 @@ namespace {
 
 // $NCCLSHIM_REPORT_SCRIPT, else the installed copy next to the binary, else the source tree's.
 std::string findGenerator() {
-  if (const char* env = std::getenv("NCCLSHIM_REPORT_SCRIPT")) return env;
+  if (settingIsSet(Setting::NCCLSHIM_REPORT_SCRIPT)) return settingString(Setting::NCCLSHIM_REPORT_SCRIPT);
   const std::string dir = executableDir();
   for (const std::string& candidate :
        {dir + "/ncclshim_report/report_main.py", dir + "/../tools/report/report_main.py"}) {

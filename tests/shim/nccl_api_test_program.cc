@@ -94,6 +94,7 @@ const Scenario kScenarios[] = {
     {"groupinit", scenarioGroupInit, false, "20", 60, false},
     {"callcheck", scenarioCallCheck, true, "10", 60, false, true},
     {"handles", scenarioHandles, false, "20", 60, false},
+    {"badsetting", scenarioBadSetting, false, "inf", 30, false},
 };
 
 struct Outcome {

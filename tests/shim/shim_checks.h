@@ -15,7 +15,8 @@ void runArgumentChecks(const Context& ctx, ncclComm_t comm);
 // Creates further communicators (non-blocking config, scalable init, bad config).
 void runConfigChecks(const Context& ctx);
 
-// Failure scenarios (multi-process): ranks that disagree, a rank killed, ncclCommAbort.
+// Failure scenarios (multi-process): ranks that disagree, a rank killed, ncclCommAbort; and (one
+// process) a bad NCCLSHIM_TIMEOUT refused by the NCCL calls.
 void scenarioMismatch(const Context& ctx);
 void scenarioKilled(const Context& ctx);
 void scenarioAbort(const Context& ctx);
@@ -24,6 +25,7 @@ void scenarioAbort(const Context& ctx);
 void scenarioCallCheck(const Context& ctx);
 // Pointers the library never handed out, or took back (single process).
 void scenarioHandles(const Context& ctx);
+void scenarioBadSetting(const Context& ctx);
 
 // Single-process scenarios: ncclCommInitAll (ranks as threads), and ncclCommInitRank of every rank
 // inside one group from one thread.

@@ -1,6 +1,7 @@
 // Failure scenarios, one rank per process: ranks that disagree (count, operation) fail on every rank
 // within the timeout; a rank killed with SIGKILL makes its peers fail within the timeout; and
-// ncclCommAbort from another thread unblocks a rank waiting for a peer that never sends.
+// ncclCommAbort from another thread unblocks a rank waiting for a peer that never sends; a bad
+// NCCLSHIM_TIMEOUT makes the NCCL calls fail with ncclInvalidArgument naming it (no crash, no hang).
 #include <signal.h>
 #include <unistd.h>
 
@@ -143,6 +144,33 @@ void scenarioAbort(const Context& ctx) {
     NT_TRY(ncclCommDestroy(comm));
     double elapsed = secondsNow() - start;
     return elapsed < 5 ? "" : "ncclCommDestroy took " + std::to_string(elapsed) + " s";
+  });
+}
+
+// Run with NCCLSHIM_TIMEOUT=inf (the launcher's setting for this scenario): a deadline that would
+// overflow. Every call that starts ncclshim's work is refused at once with ncclInvalidArgument, and
+// ncclGetLastError names the variable and its value.
+void scenarioBadSetting(const Context& ctx) {
+  auto refused = [](ncclResult_t result, const char* what) -> std::string {
+    if (result != ncclInvalidArgument) {
+      return std::string(what) + " returned " + std::to_string(result) + ", not ncclInvalidArgument";
+    }
+    const std::string last = ncclGetLastError(nullptr);
+    if (last.find("NCCLSHIM_TIMEOUT=inf") == std::string::npos) {
+      return std::string(what) + ": the last error does not name NCCLSHIM_TIMEOUT=inf: " + last;
+    }
+    return "";
+  };
+  runCheck(ctx, "bad-timeout-refused", [&]() -> std::string {
+    ncclUniqueId id{};
+    const double start = secondsNow();
+    std::string error = refused(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    if (!error.empty()) return error;
+    ncclComm_t comm = nullptr;
+    error = refused(ncclCommInitRank(&comm, 1, id, 0), "ncclCommInitRank");
+    if (!error.empty()) return error;
+    if (comm != nullptr) return "ncclCommInitRank failed but wrote a communicator";
+    return secondsNow() - start < 5 ? "" : "the refusal took " + std::to_string(secondsNow() - start) + " s";
   });
 }
 

@@ -58,4 +58,8 @@ check_folder workload common collectives trace
 check_folder phynet common transport collectives trace workload
 check_folder tools common trace workload tools
 check_folder tools/perf common transport collectives libshim trace workload phynet tools
+# Every NCCLSHIM_* setting is read through its declaration (common/settings.h), not by name.
+direct=$(grep -rnE '(getenv|env(String|Int|Double|Bytes))\("NCCLSHIM_' common transport collectives trace workload \
+  libshim phynet tools --include='*.cc' --include='*.h')
+result "$([ -z "$direct" ]; echo $?)" "settings/read-through-the-table" "$direct"
 echo "$passed passed, $failed failed"

@@ -121,6 +121,11 @@ rc=$?
 [ "$rc" -ne 0 ] && grep -q "the workload has 4 ranks but mpirun started 2" "$work/np.log"
 result $? "refuse/wrong-rank-count" "rc $rc: $(tail -2 "$work/np.log")"
 
+NCCLSHIM_TIMEOUT=inf run 2 "$work/setting.log" "$work/t4"
+rc=$?
+[ "$rc" -ne 0 ] && grep -q "NCCLSHIM_TIMEOUT=inf: not a finite number; expected a number from 0.001" "$work/setting.log"
+result $? "refuse/bad-setting-named" "rc $rc: $(tail -2 "$work/setting.log")"
+
 run 4 "$work/verbs.log" --transport ibverbs "$work/t4"
 rc=$?
 [ "$rc" -ne 0 ] && grep -q "no RDMA device found" "$work/verbs.log"

@@ -268,5 +268,26 @@ result $? "perf/bind-none" "$(head -3 "$work/perf_none.txt")"
 [ $? -eq 2 ] && grep -q "option --bind: 'sometimes' is not auto, core or none" "$work/perf_bad.txt"
 result $? "perf/bind-bad-value" "$(head -2 "$work/perf_bad.txt")"
 
+# ---- env: the settings table (common/settings_list.h); a bad value stops every command but env
+sed -n '/^<!-- settings table: generated/,/^<!-- end of settings table -->/p' README.md | sed '1d;$d' \
+  >"$work/readme_settings.md"
+"$tool" env --markdown >"$work/env.md"
+[ -s "$work/env.md" ] && diff "$work/env.md" "$work/readme_settings.md" >"$work/env.diff"
+result $? "env/readme-table-is-the-generated-one" "run scripts/settings_table.sh: $(head -6 "$work/env.diff")"
+NCCLSHIM_NSOCKS_PERPEER=4 NCCLSHIM_TIMEOT=5 "$tool" env >"$work/env.txt" 2>&1
+[ $? -eq 0 ] && grep -q "^NCCLSHIM_NSOCKS_PERPEER  *4  *environment$" "$work/env.txt" &&
+  grep -q "^NCCLSHIM_TIMEOUT  *300  *default$" "$work/env.txt" &&
+  grep -q "^NCCLSHIM_TIMEOT .*did you mean NCCLSHIM_TIMEOUT" "$work/env.txt"
+result $? "env/values-and-sources" "$(grep -E 'NSOCKS|TIMEO' "$work/env.txt")"
+NCCLSHIM_TIMEOUT=1e10 "$tool" env >"$work/env_bad.txt" 2>&1
+[ $? -eq 1 ] && grep -q "^NCCLSHIM_TIMEOUT .*INVALID.*from 0.001 to 1000000" "$work/env_bad.txt"
+result $? "env/invalid-value-marked-exit-1" "$(grep TIMEOUT "$work/env_bad.txt")"
+for bad in NCCLSHIM_NSOCKS_PERPEER=100000 NCCLSHIM_TIMEOUT=nan NCCLSHIM_SPIN_YIELD=maybe; do
+  env "$bad" timeout 30 "$tool" perf all_reduce -np 2 -b 1K -e 1K >"$work/perf_setting.txt" 2>&1
+  rc=$?
+  [ "$rc" -eq 2 ] && grep -q "^ncclshim perf: ${bad}: .*expected" "$work/perf_setting.txt"
+  result $? "env/perf-refuses-$bad" "rc $rc: $(head -2 "$work/perf_setting.txt")"
+done
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -13,5 +13,6 @@ int convertMain(int argc, char** argv);
 int plotMain(int argc, char** argv);
 int reportMain(int argc, char** argv);   // page_commands.cc
 int compareMain(int argc, char** argv);  // page_commands.cc
+int envMain(int argc, char** argv);      // env_command.cc
 
 }  // namespace nshim::tools

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/settings.h"
 #include "common/subprocess.h"
 #include "tools/inspect/command_line.h"
 #include "tools/inspect/commands.h"
@@ -75,7 +76,7 @@ std::string parseArgs(int argc, char** argv, PlotArgs* a) {
 }
 
 std::string findScript() {
-  if (const char* env = std::getenv("NCCLSHIM_PLOT_SCRIPT")) return env;
+  if (settingIsSet(Setting::NCCLSHIM_PLOT_SCRIPT)) return settingString(Setting::NCCLSHIM_PLOT_SCRIPT);
   const std::string dir = executableDir();
   for (const std::string& candidate : {dir + "/ncclshim_plot.py", dir + "/../tools/plot/ncclshim_plot.py"}) {
     if (access(candidate.c_str(), R_OK) == 0) return candidate;

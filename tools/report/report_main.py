@@ -121,7 +121,7 @@ def main():
     except OSError as error:
         return fail(f"{error.filename or ''}: {error.strerror or error}")
     except Exception as error:  # a bug here must still not show a traceback to the user
-        if os.environ.get("NCCLSHIM_REPORT_DEBUG"):
+        if os.environ.get("NCCLSHIM_REPORT_DEBUG", "").lower() in ("1", "true", "yes", "on"):
             raise
         return fail(f"internal error ({type(error).__name__}: {error}); please report it with the input "
                     "(NCCLSHIM_REPORT_DEBUG=1 shows where)")

@@ -7,13 +7,12 @@
 
 #include <algorithm>
 
-#include "common/env.h"
+#include "common/settings.h"
 #include "common/log.h"
 
 namespace nshim {
 
 namespace {
-constexpr double kDefaultHelloTimeoutSeconds = 5;
 // Connections accepted per service() call, so that a flood cannot keep the caller from its own work.
 constexpr int kMaxAcceptsPerService = 4096;
 // How long the listener is left alone when no descriptor is left and none can be freed.
@@ -21,13 +20,7 @@ constexpr int64_t kOutOfDescriptorsPauseNs = 100'000'000;
 }  // namespace
 
 double bootstrapHelloTimeoutSeconds() {
-  static const double seconds = [] {
-    double value = envDouble("NCCLSHIM_BOOTSTRAP_HELLO_TIMEOUT", kDefaultHelloTimeoutSeconds);
-    if (value > 0 && value <= 3600) return value;
-    NS_WARN("NCCLSHIM_BOOTSTRAP_HELLO_TIMEOUT={:g} is outside (0, 3600] seconds; using {:g}", value,
-            kDefaultHelloTimeoutSeconds);
-    return kDefaultHelloTimeoutSeconds;
-  }();
+  static const double seconds = settingDouble(Setting::NCCLSHIM_BOOTSTRAP_HELLO_TIMEOUT);
   return seconds;
 }
 

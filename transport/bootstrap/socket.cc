@@ -16,9 +16,9 @@
 #include <thread>
 #include <vector>
 
-#include "common/env.h"
 #include "common/host_identity.h"
 #include "common/log.h"
+#include "common/settings.h"
 #include "transport/bootstrap/nic_list.h"
 
 namespace nshim {
@@ -219,9 +219,8 @@ Result<SocketAddress> interfaceAddress(const std::string& spec, int preferredFam
 }
 
 SocketInterface SocketInterface::fromEnvironment() {
-  std::string family = envString("NCCLSHIM_SOCKET_FAMILY", "AF_INET");
-  int preferred = (family == "AF_INET6" || family == "6" || family == "ipv6") ? AF_INET6 : AF_INET;
-  return SocketInterface{nicForLocalRank(envString("NCCLSHIM_SOCKET_IFNAME", ""), localRankFromEnvironment()),
+  int preferred = settingString(Setting::NCCLSHIM_SOCKET_FAMILY) == "AF_INET6" ? AF_INET6 : AF_INET;
+  return SocketInterface{nicForLocalRank(settingString(Setting::NCCLSHIM_SOCKET_IFNAME), localRankFromEnvironment()),
                          preferred};
 }
 

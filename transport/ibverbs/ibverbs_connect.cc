@@ -10,13 +10,13 @@
 #include <cstring>
 #include <random>
 
-#include "common/env.h"
 #include "common/host_identity.h"
 #include "common/log.h"
+#include "common/settings.h"
 #include "transport/bootstrap/bootstrap.h"
+#include "transport/bootstrap/nic_list.h"
 #include "transport/ibverbs/ibverbs_connection.h"
 #include "transport/ibverbs/ibverbs_transport.h"
-#include "transport/bootstrap/nic_list.h"
 
 namespace nshim {
 namespace {
@@ -251,21 +251,20 @@ Status exchangeAndConnect(IbResources& r, int rank, int nranks, int qps, const R
 
 IbverbsOptions IbverbsOptions::fromEnvironment() {
   IbverbsOptions o;
-  o.hca = nicForLocalRank(envString("NCCLSHIM_IB_HCA", ""), localRankFromEnvironment());
-  o.gidIndex = static_cast<int>(envInt("NCCLSHIM_IB_GID_INDEX", -1));
-  o.trafficClass = static_cast<int>(std::clamp<int64_t>(envInt("NCCLSHIM_IB_TC", 0), 0, 255));
-  o.serviceLevel = static_cast<int>(std::clamp<int64_t>(envInt("NCCLSHIM_IB_SL", 0), 0, 15));
-  o.qpsPerPeer = static_cast<int>(envInt("NCCLSHIM_IB_QPS_PER_PEER", 1));
-  o.slots = static_cast<int>(envInt("NCCLSHIM_IB_SLOTS", 4));
-  o.slotBytes = static_cast<size_t>(std::max<int64_t>(envBytes("NCCLSHIM_IB_SLOT_BYTES", 1 << 20), 0));
-  o.signalEvery = static_cast<int>(envInt("NCCLSHIM_IB_SIGNAL_EVERY", 8));
-  o.zeroCopyMin = static_cast<size_t>(std::max<int64_t>(envBytes("NCCLSHIM_IB_ZERO_COPY_MIN", 64 << 10), 0));
-  o.ibTimeout = static_cast<int>(std::clamp<int64_t>(envInt("NCCLSHIM_IB_TIMEOUT", 14), 1, 31));
-  o.retryCount = static_cast<int>(std::clamp<int64_t>(envInt("NCCLSHIM_IB_RETRY_CNT", 7), 0, 7));
-  o.timeoutSeconds = envDouble("NCCLSHIM_TIMEOUT", 300);
-  if (!(o.timeoutSeconds > 0)) o.timeoutSeconds = 300;
-  o.spinMicroseconds = static_cast<int>(std::clamp<int64_t>(envInt("NCCLSHIM_SPIN_US", 100), 0, 1000000));
-  o.postThread = static_cast<int>(std::clamp<int64_t>(envInt("NCCLSHIM_IB_POST_THREAD", -1), -1, 1));
+  o.hca = nicForLocalRank(settingString(Setting::NCCLSHIM_IB_HCA), localRankFromEnvironment());
+  o.gidIndex = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_GID_INDEX));  // -1: auto
+  o.trafficClass = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_TC));
+  o.serviceLevel = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_SL));
+  o.qpsPerPeer = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_QPS_PER_PEER));
+  o.slots = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_SLOTS));
+  o.slotBytes = static_cast<size_t>(settingInt(Setting::NCCLSHIM_IB_SLOT_BYTES));
+  o.signalEvery = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_SIGNAL_EVERY));
+  o.zeroCopyMin = static_cast<size_t>(settingInt(Setting::NCCLSHIM_IB_ZERO_COPY_MIN));
+  o.ibTimeout = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_TIMEOUT));
+  o.retryCount = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_RETRY_CNT));
+  o.timeoutSeconds = settingDouble(Setting::NCCLSHIM_TIMEOUT);
+  o.spinMicroseconds = static_cast<int>(settingInt(Setting::NCCLSHIM_SPIN_US));
+  o.postThread = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_POST_THREAD));  // -1: auto
   return o;
 }
 

@@ -8,8 +8,8 @@
 #include <mutex>
 #include <string>
 
-#include "common/env.h"
 #include "common/log.h"
+#include "common/settings.h"
 
 namespace nshim {
 namespace {
@@ -29,7 +29,7 @@ bool bind(void* handle, const char* symbol, Fn* out, std::string* missing) {
 
 Loaded load() {
   Loaded loaded;
-  std::string file = envString("NCCLSHIM_IB_LIBRARY", "libibverbs.so.1");
+  std::string file = settingString(Setting::NCCLSHIM_IB_LIBRARY);
   void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();

@@ -13,8 +13,8 @@
 #include <mutex>
 #include <thread>
 
-#include "common/env.h"
 #include "common/fnv1a.h"
+#include "common/settings.h"
 #include "transport/shm/shm_ring.h"
 
 namespace nshim {
@@ -291,9 +291,9 @@ class ShmTransport final : public Transport {
 
 ShmOptions ShmOptions::fromEnvironment() {
   ShmOptions o;
-  o.ringBytes = static_cast<size_t>(envInt("NCCLSHIM_SHM_RING_BYTES", static_cast<int64_t>(o.ringBytes)));
-  o.timeoutSeconds = envDouble("NCCLSHIM_TIMEOUT", o.timeoutSeconds);
-  o.spinMicroseconds = static_cast<int>(envInt("NCCLSHIM_SPIN_US", o.spinMicroseconds));
+  o.ringBytes = static_cast<size_t>(settingInt(Setting::NCCLSHIM_SHM_RING_BYTES));
+  o.timeoutSeconds = settingDouble(Setting::NCCLSHIM_TIMEOUT);
+  o.spinMicroseconds = static_cast<int>(settingInt(Setting::NCCLSHIM_SPIN_US));
   return o;
 }
 

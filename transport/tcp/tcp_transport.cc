@@ -16,8 +16,8 @@
 #include <mutex>
 #include <tuple>
 
-#include "common/env.h"
 #include "common/log.h"
+#include "common/settings.h"
 #include "transport/core/network_transport.h"
 #include "transport/tcp/tcp_channel.h"
 
@@ -282,15 +282,12 @@ class TcpTransport final : public NetworkTransport {
 
 TcpOptions TcpOptions::fromEnvironment() {
   TcpOptions options;
-  options.socketsPerPeer = static_cast<int>(std::clamp<int64_t>(envInt("NCCLSHIM_NSOCKS_PERPEER", 2), 1, 64));
-  options.timeoutSeconds = envDouble("NCCLSHIM_TIMEOUT", 300);
-  if (!(options.timeoutSeconds > 0)) options.timeoutSeconds = 300;
-  options.spinMicroseconds = static_cast<int>(std::clamp<int64_t>(envInt("NCCLSHIM_SPIN_US", 100), 0, 1000000));
-  options.spinYield = envInt("NCCLSHIM_SPIN_YIELD", 1) != 0;
-  options.sendBufferBytes =
-      static_cast<int>(std::clamp<int64_t>(envBytes("NCCLSHIM_SOCKET_SNDBUF", -1), -1, int64_t{1} << 30));
-  options.recvBufferBytes =
-      static_cast<int>(std::clamp<int64_t>(envBytes("NCCLSHIM_SOCKET_RCVBUF", -1), -1, int64_t{1} << 30));
+  options.socketsPerPeer = static_cast<int>(settingInt(Setting::NCCLSHIM_NSOCKS_PERPEER));
+  options.timeoutSeconds = settingDouble(Setting::NCCLSHIM_TIMEOUT);
+  options.spinMicroseconds = static_cast<int>(settingInt(Setting::NCCLSHIM_SPIN_US));
+  options.spinYield = settingBool(Setting::NCCLSHIM_SPIN_YIELD);
+  options.sendBufferBytes = static_cast<int>(settingInt(Setting::NCCLSHIM_SOCKET_SNDBUF));  // -1: auto
+  options.recvBufferBytes = static_cast<int>(settingInt(Setting::NCCLSHIM_SOCKET_RCVBUF));
   return options;
 }
 
