@@ -77,7 +77,7 @@ test:
 	bash scripts/setup.sh && $(MAKE) --no-print-directory -j$$(nproc) all && bash tests/run_all.sh
 
 bench:
-	bash scripts/setup.sh && $(MAKE) --no-print-directory -j$$(nproc) all && bash bench/run_bench.sh
+	bash scripts/setup.sh && $(MAKE) --no-print-directory -j$$(nproc) all && bash bench/run_bench.sh && bash bench/stated_figures.sh
 
 clean:
 	rm -rf $(BUILD)

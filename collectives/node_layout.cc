@@ -1,15 +1,29 @@
 // Builds a NodeLayout from per-rank node keys.
 #include "collectives/node_layout.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 
 namespace nshim {
 
 NodeLayout NodeLayout::flat(int nranks) {
-  std::vector<int> keys(static_cast<std::size_t>(nranks));
-  for (int r = 0; r < nranks; ++r) keys[r] = r;
-  return fromKeys(keys);
+  // fromKeys of keys 0..n-1, written out: every list is the identity (no map of keys).
+  NodeLayout layout;
+  const std::size_t n = static_cast<std::size_t>(std::max(nranks, 0));
+  layout.nodeOfRank_.resize(n);
+  layout.localIndex_.assign(n, 0);
+  layout.ranksOfNode_.resize(n);
+  layout.ringOrder_.resize(n);
+  layout.ringPosition_.resize(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    const int rank = static_cast<int>(r);
+    layout.nodeOfRank_[r] = rank;
+    layout.ranksOfNode_[r].push_back(rank);
+    layout.ringOrder_[r] = rank;
+    layout.ringPosition_[r] = rank;
+  }
+  return layout;
 }
 
 NodeLayout NodeLayout::fromKeys(const std::vector<int>& nodeKeyOfRank) {

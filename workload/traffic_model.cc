@@ -1,6 +1,8 @@
 // Bus-bandwidth factors and the per-rank wire-byte model of the engine's algorithms.
 #include "workload/traffic_model.h"
 
+#include <unordered_map>
+
 #include "collectives/double_binary_tree.h"
 #include "collectives/pat_schedule.h"
 #include "collectives/pxn_alltoall.h"
@@ -54,6 +56,15 @@ void addCollectiveBlock(const NodeLayout* nodes, const CollectiveOptions& option
   add(peer, bytes);
 }
 
+// The flat layout of an n-rank communicator, built once per size and thread: a summary asks for it
+// once per rank and op (9216 ranks of a SimAI file), and building it costs O(n).
+const NodeLayout& flatLayout(int nranks) {
+  thread_local std::unordered_map<int, NodeLayout> layouts;
+  auto it = layouts.find(nranks);
+  if (it == layouts.end()) it = layouts.emplace(nranks, NodeLayout::flat(nranks)).first;
+  return it->second;
+}
+
 }  // namespace
 
 void forEachModelSend(const WorkOp& op, int commRank, int nranks, const CollectiveOptions& options,
@@ -66,8 +77,7 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
   const Protocol protocol = choiceOf(op, options, nranks, nnodes).protocol;
   auto add = [&](int peer, uint64_t bytes) { addPayload(peer, protocolWireBytes(protocol, bytes)); };
   // NCCL's node-major ring (NodeLayout::ringNext): rank order when ranks are consecutive per node.
-  const NodeLayout flat = nodes ? NodeLayout() : NodeLayout::flat(nranks);
-  const NodeLayout& layout = nodes ? *nodes : flat;
+  const NodeLayout& layout = nodes ? *nodes : flatLayout(nranks);
   auto ring = [&](int offset) { return offset > 0 ? layout.ringNext(commRank) : layout.ringPrev(commRank); };
   switch (op.kind) {
     case OpKind::kAllReduce: {

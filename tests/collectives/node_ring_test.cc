@@ -76,5 +76,24 @@ TEST_CASE("node-major ring: the ring crosses between nodes once per node", "[col
   CHECK(crossing == std::set<std::pair<int, int>>{{6, 1}, {7, 2}, {8, 0}});
 }
 
+TEST_CASE("the flat layout is fromKeys of one key per rank", "[collectives][ring]") {
+  for (int n : {1, 2, 3, 8, 9216}) {
+    std::vector<int> keys(static_cast<size_t>(n));
+    for (int r = 0; r < n; ++r) keys[r] = r;
+    const NodeLayout flat = NodeLayout::flat(n), built = NodeLayout::fromKeys(keys);
+    REQUIRE(flat.nranks() == built.nranks());
+    REQUIRE(flat.nodes() == built.nodes());
+    for (int r = 0; r < n; ++r) {
+      REQUIRE(flat.nodeOf(r) == built.nodeOf(r));
+      REQUIRE(flat.localIndexOf(r) == built.localIndexOf(r));
+      REQUIRE(flat.ranksOf(r) == built.ranksOf(r));
+      REQUIRE(flat.ringPosition(r) == built.ringPosition(r));
+      REQUIRE(flat.rankAtRingPosition(r) == built.rankAtRingPosition(r));
+      REQUIRE(flat.ringNext(r) == built.ringNext(r));
+      REQUIRE(flat.ringPrev(r) == built.ringPrev(r));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nshim::testing
