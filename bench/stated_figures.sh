@@ -8,6 +8,9 @@
 #   summary-ingest      ncclshim summary of a generated trace (bench/make_ingest_trace.py): M records/s
 #   rank-rss-16         phynet --check of AICB's L65B file on 16 ranks: median peak RSS per rank
 #                       (bench/rank_memory_bench.sh --worlds 16)
+#   shm-memcpy          64 MiB through the shared-memory transport / memcpy (bench/shm_bench.sh)
+#   shm-tcp             1 MiB allreduce busbw on 2 local ranks, shared memory / TCP (bench/shm_bench.sh)
+# The transports' busbw against Open MPI and Gloo is run_bench.sh's table (docs/bench_loopback.md).
 # GPU figures are not measured here: docs/ name the script and the device run behind each.
 # `make bench` runs this after the transport tables.
 #
@@ -26,7 +29,7 @@ while [ $# -gt 0 ]; do
     --rounds) rounds="$2"; shift 2 ;;
     --quick) quick=1; rounds=1; shift ;;
     --before) before="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "stated_figures: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -66,6 +69,9 @@ for round in $(seq 1 "$rounds"); do
     echo "summary-ingest $(awk -v n="$records" -v s="$s" 'BEGIN{printf "%.2f", n / s / 1e6}')" >> "$results"
     bash bench/rank_memory_bench.sh --worlds 16 --rounds 1 2>/dev/null |
       awk '$1 == 16 {print "rank-rss-16", $3}' >> "$results"
+    bash bench/shm_bench.sh --rounds 1 2>/dev/null | awk '
+      /^ratio shm\/memcpy/ {print "shm-memcpy", $4}
+      /^ratio shm\/tcp/ {print "shm-tcp", $4}' >> "$results"
   fi
   echo "# round $round done" >&2
 done
@@ -82,6 +88,8 @@ stated = [
     ("summary-simai-mib", "README.md (SimAI/AICB ops)", 9, "MiB", "same run, peak RSS"),
     ("summary-ingest", "README.md, docs/bench_trace_ingest.md", 5, "M records/s", "ncclshim summary of bench/make_ingest_trace.py's trace"),
     ("rank-rss-16", "README.md (memory per rank)", 23.3, "MiB", "bench/rank_memory_bench.sh --worlds 16"),
+    ("shm-memcpy", "README.md, docs/bench_shm.md", 0.8, "ratio", "bench/shm_bench.sh: 64 MiB, shm / memcpy"),
+    ("shm-tcp", "README.md, docs/bench_shm.md", 2.0, "ratio", "bench/shm_bench.sh: 1 MiB allreduce, shm / tcp"),
 ]
 print(f"{'figure':<18} {'stated':>8} {'measured (median, min-max)':>30} {'unit':<12} {'measured/stated':>15}  stated in")
 for name, where, value, unit, command in stated:
