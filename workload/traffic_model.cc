@@ -65,10 +65,14 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
   const int nnodes = nodes ? nodes->nodes() : nranks;
   const Protocol protocol = choiceOf(op, options, nranks, nnodes).protocol;
   auto add = [&](int peer, uint64_t bytes) { addPayload(peer, protocolWireBytes(protocol, bytes)); };
-  // NCCL's node-major ring (NodeLayout::ringNext): rank order when ranks are consecutive per node.
-  const NodeLayout flat = nodes ? NodeLayout() : NodeLayout::flat(nranks);
-  const NodeLayout& layout = nodes ? *nodes : flat;
-  auto ring = [&](int offset) { return offset > 0 ? layout.ringNext(commRank) : layout.ringPrev(commRank); };
+  // NCCL's node-major ring (NodeLayout::ringNext): rank order when ranks are consecutive per node,
+  // and when there is no layout (flat, worked out here: building a flat layout per op was most of
+  // the time `ncclshim summary` took).
+  auto ring = [&](int offset) {
+    if (nodes) return offset > 0 ? nodes->ringNext(commRank) : nodes->ringPrev(commRank);
+    return offset > 0 ? (commRank + 1) % nranks : (commRank + nranks - 1) % nranks;
+  };
+  auto ringPosition = [&](int rank) { return nodes ? nodes->ringPosition(rank) : rank; };
   switch (op.kind) {
     case OpKind::kAllReduce: {
       const AllReducePlan plan = allReducePlanOf(op, options, nranks, nnodes);
@@ -78,7 +82,7 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
           for (uint64_t d = 1; d < n; d <<= 1) add(commRank ^ static_cast<int>(d), unit);
           return;
         case AllReduceRoute::kTree:
-          addTreeSends(op, commRank, layout, plan.channels, add);
+          addTreeSends(op, commRank, nodes ? *nodes : NodeLayout::flat(nranks), plan.channels, add);
           return;
         case AllReduceRoute::kRing: break;
       }
@@ -107,7 +111,7 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
       }
       return;
     case OpKind::kBroadcast: {
-      int position = ((layout.ringPosition(commRank) - layout.ringPosition(op.root)) % nranks + nranks) % nranks;
+      int position = ((ringPosition(commRank) - ringPosition(op.root)) % nranks + nranks) % nranks;
       if (position < nranks - 1) add(ring(1), unit);
       return;
     }
