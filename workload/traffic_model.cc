@@ -1,8 +1,6 @@
 // Bus-bandwidth factors and the per-rank wire-byte model of the engine's algorithms.
 #include "workload/traffic_model.h"
 
-#include <unordered_map>
-
 #include "collectives/double_binary_tree.h"
 #include "collectives/pat_schedule.h"
 #include "collectives/pxn_alltoall.h"
@@ -56,15 +54,6 @@ void addCollectiveBlock(const NodeLayout* nodes, const CollectiveOptions& option
   add(peer, bytes);
 }
 
-// The flat layout of an n-rank communicator, built once per size and thread: a summary asks for it
-// once per rank and op (9216 ranks of a SimAI file), and building it costs O(n).
-const NodeLayout& flatLayout(int nranks) {
-  thread_local std::unordered_map<int, NodeLayout> layouts;
-  auto it = layouts.find(nranks);
-  if (it == layouts.end()) it = layouts.emplace(nranks, NodeLayout::flat(nranks)).first;
-  return it->second;
-}
-
 }  // namespace
 
 void forEachModelSend(const WorkOp& op, int commRank, int nranks, const CollectiveOptions& options,
@@ -76,9 +65,14 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
   const int nnodes = nodes ? nodes->nodes() : nranks;
   const Protocol protocol = choiceOf(op, options, nranks, nnodes).protocol;
   auto add = [&](int peer, uint64_t bytes) { addPayload(peer, protocolWireBytes(protocol, bytes)); };
-  // NCCL's node-major ring (NodeLayout::ringNext): rank order when ranks are consecutive per node.
-  const NodeLayout& layout = nodes ? *nodes : flatLayout(nranks);
-  auto ring = [&](int offset) { return offset > 0 ? layout.ringNext(commRank) : layout.ringPrev(commRank); };
+  // NCCL's node-major ring (NodeLayout::ringNext): rank order when ranks are consecutive per node,
+  // and when there is no layout (flat, worked out here: building a flat layout per op was most of
+  // the time `ncclshim summary` took).
+  auto ring = [&](int offset) {
+    if (nodes) return offset > 0 ? nodes->ringNext(commRank) : nodes->ringPrev(commRank);
+    return offset > 0 ? (commRank + 1) % nranks : (commRank + nranks - 1) % nranks;
+  };
+  auto ringPosition = [&](int rank) { return nodes ? nodes->ringPosition(rank) : rank; };
   switch (op.kind) {
     case OpKind::kAllReduce: {
       const AllReducePlan plan = allReducePlanOf(op, options, nranks, nnodes);
@@ -88,7 +82,7 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
           for (uint64_t d = 1; d < n; d <<= 1) add(commRank ^ static_cast<int>(d), unit);
           return;
         case AllReduceRoute::kTree:
-          addTreeSends(op, commRank, layout, plan.channels, add);
+          addTreeSends(op, commRank, nodes ? *nodes : NodeLayout::flat(nranks), plan.channels, add);
           return;
         case AllReduceRoute::kRing: break;
       }
@@ -117,7 +111,7 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
       }
       return;
     case OpKind::kBroadcast: {
-      int position = ((layout.ringPosition(commRank) - layout.ringPosition(op.root)) % nranks + nranks) % nranks;
+      int position = ((ringPosition(commRank) - ringPosition(op.root)) % nranks + nranks) % nranks;
       if (position < nranks - 1) add(ring(1), unit);
       return;
     }

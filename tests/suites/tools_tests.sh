@@ -7,7 +7,8 @@
 # a planted divergence and names it, with exit status 0 / 1 / 2; a phynet report is summarised and
 # compared with its trace; plot writes PNGs (or, without matplotlib, skips with exit 3 and a
 # message); `perf` binds the ranks it forks like mpirun (--bind); workloads saved with a BOM and CRLF
-# summarise as without; an AICB micro_test file's error names --world-size; an exception ends a
+# summarise as without; the summaries of SimAI's 9216-rank file and an AICB DP=128 file equal the
+# committed digests; an AICB micro_test file's error names --world-size; an exception ends a
 # command with one line and status 70 (the fence). Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -125,6 +126,21 @@ rc=$?
 [ "$rc" -eq 0 ] && [ "$(wc -l <"$work/zero-rows.err")" -eq 1 ] &&
   grep -q "^ncclshim summary: note: rows that move no data are left out: 2 reducescatter rows on tp of 0 bytes (first .*zero-rows.txt:4); 1 allreduce row on tp on a group of one rank (first .*zero-rows.txt:3)$" "$work/zero-rows.err"
 result $? "summary/says-the-rows-that-move-no-data" "rc $rc: $(cat "$work/zero-rows.err")"
+
+# ---- the summaries of SimAI's 9216-rank workload_analytical.txt (37 M calls) and AICB's DP=128 ZeRO-3
+# L65B CSV equal the committed ones (tests/lib/summary_digest.py: world, totals, distribution rows,
+# SHA-256 of the per-communicator and per-rank tables), so that making summary faster never changes
+# what it says. After a deliberate change of what a file means, regenerate the digest with
+# `build/ncclshim summary FILE --json -o s.json && tests/lib/summary_digest.py s.json > DIGEST`.
+zcat tests/data/aicb/L65B-D1-C07_Llama65B_zero3_mbs1.csv.gz >"$work/L65B-D1-C07_Llama65B_zero3_mbs1.csv"
+for pair in "tests/data/simai/workload_analytical.txt tests/data/simai/workload_analytical.summary.json" \
+            "$work/L65B-D1-C07_Llama65B_zero3_mbs1.csv tests/data/aicb/L65B-D1-C07_Llama65B_zero3_mbs1.summary.json"; do
+  read -r input expected <<<"$pair"
+  "$tool" summary "$input" --json -o "$work/digest-summary.json" 2>"$work/digest.err" &&
+    python3 tests/lib/summary_digest.py "$work/digest-summary.json" >"$work/digest.json" &&
+    diff "$expected" "$work/digest.json" >"$work/digest.diff"
+  result $? "summary/equals-committed-$(basename "$input")" "$(cat "$work/digest.err"; head -20 "$work/digest.diff")"
+done
 
 # ---- files as spreadsheet tools save them: a UTF-8 BOM and CRLF line ends summarise the same
 for w in examples/workloads/aicb_tp2_dp4_ep2.csv examples/workloads/simai_tp2_dp4_ep2.txt; do

@@ -203,5 +203,71 @@ TEST_CASE("summary counted as SimAI and AICB files expand equals the summary of 
   }
 }
 
+// More distinct calls than the counter keeps worked out (its cache is cleared when full), of every
+// kind, with roots and peers, on two communicators sharing a group label: each call's row, its
+// communicator and its rank must get what the traffic model gives that call alone.
+TEST_CASE("summary: calls tallied once per kind of call equal each call counted on its own", "[tools]") {
+  workload::Workload w;
+  w.worldSize = 6;
+  w.comms = {{0x11, {0, 1, 2, 3}, "dp"}, {0x22, {5, 4}, "dp"}, {0x33, {1, 3, 5}, "tp"}};
+  w.indexComms();
+  w.ranks.resize(6);
+  for (int g = 0; g < 6; ++g) w.ranks[g].globalRank = g;
+  const workload::OpKind kinds[] = {workload::OpKind::kAllReduce, workload::OpKind::kAllGather,
+                                    workload::OpKind::kReduceScatter, workload::OpKind::kBroadcast,
+                                    workload::OpKind::kReduce, workload::OpKind::kAllToAll,
+                                    workload::OpKind::kSend, workload::OpKind::kRecv};
+  for (uint64_t i = 0; i < 30000; ++i) {
+    for (const workload::CommGroup& comm : w.comms) {
+      const int n = static_cast<int>(comm.members.size());
+      for (int r = 0; r < n; ++r) {
+        workload::WorkOp op;
+        op.commId = comm.id;
+        // 9000 sizes, each 4 times: as a call and as a piece of an all-to-all, then again with
+        // another root. Every rank of a communicator makes the same call: 270,000 distinct calls
+        // by rank, well over the 65,536 the counter keeps.
+        op.kind = kinds[i % 8];
+        op.count = 1 + i % 9000;
+        op.type = i % 2 ? DataType::kFloat32 : DataType::kInt8;
+        op.root = static_cast<int>(i / 18000) % n;
+        if (op.kind == workload::OpKind::kSend || op.kind == workload::OpKind::kRecv) op.peer = (r + 1) % n;
+        op.origin = (i / 9000) % 2 ? workload::OpOrigin::kAllToAllV : workload::OpOrigin::kCall;
+        op.bytes = workload::opBytes(op.kind, op.count, op.type, n);
+        w.ranks[comm.members[r]].ops.push_back(op);
+      }
+    }
+  }
+  using Key = std::tuple<std::string, std::string, int, uint64_t>;
+  std::map<Key, std::tuple<uint64_t, uint64_t, uint64_t>> rows;
+  std::map<uint64_t, std::tuple<uint64_t, uint64_t, uint64_t>> comms;
+  std::map<int, std::tuple<uint64_t, uint64_t, uint64_t>> ranks;
+  for (const workload::RankWork& rank : w.ranks) {
+    for (const workload::WorkOp& op : rank.ops) {
+      const workload::CommGroup* comm = w.findComm(op.commId);
+      const uint64_t wire = ringWireBytes(w, op, rank.globalRank);
+      std::string name = workload::opKindName(op.kind);
+      if (op.origin != workload::OpOrigin::kCall) name = std::string(workload::opOriginName(op.origin)) + " " + name;
+      uint64_t bucket = 1;
+      while (bucket < op.bytes) bucket *= 2;
+      for (auto* sums : {&rows[Key{name, comm->label, static_cast<int>(comm->members.size()), bucket}],
+                         &comms[op.commId], &ranks[rank.globalRank]}) {
+        std::get<0>(*sums) += 1;
+        std::get<1>(*sums) += op.bytes;
+        std::get<2>(*sums) += wire;
+      }
+    }
+  }
+  const WorkloadDistribution d = distributionOf(w);
+  REQUIRE(d.rows.size() == rows.size());
+  for (const DistributionRow& row : d.rows) {
+    INFO(row.op << " " << row.group << " " << row.nranks << " " << row.bucket);
+    CHECK(std::tie(row.calls, row.bytes, row.wireBytes) == rows[Key{row.op, row.group, row.nranks, row.bucket}]);
+  }
+  REQUIRE(d.comms.size() == comms.size());
+  for (const CommSummary& c : d.comms) CHECK(std::tie(c.calls, c.bytes, c.wireBytes) == comms[c.id]);
+  REQUIRE(d.ranks.size() == 6);
+  for (const RankSummary& r : d.ranks) CHECK(std::tie(r.calls, r.bytes, r.wireBytes) == ranks[r.rank]);
+}
+
 }  // namespace
 }  // namespace nshim::tools

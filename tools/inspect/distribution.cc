@@ -17,10 +17,13 @@ using RowKey = std::tuple<std::string, std::string, int, uint64_t>;  // op, grou
 // Expected payload bytes of `op` from comm rank `self` of an n-rank communicator, ring algorithms.
 uint64_t ringWire(const workload::WorkOp& op, int self, int nranks) {
   if (self < 0 || nranks <= 0) return 0;  // an op on a communicator the workload does not know
-  CollectiveOptions ring;
-  ring.smallAllReduceBytes = 0;  // ring algorithms only (NCCLSHIM_ALGO=ring), whatever the trace recorded
-  ring.algorithm = Algorithm::kRing;
-  ring.protocol = Protocol::kSimple;  // the payload, without LL's lines
+  static const CollectiveOptions ring = [] {
+    CollectiveOptions o;
+    o.smallAllReduceBytes = 0;  // ring algorithms only (NCCLSHIM_ALGO=ring), whatever the trace recorded
+    o.algorithm = Algorithm::kRing;
+    o.protocol = Protocol::kSimple;  // the payload, without LL's lines
+    return o;
+  }();
   return workload::modelSentBytes(op, self, nranks, ring);
 }
 
@@ -32,17 +35,56 @@ uint64_t ringWireBytes(const workload::Workload& workload, const workload::WorkO
   return ringWire(op, workload::commRankOf(*comm, rank), static_cast<int>(comm->members.size()));
 }
 
-void DistributionCounter::add(int rank, const workload::WorkOp& op, const workload::CommGroup& comm) {
-  const int nranks = static_cast<int>(comm.members.size());
-  const uint64_t wire = ringWire(op, workload::commRankOf(comm, rank), nranks);
+// A new field may change what the traffic model or the row of a call is: add it to CallKey if so.
+static_assert(sizeof(workload::WorkOp) == 88, "WorkOp changed: check DistributionCounter::CallKey");
+
+size_t DistributionCounter::CallKeyHash::operator()(const CallKey& k) const {
+  uint64_t h = k.bytes;
+  auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x9E3779B97F4A7C15ull; };
+  mix(k.count);
+  mix(static_cast<uint32_t>(k.group) | static_cast<uint64_t>(static_cast<uint32_t>(k.commRank)) << 32);
+  mix(static_cast<uint32_t>(k.root) | static_cast<uint64_t>(static_cast<uint32_t>(k.peer)) << 32);
+  mix(static_cast<uint32_t>(k.type) | static_cast<uint64_t>(k.kind) << 32 | static_cast<uint64_t>(k.origin) << 40);
+  mix(k.algo | k.proto << 8 | k.channels << 16);
+  return static_cast<size_t>(h ^ (h >> 31));
+}
+
+const DistributionCounter::CommEntry& DistributionCounter::commEntryOf(const workload::WorkOp& op,
+                                                                       const workload::CommGroup& comm) {
+  auto found = commEntries_.find(op.commId);
+  if (found != commEntries_.end()) return found->second;
+  const std::pair<std::string, int> group{comm.label, static_cast<int>(comm.members.size())};
+  const int index = groups_.emplace(group, static_cast<int>(groups_.size())).first->second;
+  return commEntries_.emplace(op.commId, CommEntry{&comms_[op.commId], index}).first->second;
+}
+
+const DistributionCounter::CallTally& DistributionCounter::callTallyOf(int rank, const workload::WorkOp& op,
+                                                                       const workload::CommGroup& comm, int group) {
+  const int self = workload::commRankOf(comm, rank);
+  const CallKey key{op.bytes, op.count, group, self, op.root, op.peer, static_cast<int>(op.type),
+                    static_cast<uint8_t>(op.kind), static_cast<uint8_t>(op.origin), static_cast<uint8_t>(op.algo),
+                    static_cast<uint8_t>(op.proto), op.channels};
+  auto found = calls_.find(key);
+  if (found != calls_.end()) return found->second;
+  if (calls_.size() >= kMaxCalls) calls_.clear();
   // The pieces of an uneven all-to-all are rows of their own ("alltoallv send"), not plain p2p.
   std::string name = workload::opKindName(op.kind);
   if (op.origin != workload::OpOrigin::kCall) name = fmt::format("{} {}", workload::opOriginName(op.origin), name);
-  DistributionRow& row = rows_[RowKey{name, comm.label, nranks, workload::sizeBucket(op.bytes)}];
+  const int nranks = static_cast<int>(comm.members.size());
+  const CallTally tally{&rows_[RowKey{name, comm.label, nranks, workload::sizeBucket(op.bytes)}],
+                        ringWire(op, self, nranks)};
+  return calls_.emplace(key, tally).first->second;
+}
+
+void DistributionCounter::add(int rank, const workload::WorkOp& op, const workload::CommGroup& comm) {
+  const CommEntry& entry = commEntryOf(op, comm);
+  const CallTally& tally = callTallyOf(rank, op, comm, entry.group);
+  const uint64_t wire = tally.wire;
+  DistributionRow& row = *tally.row;
   row.calls += 1;
   row.bytes += op.bytes;
   row.wireBytes += wire;
-  CommSummary& c = comms_[op.commId];
+  CommSummary& c = *entry.sums;
   c.calls += 1;
   c.bytes += op.bytes;
   c.wireBytes += wire;

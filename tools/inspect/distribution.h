@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -71,8 +72,45 @@ class DistributionCounter {
 
  private:
   using RowKey = std::tuple<std::string, std::string, int, uint64_t>;  // op, group, nranks, bucket
+  // What a call adds is worked out once per distinct call and then looked up: a 9216-rank SimAI
+  // file is tens of millions of calls of a few thousand kinds. A communicator is found by its id,
+  // and a call by its communicator's group and size (its row's), the caller's place in it and the
+  // fields of WorkOp that its row and the traffic model read.
+  struct CommEntry {
+    CommSummary* sums;  // into comms_ (map nodes do not move)
+    int group;          // index in groups_: the communicator's (label, size)
+  };
+  struct CallKey {
+    uint64_t bytes;
+    uint64_t count;
+    int group;
+    int commRank;
+    int root;
+    int peer;
+    int type;
+    uint8_t kind;
+    uint8_t origin;
+    uint8_t algo;
+    uint8_t proto;
+    uint8_t channels;
+    bool operator==(const CallKey&) const = default;
+  };
+  struct CallKeyHash {
+    size_t operator()(const CallKey& k) const;
+  };
+  struct CallTally {
+    DistributionRow* row;  // into rows_
+    uint64_t wire;
+  };
+  static constexpr size_t kMaxCalls = 1 << 16;  // a cache: cleared when full (a trace of many sizes)
+  const CommEntry& commEntryOf(const workload::WorkOp& op, const workload::CommGroup& comm);
+  const CallTally& callTallyOf(int rank, const workload::WorkOp& op, const workload::CommGroup& comm, int group);
+
   std::map<RowKey, DistributionRow> rows_;
   std::map<uint64_t, CommSummary> comms_;
+  std::map<std::pair<std::string, int>, int> groups_;
+  std::unordered_map<uint64_t, CommEntry> commEntries_;
+  std::unordered_map<CallKey, CallTally, CallKeyHash> calls_;
   std::vector<RankSummary> ranks_;
 };
 
