@@ -84,8 +84,8 @@ for line in open(sys.argv[1]):
     name, value = line.split()
     values.setdefault(name, []).append(float(value))
 stated = [
-    ("summary-simai-s", "README.md (SimAI/AICB ops)", 2.2, "s", "ncclshim summary tests/data/simai/workload_analytical.txt"),
-    ("summary-simai-mib", "README.md (SimAI/AICB ops)", 9, "MiB", "same run, peak RSS"),
+    ("summary-simai-s", "README.md (SimAI/AICB ops)", 1.3, "s", "ncclshim summary tests/data/simai/workload_analytical.txt"),
+    ("summary-simai-mib", "README.md (SimAI/AICB ops)", 12, "MiB", "same run, peak RSS"),
     ("summary-ingest", "README.md, docs/bench_trace_ingest.md", 5, "M records/s", "ncclshim summary of bench/make_ingest_trace.py's trace"),
     ("rank-rss-16", "README.md (memory per rank)", 23.3, "MiB", "bench/rank_memory_bench.sh --worlds 16"),
     ("shm-memcpy", "README.md, docs/bench_shm.md", 0.8, "ratio", "bench/shm_bench.sh: 64 MiB, shm / memcpy"),
