@@ -1,5 +1,7 @@
 # ncclshim build. `make` builds the engine, the shim, the tools and the tests; `make test` runs the
-# test suite; `make bench` runs the TCP benchmark against Open MPI. Dependencies: scripts/setup.sh.
+# test suite; `make bench` runs the TCP benchmark against Open MPI and Gloo, then measures every
+# figure README.md and docs/ state for this machine beside the stated one (BENCH_QUICK=1: a quick
+# subset of the figures only, a few minutes). Dependencies: scripts/setup.sh.
 CXX ?= g++
 BUILD ?= build
 OPT ?= -O2
@@ -77,7 +79,9 @@ test:
 	bash scripts/setup.sh && $(MAKE) --no-print-directory -j$$(nproc) all && bash tests/run_all.sh
 
 bench:
-	bash scripts/setup.sh && $(MAKE) --no-print-directory -j$$(nproc) all && bash bench/run_bench.sh && bash bench/stated_figures.sh
+	bash scripts/setup.sh && $(MAKE) --no-print-directory -j$$(nproc) all && \
+	if [ -n "$(BENCH_QUICK)" ]; then python3 bench/stated_figures.py --quick; \
+	else bash bench/run_bench.sh && python3 bench/stated_figures.py; fi
 
 clean:
 	rm -rf $(BUILD)
