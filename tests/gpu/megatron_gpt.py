@@ -20,9 +20,15 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tp", type=int, default=1)
     parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--gpus-per-node", type=int, default=0,
+                        help="emulate nodes of this many ranks for NCCL (NCCL_HOSTID); 0: one real node")
+    parser.add_argument("--dist-opt", action="store_true",
+                        help="Megatron's distributed optimizer: gradients reduce-scattered, parameters all-gathered")
     args = parser.parse_args()
     rank = int(os.environ["RANK"])
-    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+    if args.gpus_per_node:
+        os.environ["NCCL_HOSTID"] = f"node{rank // args.gpus_per_node}"
+    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]) % torch.cuda.device_count())
     dist.init_process_group("nccl")
     parallel_state.initialize_model_parallel(tensor_model_parallel_size=args.tp, pipeline_model_parallel_size=1)
     torch.manual_seed(1234)
@@ -34,8 +40,14 @@ def main():
                      max_sequence_length=seq).cuda()
     dp = parallel_state.get_data_parallel_world_size()
     if dp > 1:
-        model = DistributedDataParallel(config=config, ddp_config=DistributedDataParallelConfig(), module=model)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+        ddp_config = DistributedDataParallelConfig(use_distributed_optimizer=args.dist_opt)
+        model = DistributedDataParallel(config=config, ddp_config=ddp_config, module=model)
+    if args.dist_opt:
+        from megatron.core.optimizer import OptimizerConfig, get_megatron_optimizer
+        optimizer = get_megatron_optimizer(OptimizerConfig(optimizer="adam", lr=0.01, use_distributed_optimizer=True),
+                                           [model])
+    else:
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
     dp_rank = parallel_state.get_data_parallel_rank()
     gen = torch.Generator().manual_seed(99 + dp_rank)
     losses = []
@@ -49,6 +61,13 @@ def main():
         optimizer.zero_grad(set_to_none=True)
         loss = model(inputs, position_ids, mask, labels=labels).float().mean()
         loss.backward()
+        if args.dist_opt:
+            model.finish_grad_sync()  # the gradient buffer's reduce-scatter
+            optimizer.step()  # steps this rank's shard, then all-gathers the parameters
+            reduced = loss.detach().clone()
+            dist.all_reduce(reduced, group=parallel_state.get_data_parallel_group())
+            losses.append(reduced.item() / dp)
+            continue
         if dp > 1:
             model.finish_grad_sync()
             for p in model.parameters():
