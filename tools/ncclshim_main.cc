@@ -1,4 +1,4 @@
-// The `ncclshim` command: one entry point with subcommands (perf, summary, diff, convert, plot,
+// The `ncclshim` command: one entry point with subcommands (perf, summary, diff, convert, scale, plot,
 // report, compare, env), each with --help. Each runs inside the fence of common/main_fence.h: an
 // exception ends it with one line ("ncclshim summary: internal error while reading x.csv: ...") and
 // status 70. A bad NCCLSHIM_* setting (common/settings.h) ends every command but env with status 2.
@@ -19,6 +19,7 @@ commands:
   summary   communication distribution of a trace / SimAI / AICB workload, or of a phynet report
   diff      compare two traces (or a trace and a phynet report) op by op; exit 0 same, 1 different
   convert   a trace to SimAI workload text, AICB CSV, Chrome trace JSON or CSV
+  scale     a captured job written at another data-parallel size (--dp N)
   plot      PNG charts: message sizes, busbw vs size, replayed vs recorded time
   report    one self-contained HTML page for a phynet JSON report (charts, traffic matrix, timeline)
   compare   several phynet JSON reports of one workload side by side: ratios, text or HTML
@@ -42,6 +43,7 @@ int dispatch(const std::string& command, int argc, char** argv) {
   if (command == "summary") return nshim::tools::summaryMain(argc, argv);
   if (command == "diff") return nshim::tools::diffMain(argc, argv);
   if (command == "convert") return nshim::tools::convertMain(argc, argv);
+  if (command == "scale") return nshim::tools::scaleMain(argc, argv);
   if (command == "plot") return nshim::tools::plotMain(argc, argv);
   if (command == "report") return nshim::tools::reportMain(argc, argv);
   if (command == "compare") return nshim::tools::compareMain(argc, argv);

@@ -9,7 +9,9 @@
 # message); `perf` binds the ranks it forks like mpirun (--bind); workloads saved with a BOM and CRLF
 # summarise as without; the summaries of SimAI's 9216-rank file and an AICB DP=128 file equal the
 # committed digests; an AICB micro_test file's error names --world-size; an exception ends a
-# command with one line and status 70 (the fence). Ends with "N passed, N failed".
+# command with one line and status 70 (the fence); `scale` of the GPU-captured Megatron TP2 x DP2 to
+# DP4 equals the DP4 capture (plain DDP and the distributed optimizer) and 1,024 ranks summarise.
+# Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -24,7 +26,7 @@ source tests/lib/rank_lines.sh  # rank_lines: the report's per-rank count lines,
 [ -x "$tool" ] || { echo "missing $tool: run make first"; echo "0 passed, 1 failed"; exit 1; }
 
 # ---- every subcommand has --help
-for command in summary diff convert plot; do
+for command in summary diff convert scale plot; do
   "$tool" "$command" --help >"$work/help.txt" 2>&1 && grep -q "usage: ncclshim $command" "$work/help.txt"
   result $? "help/$command"
 done
@@ -304,6 +306,29 @@ for bad in NCCLSHIM_NSOCKS_PERPEER=100000 NCCLSHIM_TIMEOUT=nan NCCLSHIM_SPIN_YIE
   [ "$rc" -eq 2 ] && grep -q "^ncclshim perf: ${bad}: .*expected" "$work/perf_setting.txt"
   result $? "env/perf-refuses-$bad" "rc $rc: $(head -2 "$work/perf_setting.txt")"
 done
+
+# ---- scale: Megatron TP2 x DP2 captured on GPUs, scaled to DP4, equals the DP4 capture (ncclshim
+# diff: op, count, dtype, peer, root, members per rank); 1,024 ranks summarise; refusals are clear
+scale_data=tests/data/scale
+for kind in plain distopt; do
+  "$tool" scale "$scale_data/megatron_tp2_dp2_$kind" --dp 4 -o "$work/scaled_$kind" 2>"$work/scale.err"
+  result $? "scale/dp2-to-dp4-$kind-exit-0" "$(cat "$work/scale.err")"
+  "$tool" diff "$work/scaled_$kind" "$scale_data/megatron_tp2_dp4_$kind" >"$work/scale_diff.txt" 2>&1
+  result $? "scale/dp2-to-dp4-$kind-equals-capture" "$(tail -3 "$work/scale_diff.txt")"
+done
+"$tool" diff "$work/scaled_distopt" "$scale_data/megatron_tp2_dp4_plain" >/dev/null 2>&1
+[ $? -eq 1 ]; result $? "scale/diff-tells-distopt-from-plain"
+"$tool" scale "$scale_data/megatron_tp2_dp2_distopt" --dp 512 -o "$work/scaled_1024" 2>"$work/scale.err" &&
+  "$tool" summary "$work/scaled_1024" >"$work/scale_summary.txt" 2>&1 &&
+  grep -q "1024 ranks, 57344 calls" "$work/scale_summary.txt" &&
+  grep -Eq "reducescatter +dp +512 +1M +3072 +2956984320" "$work/scale_summary.txt"
+result $? "scale/1024-ranks-summary" "$(head -4 "$work/scale_summary.txt") $(tail -2 "$work/scale.err")"
+"$tool" scale "$scale_data/megatron_tp2_dp2_plain" --dp 4 -o "$work/scaled_plain" >"$work/scale_again.txt" 2>&1
+[ $? -eq 2 ] && grep -q "already holds trace files" "$work/scale_again.txt"
+result $? "scale/refuses-a-used-directory" "$(cat "$work/scale_again.txt")"
+"$tool" scale "$scale_data/megatron_tp2_dp2_plain" -o "$work/scaled_x" >"$work/scale_nodp.txt" 2>&1
+[ $? -eq 2 ] && grep -q -- "--dp is required" "$work/scale_nodp.txt"
+result $? "scale/needs-dp" "$(cat "$work/scale_nodp.txt")"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,172 @@
+// `ncclshim scale <trace> --dp N -o DIR`: a captured job written at another data-parallel size (the
+// rules: workload/dp_scale.h, docs/scale.md), one trace file per rank of the new job, each created
+// new and private in DIR. Prints the captured and the new shape and what the rules decided.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "common/private_file.h"
+#include "tools/inspect/command_line.h"
+#include "tools/inspect/commands.h"
+#include "trace/trace_format.h"
+#include "trace/trace_reader.h"
+#include "workload/dp_scale.h"
+
+namespace nshim::tools {
+namespace {
+
+const char* kScaleUsage = R"(usage: ncclshim scale <trace> --dp N -o DIR [--tp N] [--pp N]
+  Writes the captured job at data-parallel size N (larger or smaller): the job's tensor, data and
+  pipeline groups are recovered from its communicators' members; every new data-parallel replica
+  does what a captured replica did; data-parallel allreduces keep their buffer, reduce-scatters and
+  all-gathers of a sharded buffer divide it by N (padded as Megatron pads it). Rules: docs/scale.md.
+  One file per new rank, DIR/ncclshim-scaled-rank<R>.jsonl (DIR is created, 0700; it must hold no
+  .jsonl file yet). Exit status: 0 written, 2 error (nothing is written when the rules refuse).
+options:
+  --dp N           the new data-parallel size (required)
+  -o, --output DIR the directory of the new trace (required)
+  --tp N, --pp N   the captured tensor / pipeline size, when the communicators leave it ambiguous
+  -h, --help       this text
+)";
+
+struct ScaleArgs {
+  std::string input;
+  std::string output;
+  int dp = 0;
+  bool help = false;
+  InputOptions inputOptions;
+};
+
+std::string parseArgs(int argc, char** argv, ScaleArgs* a) {
+  CommandLineHandlers handlers;
+  handlers.takeInput = [a](const std::string& argument) { return takeSingleInput(argument, &a->input); };
+  handlers.takeOption = [a](const std::string& flag, const std::string& value) -> std::optional<std::string> {
+    if (flag == "-o" || flag == "--output") {
+      a->output = value;
+      return "";
+    }
+    if (flag != "--dp") return std::nullopt;
+    int64_t number = 0;
+    if (!parseCount(value, &number) || number < 1 || number > (1 << 20)) {
+      return fmt::format("--dp: '{}' is not a data-parallel size (1..1048576)", value);
+    }
+    a->dp = static_cast<int>(number);
+    return "";
+  };
+  std::string error = walkCommandLine(argc, argv, &a->inputOptions, &a->help, handlers);
+  if (!error.empty() || a->help) return error;
+  if (a->input.empty()) return "a trace to scale is needed";
+  if (a->dp == 0) return "--dp is required";
+  if (a->output.empty()) return "-o DIR is required";
+  return "";
+}
+
+// DIR created 0700, or an existing directory (not a symlink) holding no trace file yet.
+Status prepareDirectory(const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0700) == 0) return Status();
+  if (errno != EEXIST) return NS_ERROR(Code::kSystemError, "-o {}: cannot create it: {}", dir, std::strerror(errno));
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return NS_ERROR(Code::kInvalidArgument, "-o {}: exists and is not a directory (symlinks are not followed)", dir);
+  }
+  Result<trace::TraceSet> existing = trace::readTraceDir(dir, [] {
+    trace::ReadOptions options;
+    options.skipOps = true;
+    return options;
+  }());
+  if (existing.ok() && !existing->files.empty()) {
+    return NS_ERROR(Code::kInvalidArgument, "-o {}: already holds trace files ({}...); give an empty or new directory",
+                    dir, existing->files.front().path);
+  }
+  return Status();
+}
+
+// Writes `file` as FORMAT.md lines into a new private file `path`.
+Status writeTrace(const std::string& path, const trace::TraceFile& file) {
+  char chosen[4096];
+  int fd = createNewFile(path.c_str(), 0600, chosen, sizeof(chosen), false);
+  if (fd < 0) return NS_ERROR(Code::kSystemError, "{}: cannot create it: {}", path, std::strerror(-fd));
+  std::string text;
+  char line[trace::kFormatLineBytes];
+  text.append(line, trace::formatHeaderLine(file.header, line, sizeof(line)));
+  size_t c = 0, o = 0;
+  while (c < file.comms.size() || o < file.ops.size()) {
+    if (o == file.ops.size() || (c < file.comms.size() && file.comms[c].n < file.ops[o].n)) {
+      text.append(line, trace::formatCommLine(file.comms[c].record, file.comms[c].n, line, sizeof(line)));
+      ++c;
+    } else {
+      text.append(line, trace::formatOpLine(file.ops[o].record, file.ops[o].n, line, sizeof(line)));
+      ++o;
+    }
+  }
+  if (file.hasFooter) text.append(line, trace::formatFooterLine(file.footer, line, sizeof(line)));
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = errno;
+      ::close(fd);
+      return NS_ERROR(Code::kSystemError, "{}: write failed: {}", path, std::strerror(err));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0) return NS_ERROR(Code::kSystemError, "{}: close failed: {}", path, std::strerror(errno));
+  return Status();
+}
+
+Status run(const ScaleArgs& a) {
+  NS_ASSIGN_OR_RETURN(trace::TraceSet traces, trace::readTracePath(a.input));
+  workload::ShapeOptions shapeOptions;
+  shapeOptions.tp = a.inputOptions.tp;
+  shapeOptions.pp = a.inputOptions.pp;
+  NS_ASSIGN_OR_RETURN(workload::JobShape shape, workload::recoverJobShape(traces, shapeOptions));
+  NS_ASSIGN_OR_RETURN(workload::DataParallelScaler scaler,
+                      workload::DataParallelScaler::create(traces, shape, a.dp));
+  NS_RETURN_IF_ERROR(prepareDirectory(a.output));
+  const int world = scaler.to().world;
+  std::fprintf(stderr, "ncclshim scale: %s -> TP=%d DP=%d PP=%d (%d ranks)\n", shape.toString().c_str(),
+               scaler.to().tp, scaler.to().dp, scaler.to().pp, world);
+  for (const std::string& note : scaler.notes()) std::fprintf(stderr, "ncclshim scale: note: %s\n", note.c_str());
+  int lastShown = 0;
+  for (int rank = 0; rank < world; ++rank) {
+    NS_RETURN_IF_ERROR(writeTrace(fmt::format("{}/ncclshim-scaled-rank{}.jsonl", a.output, rank), scaler.rank(rank)));
+    const int percent = static_cast<int>((rank + 1) * 100LL / world);
+    if (world >= 256 && percent / 10 > lastShown / 10) {
+      std::fprintf(stderr, "ncclshim scale: %d of %d ranks written\n", rank + 1, world);
+      lastShown = percent;
+    }
+  }
+  std::fprintf(stderr, "ncclshim scale: %d files in %s\n", world, a.output.c_str());
+  return Status();
+}
+
+}  // namespace
+
+int scaleMain(int argc, char** argv) {
+  ScaleArgs args;
+  std::string error = parseArgs(argc, argv, &args);
+  if (args.help) {
+    std::printf("%s", kScaleUsage);
+    return 0;
+  }
+  if (!error.empty()) {
+    std::fprintf(stderr, "ncclshim scale: %s (see --help)\n", error.c_str());
+    return 2;
+  }
+  Status status = run(args);
+  if (!status.ok()) {
+    std::fprintf(stderr, "ncclshim scale: %s\n", status.message().c_str());
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace nshim::tools
