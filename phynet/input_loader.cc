@@ -2,6 +2,7 @@
 #include "phynet/input_loader.h"
 
 #include "workload/aicb_workload.h"
+#include "workload/dp_scale.h"
 #include "workload/chakra_workload.h"
 #include "workload/pytorch_et_workload.h"
 #include "workload/simai_workload.h"
@@ -23,6 +24,10 @@ Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize, in
   layout.pp = options.pp;
   layout.simai = options.simaiRules;
   layout.onlyRank = onlyRank;
+  if (options.resizeDp > 0 && loaded.format != InputFormat::kTrace) {
+    return NS_ERROR(Code::kInvalidArgument, "--resize applies to ncclshim traces (SimAI / AICB workloads take "
+                    "--world-size, --tp, --ep, --pp)");
+  }
   switch (loaded.format) {
     case InputFormat::kSimAi: {
       NS_ASSIGN_OR_RETURN(loaded.workload, loadSimAiWorkload(options.input, layout));
@@ -47,6 +52,14 @@ Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize, in
     }
     default: {
       TraceLoadStats stats;
+      if (options.resizeDp > 0) {
+        ShapeOptions shape;
+        shape.tp = options.tp;
+        shape.pp = options.pp;
+        NS_ASSIGN_OR_RETURN(loaded.workload, loadResizedTraceWorkload(options.input, options.resizeDp, shape,
+                                                                      onlyRank, &loaded.notes));
+        break;
+      }
       NS_ASSIGN_OR_RETURN(loaded.workload, loadTraceWorkload(options.input, &stats, onlyRank));
       if (stats.cutFiles) {
         loaded.notes.push_back(fmt::format("{} trace file(s) were cut by a killed process; their complete lines "

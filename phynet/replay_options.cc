@@ -94,7 +94,7 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
     if (name == "--verify") { o.verify = true; continue; }
     if (name == "--pxn") { o.pxn = true; continue; }
     static const char* const kValued[] = {"--transport", "--ifname", "--hca", "--pace",   "--format", "--iterations",
-                                          "--warmup",    "--scale",  "--ops",    "--groups", "--timeout",
+                                          "--warmup",    "--scale",  "--resize",  "--ops",    "--groups", "--timeout",
                                           "--report",    "--json",   "--rate",   "--rows",   "--world-size",
                                           "--tp",        "--ep",     "--pp",     "--max-buffer", "--simai-rules",
                                           "--intra-node", "--gpus-per-node", "--algo", "--proto", "--nccl-log",
@@ -148,6 +148,11 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
       NS_RETURN_IF_ERROR(parseInt(name, value, 0, 1 << 20, &o.warmup));
     } else if (name == "--scale") {
       NS_RETURN_IF_ERROR(parseNumber(name, value, 1e-9, 1e6, &o.scale));
+    } else if (name == "--resize") {
+      if (value.rfind("dp=", 0) != 0) {
+        return Status(Code::kInvalidArgument, fmt::format("--resize: '{}' (dp=N)", value));
+      }
+      NS_RETURN_IF_ERROR(parseInt(name, value.substr(3), 1, 1 << 20, &o.resizeDp));
     } else if (name == "--ops") {
       for (const std::string& word : splitList(value)) {
         std::string canonical = canonicalOpFilter(word);
@@ -270,6 +275,8 @@ replay
   --iterations N            replay the whole workload N times (default 1)
   --warmup N                N more iterations first, left out of the report (default 0)
   --scale X                 multiply every message size by X
+  --resize dp=N             replay an ncclshim trace at data-parallel size N (larger or smaller),
+                            by the rules of `ncclshim scale` (docs/scale.md); mpirun -np is the new size
   --ops LIST                only these ops: allreduce,allgather,reducescatter,broadcast,reduce,
                             alltoall,gather,scatter,sendrecv
   --groups LIST             only communicators with these labels: world,tp,dp,pp,ep,dp_ep,comm<N>

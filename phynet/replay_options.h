@@ -41,6 +41,7 @@ struct ReplayOptions {
   int iterations = 1;                  // the whole workload is replayed this many times
   int warmup = 0;                      // extra iterations first, not reported
   double scale = 1.0;                  // every message size is multiplied by this
+  int resizeDp = 0;                    // --resize dp=N: a trace replayed at data-parallel size N (0: as captured)
   std::vector<std::string> ops;        // op filter ("allreduce", "sendrecv", ...); empty = all
   std::vector<std::string> groups;     // communicator label filter ("tp", "dp", ...); empty = all
   uint64_t maxBufferBytes = uint64_t{256} << 20;  // --max-buffer: per arena side without --verify

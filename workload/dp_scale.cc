@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "trace/trace_format.h"
+#include "workload/trace_workload.h"
 
 namespace nshim::workload {
 namespace {
@@ -169,11 +170,12 @@ void DataParallelScaler::scaleOp(trace::OpRecord* op, const CommRole& role, int 
   op->nranks = newSize;
 }
 
-trace::TraceFile DataParallelScaler::rank(int rank) const {
+trace::TraceFile DataParallelScaler::rank(int rank, bool withOps) const {
   const int source = templateRank(rank);
   const trace::TraceFile& in = traces_->files[source];
   const std::map<uint64_t, CommRole>& roles = roles_[source];
   trace::TraceFile out;
+  out.path = fmt::format("{} as rank {} of DP={}", in.path, rank, to_.dp);
   out.header = in.header;
   out.header.globalRank = rank;
   // Comm and op lines in the template's recording order (its `n`), renumbered from 0.
@@ -201,6 +203,11 @@ trace::TraceFile DataParallelScaler::rank(int rank) const {
       copy.n = n++;
       out.comms.push_back(copy);
     } else {
+      if (!withOps) {
+        ++o;
+        ++n;
+        continue;
+      }
       trace::OpEntry copy = in.ops[o++];
       if (copy.record.commId != 0) {
         const CommRole& role = roles.at(copy.record.commId);
@@ -224,6 +231,27 @@ trace::TraceFile DataParallelScaler::rank(int rank) const {
   out.footer.dropped = 0;
   out.endsWithFooter = in.hasFooter;
   return out;
+}
+
+Result<Workload> loadResizedTraceWorkload(const std::string& path, int newDp, const ShapeOptions& shapeOptions,
+                                          int onlyRank, std::vector<std::string>* notes) {
+  NS_ASSIGN_OR_RETURN(trace::TraceSet captured, trace::readTracePath(path));
+  NS_ASSIGN_OR_RETURN(JobShape shape, recoverJobShape(captured, shapeOptions));
+  NS_ASSIGN_OR_RETURN(DataParallelScaler scaler, DataParallelScaler::create(captured, shape, newDp));
+  if (notes) {
+    notes->push_back(fmt::format("--resize dp={}: the trace's {} replayed as TP={} DP={} PP={} ({} ranks)", newDp,
+                                 shape.toString(), scaler.to().tp, scaler.to().dp, scaler.to().pp,
+                                 scaler.to().world));
+    for (const std::string& note : scaler.notes()) notes->push_back("--resize: " + note);
+  }
+  trace::TraceSet resized;
+  resized.files.reserve(scaler.to().world);
+  for (int rank = 0; rank < scaler.to().world; ++rank) {
+    resized.files.push_back(scaler.rank(rank, onlyRank < 0 || rank == onlyRank));
+  }
+  NS_ASSIGN_OR_RETURN(Workload workload, workloadFromTraceSet(std::move(resized), nullptr, onlyRank));
+  workload.description = fmt::format("{} ({} at DP={})", workload.description, path, newDp);
+  return workload;
 }
 
 }  // namespace nshim::workload

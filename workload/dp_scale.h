@@ -25,6 +25,7 @@
 #include "common/status.h"
 #include "trace/trace_reader.h"
 #include "workload/job_shape.h"
+#include "workload/workload.h"
 
 namespace nshim::workload {
 
@@ -37,8 +38,9 @@ class DataParallelScaler {
   const RankLayout& to() const { return to_; }
   // What the rules decided that a reader should know (padding, what was left out).
   const std::vector<std::string>& notes() const { return notes_; }
-  // The trace of rank `rank` (0 <= rank < to().world) of the scaled job.
-  trace::TraceFile rank(int rank) const;
+  // The trace of rank `rank` (0 <= rank < to().world) of the scaled job; without its op records
+  // when `withOps` is false (a replay rank needs every rank's communicators, but only its own ops).
+  trace::TraceFile rank(int rank, bool withOps = true) const;
 
  private:
   struct CommRole {
@@ -69,5 +71,11 @@ struct ShardCount {
   uint64_t withinElements = 0;   // 0: exact; else the new buffer may be off by fewer elements
 };
 Result<ShardCount> resizeShard(uint64_t count, int oldSize, int newSize);
+
+// The trace at `path` as a replay workload at data-parallel size `newDp` (phynet --resize dp=N):
+// onlyRank >= 0 keeps only that rank's ops, so memory per rank does not grow with the new size
+// beyond every rank's communicator records. `notes` receives the shapes and what the rules decided.
+Result<Workload> loadResizedTraceWorkload(const std::string& path, int newDp, const ShapeOptions& shapeOptions,
+                                          int onlyRank, std::vector<std::string>* notes);
 
 }  // namespace nshim::workload

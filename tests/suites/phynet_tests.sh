@@ -10,6 +10,8 @@
 # --intra-node shm the hops within a node go over shared memory and only the hops between nodes over
 # TCP (told apart by each transport's framing); --algo tree (and NCCL_ALGO=Tree) runs every allreduce
 # on NCCL's double binary tree.
+# `--resize dp=4` of the GPU-captured Megatron TP2 x DP2 replays with every byte verified and the
+# per-rank ops, bytes and modelled traffic of the DP4 capture.
 # Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -392,6 +394,15 @@ rc=$?
 rss=$(grep -o '"peak_rss_bytes":[0-9]*' "$work/comms1000.json" 2>/dev/null | cut -d: -f2 | sort -n | tail -1)
 [ "$rc" -eq 0 ] && [ -n "$rss" ] && [ "$rss" -lt $((300 << 20)) ]
 result $? "bounds/1000-tiny-communicators-under-300MiB-per-rank" "rc $rc, peak RSS ${rss:-?} B: $(grep 'memory per rank\|refusing' "$work/comms1000.log")"
+
+# ---- --resize dp=4 of the GPU-captured Megatron TP2 x DP2 (distributed optimizer): every byte
+# verified, and each rank's ops, bytes and modelled traffic equal the replay of the DP4 capture
+run 8 "$work/resize.log" --resize dp=4 --verify tests/data/scale/megatron_tp2_dp2_distopt; rc=$?
+run 8 "$work/resize_truth.log" --verify tests/data/scale/megatron_tp2_dp4_distopt
+per_rank() { grep -E "^# ranks? " "$1" | sed 's/wire_sent.*model_sent/model_sent/'; }
+[ "$rc" -eq 0 ] && grep -q "0 wrong" "$work/resize.log" && grep -q "replayed as TP=2 DP=4 PP=1 (8 ranks)" "$work/resize.log" &&
+  [ -n "$(per_rank "$work/resize.log")" ] && [ "$(per_rank "$work/resize.log")" = "$(per_rank "$work/resize_truth.log")" ]
+result $? "resize/dp2-to-dp4-equals-dp4-capture" "rc $rc: $(per_rank "$work/resize.log" | head -2) vs $(per_rank "$work/resize_truth.log" | head -2)"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
