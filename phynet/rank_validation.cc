@@ -2,6 +2,8 @@
 // (rank_validation.h).
 #include "phynet/rank_validation.h"
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <set>
 #include <unordered_set>
@@ -63,8 +65,9 @@ std::string firstVerdict(const LoadedInput& input, const std::vector<RankFacts>&
   const Workload& w = input.workload;
   const int size = static_cast<int>(facts.size());
   if (w.worldSize != size) {
-    return fmt::format("the workload has {} ranks but mpirun started {}: run with -np {}", w.worldSize, size,
-                       w.worldSize);
+    const bool srun = std::getenv("SLURM_STEP_ID") != nullptr && std::getenv("OMPI_COMM_WORLD_SIZE") == nullptr;
+    return fmt::format("the workload has {} ranks but {} started {}: run with {} {}", w.worldSize,
+                       srun ? "srun" : "mpirun", size, srun ? "-n" : "-np", w.worldSize);
   }
   for (int r = 1; r < size; ++r) {
     if (facts[r].fingerprint != facts[0].fingerprint) {

@@ -53,6 +53,7 @@ install_optional() {
 # The reliability suites' tools (tests/suites/fuzz_tests.sh: clang-14 with libFuzzer; load_tests.sh:
 # GNU time for peak RSS).
 install_optional "the fuzz and load suites will say so" clang-14 libclang-rt-14-dev time
+install_optional "tests/suites/slurm_tests.sh will fail: no one-node Slurm" slurm-wlm
 # The Chakra and PyTorch execution-trace readers (workload/module.mk): protobuf, nlohmann's JSON, zlib.
 install_optional "Chakra and PyTorch execution traces will not be read (the build says so)" \
   protobuf-compiler libprotobuf-dev nlohmann-json3-dev zlib1g-dev
