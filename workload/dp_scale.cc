@@ -250,7 +250,9 @@ Result<Workload> loadResizedTraceWorkload(const std::string& path, int newDp, co
     resized.files.push_back(scaler.rank(rank, onlyRank < 0 || rank == onlyRank));
   }
   NS_ASSIGN_OR_RETURN(Workload workload, workloadFromTraceSet(std::move(resized), nullptr, onlyRank));
-  workload.description = fmt::format("{} ({} at DP={})", workload.description, path, newDp);
+  workload.description = fmt::format("ncclshim trace: {} ranks, {} communicators ({}: captured as {}, resized to "
+                                     "TP={} DP={} PP={})", workload.worldSize, workload.comms.size(), path,
+                                     shape.toString(), scaler.to().tp, scaler.to().dp, scaler.to().pp);
   return workload;
 }
 

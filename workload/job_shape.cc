@@ -8,11 +8,7 @@
 namespace nshim::workload {
 namespace {
 
-struct CommFacts {
-  std::vector<int> members;  // -1: no member file named that communicator rank
-  bool carriesOps = false;
-  bool pointToPointOnly = true;
-};
+using CommFacts = CommUse;
 
 std::string commName(uint64_t id) { return fmt::format("0x{:016x}", id); }
 
@@ -100,6 +96,30 @@ Result<JobShape> recoverJobShape(const trace::TraceSet& traces, const ShapeOptio
   }
   Result<std::map<uint64_t, CommFacts>> comms = readComms(traces);
   if (!comms.ok()) return comms.status();
+  std::vector<CommUse> uses;
+  for (auto& [id, facts] : *comms) {
+    facts.id = id;
+    uses.push_back(std::move(facts));
+  }
+  return recoverJobShape(world, uses, options);
+}
+
+Result<JobShape> recoverJobShape(int world, const std::vector<CommUse>& uses, const ShapeOptions& options) {
+  if (world < 1) return NS_ERROR(Code::kInvalidArgument, "a job of no ranks");
+  std::map<uint64_t, const CommUse*> byId;
+  for (const CommUse& use : uses) {
+    if (use.members.empty()) return NS_ERROR(Code::kInvalidArgument, "comm {} has no members", commName(use.id));
+    for (int member : use.members) {
+      if (member < 0 || member >= world) {
+        return NS_ERROR(Code::kInvalidArgument, "comm {}: member {} is not a rank of the {}-rank job",
+                        commName(use.id), member, world);
+      }
+    }
+    byId[use.id] = &use;
+  }
+  std::map<uint64_t, CommFacts> table;
+  for (const auto& [id, use] : byId) table.emplace(id, *use);
+  const std::map<uint64_t, CommFacts>* comms = &table;
 
   std::vector<RankLayout> fits;
   std::vector<std::string> misfits;  // per layout tried: the first communicator that fits none of its groups

@@ -42,7 +42,17 @@ struct ShapeOptions {
   int pp = 0;
 };
 
-// The shape of `traces` (one file per global rank 0..N-1), or an error naming what does not fit.
+// What the shape is read from: one communicator, and how it was used.
+struct CommUse {
+  uint64_t id = 0;
+  std::vector<int> members;  // global ranks in communicator-rank order
+  bool carriesOps = false;
+  bool pointToPointOnly = true;  // every op on it is a send or a receive (vacuously true without ops)
+};
+
+// The shape of a job of `world` ranks with these communicators, or an error naming what does not fit.
+Result<JobShape> recoverJobShape(int world, const std::vector<CommUse>& comms, const ShapeOptions& options = {});
+// The same from `traces` (one file per global rank 0..N-1).
 Result<JobShape> recoverJobShape(const trace::TraceSet& traces, const ShapeOptions& options = {});
 
 }  // namespace nshim::workload

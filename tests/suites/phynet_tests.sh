@@ -401,6 +401,7 @@ run 8 "$work/resize.log" --resize dp=4 --verify tests/data/scale/megatron_tp2_dp
 run 8 "$work/resize_truth.log" --verify tests/data/scale/megatron_tp2_dp4_distopt
 per_rank() { grep -E "^# ranks? " "$1" | sed 's/wire_sent.*model_sent/model_sent/'; }
 [ "$rc" -eq 0 ] && grep -q "0 wrong" "$work/resize.log" && grep -q "replayed as TP=2 DP=4 PP=1 (8 ranks)" "$work/resize.log" &&
+  grep -q "^# phynet replay: .*captured as TP=2 DP=2 PP=1 (4 ranks), resized to TP=2 DP=4 PP=1" "$work/resize.log" &&
   [ -n "$(per_rank "$work/resize.log")" ] && [ "$(per_rank "$work/resize.log")" = "$(per_rank "$work/resize_truth.log")" ]
 result $? "resize/dp2-to-dp4-equals-dp4-capture" "rc $rc: $(per_rank "$work/resize.log" | head -2) vs $(per_rank "$work/resize_truth.log" | head -2)"
 

@@ -323,6 +323,9 @@ done
   grep -q "1024 ranks, 57344 calls" "$work/scale_summary.txt" &&
   grep -Eq "reducescatter +dp +512 +1M +3072 +2956984320" "$work/scale_summary.txt"
 result $? "scale/1024-ranks-summary" "$(head -4 "$work/scale_summary.txt") $(tail -2 "$work/scale.err")"
+grep -q "^# shape: TP=2 DP=512 PP=1 (1024 ranks), from the communicators' members" "$work/scale_summary.txt" &&
+  grep -q "^# scaled from: $scale_data/megatron_tp2_dp2_distopt, TP=2 DP=2 PP=1 (4 ranks)" "$work/scale_summary.txt"
+result $? "scale/summary-shows-both-shapes" "$(grep -E '^# (shape|scaled)' "$work/scale_summary.txt")"
 "$tool" scale "$scale_data/megatron_tp2_dp2_plain" --dp 4 -o "$work/scaled_plain" >"$work/scale_again.txt" 2>&1
 [ $? -eq 2 ] && grep -q "already holds trace files" "$work/scale_again.txt"
 result $? "scale/refuses-a-used-directory" "$(cat "$work/scale_again.txt")"

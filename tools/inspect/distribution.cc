@@ -86,6 +86,7 @@ void DistributionCounter::add(int rank, const workload::WorkOp& op, const worklo
   row.wireBytes += wire;
   CommSummary& c = *entry.sums;
   c.calls += 1;
+  c.collectiveCalls += describe(op.kind).pointToPoint ? 0 : 1;
   c.bytes += op.bytes;
   c.wireBytes += wire;
   if (rank >= static_cast<int>(ranks_.size())) ranks_.resize(static_cast<size_t>(rank) + 1);

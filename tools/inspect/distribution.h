@@ -37,6 +37,7 @@ struct CommSummary {
   std::string group;
   std::vector<int> members;  // global ranks in communicator-rank order
   uint64_t calls = 0;
+  uint64_t collectiveCalls = 0;  // calls that are not sends or receives
   uint64_t bytes = 0;
   uint64_t wireBytes = 0;
 };
@@ -57,6 +58,7 @@ struct WorkloadDistribution {
   uint64_t calls = 0;
   uint64_t bytes = 0;
   uint64_t wireBytes = 0;
+  std::vector<std::string> shapeLines;  // printed under the totals (job_shape_lines.h); traces only
 };
 
 WorkloadDistribution distributionOf(const workload::Workload& workload);

@@ -38,6 +38,7 @@ void printWorkloadText(FILE* out, const std::string& source, const WorkloadDistr
   fmt::print(out, "# communication distribution of {}\n# {}\n", source, d.description);
   fmt::print(out, "# {} ranks, {} calls, {} bytes ({}), {} wire bytes under ring algorithms ({})\n", d.worldSize,
              d.calls, d.bytes, humanBytes(d.bytes), d.wireBytes, humanBytes(d.wireBytes));
+  for (const std::string& line : d.shapeLines) fmt::print(out, "# {}\n", line);
   fmt::print(out, "#\n# by op, group and message size (calls of all ranks; bytes: nccl-tests size; wire: payload "
              "sent, ring)\n");
   fmt::print(out, "  {:<13} {:<8} {:>5} {:>7} {:>9} {:>16} {:>16}\n", "op", "group", "ranks", "size<=", "calls",

@@ -15,6 +15,7 @@
 #include "common/private_file.h"
 #include "tools/inspect/command_line.h"
 #include "tools/inspect/commands.h"
+#include "tools/inspect/job_shape_lines.h"
 #include "trace/trace_format.h"
 #include "trace/trace_reader.h"
 #include "workload/dp_scale.h"
@@ -88,11 +89,28 @@ Status prepareDirectory(const std::string& dir) {
   return Status();
 }
 
-// Writes `file` as FORMAT.md lines into a new private file `path`.
-Status writeTrace(const std::string& path, const trace::TraceFile& file) {
+// `text` into a new private file `path`.
+Status writeText(const std::string& path, const std::string& text) {
   char chosen[4096];
   int fd = createNewFile(path.c_str(), 0600, chosen, sizeof(chosen), false);
   if (fd < 0) return NS_ERROR(Code::kSystemError, "{}: cannot create it: {}", path, std::strerror(-fd));
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = errno;
+      ::close(fd);
+      return NS_ERROR(Code::kSystemError, "{}: write failed: {}", path, std::strerror(err));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0) return NS_ERROR(Code::kSystemError, "{}: close failed: {}", path, std::strerror(errno));
+  return Status();
+}
+
+// Writes `file` as FORMAT.md lines into a new private file `path`.
+Status writeTrace(const std::string& path, const trace::TraceFile& file) {
   std::string text;
   char line[trace::kFormatLineBytes];
   text.append(line, trace::formatHeaderLine(file.header, line, sizeof(line)));
@@ -107,19 +125,7 @@ Status writeTrace(const std::string& path, const trace::TraceFile& file) {
     }
   }
   if (file.hasFooter) text.append(line, trace::formatFooterLine(file.footer, line, sizeof(line)));
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = errno;
-      ::close(fd);
-      return NS_ERROR(Code::kSystemError, "{}: write failed: {}", path, std::strerror(err));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::close(fd) != 0) return NS_ERROR(Code::kSystemError, "{}: close failed: {}", path, std::strerror(errno));
-  return Status();
+  return writeText(path, text);
 }
 
 Status run(const ScaleArgs& a) {
@@ -144,6 +150,11 @@ Status run(const ScaleArgs& a) {
       lastShown = percent;
     }
   }
+  std::string origin = fmt::format("from: {}, {}\nto: TP={} DP={} PP={} ({} ranks) by ncclshim scale --dp {}\n",
+                                   a.input, shape.toString(), scaler.to().tp, scaler.to().dp, scaler.to().pp, world,
+                                   a.dp);
+  for (const std::string& note : scaler.notes()) origin += "note: " + note + "\n";
+  NS_RETURN_IF_ERROR(writeText(fmt::format("{}/{}", a.output, kScaleOriginFile), origin));
   std::fprintf(stderr, "ncclshim scale: %d files in %s\n", world, a.output.c_str());
   return Status();
 }
