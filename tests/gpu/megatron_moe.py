@@ -38,9 +38,16 @@ def main():
     parser.add_argument("--experts", type=int, default=4)
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--layers", type=int, default=2)
+    parser.add_argument("--gpus-per-node", type=int, default=0,
+                        help="emulate nodes of this many ranks for NCCL (NCCL_HOSTID); 0: one real node")
+    parser.add_argument("--seed-period", type=int, default=0,
+                        help="replica d reads the data of replica d mod P (0: its own): a job of P replicas "
+                             "repeated, whose data-dependent all-to-alls repeat with it (for scaling checks)")
     args = parser.parse_args()
     rank = int(os.environ["RANK"])
-    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+    if args.gpus_per_node:
+        os.environ["NCCL_HOSTID"] = f"node{rank // args.gpus_per_node}"
+    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]) % torch.cuda.device_count())
     dist.init_process_group("nccl")
     parallel_state.initialize_model_parallel(tensor_model_parallel_size=args.tp, pipeline_model_parallel_size=1,
                                              expert_model_parallel_size=args.ep)
@@ -63,7 +70,7 @@ def main():
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
     dp = parallel_state.get_data_parallel_world_size()
     dp_rank = parallel_state.get_data_parallel_rank()
-    gen = torch.Generator().manual_seed(99 + dp_rank)
+    gen = torch.Generator().manual_seed(99 + (dp_rank % args.seed_period if args.seed_period else dp_rank))
     losses = []
     for _ in range(args.steps):
         tokens = torch.randint(0, vocab, (batch, seq + 1), generator=gen).cuda()
