@@ -9,6 +9,7 @@
 #include "tools/inspect/decision_mix.h"
 #include "tools/inspect/distribution.h"
 #include "tools/inspect/distribution_output.h"
+#include "tools/inspect/iteration_lines.h"
 #include "tools/inspect/job_shape_lines.h"
 #include "tools/inspect/output_file.h"
 #include "tools/inspect/report_reader.h"
@@ -106,7 +107,12 @@ Status run(const SummaryArgs& a) {
                                         }));
   for (const std::string& note : loaded.notes) std::fprintf(stderr, "ncclshim summary: note: %s\n", note.c_str());
   WorkloadDistribution d = loaded.opsStreamed ? counter.finish(loaded.workload) : distributionOf(loaded.workload);
-  if (kind == InputKind::kTrace) d.shapeLines = jobShapeLines(a.input, d);
+  if (kind == InputKind::kTrace) {
+    d.shapeLines = jobShapeLines(a.input, d);
+    if (!loaded.opsStreamed) {
+      for (std::string& line : iterationLines(loaded.workload)) d.shapeLines.push_back(std::move(line));
+    }
+  }
   NS_ASSIGN_OR_RETURN(OutputFile out, OutputFile::open(a.output));
   if (a.format == "csv") printWorkloadCsv(out.get(), d, a.table);
   else if (a.format == "json") printWorkloadJson(out.get(), a.input, inputKindName(kind), d);
