@@ -18,6 +18,10 @@ bool isWholeBuffer(trace::OpCode op) {
   return op == trace::OpCode::kAllReduce || op == trace::OpCode::kBroadcast || op == trace::OpCode::kReduce;
 }
 bool isSharded(trace::OpCode op) { return op == trace::OpCode::kReduceScatter || op == trace::OpCode::kAllGather; }
+// Groups whose members and ops do not change with the data-parallel size.
+bool keepsItsOps(GroupKind kind) {
+  return kind == GroupKind::kTp || kind == GroupKind::kPp || kind == GroupKind::kEp || kind == GroupKind::kEpTp;
+}
 bool isCommEvent(trace::CommEvent event) {
   return event == trace::CommEvent::kInit || event == trace::CommEvent::kSplit;
 }
@@ -51,6 +55,10 @@ Result<DataParallelScaler> DataParallelScaler::create(const trace::TraceSet& tra
                                                       int newDp) {
   if (newDp < 1) return NS_ERROR(Code::kInvalidArgument, "--dp {}: the new data-parallel size must be at least 1", newDp);
   RankLayout to = shape.layout;
+  if (newDp % to.ep != 0) {
+    return NS_ERROR(Code::kInvalidArgument, "--dp {}: the expert-parallel size EP={} must divide the data-parallel "
+                    "size (expert groups are blocks of the data-parallel group)", newDp, to.ep);
+  }
   to.dp = newDp;
   const int64_t world = static_cast<int64_t>(to.tp) * to.pp * newDp;
   if (world > (1 << 20)) return NS_ERROR(Code::kInvalidArgument, "--dp {}: {} ranks is more than 1,048,576", newDp, world);
@@ -114,20 +122,22 @@ Status DataParallelScaler::checkOps() {
         return NS_ERROR(Code::kInvalidArgument, "{}: on a communicator this rank's file never created", where());
       }
       const CommRole& r = role->second;
-      if (r.single || r.kind == GroupKind::kTp || r.kind == GroupKind::kPp) continue;
-      const int newSize = r.kind == GroupKind::kDp ? to_.dp : to_.world;
-      const char* group = r.kind == GroupKind::kDp ? "data-parallel group" : "group of every rank";
+      if (r.single || keepsItsOps(r.kind)) continue;
+      const int newSize = to_.groupSize(r.kind);
+      const char* group = r.kind == GroupKind::kDp     ? "data-parallel group"
+                          : r.kind == GroupKind::kDpEp ? "expert-data-parallel group"
+                                                       : "group of every rank";
       if (op.root >= newSize) {
         return NS_ERROR(Code::kInvalidArgument, "{}: root {} is beyond the {} of {} ranks", where(), op.root, group,
                                          newSize);
       }
       if (isWholeBuffer(op.op) || (r.kind == GroupKind::kWorld && op.op == trace::OpCode::kAllGather)) continue;
-      if (r.kind != GroupKind::kDp || !isSharded(op.op)) {
+      if (r.kind == GroupKind::kWorld || !isSharded(op.op)) {
         return NS_ERROR(Code::kInvalidArgument, "{} on a {}: no data-parallel scaling rule covers it (allreduce, "
                                          "broadcast and reduce keep their buffer; reduce-scatter and all-gather "
                                          "shard it)", where(), group);
       }
-      Result<ShardCount> shard = resizeShard(op.count, op.nranks, to_.dp);
+      Result<ShardCount> shard = resizeShard(op.count, op.nranks, newSize);
       if (!shard.ok()) return NS_ERROR(Code::kInvalidArgument, "{} of count {}: {}", where(), op.count, shard.status().message());
       ++(shard->megatronPadding ? padded : exact);
       within = std::max(within, shard->withinElements);
@@ -139,7 +149,7 @@ Status DataParallelScaler::checkOps() {
                                  : fmt::format("{} sharded ops: buffers padded as Megatron pads them; a count may be "
                                                "off by fewer than {} elements of the whole buffer (lcm({}, 128) "
                                                "does not divide lcm({}, 128))", padded, within,
-                                               shape_.layout.dp, to_.dp));
+                                               shape_.layout.dp, to_.dp));  // the data-parallel sizes
   }
   if (exact) notes_.push_back(fmt::format("{} sharded ops divided exactly by {}", exact, to_.dp));
   if (to_.dp < shape_.layout.dp) {
@@ -162,7 +172,7 @@ void DataParallelScaler::scaleOp(trace::OpRecord* op, const CommRole& role, int 
   if (role.single) return;
   const std::vector<int> members = to_.groupMembers(role.kind, rank);
   const int newSize = static_cast<int>(members.size());
-  if (role.kind == GroupKind::kDp && isSharded(op->op)) {
+  if ((role.kind == GroupKind::kDp || role.kind == GroupKind::kDpEp) && isSharded(op->op)) {
     Result<ShardCount> shard = resizeShard(op->count, op->nranks, newSize);  // checked in checkOps
     if (shard.ok()) op->count = shard->count;
   }
@@ -239,9 +249,8 @@ Result<Workload> loadResizedTraceWorkload(const std::string& path, int newDp, co
   NS_ASSIGN_OR_RETURN(JobShape shape, recoverJobShape(captured, shapeOptions));
   NS_ASSIGN_OR_RETURN(DataParallelScaler scaler, DataParallelScaler::create(captured, shape, newDp));
   if (notes) {
-    notes->push_back(fmt::format("--resize dp={}: the trace's {} replayed as TP={} DP={} PP={} ({} ranks)", newDp,
-                                 shape.toString(), scaler.to().tp, scaler.to().dp, scaler.to().pp,
-                                 scaler.to().world));
+    notes->push_back(fmt::format("--resize dp={}: the trace's {} replayed as {}", newDp, shape.toString(),
+                                 shapeText(scaler.to())));
     for (const std::string& note : scaler.notes()) notes->push_back("--resize: " + note);
   }
   trace::TraceSet resized;
@@ -250,9 +259,9 @@ Result<Workload> loadResizedTraceWorkload(const std::string& path, int newDp, co
     resized.files.push_back(scaler.rank(rank, onlyRank < 0 || rank == onlyRank));
   }
   NS_ASSIGN_OR_RETURN(Workload workload, workloadFromTraceSet(std::move(resized), nullptr, onlyRank));
-  workload.description = fmt::format("ncclshim trace: {} ranks, {} communicators ({}: captured as {}, resized to "
-                                     "TP={} DP={} PP={})", workload.worldSize, workload.comms.size(), path,
-                                     shape.toString(), scaler.to().tp, scaler.to().dp, scaler.to().pp);
+  workload.description = fmt::format("ncclshim trace: {} ranks, {} communicators ({}: captured as {}, resized to {})",
+                                     workload.worldSize, workload.comms.size(), path, shape.toString(),
+                                     sizesText(scaler.to()));
   return workload;
 }
 

@@ -3,7 +3,9 @@
 // stated in docs/scale.md:
 //   * rank r' of the new job (TP x N x PP, Megatron's order) does what captured rank
 //     (pp, dp' mod DP, tp) did, op for op, on the groups of the same kind and creation order;
-//   * tensor and pipeline groups, and one-rank communicators, keep their ops byte for byte;
+//   * tensor, pipeline, expert (EP) and expert-tensor groups, and one-rank communicators, keep their
+//     ops byte for byte (EP stays: it must divide N); expert-data-parallel groups grow to N / EP and
+//     follow the data-parallel rules;
 //   * on a data-parallel group, allreduce / broadcast / reduce keep their count (the whole buffer);
 //     reduce-scatter / all-gather of a sharded buffer divide the buffer by the new size, padded as
 //     Megatron pads it (to a multiple of lcm(DP, 128): exact when lcm(DP, 128) divides lcm(N, 128),

@@ -40,6 +40,8 @@ Result<std::map<uint64_t, CommFacts>> readComms(const trace::TraceSet& traces) {
       if (it == comms.end()) continue;  // trace_validate reports ops on unknown communicators
       it->second.carriesOps = true;
       it->second.pointToPointOnly = it->second.pointToPointOnly && isPointToPoint(entry.record.op);
+      it->second.exchanges = it->second.exchanges || isPointToPoint(entry.record.op) ||
+                             entry.record.op == trace::OpCode::kAlltoAll;
     }
   }
   for (const auto& [id, facts] : comms) {
@@ -53,14 +55,26 @@ Result<std::map<uint64_t, CommFacts>> readComms(const trace::TraceSet& traces) {
   return comms;
 }
 
-// The group kind of `members` in `layout`, or false. A group of every rank is data parallel when
-// the layout's DP group is the world, else "world"; a pipeline group carries only point-to-point.
-bool fitKind(const RankLayout& layout, const CommFacts& facts, GroupKind* kind) {
+// The group kind of `facts` in `layout`, or false. Of the kinds whose group it is, an exchanging
+// communicator (all-to-all, sends) takes expert or pipeline parallel first, any other tensor, data,
+// expert-data or world first; a pipeline group carries only sends and receives. *agrees: it
+// exchanges and is an expert or pipeline group, as its ops suggest.
+bool fitKind(const RankLayout& layout, const CommFacts& facts, GroupKind* kind, bool* agrees) {
+  static constexpr GroupKind kReducing[] = {GroupKind::kTp, GroupKind::kDp, GroupKind::kDpEp, GroupKind::kEpTp,
+                                            GroupKind::kWorld, GroupKind::kEp, GroupKind::kPp};
+  static constexpr GroupKind kExchanging[] = {GroupKind::kEp, GroupKind::kPp, GroupKind::kEpTp, GroupKind::kTp,
+                                              GroupKind::kDp, GroupKind::kDpEp, GroupKind::kWorld};
   const int first = facts.members.front();
-  for (GroupKind candidate : {GroupKind::kTp, GroupKind::kDp, GroupKind::kPp, GroupKind::kWorld}) {
+  for (GroupKind candidate : facts.exchanges ? kExchanging : kReducing) {
     if (candidate == GroupKind::kPp && !facts.pointToPointOnly) continue;
+    if ((candidate == GroupKind::kEp || candidate == GroupKind::kDpEp || candidate == GroupKind::kEpTp) &&
+        layout.ep == 1) {
+      continue;  // no expert groups in this layout
+    }
+    if (candidate == GroupKind::kEpTp && layout.tp == 1) continue;  // the expert group itself
     if (layout.groupMembers(candidate, first) == facts.members) {
       *kind = candidate;
+      *agrees = facts.exchanges && (candidate == GroupKind::kEp || candidate == GroupKind::kPp);
       return true;
     }
   }
@@ -74,15 +88,18 @@ std::string membersText(const std::vector<int>& members) {
   return text;
 }
 
+}  // namespace
+
 std::string sizesText(const RankLayout& layout) {
+  if (layout.ep > 1) return fmt::format("TP={} DP={} EP={} PP={}", layout.tp, layout.dp, layout.ep, layout.pp);
   return fmt::format("TP={} DP={} PP={}", layout.tp, layout.dp, layout.pp);
 }
 
-}  // namespace
-
-std::string JobShape::toString() const {
+std::string shapeText(const RankLayout& layout) {
   return fmt::format("{} ({} ranks)", sizesText(layout), layout.world);
 }
+
+std::string JobShape::toString() const { return shapeText(layout); }
 
 Result<JobShape> recoverJobShape(const trace::TraceSet& traces, const ShapeOptions& options) {
   const int world = static_cast<int>(traces.files.size());
@@ -121,55 +138,80 @@ Result<JobShape> recoverJobShape(int world, const std::vector<CommUse>& uses, co
   for (const auto& [id, use] : byId) table.emplace(id, *use);
   const std::map<uint64_t, CommFacts>* comms = &table;
 
-  std::vector<RankLayout> fits;
+  struct Fit {
+    RankLayout layout;
+    int agreeing = 0;    // exchanging communicators that are expert or pipeline groups
+    int worldAsData = 0;  // communicators of every rank that are its data-parallel group
+  };
+  std::vector<Fit> fits;
   std::vector<std::string> misfits;  // per layout tried: the first communicator that fits none of its groups
   for (int tp = 1; tp <= world; ++tp) {
     if (world % tp != 0 || (options.tp && tp != options.tp)) continue;
     for (int pp = 1; pp <= world / tp; ++pp) {
       if (world / tp % pp != 0 || (options.pp && pp != options.pp)) continue;
-      RankLayout layout;
-      layout.world = world;
-      layout.tp = tp;
-      layout.pp = pp;
-      layout.dp = world / tp / pp;
-      std::string misfit;
-      bool everyRankIsTp = false;
-      for (const auto& [id, facts] : *comms) {
-        if (!facts.carriesOps || facts.members.size() < 2) continue;
-        GroupKind kind;
-        if (!fitKind(layout, facts, &kind)) {
-          misfit = fmt::format("{}: comm {} (members {})", sizesText(layout), commName(id),
-                               membersText(facts.members));
-          break;
+      const int dp = world / tp / pp;
+      for (int ep = 1; ep <= dp; ++ep) {
+        if (dp % ep != 0 || (options.ep && ep != options.ep)) continue;
+        RankLayout layout;
+        layout.world = world;
+        layout.tp = tp;
+        layout.pp = pp;
+        layout.dp = dp;
+        layout.ep = ep;
+        std::string misfit;
+        int worldAsData = 0;
+        int agreeing = 0;
+        bool expertExchange = false;  // an exchanging communicator is an expert group
+        for (const auto& [id, facts] : *comms) {
+          if (!facts.carriesOps || facts.members.size() < 2) continue;
+          GroupKind kind;
+          bool agrees = false;
+          if (!fitKind(layout, facts, &kind, &agrees)) {
+            misfit = fmt::format("{}: comm {} (members {})", sizesText(layout), commName(id),
+                                 membersText(facts.members));
+            break;
+          }
+          agreeing += agrees ? 1 : 0;
+          expertExchange = expertExchange || (agrees && kind == GroupKind::kEp);
+          worldAsData += kind == GroupKind::kDp && static_cast<int>(facts.members.size()) == world ? 1 : 0;
         }
-        everyRankIsTp = everyRankIsTp || (kind == GroupKind::kTp && static_cast<int>(facts.members.size()) == world);
-      }
-      if (!misfit.empty()) {
-        misfits.push_back(misfit);
-      } else if (!(everyRankIsTp && options.tp == 0)) {  // a group of every rank is data parallel
-        fits.push_back(layout);
+        if (!misfit.empty()) {
+          if (ep == 1) misfits.push_back(misfit);  // one line per TP x PP: the expert sizes add little
+        } else if (ep == 1 || expertExchange || options.ep) {  // experts only where an all-to-all needs them
+          fits.push_back(Fit{layout, agreeing, worldAsData});
+        }
       }
     }
   }
   if (fits.empty()) {
     std::string tried;
     for (size_t i = 0; i < misfits.size() && i < 6; ++i) tried += "\n  " + misfits[i];
-    return NS_ERROR(Code::kInvalidArgument, "the job's shape cannot be recovered: no TP x DP x PP layout of {} ranks has "
-                                     "every communicator as one of its groups (tensor: consecutive ranks; data: "
-                                     "strided by TP; pipeline: strided by TP x DP, sends and receives only).{}{}",
-                                     world, misfits.empty() ? "" : " Each layout tried, and a communicator that "
-                                     "fits none of its groups:", tried);
+    return NS_ERROR(Code::kInvalidArgument, "the job's shape cannot be recovered: no TP x DP x PP layout (EP "
+                    "dividing DP) of {} ranks has every communicator as one of its groups (tensor: consecutive "
+                    "ranks; data: strided by TP; expert: a block of the data group; pipeline: strided by TP x DP, "
+                    "sends and receives only).{}{}", world, misfits.empty() ? "" : " Each layout tried, and a "
+                    "communicator that fits none of its groups:", tried);
   }
-  if (fits.size() > 1) {
+  // The layouts where the most exchanging communicators are expert or pipeline groups, then where
+  // the most groups of every rank are data parallel; of those, per TP x PP, the smallest EP.
+  auto rank = [](const Fit& fit) { return std::make_pair(fit.agreeing, fit.worldAsData); };
+  std::pair<int, int> best(0, 0);
+  for (const Fit& fit : fits) best = std::max(best, rank(fit));
+  std::vector<RankLayout> chosen;
+  for (const Fit& fit : fits) {
+    if (rank(fit) != best) continue;
+    const bool sameSizes = !chosen.empty() && chosen.back().tp == fit.layout.tp && chosen.back().pp == fit.layout.pp;
+    if (!sameSizes) chosen.push_back(fit.layout);  // EP ascends within a TP x PP
+  }
+  if (chosen.size() > 1) {
     std::string candidates;
-    for (const RankLayout& layout : fits) candidates += (candidates.empty() ? "" : ", ") + sizesText(layout);
-    return NS_ERROR(Code::kInvalidArgument, "the job's shape is ambiguous: {} all fit its communicators (the groups that "
-                                     "would tell them apart carry no ops); choose with --tp and --pp",
-                                     candidates);
+    for (const RankLayout& layout : chosen) candidates += (candidates.empty() ? "" : ", ") + sizesText(layout);
+    return NS_ERROR(Code::kInvalidArgument, "the job's shape is ambiguous: {} all fit its communicators (the groups "
+                    "that would tell them apart carry no ops); choose with --tp and --pp", candidates);
   }
 
   JobShape shape;
-  shape.layout = fits.front();
+  shape.layout = chosen.front();
   for (const auto& [id, facts] : *comms) {
     ShapedComm comm;
     comm.id = id;
@@ -178,7 +220,8 @@ Result<JobShape> recoverJobShape(int world, const std::vector<CommUse>& uses, co
     if (facts.members.size() == 1) {
       comm.fitted = false;
     } else {
-      comm.fitted = fitKind(shape.layout, facts, &comm.kind);
+      bool agrees = false;
+      comm.fitted = fitKind(shape.layout, facts, &comm.kind, &agrees);
     }
     shape.comms.emplace(id, std::move(comm));
   }

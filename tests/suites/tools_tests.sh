@@ -10,7 +10,8 @@
 # summarise as without; the summaries of SimAI's 9216-rank file and an AICB DP=128 file equal the
 # committed digests; an AICB micro_test file's error names --world-size; an exception ends a
 # command with one line and status 70 (the fence); `scale` of the GPU-captured Megatron TP2 x DP2 to
-# DP4 equals the DP4 capture (plain DDP and the distributed optimizer) and 1,024 ranks summarise.
+# DP4 equals the DP4 capture (plain DDP and the distributed optimizer; MoE EP2 from DP4 to DP8 too)
+# and 1,024 ranks summarise.
 # Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -316,6 +317,10 @@ for kind in plain distopt; do
   "$tool" diff "$work/scaled_$kind" "$scale_data/megatron_tp2_dp4_$kind" >"$work/scale_diff.txt" 2>&1
   result $? "scale/dp2-to-dp4-$kind-equals-capture" "$(tail -3 "$work/scale_diff.txt")"
 done
+"$tool" scale "$scale_data/megatron_moe_tp1_dp4_ep2" --dp 8 -o "$work/scaled_moe" 2>"$work/scale.err" &&
+  "$tool" diff "$work/scaled_moe" "$scale_data/megatron_moe_tp1_dp8_ep2" >"$work/scale_diff.txt" 2>&1 &&
+  grep -q "TP=1 DP=4 EP=2 PP=1 (4 ranks) -> TP=1 DP=8 EP=2 PP=1 (8 ranks)" "$work/scale.err"
+result $? "scale/moe-dp4-ep2-to-dp8-equals-capture" "$(cat "$work/scale.err"; tail -3 "$work/scale_diff.txt")"
 "$tool" diff "$work/scaled_distopt" "$scale_data/megatron_tp2_dp4_plain" >/dev/null 2>&1
 [ $? -eq 1 ]; result $? "scale/diff-tells-distopt-from-plain"
 "$tool" scale "$scale_data/megatron_tp2_dp2_distopt" --dp 512 -o "$work/scaled_1024" 2>"$work/scale.err" &&

@@ -71,6 +71,17 @@ TEST_CASE("the shape of Megatron captures is recovered from their communicators"
   CHECK(kinds[GroupKind::kWorld] == 2);
 }
 
+TEST_CASE("MoE TP1 x DP4 x EP2 scaled to DP8 equals the DP8 capture: expert groups stay, expert-data grow",
+          "[scale]") {
+  trace::TraceSet dp4 = load("megatron_moe_tp1_dp4_ep2");
+  trace::TraceSet dp8 = load("megatron_moe_tp1_dp8_ep2");
+  Result<JobShape> shape = recoverJobShape(dp4);
+  REQUIRE(shape.ok());
+  CHECK(shape->toString() == "TP=1 DP=4 EP=2 PP=1 (4 ranks)");
+  CHECK(opsWithMembers(scaleTo(dp4, 8)) == opsWithMembers(dp8));
+  CHECK(opsWithMembers(scaleTo(dp8, 4)) == opsWithMembers(dp4));
+}
+
 TEST_CASE("TP2 x DP2 scaled to DP4 equals the TP2 x DP4 capture, and DP4 folds onto DP2", "[scale]") {
   for (const char* kind : {"plain", "distopt"}) {
     INFO(kind);
@@ -173,14 +184,31 @@ TEST_CASE("shapes that fit no layout or several, and ops without a rule, are ref
   CHECK(undivided.status().message().find("job/rank0.jsonl:3: reducescatter of count 7") != std::string::npos);
   CHECK(DataParallelScaler::create(sharded, *shape, 7).ok());  // 14 elements over 7 ranks: 2 each
 
+  // All-to-alls on groups that could be expert groups: ambiguous; with EP=1 said, data parallel,
+  // which no rule scales.
   trace::TraceSet alltoall = syntheticJob(4, {{0, 2}, {1, 3}, {0, 1}, {2, 3}}, trace::OpCode::kAlltoAll);
-  Result<JobShape> a2aShape = recoverJobShape(alltoall);
+  CHECK_FALSE(recoverJobShape(alltoall).ok());
+  ShapeOptions noExperts;
+  noExperts.tp = 2;
+  noExperts.ep = 1;
+  Result<JobShape> a2aShape = recoverJobShape(alltoall, noExperts);
   REQUIRE(a2aShape.ok());
   Result<DataParallelScaler> noRule = DataParallelScaler::create(alltoall, *a2aShape, 4);
   REQUIRE_FALSE(noRule.ok());
   CHECK(noRule.status().message().find("alltoall on a data-parallel group: no data-parallel scaling rule") !=
         std::string::npos);
   CHECK_FALSE(DataParallelScaler::create(alltoall, *a2aShape, 0).ok());
+  // EP=2 said: the all-to-alls are expert-parallel and stay; EP must divide the new size.
+  ShapeOptions experts;
+  experts.tp = 2;
+  experts.ep = 2;
+  Result<JobShape> moeShape = recoverJobShape(alltoall, experts);
+  REQUIRE(moeShape.ok());
+  CHECK(moeShape->toString() == "TP=2 DP=2 EP=2 PP=1 (4 ranks)");
+  CHECK(DataParallelScaler::create(alltoall, *moeShape, 4).ok());
+  Result<DataParallelScaler> odd = DataParallelScaler::create(alltoall, *moeShape, 3);
+  REQUIRE_FALSE(odd.ok());
+  CHECK(odd.status().message().find("EP=2 must divide") != std::string::npos);
 }
 
 }  // namespace

@@ -87,6 +87,7 @@ void DistributionCounter::add(int rank, const workload::WorkOp& op, const worklo
   CommSummary& c = *entry.sums;
   c.calls += 1;
   c.collectiveCalls += describe(op.kind).pointToPoint ? 0 : 1;
+  c.exchangeCalls += describe(op.kind).pointToPoint || op.kind == workload::OpKind::kAllToAll ? 1 : 0;
   c.bytes += op.bytes;
   c.wireBytes += wire;
   if (rank >= static_cast<int>(ranks_.size())) ranks_.resize(static_cast<size_t>(rank) + 1);

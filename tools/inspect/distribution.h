@@ -38,6 +38,7 @@ struct CommSummary {
   std::vector<int> members;  // global ranks in communicator-rank order
   uint64_t calls = 0;
   uint64_t collectiveCalls = 0;  // calls that are not sends or receives
+  uint64_t exchangeCalls = 0;    // all-to-alls, sends and receives
   uint64_t bytes = 0;
   uint64_t wireBytes = 0;
 };

@@ -19,6 +19,7 @@ std::vector<std::string> jobShapeLines(const std::string& input, const WorkloadD
     use.members = c.members;
     use.carriesOps = c.calls > 0;
     use.pointToPointOnly = c.collectiveCalls == 0;
+    use.exchanges = c.exchangeCalls > 0;
     uses.push_back(std::move(use));
   }
   Result<workload::JobShape> shape = workload::recoverJobShape(d.worldSize, uses);

@@ -138,8 +138,8 @@ Status run(const ScaleArgs& a) {
                       workload::DataParallelScaler::create(traces, shape, a.dp));
   NS_RETURN_IF_ERROR(prepareDirectory(a.output));
   const int world = scaler.to().world;
-  std::fprintf(stderr, "ncclshim scale: %s -> TP=%d DP=%d PP=%d (%d ranks)\n", shape.toString().c_str(),
-               scaler.to().tp, scaler.to().dp, scaler.to().pp, world);
+  std::fprintf(stderr, "ncclshim scale: %s -> %s\n", shape.toString().c_str(),
+               workload::shapeText(scaler.to()).c_str());
   for (const std::string& note : scaler.notes()) std::fprintf(stderr, "ncclshim scale: note: %s\n", note.c_str());
   int lastShown = 0;
   for (int rank = 0; rank < world; ++rank) {
@@ -150,9 +150,8 @@ Status run(const ScaleArgs& a) {
       lastShown = percent;
     }
   }
-  std::string origin = fmt::format("from: {}, {}\nto: TP={} DP={} PP={} ({} ranks) by ncclshim scale --dp {}\n",
-                                   a.input, shape.toString(), scaler.to().tp, scaler.to().dp, scaler.to().pp, world,
-                                   a.dp);
+  std::string origin = fmt::format("from: {}, {}\nto: {} by ncclshim scale --dp {}\n", a.input, shape.toString(),
+                                   workload::shapeText(scaler.to()), a.dp);
   for (const std::string& note : scaler.notes()) origin += "note: " + note + "\n";
   NS_RETURN_IF_ERROR(writeText(fmt::format("{}/{}", a.output, kScaleOriginFile), origin));
   std::fprintf(stderr, "ncclshim scale: %d files in %s\n", world, a.output.c_str());
