@@ -42,7 +42,7 @@ namespace nshim::phynet {
 namespace {
 
 constexpr size_t kVerdictBytes = 8192;
-constexpr int kCounterFields = 12;
+constexpr int kCounterFields = 15;
 constexpr int kPeerFields = 5;  // PeerTraffic, per global rank, after the counters
 constexpr useconds_t kLingerBeforeExitUs = 500'000;
 
@@ -69,7 +69,7 @@ std::vector<int64_t> packResult(const RankReplayResult& result) {
                            static_cast<int64_t>(c.modelSent), c.runStartNs, c.runEndNs,
                            static_cast<int64_t>(c.bytesVerified), static_cast<int64_t>(c.wireZeroCopy),
                            c.readyNs, static_cast<int64_t>(c.plannedBufferBytes),
-                           static_cast<int64_t>(c.peakRssBytes)};
+                           static_cast<int64_t>(c.peakRssBytes), c.stepPeriod, c.stepFirst, c.stepCount};
   for (const PeerTraffic& p : c.peers) {
     for (uint64_t field : {p.sent, p.wire, p.messages, p.model, p.links}) out.push_back(static_cast<int64_t>(field));
   }
@@ -93,6 +93,9 @@ void unpackResult(const std::vector<int64_t>& in, int worldSize, RankCounters* c
   c->readyNs = in[9];
   c->plannedBufferBytes = static_cast<uint64_t>(in[10]);
   c->peakRssBytes = static_cast<uint64_t>(in[11]);
+  c->stepPeriod = in[12];
+  c->stepFirst = in[13];
+  c->stepCount = in[14];
   size_t i = kCounterFields;
   c->peers.resize(static_cast<size_t>(worldSize));
   for (PeerTraffic& p : c->peers) {

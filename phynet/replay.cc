@@ -13,6 +13,7 @@
 #include "phynet/comm_executor.h"
 #include "phynet/memory_plan.h"
 #include "phynet/stall_report.h"
+#include "workload/iteration_period.h"
 #include "workload/traffic_model.h"
 #include "workload/workload_transform.h"
 
@@ -235,6 +236,11 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
   result.counters.runEndNs = result.counters.runStartNs;
   for (const OpTiming& t : result.timings) result.counters.runEndNs = std::max(result.counters.runEndNs, t.endNs);
   addCounters(ops, workload, globalRank, config.iterations, cap, comms, &result.counters);
+  if (const IterationPeriod steps = findIterationPeriod(workload.ranks.at(globalRank)); steps.found) {
+    result.counters.stepPeriod = static_cast<int64_t>(steps.period);
+    result.counters.stepFirst = static_cast<int64_t>(steps.firstBoundary);
+    result.counters.stepCount = static_cast<int64_t>(steps.iterations);
+  }
   for (auto& [id, executor] : executors) result.counters.bytesVerified += executor->bytesChecked();
   result.counters.peakRssBytes = peakResidentBytes();
   return result;

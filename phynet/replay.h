@@ -55,6 +55,10 @@ struct RankCounters {
   int64_t runEndNs = 0;
   uint64_t plannedBufferBytes = 0;  // the buffers planned for this rank (memory_plan.h)
   uint64_t peakRssBytes = 0;        // this process's peak resident memory at the end (getrusage)
+  // The training iterations found in this rank's ops (workload/iteration_period.h); 0 when none.
+  int64_t stepPeriod = 0;           // calls per iteration
+  int64_t stepFirst = 0;            // index of the first call of the first whole iteration
+  int64_t stepCount = 0;            // whole iterations
   std::vector<PeerTraffic> peers;  // by global rank (world size entries)
 };
 

@@ -196,6 +196,7 @@ ReplayReport buildReport(const ReportInput& in) {
   }
   addRows(in, &report.rows);
   report.summary = summarize(report.rows);
+  report.steps = stepTimes(in.timings, in.counters, in.warmup, in.iterations);
   return report;
 }
 

@@ -13,6 +13,7 @@
 #include "phynet/op_runner.h"
 #include "phynet/rank_endpoint.h"
 #include "phynet/replay.h"
+#include "phynet/step_times.h"
 #include "phynet/workload_names.h"
 #include "workload/size_bucket.h"
 #include "workload/workload.h"
@@ -66,6 +67,7 @@ struct ReplayReport {
   std::vector<RankCounters> ranks;
   std::vector<RankEndpoint> endpoints;  // per global rank; empty when unknown (unit tests)
   HostTraffic traffic;                  // by host and NIC, when the endpoints are known
+  StepTimes steps;                      // time per training iteration found in the trace
 };
 
 struct ReportInput {

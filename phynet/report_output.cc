@@ -55,6 +55,25 @@ std::string commText(uint64_t id) { return trace::commIdText(id); }
 
 }  // namespace
 
+// The time per training iteration (step_times.h): count, mean, min, max and the first ten.
+void printStepTimes(FILE* out, const StepTimes& steps) {
+  if (steps.timesUs.empty()) {
+    if (!steps.note.empty()) fmt::print(out, "# training iterations : none timed ({})\n", steps.note);
+    return;
+  }
+  const std::vector<double>& t = steps.timesUs;
+  double sum = 0;
+  for (double us : t) sum += us;
+  fmt::print(out, "# training iterations : {} per pass ({} calls each on rank 0{}, found in the trace): time (ms) "
+             "mean {:.3f}, min {:.3f}, max {:.3f}\n", steps.perPass, steps.callsPerIteration,
+             steps.warmupCalls ? fmt::format(", after {} warm-up calls", steps.warmupCalls) : std::string(),
+             sum / static_cast<double>(t.size()) * 1e-3, *std::min_element(t.begin(), t.end()) * 1e-3,
+             *std::max_element(t.begin(), t.end()) * 1e-3);
+  std::string first;
+  for (size_t i = 0; i < t.size() && i < 10; ++i) first += fmt::format(" {:.3f}", t[i] * 1e-3);
+  fmt::print(out, "#   per iteration (ms):{}{}\n", first, t.size() > 10 ? " ..." : "");
+}
+
 // When timing started (after every rank was ready) and the memory the ranks used, in two lines that
 // stay two lines at any world size (the JSON has every rank's figures).
 static void printStartAndMemory(FILE* out, const ReplayReport& r) {
@@ -112,6 +131,7 @@ void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxR
              r.rows.empty() ? 0.0 : busbwSum / static_cast<double>(r.rows.size()), r.rows.size());
   fmt::print(out, "# end-to-end time     : {:.6f} s ({} measured iteration{})\n", r.endToEndSeconds, r.iterations,
              r.iterations == 1 ? "" : "s");
+  printStepTimes(out, r.steps);
   printStartAndMemory(out, r);
   fmt::print(out, "# per-rank counts (all iterations; wire = transport payload bytes, model = the algorithms' "
              "formula)\n");
@@ -169,7 +189,11 @@ Status writeJsonReport(const std::string& path, const ReplayReport& r, const Tex
                h.verified ? fmt::format(",\"verified_bytes\":{}", c.bytesVerified) : std::string(),
                rankEndpointJson(r, static_cast<int>(g)));
   }
-  fmt::print(f, "]{},\n\"summary\":[", hostTrafficJson(r));
+  fmt::print(f, "]{},\n\"training_iterations\":{{\"per_pass\":{},\"calls\":{},\"warmup_calls\":{},\"note\":{},"
+             "\"time_us\":[", hostTrafficJson(r), r.steps.perPass, r.steps.callsPerIteration, r.steps.warmupCalls,
+             jsonQuoted(r.steps.note));
+  for (size_t i = 0; i < r.steps.timesUs.size(); ++i) fmt::print(f, "{}{:.3f}", i ? "," : "", r.steps.timesUs[i]);
+  fmt::print(f, "]}},\n\"summary\":[");
   for (size_t i = 0; i < r.summary.size(); ++i) {
     const SummaryRow& s = r.summary[i];
     fmt::print(f, "{}\n{{\"op\":{},\"group\":{},\"size_bucket\":{},\"count\":{},\"total_bytes\":{},\"mean_time_us\":{:.3f},"

@@ -11,7 +11,8 @@
 # TCP (told apart by each transport's framing); --algo tree (and NCCL_ALGO=Tree) runs every allreduce
 # on NCCL's double binary tree.
 # `--resize dp=4` of the GPU-captured Megatron TP2 x DP2 replays with every byte verified and the
-# per-rank ops, bytes and modelled traffic of the DP4 capture.
+# per-rank ops, bytes and modelled traffic of the DP4 capture. The training iterations found in a
+# trace are timed (the Megatron TP2 trace's 5 steps), or their absence said.
 # Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -404,6 +405,16 @@ per_rank() { grep -E "^# ranks? " "$1" | sed 's/wire_sent.*model_sent/model_sent
   grep -q "^# phynet replay: .*captured as TP=2 DP=2 PP=1 (4 ranks), resized to TP=2 DP=4 PP=1" "$work/resize.log" &&
   [ -n "$(per_rank "$work/resize.log")" ] && [ "$(per_rank "$work/resize.log")" = "$(per_rank "$work/resize_truth.log")" ]
 result $? "resize/dp2-to-dp4-equals-dp4-capture" "rc $rc: $(per_rank "$work/resize.log" | head -2) vs $(per_rank "$work/resize_truth.log" | head -2)"
+
+# ---- training iterations found in the trace: the bundled Megatron TP2 trace's 5 steps of 14 calls,
+# each timed (text and JSON); a trace without a period says so
+run 2 "$work/steps.log" --json "$work/steps.json" examples/traces/megatron_tp2; rc=$?
+[ "$rc" -eq 0 ] && grep -q "^# training iterations : 5 per pass (14 calls each on rank 0" "$work/steps.log" &&
+  python3 -c "import json,sys; t=json.load(open(sys.argv[1]))['training_iterations']; sys.exit(not (t['per_pass']==5 and t['calls']==14 and len(t['time_us'])==5 and min(t['time_us'])>0))" "$work/steps.json"
+result $? "steps/megatron-tp2-five-timed" "rc $rc: $(grep -A1 'training iterations' "$work/steps.log")"
+run 2 "$work/nosteps.log" examples/traces/torch_collectives
+grep -q "^# training iterations : none timed (no iterations found in rank 0's calls)" "$work/nosteps.log"
+result $? "steps/none-said" "$(grep 'training iterations' "$work/nosteps.log")"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

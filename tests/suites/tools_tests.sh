@@ -338,5 +338,17 @@ result $? "scale/refuses-a-used-directory" "$(cat "$work/scale_again.txt")"
 [ $? -eq 2 ] && grep -q -- "--dp is required" "$work/scale_nodp.txt"
 result $? "scale/needs-dp" "$(cat "$work/scale_nodp.txt")"
 
+# ---- iterations found in a trace: the Megatron TP2 trace's 5 steps of 14 calls; the distributed
+# optimizer capture's first step (one more call) is warm-up; a collectives sweep has none
+"$tool" summary "$trace" >"$work/iter.txt" 2>&1
+grep -q "^# iterations: 5 of 14 calls per rank, 2627592 bytes per iteration (all ranks)" "$work/iter.txt"
+result $? "iterations/megatron-tp2-five-steps" "$(grep -A2 '^# iterations' "$work/iter.txt")"
+"$tool" summary tests/data/scale/megatron_tp2_dp2_distopt >"$work/iter.txt" 2>&1
+grep -q "^# iterations: 2 of 17 calls per rank after 22 warm-up calls" "$work/iter.txt"
+result $? "iterations/distopt-warm-up" "$(grep -A2 '^# iterations' "$work/iter.txt")"
+"$tool" summary examples/traces/torch_collectives >"$work/iter.txt" 2>&1
+grep -q "^# iterations: none found" "$work/iter.txt"
+result $? "iterations/sweep-has-none" "$(grep -A2 '^# iterations' "$work/iter.txt")"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
