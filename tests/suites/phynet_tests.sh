@@ -12,7 +12,8 @@
 # on NCCL's double binary tree.
 # `--resize dp=4` of the GPU-captured Megatron TP2 x DP2 replays with every byte verified and the
 # per-rank ops, bytes and modelled traffic of the DP4 capture. The training iterations found in a
-# trace are timed (the Megatron TP2 trace's 5 steps), or their absence said.
+# trace are timed (the Megatron TP2 trace's 5 steps), or their absence said. The GPU ground-truth
+# capture replays with NCCL's recorded algorithm, protocol and channels.
 # Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -415,6 +416,29 @@ result $? "steps/megatron-tp2-five-timed" "rc $rc: $(grep -A1 'training iteratio
 run 2 "$work/nosteps.log" examples/traces/torch_collectives
 grep -q "^# training iterations : none timed (no iterations found in rank 0's calls)" "$work/nosteps.log"
 result $? "steps/none-said" "$(grep 'training iterations' "$work/nosteps.log")"
+
+# ---- the committed ground-truth capture (tests/data/time_truth: NCCL over its Socket transport,
+# GPU-timed, its decisions recorded) replays with NCCL's algorithm, protocol and channels on every
+# collective, read here from the raw nccl_task lines, and with the trace's bytes
+run 2 "$work/truth.log" --gpus-per-node 1 --report "$work/truth.csv" tests/data/time_truth; rc=$?
+python3 - "$work/truth.csv" tests/data/time_truth >"$work/truth_check.txt" 2>&1 <<'PY'
+import csv, glob, json, sys
+report, trace = sys.argv[1], sys.argv[2]
+decided, sizes = {}, {}
+for line in open(sorted(glob.glob(trace + "/*rank0.jsonl"))[0]):
+    r = json.loads(line)
+    if r["type"] == "nccl_task" and r["task"] == "coll" and r["flags"] & 1:
+        decided[(r["comm"], r["seq"])] = (r["algo"].lower(), r["proto"].lower(), r["channels"])
+    if r["type"] == "op" and r["op"] not in ("groupstart", "groupend", "send", "recv"):
+        sizes[(r["comm"], r["seq"])] = r["bytes"]
+rows = [r for r in csv.DictReader(open(report)) if r["op"] != "alltoall"]
+bad = [r for r in rows if (r["algorithm"], r["protocol"], int(r["channels"])) != decided.get((r["comm"], int(r["seq"])))
+       or int(r["bytes"]) != sizes.get((r["comm"], int(r["seq"])))]
+print(f"{len(rows)} collectives, {len(bad)} not as NCCL decided: {bad[:2]}")
+sys.exit(1 if bad or len(rows) != 198 else 0)
+PY
+[ "$rc" -eq 0 ] && [ $? -eq 0 ]
+result $? "truth/replays-nccls-decisions" "rc $rc: $(cat "$work/truth_check.txt")"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
