@@ -1,5 +1,5 @@
 // Every NCCLSHIM_* setting, declared once: name, kind, default, range, options and one line of help.
-// Read through common/settings.h; the README's settings table is `ncclshim env --markdown` of
+// Read through common/settings.h; docs/settings.md's table is `ncclshim env --markdown` of
 // this list (scripts/settings_table.sh writes it, tests/suites/tools_tests.sh checks it).
 //
 // NS_SETTING(name, kind, default, min, max, options, help)

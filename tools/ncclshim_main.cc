@@ -23,7 +23,7 @@ commands:
   plot      PNG charts: message sizes, busbw vs size, replayed vs recorded time
   report    one self-contained HTML page for a phynet JSON report (charts, traffic matrix, timeline)
   compare   several phynet JSON reports of one workload side by side: ratios, text or HTML
-  env       every NCCLSHIM_* setting: its value here and where it came from; --markdown: the README's table
+  env       every NCCLSHIM_* setting: its value here and where it came from; --markdown: docs/settings.md's table
 run 'ncclshim <command> --help' for the options of a command.
 )";
 
