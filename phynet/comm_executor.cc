@@ -3,7 +3,9 @@
 #include "phynet/comm_executor.h"
 
 #include <cctype>
+#include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "workload/workload_transform.h"
 
@@ -74,6 +76,14 @@ void CommExecutor::loop() {
   }
 }
 
+// --delay: waits `ns`, in slices of at most 1 ms so that a failure elsewhere ends it soon.
+void CommExecutor::holdFor(int64_t ns) const {
+  const int64_t until = nowNs() + ns;
+  for (int64_t now = nowNs(); now < until && !shared_.failure->failed(); now = nowNs()) {
+    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<int64_t>(until - now, 1'000'000)));
+  }
+}
+
 void CommExecutor::execute(const Batch& batch) {
   const std::vector<WorkOp>& ops = *shared_.ops;
   std::vector<const WorkOp*> list;
@@ -83,6 +93,10 @@ void CommExecutor::execute(const Batch& batch) {
   size_t failedOp = 0;
   runningOps_.store(static_cast<uint32_t>(list.size()), std::memory_order_relaxed);
   running_.store(uint64_t{batch.iteration} << 32 | batch.ops.front(), std::memory_order_release);
+  if (shared_.delayNs > 0 && shared_.batchesStarted != nullptr &&
+      shared_.batchesStarted->fetch_add(1, std::memory_order_relaxed) % static_cast<uint64_t>(shared_.delayEvery) == 0) {
+    holdFor(shared_.delayNs);
+  }
   Status status = runBatch(comm_, arena_, list, timing, &failedOp, check_ ? &*check_ : nullptr, shared_.capBytes);
   running_.store(kIdle, std::memory_order_release);
   if (!status.ok()) {

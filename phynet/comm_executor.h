@@ -67,6 +67,11 @@ struct ExecutorShared {
   ProgressSignal* progress = nullptr;            // notified after every batch and on failure
   bool verify = false;                           // --verify: patterned data, every received byte checked
   uint64_t capBytes = kNoCap;                    // --max-buffer: larger ops run in pieces (op_pieces.h)
+  // --delay: before every delayEvery-th batch this rank starts (counted over its communicators), it
+  // waits delayNs, as a slow GPU or host would; the batch's operations start after the wait.
+  int64_t delayNs = 0;
+  int delayEvery = 1;
+  std::atomic<uint64_t>* batchesStarted = nullptr;
 };
 
 class CommExecutor {
@@ -95,6 +100,7 @@ class CommExecutor {
  private:
   void loop();
   void execute(const Batch& batch);
+  void holdFor(int64_t ns) const;
 
   const CommGroup& group_;
   Communicator& comm_;

@@ -347,6 +347,17 @@ int run(int argc, char** argv) {
     }
     choice.collectives.ncclSystem = *system;
   }
+  for (int rank : options.delayRanks) {  // every rank checks: the same verdict everywhere
+    if (rank >= workload.worldSize || options.delayMicroseconds * 1e-6 >= timeout) {
+      if (self == 0) {
+        say(self, rank >= workload.worldSize
+                      ? fmt::format("--delay: rank {} is not a rank of this {}-rank job", rank, workload.worldSize)
+                      : fmt::format("--delay: {:g} us is not shorter than --timeout {:g} s, the deadline of every wait",
+                                    options.delayMicroseconds, timeout));
+      }
+      return 2;
+    }
+  }
   choice.verbose = options.verbose;
   mpi.setPhaseSeconds(2 * timeout + 30);
   BootstrapOutcome boot = bootstrapCommunicators(workload, validation.usedComms, mpi, choice);
@@ -366,6 +377,10 @@ int run(int argc, char** argv) {
   config.showProgress = self == 0;
   config.verify = options.verify;
   config.maxBufferBytes = options.maxBufferBytes;
+  if (std::find(options.delayRanks.begin(), options.delayRanks.end(), self) != options.delayRanks.end()) {
+    config.delayNs = static_cast<int64_t>(options.delayMicroseconds * 1e3);
+    config.delayEvery = options.delayEvery;
+  }
   config.startTogether = [&mpi] { mpi.barrier("the start of timing (every rank's buffers ready)"); };
   Result<RankReplayResult> replayed = replayRank(workload, self, boot.comms, config);
   if (!replayed.ok()) {

@@ -183,6 +183,10 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
   ProgressSignal progress;
   std::atomic<uint64_t> done{0}, submitted{0};
   ExecutorShared shared{&ops, &result.timings, &done, &failure, &progress, config.verify, cap};
+  std::atomic<uint64_t> batchesStarted{0};
+  shared.delayNs = config.delayNs;
+  shared.delayEvery = std::max(config.delayEvery, 1);
+  shared.batchesStarted = &batchesStarted;
   std::map<uint64_t, std::unique_ptr<CommExecutor>> executors;
   for (const auto& [id, need] : plan.arenas) {
     executors[id] = std::make_unique<CommExecutor>(*workload.findComm(id), *comms[id], shared, need);

@@ -27,6 +27,8 @@ struct ReplayConfig {
   bool showProgress = false;     // progress lines on stderr (rank 0)
   bool verify = false;           // --verify (phynet/data_check.h)
   uint64_t maxBufferBytes = kNoCap;  // --max-buffer: each arena side's cap without --verify (op_pieces.h)
+  int64_t delayNs = 0;           // --delay: this rank waits this long before every delayEvery-th batch
+  int delayEvery = 1;
   // Called once this rank's buffers are allocated and its executors run, just before timing starts
   // (phynet: a barrier across ranks, so that no rank's first operation waits for another's set-up).
   std::function<void()> startTogether;

@@ -50,6 +50,29 @@ Status parseInt(const std::string& name, const std::string& text, int low, int h
   return Status::Ok();
 }
 
+// RANK[,RANK...]:MICROSECONDS[:EVERY]
+Status parseDelay(const std::string& value, ReplayOptions* o) {
+  const size_t colon = value.find(':');
+  if (colon == std::string::npos) {
+    return Status(Code::kInvalidArgument, fmt::format("--delay: '{}' (RANK[,RANK...]:MICROSECONDS[:EVERY])", value));
+  }
+  o->delayRanks.clear();
+  for (const std::string& word : splitList(value.substr(0, colon))) {
+    int rank = 0;
+    NS_RETURN_IF_ERROR(parseInt("--delay rank", word, 0, 1 << 24, &rank));
+    o->delayRanks.push_back(rank);
+  }
+  if (o->delayRanks.empty()) return Status(Code::kInvalidArgument, fmt::format("--delay: '{}' names no rank", value));
+  const std::string rest = value.substr(colon + 1);
+  const size_t second = rest.find(':');
+  NS_RETURN_IF_ERROR(parseNumber("--delay microseconds", rest.substr(0, second), 1, 60e6, &o->delayMicroseconds));
+  o->delayEvery = 1;
+  if (second != std::string::npos) {
+    NS_RETURN_IF_ERROR(parseInt("--delay every", rest.substr(second + 1), 1, 1 << 30, &o->delayEvery));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string canonicalOpFilter(const std::string& word) {
@@ -94,7 +117,7 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
     if (name == "--verify") { o.verify = true; continue; }
     if (name == "--pxn") { o.pxn = true; continue; }
     static const char* const kValued[] = {"--transport", "--ifname", "--hca", "--pace",   "--format", "--iterations",
-                                          "--warmup",    "--scale",  "--resize",  "--ops",    "--groups", "--timeout",
+                                          "--warmup",    "--scale",  "--resize", "--delay",  "--ops",    "--groups", "--timeout",
                                           "--report",    "--json",   "--rate",   "--rows",   "--world-size",
                                           "--tp",        "--ep",     "--pp",     "--max-buffer", "--simai-rules",
                                           "--intra-node", "--gpus-per-node", "--algo", "--proto", "--nccl-log",
@@ -153,6 +176,8 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
         return Status(Code::kInvalidArgument, fmt::format("--resize: '{}' (dp=N)", value));
       }
       NS_RETURN_IF_ERROR(parseInt(name, value.substr(3), 1, 1 << 20, &o.resizeDp));
+    } else if (name == "--delay") {
+      NS_RETURN_IF_ERROR(parseDelay(value, &o));
     } else if (name == "--ops") {
       for (const std::string& word : splitList(value)) {
         std::string canonical = canonicalOpFilter(word);
@@ -275,6 +300,8 @@ replay
   --iterations N            replay the whole workload N times (default 1)
   --warmup N                N more iterations first, left out of the report (default 0)
   --scale X                 multiply every message size by X
+  --delay R[,R...]:US[:N]   ranks R wait US microseconds before every (N-th) operation (a straggler);
+                            the report names the rank the others waited for and how long
   --resize dp=N             replay an ncclshim trace at data-parallel size N (larger or smaller),
                             by the rules of `ncclshim scale` (docs/scale.md); mpirun -np is the new size
   --ops LIST                only these ops: allreduce,allgather,reducescatter,broadcast,reduce,

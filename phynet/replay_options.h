@@ -42,6 +42,11 @@ struct ReplayOptions {
   int warmup = 0;                      // extra iterations first, not reported
   double scale = 1.0;                  // every message size is multiplied by this
   int resizeDp = 0;                    // --resize dp=N: a trace replayed at data-parallel size N (0: as captured)
+  // --delay RANK[,RANK...]:MICROSECONDS[:EVERY]: these global ranks wait this long before every
+  // EVERY-th of their operations (a slow GPU or host), so that a report shows what a straggler does.
+  std::vector<int> delayRanks;
+  double delayMicroseconds = 0;
+  int delayEvery = 1;
   std::vector<std::string> ops;        // op filter ("allreduce", "sendrecv", ...); empty = all
   std::vector<std::string> groups;     // communicator label filter ("tp", "dp", ...); empty = all
   uint64_t maxBufferBytes = uint64_t{256} << 20;  // --max-buffer: per arena side without --verify

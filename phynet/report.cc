@@ -76,7 +76,7 @@ class RowMaker {
     row.channels = decision.channels;
     row.protocol = protocolName(decision.protocol);
     int64_t longest = 0, recorded = -1;
-    double start = -1;
+    double start = -1, lastStart = -1, end = -1;
     for (const Member& m : members) {
       const WorkOp& op = in_.workload->ranks[m.global].ops[m.index];
       size_t perIteration = in_.workload->ranks[m.global].ops.size();
@@ -84,8 +84,16 @@ class RowMaker {
       longest = std::max(longest, t.endNs - t.startNs);
       double s = (t.startNs - in_.counters[m.global].runStartNs) * 1e-3;
       start = start < 0 ? s : std::min(start, s);
+      if (s > lastStart) {
+        lastStart = s;
+        row.lastRank = m.global;
+      }
+      end = std::max(end, (t.endNs - in_.counters[m.global].runStartNs) * 1e-3);
       recorded = std::max(recorded, op.recordedNs);
     }
+    if (members.size() < 2) row.lastRank = -1;
+    row.waitUs = members.size() < 2 ? 0 : lastStart - start;
+    row.moveUs = end - lastStart;
     row.startUs = start;
     row.timeUs = longest * 1e-3;
     row.algbw = longest > 0 ? static_cast<double>(row.bytes) / static_cast<double>(longest) : 0;  // bytes/ns = GB/s
@@ -102,7 +110,48 @@ class RowMaker {
   const ReportInput& in_;
 };
 
-void addRows(const ReportInput& in, std::vector<OpRow>* rows) {
+// Per rank: the ops that waited (over 5 % of their time) among those it was a member of, the ones
+// it started last in, and the wait of those.
+class StragglerTally {
+ public:
+  void add(const OpRow& row, const std::vector<Member>& members) {
+    if (row.lastRank < 0 || row.waitUs <= 0.05 * row.timeUs) return;
+    for (const Member& m : members) ++ranks_[m.global].waitingOps;
+    Rank& last = ranks_[row.lastRank];
+    ++last.lastIn;
+    last.waitUs += row.waitUs;
+  }
+
+  // The rank last in the largest share (at least 90 %) of the waiting ops it was a member of.
+  Straggler find() const {
+    Straggler out;
+    double best = 0;
+    for (const auto& [rank, r] : ranks_) {
+      const double share = r.waitingOps ? static_cast<double>(r.lastIn) / static_cast<double>(r.waitingOps) : 0;
+      if (share >= 0.9 && share > best) {
+        best = share;
+        out.rank = rank;
+        out.lastIn = r.lastIn;
+        out.waitingOps = r.waitingOps;
+        out.waitUs = r.waitUs;
+      }
+    }
+    if (out.rank < 0) {
+      for (const auto& [rank, r] : ranks_) out.waitingOps = std::max(out.waitingOps, r.waitingOps);
+    }
+    return out;
+  }
+
+ private:
+  struct Rank {
+    uint64_t waitingOps = 0;
+    uint64_t lastIn = 0;
+    double waitUs = 0;
+  };
+  std::map<int, Rank> ranks_;
+};
+
+void addRows(const ReportInput& in, std::vector<OpRow>* rows, StragglerTally* tally) {
   const Workload& w = *in.workload;
   RowMaker maker(in);
   for (const CommIndex& c : indexComms(w)) {
@@ -113,7 +162,10 @@ void addRows(const ReportInput& in, std::vector<OpRow>* rows) {
         if (k < c.collectives[r].size()) members.push_back({comm.members[r], c.collectives[r][k]});
       }
       const WorkOp& ref = w.ranks[comm.members[0]].ops[c.collectives[0][k]];
-      for (int it = 0; it < in.iterations; ++it) rows->push_back(maker.make(ref, comm, members, it));
+      for (int it = 0; it < in.iterations; ++it) {
+        rows->push_back(maker.make(ref, comm, members, it));
+        tally->add(rows->back(), members);
+      }
     }
     for (const auto& [pair, sends] : c.sends) {
       auto recvs = c.recvs.find(pair);
@@ -125,6 +177,7 @@ void addRows(const ReportInput& in, std::vector<OpRow>* rows) {
         for (int it = 0; it < in.iterations; ++it) {
           OpRow row = maker.make(ref, comm, members, it);
           row.ranks = fmt::format("{}->{}", from, to);
+          tally->add(row, members);
           rows->push_back(std::move(row));
         }
       }
@@ -194,9 +247,11 @@ ReplayReport buildReport(const ReportInput& in) {
     }
     report.endToEndSeconds = std::max(report.endToEndSeconds, (c.runEndNs - start) * 1e-9);
   }
-  addRows(in, &report.rows);
+  StragglerTally tally;
+  addRows(in, &report.rows, &tally);
   report.summary = summarize(report.rows);
   report.steps = stepTimes(in.timings, in.counters, in.warmup, in.iterations);
+  report.straggler = tally.find();
   return report;
 }
 

@@ -41,6 +41,23 @@ struct OpRow {
   double efficiency = -1;     // % of the rate; -1 without a rate
   double recordedUs = -1;     // -1 when unknown
   double ratio = -1;          // replayed / recorded
+  // Waiting for the last member against moving the data: the members' starts (their clocks aligned
+  // at the common run start) spread over waitUs; the last to start was lastRank (global; -1 for a
+  // one-member row); moveUs runs from that last start to the latest end.
+  double waitUs = 0;
+  double moveUs = 0;
+  int lastRank = -1;
+};
+
+// The rank the others waited for: of the ops that waited (over 5 % of their time) for a late
+// member, the rank that started last in the largest share of those it was a member of, named when
+// that share is at least 90 % (a rank held back drags its partners late in their other ops, but is
+// itself last wherever it takes part).
+struct Straggler {
+  int rank = -1;              // -1: none
+  uint64_t lastIn = 0;        // ops it started last in
+  uint64_t waitingOps = 0;    // ops that waited and had it as a member (without a straggler: the most of any rank)
+  double waitUs = 0;          // the wait it caused in those ops (sum)
 };
 
 struct SummaryRow {
@@ -68,6 +85,7 @@ struct ReplayReport {
   std::vector<RankEndpoint> endpoints;  // per global rank; empty when unknown (unit tests)
   HostTraffic traffic;                  // by host and NIC, when the endpoints are known
   StepTimes steps;                      // time per training iteration found in the trace
+  Straggler straggler;
 };
 
 struct ReportInput {

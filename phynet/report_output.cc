@@ -55,6 +55,21 @@ std::string commText(uint64_t id) { return trace::commIdText(id); }
 
 }  // namespace
 
+// Waiting for a late rank against moving data (report.h Straggler).
+void printStraggler(FILE* out, const Straggler& s) {
+  if (s.waitingOps == 0) {
+    fmt::print(out, "# waiting for ranks  : no operation waited over 5 % of its time for a late rank\n");
+  } else if (s.rank < 0) {
+    fmt::print(out, "# waiting for ranks  : up to {} operations of a rank waited over 5 % of their time for a late "
+               "member; no rank was the late one in 90 % of those it took part in\n", s.waitingOps);
+  } else {
+    fmt::print(out, "# waiting for ranks  : rank {} started last in {} of the {} operations it took part in that "
+               "waited over 5 % of their time (a straggler): the others waited {:.3f} ms per operation for it, {:.3f} ms "
+               "in all\n",
+               s.rank, s.lastIn, s.waitingOps, s.waitUs * 1e-3 / static_cast<double>(s.lastIn), s.waitUs * 1e-3);
+  }
+}
+
 // The time per training iteration (step_times.h): count, mean, min, max and the first ten.
 void printStepTimes(FILE* out, const StepTimes& steps) {
   if (steps.timesUs.empty()) {
@@ -132,6 +147,7 @@ void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxR
   fmt::print(out, "# end-to-end time     : {:.6f} s ({} measured iteration{})\n", r.endToEndSeconds, r.iterations,
              r.iterations == 1 ? "" : "s");
   printStepTimes(out, r.steps);
+  printStraggler(out, r.straggler);
   printStartAndMemory(out, r);
   fmt::print(out, "# per-rank counts (all iterations; wire = transport payload bytes, model = the algorithms' "
              "formula)\n");
@@ -193,7 +209,8 @@ Status writeJsonReport(const std::string& path, const ReplayReport& r, const Tex
              "\"time_us\":[", hostTrafficJson(r), r.steps.perPass, r.steps.callsPerIteration, r.steps.warmupCalls,
              jsonQuoted(r.steps.note));
   for (size_t i = 0; i < r.steps.timesUs.size(); ++i) fmt::print(f, "{}{:.3f}", i ? "," : "", r.steps.timesUs[i]);
-  fmt::print(f, "]}},\n\"summary\":[");
+  fmt::print(f, "]}},\n\"straggler\":{{\"rank\":{},\"last_in\":{},\"waiting_ops\":{},\"wait_us\":{:.3f}}},"
+             "\n\"summary\":[", r.straggler.rank, r.straggler.lastIn, r.straggler.waitingOps, r.straggler.waitUs);
   for (size_t i = 0; i < r.summary.size(); ++i) {
     const SummaryRow& s = r.summary[i];
     fmt::print(f, "{}\n{{\"op\":{},\"group\":{},\"size_bucket\":{},\"count\":{},\"total_bytes\":{},\"mean_time_us\":{:.3f},"
@@ -206,12 +223,13 @@ Status writeJsonReport(const std::string& path, const ReplayReport& r, const Tex
     const OpRow& row = r.rows[i];
     fmt::print(f, "{}\n{{\"op\":{},\"group\":{},\"comm\":{},\"nranks\":{},\"iteration\":{},\"seq\":{},\"count\":{},"
                "\"type\":{},\"bytes\":{},\"peers\":{},\"algorithm\":{},\"channels\":{},\"protocol\":{},\"start_us\":{:.3f},\"time_us\":{:.3f},\"algbw_gbps\":{:.6g},"
-               "\"busbw_gbps\":{:.6g},\"efficiency_pct\":{},\"recorded_us\":{},\"ratio\":{}}}", i ? "," : "",
+               "\"busbw_gbps\":{:.6g},\"efficiency_pct\":{},\"recorded_us\":{},\"ratio\":{},\"wait_us\":{:.3f},"
+               "\"move_us\":{:.3f},\"last_rank\":{}}}", i ? "," : "",
                jsonQuoted(row.op), jsonQuoted(row.label), jsonQuoted(commText(row.commId)), row.nranks, row.iteration,
                row.seq, row.count, jsonQuoted(dataTypeName(row.type)), row.bytes, jsonQuoted(row.ranks), jsonQuoted(row.algorithm),
                row.channels, jsonQuoted(row.protocol), row.startUs,
                row.timeUs, row.algbw, row.busbw, jsonNumber(row.efficiency), jsonNumber(row.recordedUs),
-               jsonNumber(row.ratio));
+               jsonNumber(row.ratio), row.waitUs, row.moveUs, row.lastRank);
   }
   fmt::print(f, "]}}\n");
   return closeChecked(std::move(file), path);

@@ -13,7 +13,8 @@
 # `--resize dp=4` of the GPU-captured Megatron TP2 x DP2 replays with every byte verified and the
 # per-rank ops, bytes and modelled traffic of the DP4 capture. The training iterations found in a
 # trace are timed (the Megatron TP2 trace's 5 steps), or their absence said. The GPU ground-truth
-# capture replays with NCCL's recorded algorithm, protocol and channels.
+# capture replays with NCCL's recorded algorithm, protocol and channels. `--delay 3:10000` makes rank 3
+# a straggler that the report names in text, JSON and HTML.
 # Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -439,6 +440,23 @@ sys.exit(1 if bad or len(rows) != 198 else 0)
 PY
 [ "$rc" -eq 0 ] && [ $? -eq 0 ]
 result $? "truth/replays-nccls-decisions" "rc $rc: $(cat "$work/truth_check.txt")"
+
+# ---- a straggler: --delay 3:10000 holds rank 3 for 10 ms before each of its operations (1 ms is
+# within the scheduling noise of 4 ranks on 2 busy cores); the report
+# names rank 3 and the wait it caused (at least the 10 ms per operation it was held) in text, JSON
+# and HTML; a rank outside the job and a malformed spec are refused
+run 4 "$work/delay.log" --delay 3:10000 --json "$work/delay.json" --html "$work/delay.html" \
+  tests/data/scale/megatron_tp2_dp2_plain; rc=$?
+[ "$rc" -eq 0 ] && grep -q "^# waiting for ranks  : rank 3 started last in" "$work/delay.log" &&
+  python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['straggler']; sys.exit(not (s['rank']==3 and s['last_in']>=10 and s['wait_us']/s['last_in']>=9000))" "$work/delay.json" &&
+  grep -q "rank 3 started last in" "$work/delay.html"
+result $? "delay/rank-3-named-text-json-html" "rc $rc: $(grep 'waiting for ranks' "$work/delay.log"); $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['straggler'])" "$work/delay.json" 2>&1)"
+run 4 "$work/delay_bad.log" --delay 9:1000 tests/data/scale/megatron_tp2_dp2_plain; rc=$?
+[ "$rc" -ne 0 ] && grep -q -- "--delay: rank 9 is not a rank of this 4-rank job" "$work/delay_bad.log"
+result $? "delay/rank-outside-refused" "rc $rc: $(grep -m2 delay "$work/delay_bad.log")"
+"$phynet" --delay 3 x >"$work/delay_syntax.log" 2>&1; rc=$?
+[ "$rc" -eq 2 ] && grep -q -- "--delay: '3' (RANK\[,RANK...\]:MICROSECONDS\[:EVERY\])" "$work/delay_syntax.log"
+result $? "delay/malformed-refused" "rc $rc: $(cat "$work/delay_syntax.log")"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

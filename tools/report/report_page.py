@@ -11,7 +11,8 @@ from report_data import human_bytes
 from report_html import Cell, chart, key_values, note, page, section, table
 
 KNOWN_KEYS = {"description", "world_size", "transport", "pace", "iterations", "warmup", "scale", "rate_gbps",
-              "end_to_end_s", "ranks", "summary", "ops", "hosts", "nics", "host_pairs", "comms"}
+              "end_to_end_s", "ranks", "summary", "ops", "hosts", "nics", "host_pairs", "comms", "straggler",
+              "training_iterations"}
 OP_ROWS_SHOWN = 300
 EXTRA_ROWS_SHOWN = 200
 TIMELINE_BARS = 60000
@@ -39,6 +40,21 @@ def run_section(run):
              ("rate", f"{run.rate_gbps:g} GB/s" if run.rate_gbps else "- (no --rate: no ideal line)"),
              ("end-to-end", f"{run.end_to_end_s:.6f} s ({run.per_iteration_s * 1e3:.3f} ms per iteration)"),
              ("operations", f"{len(run.ops):,} report rows; {ops_total:,} rank-level ops executed (warmup included)")]
+    steps = d.get("training_iterations")
+    if isinstance(steps, dict) and steps.get("time_us"):
+        times = steps["time_us"]
+        pairs.append(("training iterations", f'{steps["per_pass"]} per pass of {steps["calls"]} calls (found in the '
+                      f'trace): mean {sum(times) / len(times) / 1e3:.3f} ms, min {min(times) / 1e3:.3f}, '
+                      f'max {max(times) / 1e3:.3f}'))
+    late = d.get("straggler")
+    if isinstance(late, dict) and late.get("waiting_ops"):
+        if late.get("rank", -1) >= 0:
+            pairs.append(("waiting for ranks", f'rank {late["rank"]} started last in {late["last_in"]} of the '
+                          f'{late["waiting_ops"]} operations it took part in that waited (a straggler): the others '
+                          f'waited {late["wait_us"] / late["last_in"] / 1e3:.3f} ms per operation for it'))
+        else:
+            pairs.append(("waiting for ranks", "no rank was the late one in 90 % of the waiting operations it "
+                          "took part in"))
     hosts = run.hosts_of_ranks()
     if hosts is not None or "hosts" in d:
         count = d["hosts"] if isinstance(d.get("hosts"), int) else len(set(hosts or []))
