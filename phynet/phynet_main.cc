@@ -131,6 +131,7 @@ Workload gatherWorkload(const Workload& mine, MpiSession& mpi) {
     all.indexComms();
     all.description = mine.description;
     all.skipped = mine.skipped;
+    all.recordedClock = mine.recordedClock;
     all.ranks.resize(static_cast<size_t>(mine.worldSize));
   }
   mpi.gatherToRootEach(

@@ -101,7 +101,8 @@ class RowMaker {
     if (in_.rateGBps > 0) row.efficiency = 100.0 * row.busbw / in_.rateGBps;
     if (recorded >= 0) {
       row.recordedUs = recorded * 1e-3;
-      row.ratio = recorded > 0 ? static_cast<double>(longest) / static_cast<double>(recorded) : -1;
+      const bool comparable = comparableWithReplay(in_.workload->recordedClock);
+      row.ratio = comparable && recorded > 0 ? static_cast<double>(longest) / static_cast<double>(recorded) : -1;
     }
     return row;
   }
@@ -122,14 +123,15 @@ class StragglerTally {
     last.waitUs += row.waitUs;
   }
 
-  // The rank last in the largest share (at least 90 %) of the waiting ops it was a member of.
+  // Of the ranks last in at least 90 % of the waiting ops they were members of, the one that made
+  // the others wait longest.
   Straggler find() const {
     Straggler out;
     double best = 0;
     for (const auto& [rank, r] : ranks_) {
       const double share = r.waitingOps ? static_cast<double>(r.lastIn) / static_cast<double>(r.waitingOps) : 0;
-      if (share >= 0.9 && share > best) {
-        best = share;
+      if (share >= 0.9 && r.waitUs > best) {
+        best = r.waitUs;
         out.rank = rank;
         out.lastIn = r.lastIn;
         out.waitingOps = r.waitingOps;
@@ -228,6 +230,7 @@ ReplayReport buildReport(const ReportInput& in) {
   ReplayReport report;
   const Workload& w = *in.workload;
   report.description = w.description;
+  report.recordedClock = w.recordedClock;
   report.worldSize = w.worldSize;
   report.iterations = in.iterations;
   report.warmup = in.warmup;

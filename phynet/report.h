@@ -40,7 +40,7 @@ struct OpRow {
   double busbw = 0;
   double efficiency = -1;     // % of the rate; -1 without a rate
   double recordedUs = -1;     // -1 when unknown
-  double ratio = -1;          // replayed / recorded
+  double ratio = -1;          // replayed / recorded, only where recorded is GPU time or a file's figure
   // Waiting for the last member against moving the data: the members' starts (their clocks aligned
   // at the common run start) spread over waitUs; the last to start was lastRank (global; -1 for a
   // one-member row); moveUs runs from that last start to the latest end.
@@ -50,9 +50,9 @@ struct OpRow {
 };
 
 // The rank the others waited for: of the ops that waited (over 5 % of their time) for a late
-// member, the rank that started last in the largest share of those it was a member of, named when
-// that share is at least 90 % (a rank held back drags its partners late in their other ops, but is
-// itself last wherever it takes part).
+// member, each rank's share of those it was a member of where it started last; of the ranks whose
+// share is at least 90 % (a rank held back drags its partners late in their other ops, but is itself
+// last wherever it takes part), the one whose lateness made the others wait longest.
 struct Straggler {
   int rank = -1;              // -1: none
   uint64_t lastIn = 0;        // ops it started last in
@@ -86,6 +86,7 @@ struct ReplayReport {
   HostTraffic traffic;                  // by host and NIC, when the endpoints are known
   StepTimes steps;                      // time per training iteration found in the trace
   Straggler straggler;
+  RecordedClock recordedClock = RecordedClock::kNone;  // what "recorded" is; ratios only when comparable
 };
 
 struct ReportInput {

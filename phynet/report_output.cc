@@ -55,6 +55,24 @@ std::string commText(uint64_t id) { return trace::commIdText(id); }
 
 }  // namespace
 
+// What the "recorded" column is, and whether the ratio divides by it.
+void printRecordedClock(FILE* out, RecordedClock clock) {
+  const char* what = "";
+  switch (clock) {
+    case RecordedClock::kGpu: what = "NCCL's GPU time of each call (the trace was GPU-timed); ratio = replay / recorded"; break;
+    case RecordedClock::kCpuCall:
+      what = "the CPU time of each call (an enqueue, not the op's duration: the capture was not GPU-timed); "
+             "no ratio (capture with NCCLSHIM_GPU_TIMING=1 to compare)";
+      break;
+    case RecordedClock::kMixed:
+      what = "GPU time for some calls, CPU call time for others (GPU timing was partial); no ratio";
+      break;
+    case RecordedClock::kFile: what = "the time the workload file states; ratio = replay / recorded"; break;
+    case RecordedClock::kNone: return;
+  }
+  fmt::print(out, "# recorded time      : {}\n", what);
+}
+
 // Waiting for a late rank against moving data (report.h Straggler).
 void printStraggler(FILE* out, const Straggler& s) {
   if (s.waitingOps == 0) {
@@ -146,6 +164,7 @@ void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxR
              r.rows.empty() ? 0.0 : busbwSum / static_cast<double>(r.rows.size()), r.rows.size());
   fmt::print(out, "# end-to-end time     : {:.6f} s ({} measured iteration{})\n", r.endToEndSeconds, r.iterations,
              r.iterations == 1 ? "" : "s");
+  printRecordedClock(out, r.recordedClock);
   printStepTimes(out, r.steps);
   printStraggler(out, r.straggler);
   printStartAndMemory(out, r);
@@ -193,9 +212,10 @@ Status writeJsonReport(const std::string& path, const ReplayReport& r, const Tex
   NS_ASSIGN_OR_RETURN(File file, openForWrite(path));
   FILE* f = file.get();
   fmt::print(f, "{{\"description\":{},\"world_size\":{},\"transport\":{},\"pace\":{},\"iterations\":{},\"warmup\":{},"
-             "\"scale\":{:g},\"rate_gbps\":{},\"end_to_end_s\":{:.9f},\n\"ranks\":[", jsonQuoted(r.description),
-             r.worldSize, jsonQuoted(h.transport), jsonQuoted(h.pace), r.iterations, r.warmup, h.scale,
-             r.rateGBps > 0 ? fmt::format("{:g}", r.rateGBps) : "null", r.endToEndSeconds);
+             "\"scale\":{:g},\"rate_gbps\":{},\"end_to_end_s\":{:.9f},\"recorded_clock\":{},\n\"ranks\":[",
+             jsonQuoted(r.description), r.worldSize, jsonQuoted(h.transport), jsonQuoted(h.pace), r.iterations, r.warmup,
+             h.scale, r.rateGBps > 0 ? fmt::format("{:g}", r.rateGBps) : "null", r.endToEndSeconds,
+             jsonQuoted(recordedClockName(r.recordedClock)));
   for (size_t g = 0; g < r.ranks.size(); ++g) {
     const RankCounters& c = r.ranks[g];
     fmt::print(f, "{}{{\"rank\":{},\"ops\":{},\"op_bytes\":{},\"wire_sent\":{},\"wire_received\":{},\"model_sent\":{},"

@@ -372,6 +372,7 @@ Result<Workload> buildWorkload(std::vector<RankFile> files, bool oneFile, Notes 
     text += fmt::format("; dtype '{}' has no NCCL type: moved as bytes (uint8)", t);
   }
   workload.description = std::move(text);
+  workload.recordedClock = RecordedClock::kCpuCall;  // record_param_comms' dur: the CPU side of the call
   return workload;
 }
 

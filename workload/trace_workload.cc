@@ -226,6 +226,7 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
     bool gpuTimed = (r.flags & trace::kOpFlagGpuTimed) && r.gpuEndNs >= r.gpuStartNs && r.gpuStartNs > 0;
     op.recordedNs = gpuTimed ? timeBetween(r.gpuEndNs, r.gpuStartNs)
                              : (r.hostEndNs >= r.hostStartNs ? timeBetween(r.hostEndNs, r.hostStartNs) : -1);
+    if (stats && op.recordedNs >= 0) ++(gpuTimed ? stats->gpuTimedOps : stats->cpuTimedOps);
     op.group = depth > 0 ? currentGroup : 0;
     if (auto decision = decisions.find({op.commId, op.seq}); decision != decisions.end()) {
       if (!parseAlgorithm(decision->second->algo, &op.algo)) op.algo = Algorithm::kAuto;  // NVLS, CollNet, ...
@@ -292,12 +293,18 @@ Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats
     }
     byRank[g]->ops = {};
   });
-  size_t total = 0;
+  size_t total = 0, gpuTimed = 0, cpuTimed = 0;
   for (int g = 0; g < workload.worldSize; ++g) {
     NS_RETURN_IF_ERROR(results[g]);
     if (stats) stats->skippedFailedCalls += rankStats[g].skippedFailedCalls;
+    gpuTimed += rankStats[g].gpuTimedOps;
+    cpuTimed += rankStats[g].cpuTimedOps;
     total += workload.ranks[g].ops.size();
   }
+  workload.recordedClock = gpuTimed && cpuTimed ? RecordedClock::kMixed
+                           : gpuTimed           ? RecordedClock::kGpu
+                           : cpuTimed           ? RecordedClock::kCpuCall
+                                                : RecordedClock::kNone;
   workload.description = fmt::format("ncclshim trace: {} ranks, {} communicators, {} operations",
                                      workload.worldSize, workload.comms.size(), total);
   return workload;

@@ -80,6 +80,17 @@ struct SkippedRows {
   SourceLine firstSource;   // "file:line" of the first
 };
 
+// What an op's recordedNs is, which decides whether a replay may be compared with it: NCCL's GPU
+// time of the call (a GPU-timed trace), the CPU time of the call (an enqueue of ~10 us, not the
+// op's duration: a trace recorded without GPU timing, a PyTorch execution trace), both (some calls
+// GPU-timed), or the time a workload file states (SimAI / AICB / Chakra: the simulators' figures).
+enum class RecordedClock : uint8_t { kNone, kGpu, kCpuCall, kMixed, kFile };
+const char* recordedClockName(RecordedClock clock);  // "none", "gpu", "cpu_call", "mixed", "file"
+// Whether a replay's time may be divided by such a recorded time (GPU time or a file's figure).
+inline bool comparableWithReplay(RecordedClock clock) {
+  return clock == RecordedClock::kGpu || clock == RecordedClock::kFile;
+}
+
 struct Workload {
   int worldSize = 0;
   std::vector<CommGroup> comms;
@@ -90,6 +101,7 @@ struct Workload {
   int onlyRank = -1;
   std::string description;      // e.g. "SimAI workload x.txt: TP=2 DP=4 EP=1 PP=1, 34 layers"
   std::vector<SkippedRows> skipped;  // what the reader left out, to be said (workload files only)
+  RecordedClock recordedClock = RecordedClock::kFile;  // what the ops' recordedNs are
   // id -> index in comms, for findComm (a 9216-rank SimAI job has thousands of communicators and
   // tens of millions of ops). Built by indexComms(); an entry that is stale (comms changed since)
   // is detected and findComm scans instead, so it is an accelerator, never a source of truth.

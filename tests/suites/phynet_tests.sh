@@ -14,7 +14,8 @@
 # per-rank ops, bytes and modelled traffic of the DP4 capture. The training iterations found in a
 # trace are timed (the Megatron TP2 trace's 5 steps), or their absence said. The GPU ground-truth
 # capture replays with NCCL's recorded algorithm, protocol and channels. `--delay 3:10000` makes rank 3
-# a straggler that the report names in text, JSON and HTML.
+# a straggler that the report names in text, JSON and HTML. Recorded time is labelled for what it is
+# (NCCL's GPU time, or a CPU call that is never divided into).
 # Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -457,6 +458,18 @@ result $? "delay/rank-outside-refused" "rc $rc: $(grep -m2 delay "$work/delay_ba
 "$phynet" --delay 3 x >"$work/delay_syntax.log" 2>&1; rc=$?
 [ "$rc" -eq 2 ] && grep -q -- "--delay: '3' (RANK\[,RANK...\]:MICROSECONDS\[:EVERY\])" "$work/delay_syntax.log"
 result $? "delay/malformed-refused" "rc $rc: $(cat "$work/delay_syntax.log")"
+
+# ---- recorded time for what it is: a trace captured without GPU timing holds CPU call times, which
+# are labelled so and never divided into (no ratio); a GPU-timed capture's are NCCL's GPU times
+run 4 "$work/cpuclock.log" --json "$work/cpuclock.json" --html "$work/cpuclock.html" tests/data/scale/megatron_tp2_dp2_plain; rc=$?
+[ "$rc" -eq 0 ] && grep -q "^# recorded time      : the CPU time of each call" "$work/cpuclock.log" &&
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d['recorded_clock']=='cpu_call' and all(o['ratio'] is None for o in d['ops']) and any(o['recorded_us'] for o in d['ops'])))" "$work/cpuclock.json" &&
+  grep -q "The capture recorded the CPU time of each call" "$work/cpuclock.html" && ! grep -q 'id="chart-recorded"' "$work/cpuclock.html"
+result $? "recorded/cpu-call-labelled-no-ratio" "rc $rc: $(grep 'recorded time' "$work/cpuclock.log")"
+run 2 "$work/gpuclock.log" --gpus-per-node 1 --json "$work/gpuclock.json" tests/data/time_truth; rc=$?
+[ "$rc" -eq 0 ] && grep -q "^# recorded time      : NCCL's GPU time of each call" "$work/gpuclock.log" &&
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d['recorded_clock']=='gpu' and all(o['ratio'] is not None for o in d['ops'] if o['op']!='alltoall')))" "$work/gpuclock.json"
+result $? "recorded/gpu-time-compared" "rc $rc: $(grep 'recorded time' "$work/gpuclock.log")"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -66,7 +66,11 @@ def busbw_chart(plt, runs, rate_gbps):
     return fig, points
 
 
-def recorded_chart(plt, ops):
+RECORDED_AXIS = {"gpu": "NCCL's GPU time of the call, recorded (us)",
+                 "file": "time the workload file states (us)"}
+
+
+def recorded_chart(plt, ops, clock="gpu"):
     """Replayed against recorded time per op (log-log, y = x); None when no op has a recorded time."""
     rows = [r for r in ops if isinstance(r.get("recorded_us"), (int, float)) and r["recorded_us"] is not None]
     if not rows:
@@ -84,7 +88,7 @@ def recorded_chart(plt, ops):
     ax.plot([lo, hi], [lo, hi], color="gray", linestyle="--", linewidth=1, label="replayed = recorded")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("recorded time on the GPUs (us)")
+    ax.set_xlabel(RECORDED_AXIS.get(clock, "recorded time (us)"))
     ax.set_ylabel("replayed time (us)")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)

@@ -12,7 +12,7 @@ from report_html import Cell, chart, key_values, note, page, section, table
 
 KNOWN_KEYS = {"description", "world_size", "transport", "pace", "iterations", "warmup", "scale", "rate_gbps",
               "end_to_end_s", "ranks", "summary", "ops", "hosts", "nics", "host_pairs", "comms", "straggler",
-              "training_iterations"}
+              "training_iterations", "recorded_clock"}
 OP_ROWS_SHOWN = 300
 EXTRA_ROWS_SHOWN = 200
 TIMELINE_BARS = 60000
@@ -94,13 +94,21 @@ def busbw_section(plt, run):
 
 
 def recorded_section(plt, run):
-    fig, points = charts.recorded_chart(plt, run.ops)
+    clock = run.get("recorded_clock", "gpu")
+    if clock in ("cpu_call", "mixed"):
+        what = ("the CPU time of each call (an enqueue of microseconds, not the op's duration)" if clock == "cpu_call"
+                else "GPU time for some calls and CPU call time for others")
+        return section("recorded", "Replayed against recorded time",
+                       note(f"The capture recorded {what}: a replay is compared only with GPU time, so no chart. "
+                            "Capture with NCCLSHIM_GPU_TIMING=1 to compare."))
+    fig, points = charts.recorded_chart(plt, run.ops, clock)
     if fig is None:
         body = note("No op has a recorded time (SimAI / AICB workloads carry none; a trace recorded with "
                     "NCCLSHIM_GPU_TIMING=1 does).")
     else:
-        body = chart("recorded", fig, "Replayed time against the time recorded on the GPUs, per op; on the dashed "
-                     "line they are equal.", points, plt)
+        source = "NCCL's GPU time recorded" if clock == "gpu" else "the time the workload file states"
+        body = chart("recorded", fig, f"Replayed time against {source}, per op; on the dashed line they are equal.",
+                     points, plt)
     return section("recorded", "Replayed against recorded time", body)
 
 
