@@ -49,7 +49,7 @@ void runCases(int nranks, const std::vector<CollectiveCase>& cases, CollectiveOp
   }
 }
 
-TEST_CASE("every collective, type and op over in-process ranks", "[collectives][inproc]") {
+TEST_CASE("every collective, type and op over in-process ranks", "[collectives][inproc][full]") {
   int nranks = GENERATE(1, 2, 3, 4, 7, 8);
   INFO("nranks " << nranks);
   CollectiveOptions options;
