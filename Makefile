@@ -34,12 +34,15 @@ FOREIGN_FORMAT_TEST_SRCS := $(if $(HAVE_FOREIGN_FORMAT_LIBS),,$(wildcard tests/*
 
 # Unit tests: every .cc under tests/<area>/ except the shim's process-test program (libshim/module.mk).
 TEST_SRCS := $(filter-out tests/shim/% $(FOREIGN_FORMAT_TEST_SRCS),$(wildcard tests/*/*.cc)) tests/test_main.cc tests/test_util.cc
-TEST_OBJS := $(TEST_SRCS:%.cc=$(BUILD)/obj/%.o)
+# TEST_OBJ_BUILD: where the test objects come from; the sanitizer suite links the main build's
+# (uninstrumented test code) against its ASan engine instead of compiling 60 test files again.
+TEST_OBJ_BUILD ?= $(BUILD)
+TEST_OBJS := $(TEST_SRCS:%.cc=$(TEST_OBJ_BUILD)/obj/%.o)
 UNIT_TESTS := $(BUILD)/unit_tests
 REDUCE_SPEED := $(BUILD)/reduce_speed
 SHM_BENCH := $(BUILD)/shm_bench
 
-.PHONY: all test bench clean engine setup run
+.PHONY: all test check main bench clean engine setup run
 all: $(UNIT_TESTS) $(REDUCE_SPEED) $(SHM_BENCH)
 engine: $(ENGINE_LIB)
 
@@ -68,18 +71,24 @@ $(REDUCE_SPEED): $(BUILD)/obj/bench/reduce_speed.o $(ENGINE_LIB)
 $(SHM_BENCH): $(BUILD)/obj/bench/shm_bench.o $(ENGINE_LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# The README's two commands. Each installs what is missing first, then builds.
+# The README's two commands. Each installs what is missing first, then builds. `make run` installs
+# and builds only what the main job runs (phynet, ncclshim); `make test` adds the test toolchain
+# (setup.sh --tests) and runs every suite; `make check` is the fast tier of the development loop
+# (tests/suites/README.md says which suites).
 setup:
-	bash scripts/setup.sh
+	bash scripts/setup.sh --tests
 
 run:
-	bash scripts/setup.sh && $(MAKE) --no-print-directory -j$$(nproc) all && bash scripts/run_main_job.sh
+	bash scripts/setup.sh && $(MAKE) --no-print-directory -j$$(nproc) main && bash scripts/run_main_job.sh
 
 test:
-	bash scripts/setup.sh && $(MAKE) --no-print-directory -j$$(nproc) all && bash tests/run_all.sh
+	bash scripts/setup.sh --tests && $(MAKE) --no-print-directory -j$$(nproc) all && bash tests/run_all.sh
+
+check:
+	bash scripts/setup.sh --tests && $(MAKE) --no-print-directory -j$$(nproc) all && bash tests/run_all.sh --fast
 
 bench:
-	bash scripts/setup.sh && $(MAKE) --no-print-directory -j$$(nproc) all && \
+	bash scripts/setup.sh --tests && $(MAKE) --no-print-directory -j$$(nproc) all && \
 	if [ -n "$(BENCH_QUICK)" ]; then python3 bench/stated_figures.py --quick; \
 	else bash bench/run_bench.sh && python3 bench/stated_figures.py; fi
 
@@ -90,5 +99,8 @@ clean:
 # used across modules are named here so every module sees them whatever the include order.
 TRACE_LIB := $(BUILD)/libtrace.a
 include $(wildcard */module.mk)
+
+# What the main job (scripts/run_main_job.sh) runs: nothing of the tests.
+main: $(PHYNET) $(NCCLSHIM_TOOL)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

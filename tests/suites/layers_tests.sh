@@ -9,7 +9,8 @@
 # layered/), which never include each other <- transport_factory (the one file that knows them all).
 # <infiniband/verbs.h> appears only in transport/ibverbs/, <mpi.h> only in phynet/mpi_* and
 # phynet_main.cc. One check per folder; each failure names file:line and the include. An allowed
-# entry is a folder ("transport") or a subfolder ("transport/core"). Ends with "N passed, N failed".
+# entry is a folder ("transport") or a subfolder ("transport/core"). The main job's build (`make main`,
+# what `make run` builds) compiles no test file. Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source tests/lib/checks.sh  # result(), passed, failed
@@ -62,4 +63,10 @@ check_folder tools/perf common transport collectives libshim trace workload phyn
 direct=$(grep -rnE '(getenv|env(String|Int|Double|Bytes))\("NCCLSHIM_' common transport collectives trace workload \
   libshim phynet tools --include='*.cc' --include='*.h')
 result "$([ -z "$direct" ]; echo $?)" "settings/read-through-the-table" "$direct"
+# `make run` builds only what the main job runs (`make main`: phynet, ncclshim): no test object, no
+# unit-test binary (make -n into an empty folder lists every compile a fresh clone would do).
+plan=$(make -n --no-print-directory BUILD="$(mktemp -u /tmp/layers-main-XXXXXX)" main 2>&1)
+test_compiles=$(grep -E -- ' -c tests/|unit_tests|catch' <<<"$plan" | cut -c1-200 | head -5)
+grep -q -- '-o [^ ]*/phynet ' <<<"$plan" && grep -q -- '-o [^ ]*/ncclshim ' <<<"$plan" && [ -z "$test_compiles" ]
+result $? "build/main-job-builds-no-tests" "make -n main: ${test_compiles:-no phynet or ncclshim link: $(tail -3 <<<"$plan")}"
 echo "$passed passed, $failed failed"

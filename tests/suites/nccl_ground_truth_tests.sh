@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: full
 # phynet against NCCL itself (issue 18): traces NCCL 2.28.9 ran with the shim's profiler plugin
 # (the calls, NCCL's algorithm and channels per call, and the network bytes NCCL sent between every
 # pair of ranks) are replayed by phynet as recorded (--algo auto: NCCL's algorithm and channels for

@@ -23,7 +23,7 @@
 #              refused (exit 2).
 #   load/*     the 64-rank page: written, < 10 MB, opened by chromium in < 5 s (browser start
 #              included), its matrix 64 x 64 equal to the JSON.
-# chromium (scripts/setup.sh installs it) is required: without it the browser checks FAIL.
+# chromium (scripts/setup.sh --tests installs it) is required: without it the browser checks FAIL.
 # Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -42,7 +42,7 @@ for f in "$tool" "$phynet" "$gen"; do
 done
 python=$(for p in ${NCCLSHIM_PYTHON:-python3 /usr/bin/python3}; do "$p" -c 'import matplotlib' 2>/dev/null && { echo "$p"; break; }; done)
 [ -n "$python" ]
-result $? "setup/python3-with-matplotlib" "apt-get install python3-matplotlib (scripts/setup.sh)"
+result $? "setup/python3-with-matplotlib" "apt-get install python3-matplotlib (scripts/setup.sh --tests)"
 chromium=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}
 
 # browse <page> <name>: chromium loads the page; $work/<name>.dom (the DOM after load), .log
@@ -66,7 +66,7 @@ requests() {
 seconds_since() { awk -v a="$1" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }'; }  # <date +%s%N>
 browser_ok=1
 if [ -n "$chromium" ] && "$chromium" --version >/dev/null 2>&1; then browser_ok=0; fi
-result $browser_ok "setup/chromium-starts (${chromium:-none found})" "apt-get install chromium (scripts/setup.sh)"
+result $browser_ok "setup/chromium-starts (${chromium:-none found})" "apt-get install chromium (scripts/setup.sh --tests)"
 
 # ---- command line: help, and errors that name the file (no traceback)
 for command in report compare; do
