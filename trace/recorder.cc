@@ -136,6 +136,7 @@ void Recorder::resetProcessState() {
   ops_ = 0;
   tasks_ = 0;
   proxies_ = 0;
+  steps_ = 0;
   invalid_ = 0;
   unregisteredDrops_ = 0;
   reclaimedDrops_ = 0;
@@ -290,6 +291,17 @@ NSHIM_HOT_CODE void Recorder::recordProxy(const ProxyRecord& record) noexcept {
   push(record.endNs, [&](RingSlot* slot) {
     slot->kind = SlotKind::kProxy;
     slot->proxy = record;
+  });
+}
+
+void Recorder::recordStep(const StepRecord& record) noexcept {
+  if (__builtin_expect(record.abi != kTraceRecordAbi, 0)) {
+    invalid_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  push(record.timestampNs, [&](RingSlot* slot) {
+    slot->kind = SlotKind::kStep;
+    slot->step = record;
   });
 }
 
@@ -501,6 +513,7 @@ RecorderStats Recorder::stats() const {
   s.ops = ops_.load();
   s.tasks = tasks_.load();
   s.proxies = proxies_.load();
+  s.steps = steps_.load();
   s.producerWakes = producerWakes_.load();
   s.invalid = invalid_.load();
   auto& lock = const_cast<DrainLock&>(drainLock_);
@@ -510,7 +523,7 @@ RecorderStats Recorder::stats() const {
     lock.unlock();
   }
   // Records formatted but lost with a failed write are counted by kind as formatted; not in the file.
-  const uint64_t formatted = s.comms + s.ops + s.tasks + s.proxies;
+  const uint64_t formatted = s.comms + s.ops + s.tasks + s.proxies + s.steps;
   s.records = formatted > s.unwritten ? formatted - s.unwritten : 0;
   return s;
 }

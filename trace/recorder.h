@@ -45,6 +45,7 @@ struct RecorderStats {
   uint64_t invalid = 0;
   uint64_t tasks = 0;
   uint64_t proxies = 0;
+  uint64_t steps = 0;
   uint64_t producerWakes = 0;  // times a recording thread woke the writer (its ring 3/4 full, or full)
   uint64_t unwritten = 0;      // of `dropped`: records the file could not take (cannot create or write it)
 };
@@ -109,6 +110,8 @@ class Recorder {
   // NCCL's decisions from the profiler plugin (libshim/profiler_plugin.cc).
   void recordTask(const TaskRecord& record) noexcept;
   void recordProxy(const ProxyRecord& record) noexcept;
+  // An iteration mark (ncclshimMarkStep): a `step` line.
+  void recordStep(const StepRecord& record) noexcept;
   // The tasks NCCL launches inside a recorded call, held for that call's record and written in
   // place: holdTask returns the next free slot of this thread's ring past the tasks held so far
   // (nullptr when the ring has no room for it and the call's record, or the thread has none),
@@ -217,7 +220,7 @@ class Recorder {
   char chosenPath_[kPathBytes] = {};
   char note_[2 * kPathBytes + 256] = {}; // scratch of the warnings (drain lock held)
   TraceHeader header_{};
-  std::atomic<uint64_t> comms_{0}, ops_{0}, tasks_{0}, proxies_{0}, invalid_{0}, unregisteredDrops_{0};
+  std::atomic<uint64_t> comms_{0}, ops_{0}, tasks_{0}, proxies_{0}, steps_{0}, invalid_{0}, unregisteredDrops_{0};
   std::atomic<uint64_t> producerWakes_{0};
   uint64_t reclaimedDrops_ = 0;
   uint64_t dropsReported_ = 0;
@@ -265,6 +268,9 @@ inline void recordTask(const TaskRecord& record) {
 }
 inline void recordProxy(const ProxyRecord& record) {
   if (enabled()) detail::gGlobalRecorder->recordProxy(record);
+}
+inline void recordStep(const StepRecord& record) {
+  if (enabled()) detail::gGlobalRecorder->recordStep(record);
 }
 inline void prefetchPush() {
   if (enabled()) detail::gGlobalRecorder->prefetchPush();

@@ -138,6 +138,9 @@ void Recorder::emitSlot(const RingSlot& slot) {
   } else if (slot.kind == SlotKind::kTask) {
     n = formatTaskLine(slot.task, lineN, line_, sizeof(line_));
     tasks_.fetch_add(1, std::memory_order_relaxed);
+  } else if (slot.kind == SlotKind::kStep) {
+    n = formatStepLine(slot.step, lineN, line_, sizeof(line_));
+    steps_.fetch_add(1, std::memory_order_relaxed);
   } else if (slot.kind == SlotKind::kProxy) {
     n = formatProxyLine(slot.proxy, lineN, line_, sizeof(line_));
     proxies_.fetch_add(1, std::memory_order_relaxed);
@@ -327,7 +330,8 @@ void Recorder::writeFooterLocked(const char* reason, int signal) {
   footer.ops = ops_.load();
   footer.tasks = tasks_.load();
   footer.proxies = proxies_.load();
-  footer.records = footer.comms + footer.ops + footer.tasks + footer.proxies;
+  footer.steps = steps_.load();
+  footer.records = footer.comms + footer.ops + footer.tasks + footer.proxies + footer.steps;
   footer.dropped = dropsReported_;
   footer.invalid = invalid_.load();
   footer.globalRank = globalRank_.load(std::memory_order_relaxed);

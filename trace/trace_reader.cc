@@ -165,6 +165,7 @@ Status TraceParser::parseLine(std::string_view line) {
   if (type == "comm") return parseComm();
   if (type == "footer") return parseFooter();
   if (type == "drops") return parseDrops();
+  if (type == "step" && file_.header.version >= 3) return parseStep();
   if (type == "nccl_task" && file_.header.version >= 2) return parseTask();
   if (type == "nccl_proxy" && file_.header.version >= 2) return parseProxy();
   if (type == "header") return Status(Code::kInvalidArgument, "field 'type': a second header");
@@ -278,7 +279,8 @@ Status TraceParser::parseFooter() {
   NS_RETURN_IF_ERROR(getUint64(object_, "records", &f.records));
   NS_RETURN_IF_ERROR(getUint64(object_, "dropped", &f.dropped));
   for (auto [key, field] : {std::pair{"comms", &f.comms}, {"ops", &f.ops}, {"invalid", &f.invalid},
-                            {"nccl_tasks", &f.tasks}, {"nccl_proxies", &f.proxies}}) {
+                            {"nccl_tasks", &f.tasks}, {"nccl_proxies", &f.proxies}, {"steps", &f.steps},
+                            {"max_bytes", &f.maxBytes}}) {
     if (object_.find(key)) NS_RETURN_IF_ERROR(getUint64(object_, key, field));
   }
   NS_RETURN_IF_ERROR(getInto(object_, "global_rank", -1, kI32Max, &f.globalRank, true));
@@ -286,9 +288,20 @@ Status TraceParser::parseFooter() {
   NS_RETURN_IF_ERROR(getInto(object_, "end_realtime_ns", INT64_MIN, INT64_MAX, &f.endRealtimeNs, true));
   NS_RETURN_IF_ERROR(getInto(object_, "end_monotonic_ns", INT64_MIN, INT64_MAX, &f.endMonotonicNs, true));
   if (object_.find("reason")) NS_RETURN_IF_ERROR(getFixedString(object_, "reason", f.reason, sizeof(f.reason)));
+  if (object_.find("cut")) NS_RETURN_IF_ERROR(getFixedString(object_, "cut", f.cut, sizeof(f.cut)));
   file_.hasFooter = true;
   file_.endsWithFooter = true;
   file_.dropped = std::max(file_.dropped, f.dropped);
+  return Status::Ok();
+}
+
+Status TraceParser::parseStep() {
+  StepEntry entry;
+  entry.line = file_.lines;
+  NS_RETURN_IF_ERROR(getUint64(object_, "n", &entry.n));
+  NS_RETURN_IF_ERROR(getUint64(object_, "step", &entry.step));
+  NS_RETURN_IF_ERROR(getInto(object_, "t_ns", INT64_MIN, INT64_MAX, &entry.timestampNs));
+  file_.steps.push_back(entry);
   return Status::Ok();
 }
 

@@ -124,7 +124,12 @@ void Validator::checkFile(const TraceFile& file) {
   }
   if (file.truncated || !file.endsWithFooter) warning("file not closed", fmt::format("{}: {}", file.path, file.endDescription()));
   if (file.dropped > 0) warning("records dropped", fmt::format("{}: the writer dropped {} records (buffer full)", file.path, file.dropped));
-  const uint64_t held = file.comms.size() + file.ops.size() + file.tasks.size() + file.proxies.size();
+  if (file.hasFooter && file.footer.cut[0] != '\0') {
+    warning("recording cut", fmt::format("{}: recording stopped at NCCLSHIM_TRACE_MAX_MB ({} bytes): the file holds the "
+                                         "first {} records of the process", file.path, file.footer.maxBytes,
+                                         file.footer.records));
+  }
+  const uint64_t held = file.comms.size() + file.ops.size() + file.tasks.size() + file.proxies.size() + file.steps.size();
   if (file.endsWithFooter && file.footer.records != held) {
     warning("footer count differs", fmt::format("{}: footer counts {} records, the file holds {}", file.path, file.footer.records,
                         held));
