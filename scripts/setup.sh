@@ -57,6 +57,8 @@ install_optional "tests/suites/slurm_tests.sh will fail: no one-node Slurm" slur
 # The Chakra and PyTorch execution-trace readers (workload/module.mk): protobuf, nlohmann's JSON, zlib.
 install_optional "Chakra and PyTorch execution traces will not be read (the build says so)" \
   protobuf-compiler libprotobuf-dev nlohmann-json3-dev zlib1g-dev
+# Compressed traces (NCCLSHIM_TRACE_COMPRESS=zstd; the Makefile checks for zstd.h) and the zstd CLI.
+install_optional "compressed traces will not be written or read (the build says so)" libzstd-dev zstd
 # nccl.h comes from the nvidia-nccl wheel (never committed); this finds or fetches it.
 [ -s build/nccl_cflags.txt ] || bash scripts/fetch_nccl_headers.sh build
 python3 -c 'import matplotlib' 2>/dev/null || dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q "install ok installed" || DEBIAN_FRONTEND=noninteractive $([ "$(id -u)" -eq 0 ] || echo sudo) apt-get install -y -qq python3-matplotlib >/dev/null 2>&1 || echo "setup: no matplotlib (python3-matplotlib not installable here): 'ncclshim plot' will skip plots" >&2

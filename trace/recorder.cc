@@ -95,6 +95,15 @@ Recorder::Recorder(RecorderConfig config) : config_(std::move(config)) {
     if (*c == '/' || *c == ' ') *c = '_';
   }
   copyFixed(header_.host, sizeof(header_.host), host);
+  copyFixed(header_.job, sizeof(header_.job), config_.job);
+  if (config_.compress && !config_.dir.empty()) {
+    // Made here, not at the first record (which may come in a signal handler): it allocates.
+    zstd_ = ZstdCompressor::create(3);
+    if (zstd_ == nullptr) {
+      NS_WARN("NCCLSHIM_TRACE_COMPRESS=zstd: {}; writing plain .jsonl", zstdAvailable() ? "out of memory" : zstdMissingText());
+      config_.compress = false;
+    }
+  }
   resetProcessState();
   if (config_.dir.empty()) return;
   if (config_.dir.size() + config_.namePattern.size() > kPathBytes / 2 ||
@@ -148,6 +157,12 @@ void Recorder::resetProcessState() {
   dropsReported_ = 0;
   writeErrno_ = 0;
   fileFailed_ = false;
+  fileBytes_ = 0;
+  cut_ = false;
+  complete_ = false;
+  endFrame_ = false;
+  cutRecords_ = 0;
+  if (zstd_ != nullptr) zstd_->reset();
   outLen_ = 0;
   path_[0] = '\0';
   copyFixed(lastReason_, sizeof(lastReason_), "close");
@@ -515,6 +530,7 @@ RecorderStats Recorder::stats() const {
   s.proxies = proxies_.load();
   s.steps = steps_.load();
   s.producerWakes = producerWakes_.load();
+  s.cut = cutRecords_.load();
   s.invalid = invalid_.load();
   auto& lock = const_cast<DrainLock&>(drainLock_);
   if (lock.lock(kLockTimeoutNs)) {

@@ -159,6 +159,7 @@ size_t formatHeaderLine(const TraceHeader& h, char* out, size_t capacity) {
   line.key("start_realtime_ns"); line.putInt(h.startRealtimeNs);
   line.key("start_monotonic_ns"); line.putInt(h.startMonotonicNs);
   line.key("ring_records"); line.putUint(h.ringRecords);
+  line.key("job"); line.putJsonString(h.job, sizeof(h.job));
   return finish(line);
 }
 

@@ -145,7 +145,10 @@ class TraceParser {
 
 Result<TraceFile> parseTrace(std::string_view text, const std::string& name, const ReadOptions& options = {});
 Result<TraceFile> readTraceFile(const std::string& path, const ReadOptions& options = {});
-// Every regular "*.jsonl" file of `dir`, read on up to one thread per core (on this thread alone
+// Names of trace files in a directory: "*.jsonl", "*.jsonl.zst", and either with ".part" (still being
+// written, or its process ended without a footer: read as far as it goes, and validate says so).
+bool isTraceFileName(std::string_view name);
+// Every regular trace file of `dir` (isTraceFileName; zstd inflated as read), read on up to one thread per core (on this thread alone
 // when onOps is set); an error if there is none.
 Result<TraceSet> readTraceDir(const std::string& dir, const ReadOptions& options = {});
 // A directory (readTraceDir) or one file (a set of one).

@@ -183,6 +183,7 @@ struct TraceHeader {
   int64_t startRealtimeNs;  // CLOCK_REALTIME and CLOCK_MONOTONIC sampled together at start:
   int64_t startMonotonicNs; // realtime = t_ns - startMonotonicNs + startRealtimeNs
   char host[kHostNameBytes];
+  char job[kHostNameBytes];  // version 3: SLURM_JOB_ID or TORCHELASTIC_RUN_ID, "" when neither is set
 };
 
 struct TraceFooter {
