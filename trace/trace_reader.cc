@@ -512,7 +512,7 @@ Result<TraceSet> readTraceDir(const std::string& dir, const ReadOptions& options
     paths.push_back(std::move(path));
   }
   closedir(d);
-  if (paths.empty()) return NS_ERROR(Code::kInvalidArgument, "{}: no *.jsonl or *.jsonl.zst trace files", dir);
+  if (paths.empty()) return NS_ERROR(Code::kInvalidArgument, "{}: no trace files (*.jsonl, *.jsonl.zst, or either .part)", dir);
   std::sort(paths.begin(), paths.end());  // the first error in path order is the one reported
   NS_ASSIGN_OR_RETURN(std::vector<TraceFile> files, readFilesInParallel(paths, options));
   TraceSet set;

@@ -294,7 +294,7 @@ void Validator::checkJob(const TraceSet& set) {
     auto most = std::max_element(jobs.begin(), jobs.end(), [](auto& a, auto& b) { return a.second < b.second; });
     for (const TraceFile& file : set.files) {
       if (file.header.job[0] == '\0' || most->first == file.header.job) continue;
-      error("file of another job", fmt::format("{}: from another job: job {} (global rank {}), the other {} files are "
+      error("file of another job", fmt::format("{}: from another job: {} (global rank {}); the other {} files are of "
                                                "job {}", file.path, file.header.job, file.globalRank(), most->second,
                                                most->first));
     }

@@ -5,7 +5,7 @@ tests/suites/capture_tests.sh: one set-up broadcast, then STEPS steps of four op
 ncclshimMarkStep() after each step, SIGUSR2 sent to itself before given steps, and a trigger file
 created and removed before given steps. Prints the marks' return values.
 
-usage: capture_loop.py LIB STEPS [--mark] [--usr2 K,K] [--file PATH:FROM:TO] [--sleep S]
+usage: capture_loop.py LIB STEPS [--mark] [--usr2 K,K] [--file PATH:FROM:TO] [--sleep S] [--kill]
 """
 import argparse
 import ctypes
@@ -20,6 +20,7 @@ parser.add_argument("--mark", action="store_true")
 parser.add_argument("--usr2", default="")
 parser.add_argument("--file", default="")
 parser.add_argument("--sleep", type=float, default=0.0)
+parser.add_argument("--kill", action="store_true", help="end by SIGKILL, without destroying the communicator")
 args = parser.parse_args()
 
 lib = ctypes.CDLL(args.lib)
@@ -57,5 +58,8 @@ for step in range(args.steps):
         marks.append(mark())
     if args.sleep:
         time.sleep(args.sleep)
+if args.kill:
+    time.sleep(0.2)  # the recorder's writer has drained (every 10 ms) and created the file
+    os.kill(os.getpid(), signal.SIGKILL)
 assert lib.ncclCommDestroy(comm) == 0
 print("marks", " ".join(map(str, marks)))
