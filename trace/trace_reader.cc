@@ -343,24 +343,23 @@ namespace {
 class TraceText {
  public:
   explicit TraceText(int fd) : fd_(fd) {}
-  // Up to `capacity` bytes into `out`: the count, 0 at the end, -1 with *error set.
-  ssize_t read(char* out, size_t capacity, std::string* error) {
-    if (!checked_) {
-      checked_ = true;
-      if (!refill(error)) return -1;
-      const auto* head = reinterpret_cast<const unsigned char*>(in_.data());
-      if (startsWithZstdMagic(head, inLen_)) {
-        if (!zstdAvailable()) {
-          *error = std::string("compressed with zstd, and ") + zstdMissingText();
-          return -1;
-        }
-        zstd_ = ZstdDecompressor::create();
-        if (zstd_ == nullptr) {
-          *error = "out of memory for zstd";
-          return -1;
-        }
-      }
+  // Reads the first bytes: whether they are zstd. False with *error set.
+  bool start(std::string* error) {
+    if (!refill(error)) return false;
+    const auto* head = reinterpret_cast<const unsigned char*>(in_.data());
+    if (!startsWithZstdMagic(head, inLen_)) return true;
+    if (!zstdAvailable()) {
+      *error = std::string("compressed with zstd, and ") + zstdMissingText();
+      return false;
     }
+    zstd_ = ZstdDecompressor::create();
+    if (zstd_ == nullptr) *error = "out of memory for zstd";
+    return zstd_ != nullptr;
+  }
+  bool compressed() const { return zstd_ != nullptr; }
+
+  // Up to `capacity` bytes into `out`: the count, 0 at the end, -1 with *error set. After start().
+  ssize_t read(char* out, size_t capacity, std::string* error) {
     if (zstd_ == nullptr) {
       if (inPos_ < inLen_) {  // the bytes read to look for zstd's magic
         const size_t n = std::min(capacity, inLen_ - inPos_);
@@ -406,7 +405,6 @@ class TraceText {
   }
 
   int fd_;
-  bool checked_ = false;
   bool eof_ = false;
   std::unique_ptr<ZstdDecompressor> zstd_;
   std::vector<char> in_;
@@ -423,8 +421,16 @@ Result<TraceFile> readTraceFile(const std::string& path, const ReadOptions& opti
     ~CloseOnExit() { ::close(fd); }
   } closer{fd};  // also when an allocation below throws
   TraceParser parser(path, options);
+  TraceText text(fd);
+  std::string readError;
+  if (!text.start(&readError)) return NS_ERROR(Code::kSystemError, "{}: {}", path, readError);
+  // A compressed file holds many times its size in text (about 20x for traces): room for that is
+  // address space, not memory, until it is used.
+  constexpr uint64_t kZstdTextPerByte = 32;
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) parser.reserveForInput(static_cast<uint64_t>(st.st_size));
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    parser.reserveForInput(static_cast<uint64_t>(st.st_size) * (text.compressed() ? kZstdTextPerByte : 1));
+  }
   // Lines are parsed where they lie in the buffer; only the unfinished last line of a read moves
   // (to the front) before the next read appends to it.
   constexpr size_t kReadBytes = size_t(1) << 20;
@@ -432,8 +438,6 @@ Result<TraceFile> readTraceFile(const std::string& path, const ReadOptions& opti
   size_t held = 0;  // bytes of an unfinished line at the front of buffer
   int64_t lineNo = 0;
   Status status;
-  TraceText text(fd);
-  std::string readError;
   while (status.ok()) {
     ssize_t n = text.read(buffer.data() + held, kReadBytes, &readError);
     if (n < 0) {
