@@ -31,7 +31,7 @@ NS_SETTING(NCCLSHIM_TRACE_DIR, kString, "", 0, 0, "",
 NS_SETTING(NCCLSHIM_TRACE_MODE, kChoice, "0600", 0, 0, "0600|0640|0644|0660|0664|0666",
            "permissions of the trace files (created new, never through a symlink); folders the recorder creates are 0700, or 0755 when others may read")
 NS_SETTING(NCCLSHIM_TRACE_NAME, kString, "", 0, 0, "",
-           "trace file name pattern, default `ncclshim-%h-%p` (`%h` host, `%p` pid, `%r` rank)")
+           "trace file name pattern, default `ncclshim-%h-%p`, under a job `ncclshim-%j-%h-%p` (`%h` host, `%p` pid, `%r` rank, `%j` SLURM_JOB_ID or TORCHELASTIC_RUN_ID)")
 NS_SETTING(NCCLSHIM_TRACE_RING, kInt, "4096", 16, 16777216, "", "records per recording thread's ring")
 NS_SETTING(NCCLSHIM_TRACE_FLUSH_MS, kInt, "10", 1, 60000, "", "the writer drains the rings at least this often")
 NS_SETTING(NCCLSHIM_TRACE_FULL_WAIT_US, kInt, "100000", 0, 10000000, "",
