@@ -124,10 +124,7 @@ void Validator::checkFile(const TraceFile& file) {
       break;
     }
   }
-  const bool partName = file.path.size() > 5 && file.path.substr(file.path.size() - 5) == ".part";  // checkJob says it
-  if ((file.truncated || !file.endsWithFooter) && !partName) {
-    warning("file not closed", fmt::format("{}: {}", file.path, file.endDescription()));
-  }
+  if (file.truncated || !file.endsWithFooter) warning("file not closed", fmt::format("{}: {}", file.path, file.endDescription()));
   if (file.dropped > 0) warning("records dropped", fmt::format("{}: the writer dropped {} records (buffer full)", file.path, file.dropped));
   if (file.hasFooter && file.footer.cut[0] != '\0') {
     warning("recording cut", fmt::format("{}: recording stopped at NCCLSHIM_TRACE_MAX_MB ({} bytes): the file holds the "
@@ -317,8 +314,7 @@ void Validator::checkJob(const TraceSet& set) {
   for (const TraceFile& file : set.files) {
     if (file.path.size() > 5 && file.path.substr(file.path.size() - 5) == ".part") {
       warning("incomplete file", fmt::format("{}: incomplete: still named .part (its process is still recording, or "
-                                             "ended without closing the trace: killed, _exit); read up to {}",
-                                             file.path, file.endDescription()));
+                                             "ended without closing the trace: killed, _exit)", file.path));
     }
   }
 }
