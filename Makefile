@@ -32,6 +32,16 @@ HAVE_FOREIGN_FORMAT_LIBS := $(shell command -v $(PROTOC) >/dev/null 2>&1 && pkg-
   && [ -e /usr/include/nlohmann/json.hpp ] && [ -e /usr/include/zlib.h ] && echo yes)
 FOREIGN_FORMAT_TEST_SRCS := $(if $(HAVE_FOREIGN_FORMAT_LIBS),,$(wildcard tests/*/chakra_*_test.cc tests/*/pytorch_et_*_test.cc))
 
+# zstd (libzstd-dev) for compressed traces (NCCLSHIM_TRACE_COMPRESS=zstd, `.jsonl.zst`): without its
+# header the trace library is built without it and says what to install when asked for.
+HAVE_ZSTD := $(shell [ -e /usr/include/zstd.h ] && echo yes)
+ifeq ($(HAVE_ZSTD),yes)
+LDLIBS += -lzstd
+$(BUILD)/obj/trace/zstd_stream.o: CXXFLAGS += -DNSHIM_HAVE_ZSTD=1
+else
+$(info note: zstd.h not found (libzstd-dev): built without compressed traces)
+endif
+
 # Unit tests: every .cc under tests/<area>/ except the shim's process-test program (libshim/module.mk).
 TEST_SRCS := $(filter-out tests/shim/% $(FOREIGN_FORMAT_TEST_SRCS),$(wildcard tests/*/*.cc)) tests/test_main.cc tests/test_util.cc
 # TEST_OBJ_BUILD: where the test objects come from; the sanitizer suite links the main build's

@@ -31,7 +31,7 @@ NS_SETTING(NCCLSHIM_TRACE_DIR, kString, "", 0, 0, "",
 NS_SETTING(NCCLSHIM_TRACE_MODE, kChoice, "0600", 0, 0, "0600|0640|0644|0660|0664|0666",
            "permissions of the trace files (created new, never through a symlink); folders the recorder creates are 0700, or 0755 when others may read")
 NS_SETTING(NCCLSHIM_TRACE_NAME, kString, "", 0, 0, "",
-           "trace file name pattern, default `ncclshim-%h-%p` (`%h` host, `%p` pid, `%r` rank)")
+           "trace file name pattern, default `ncclshim-%h-%p`, under a job `ncclshim-%j-%h-%p` (`%h` host, `%p` pid, `%r` rank, `%j` SLURM_JOB_ID or TORCHELASTIC_RUN_ID)")
 NS_SETTING(NCCLSHIM_TRACE_RING, kInt, "4096", 16, 16777216, "", "records per recording thread's ring")
 NS_SETTING(NCCLSHIM_TRACE_FLUSH_MS, kInt, "10", 1, 60000, "", "the writer drains the rings at least this often")
 NS_SETTING(NCCLSHIM_TRACE_FULL_WAIT_US, kInt, "100000", 0, 10000000, "",
@@ -39,6 +39,16 @@ NS_SETTING(NCCLSHIM_TRACE_FULL_WAIT_US, kInt, "100000", 0, 10000000, "",
 NS_SETTING(NCCLSHIM_TRACE_SIGNALS, kBool, "1", 0, 0, "", "flush the trace on SIGTERM and SIGINT")
 NS_SETTING(NCCLSHIM_TRACE_GENERAL_PARSER, kBool, "0", 0, 0, "",
            "`1`: read traces without the operation lines' fast path (a check of that path)")
+NS_SETTING(NCCLSHIM_TRACE_START, kString, "", 0, 0, "",
+           "record a window only (docs/capture.md): `iter:N` at iteration N, `call:N` at call N, `time:S` S seconds after the first call, `signal` (SIGUSR2 starts and stops), `file:PATH` when PATH exists; unset: everything")
+NS_SETTING(NCCLSHIM_TRACE_ITERATIONS, kInt, "0", 0, 1000000000, "",
+           "the window lasts this many iterations (0: until NCCLSHIM_TRACE_SECONDS, a second SIGUSR2, the trigger file's removal, or the end)")
+NS_SETTING(NCCLSHIM_TRACE_SECONDS, kDouble, "0", 0, 1e9, "",
+           "the window lasts at most this many seconds (0: no limit)")
+NS_SETTING(NCCLSHIM_TRACE_MAX_MB, kDouble, "0", 0, 1e9, "",
+           "per file: past this many MiB on disk recording stops, with a footer that says so and one warning (0: no limit)")
+NS_SETTING(NCCLSHIM_TRACE_COMPRESS, kChoice, "none", 0, 0, "none|zstd",
+           "`zstd`: write `.jsonl.zst` (streaming, in the writer thread); every reader reads it as `.jsonl`")
 
 // NCCL profiler plugin (docs/profiler_plugin.md)
 NS_SETTING(NCCLSHIM_PROFILER, kBool, "0", 0, 0, "",

@@ -63,6 +63,8 @@ install_optional() {
 # The Chakra and PyTorch execution-trace readers (workload/module.mk): protobuf, nlohmann's JSON, zlib.
 install_optional "Chakra and PyTorch execution traces will not be read (the build says so)" \
   protobuf-compiler libprotobuf-dev nlohmann-json3-dev zlib1g-dev
+# Compressed traces (NCCLSHIM_TRACE_COMPRESS=zstd; the Makefile checks for zstd.h) and the zstd CLI.
+install_optional "compressed traces will not be written or read (the build says so)" libzstd-dev zstd
 # nccl.h comes from the nvidia-nccl wheel (never committed); this finds or fetches it.
 [ -s build/nccl_cflags.txt ] || bash scripts/fetch_nccl_headers.sh build
 if [ "$tests" -eq 1 ]; then

@@ -44,6 +44,14 @@ struct ProxyEntry {
   ProxyRecord record{};
 };
 
+// Version 3: an iteration mark (FORMAT.md `step`).
+struct StepEntry {
+  uint64_t n = 0;
+  int64_t line = 0;
+  uint64_t step = 0;     // marks the process made before this one
+  int64_t timestampNs = 0;
+};
+
 struct TraceFile {
   std::string path;
   TraceHeader header{};
@@ -51,6 +59,7 @@ struct TraceFile {
   std::vector<OpEntry> ops;       // in file order (sort by n for exact recording order)
   std::vector<TaskEntry> tasks;   // version 2: nccl_task lines, in file order
   std::vector<ProxyEntry> proxies;  // version 2: nccl_proxy lines, in file order
+  std::vector<StepEntry> steps;   // version 3: step lines (iteration marks), in file order
   bool hasFooter = false;
   TraceFooter footer{};           // the last footer line
   bool endsWithFooter = false;    // the last complete line is a footer: closed cleanly
@@ -105,7 +114,8 @@ class TraceParser {
   void reserveForInput(uint64_t inputBytes);
   // Records accepted so far (comm + op, kept or not).
   uint64_t records() const {
-    return comms_.size() + ops_.size() + file_.opsNotKept + batch_.size() + file_.tasks.size() + file_.proxies.size();
+    return comms_.size() + ops_.size() + file_.opsNotKept + batch_.size() + file_.tasks.size() + file_.proxies.size() +
+           file_.steps.size();
   }
 
  private:
@@ -115,6 +125,7 @@ class TraceParser {
   Status parseOp();
   Status parseFooter();
   Status parseDrops();
+  Status parseStep();
   Status parseTask();   // trace_reader_nccl.cc
   Status parseProxy();
   Status keepOp(const OpEntry& entry);  // into ops_, or the streaming batch
@@ -134,7 +145,10 @@ class TraceParser {
 
 Result<TraceFile> parseTrace(std::string_view text, const std::string& name, const ReadOptions& options = {});
 Result<TraceFile> readTraceFile(const std::string& path, const ReadOptions& options = {});
-// Every regular "*.jsonl" file of `dir`, read on up to one thread per core (on this thread alone
+// Names of trace files in a directory: "*.jsonl", "*.jsonl.zst", and either with ".part" (still being
+// written, or its process ended without a footer: read as far as it goes, and validate says so).
+bool isTraceFileName(std::string_view name);
+// Every regular trace file of `dir` (isTraceFileName; zstd inflated as read), read on up to one thread per core (on this thread alone
 // when onOps is set); an error if there is none.
 Result<TraceSet> readTraceDir(const std::string& dir, const ReadOptions& options = {});
 // A directory (readTraceDir) or one file (a set of one).

@@ -161,10 +161,14 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
   int depth = 0, groupCounter = 0, currentGroup = 0;
   int64_t firstStart = -1, prevEnd = -1;
   constexpr size_t kReleaseEvery = 1 << 14;  // records (about 2 MiB)
+  size_t nextMark = 0;  // file.steps is in order of n, as the writer writes it
   for (size_t i = 0; i < file.ops.size(); ++i) {
     if (sorted.empty() && i % kReleaseEvery == 0 && i > 0) releaseConsumed(file.ops.data(), i);
     const trace::OpEntry* entry = entryAt(i);
     const trace::OpRecord& r = entry->record;
+    for (; nextMark < file.steps.size() && file.steps[nextMark].n < entry->n; ++nextMark) {
+      out->stepMarks.push_back(out->ops.size());
+    }
     if (r.op == OpCode::kGroupStart) {
       if (depth++ == 0) currentGroup = ++groupCounter;
       continue;
@@ -238,6 +242,7 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
     }
     out->ops.push_back(std::move(op));
   }
+  for (; nextMark < file.steps.size(); ++nextMark) out->stepMarks.push_back(out->ops.size());
   markUnevenAllToAll(out->ops, workload, out->globalRank);
   return Status::Ok();
 }

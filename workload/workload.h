@@ -69,6 +69,9 @@ static_assert(sizeof(WorkOp) <= 88, "WorkOp grew: keep it small, workloads hold 
 struct RankWork {
   int globalRank = 0;
   std::vector<WorkOp> ops;  // issue order
+  // Iteration marks the job made (ncclshimMarkStep, a trace's `step` lines): for each, the index in
+  // `ops` of the first op after it (ops.size() for a mark after the last op). Empty: none.
+  std::vector<size_t> stepMarks;
 };
 
 // Rows of a workload file that put no operation on any rank, counted by what they asked for and why.
