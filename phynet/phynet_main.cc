@@ -23,6 +23,7 @@
 #include "common/settings.h"
 #include "phynet/html_report.h"
 #include "phynet/input_loader.h"
+#include "phynet/job_runner.h"
 #include "phynet/memory_plan.h"
 #include "phynet/mpi_bootstrap.h"
 #include "phynet/mpi_session.h"
@@ -442,5 +443,8 @@ int run(int argc, char** argv) {
 }  // namespace nshim::phynet
 
 int main(int argc, char** argv) {
+  // --jobs launches mpirun itself (one per job): no MPI in this process.
+  if (nshim::phynet::wantsJobs(argc, argv))
+    return nshim::runFenced("phynet", [&] { return nshim::phynet::runJobs(argc, argv); });
   return nshim::runFenced("phynet", [&] { return nshim::phynet::run(argc, argv); });
 }

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential libfmt-dev catch2 openmpi-bin libopenmpi-dev libibverbs-dev rdma-core
-          ibverbs-utils ibverbs-providers perftest python3 python3-pip)
+          ibverbs-utils ibverbs-providers perftest python3 python3-pip libtomlplusplus-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -18,6 +18,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     case "$p" in
       catch2) [ -e /usr/include/catch2/catch.hpp ] || [ -e /usr/local/include/catch2/catch_test_macros.hpp ] || [ -e /usr/include/catch2/catch_test_macros.hpp ] || really_missing+=("$p") ;;
       libfmt-dev) [ -e /usr/include/fmt/format.h ] || [ -e /usr/local/include/fmt/format.h ] || really_missing+=("$p") ;;
+      libtomlplusplus-dev) [ -e /usr/include/toml++/toml.h ] || [ -e /usr/local/include/toml++/toml.h ] || echo "setup: no toml++: phynet --jobs will say it is unavailable" >&2 ;;
       *) really_missing+=("$p") ;;
     esac
   done
