@@ -176,10 +176,11 @@ class Reader {
     const toml::table& root = parsed.table();
     JobFile file;
     file.path = path_;
-    NS_RETURN_IF_ERROR(onlyKeys(root, "the top level", {"launcher", "exec", "timeout_s", "share_nics", "hosts", "job"}));
+    NS_RETURN_IF_ERROR(onlyKeys(root, "the top level", {"launcher", "exec", "timeout_s", "launch_s", "share_nics", "hosts", "job"}));
     NS_RETURN_IF_ERROR(strings(root, "launcher", true, &file.launcher));
     NS_RETURN_IF_ERROR(strings(root, "exec", false, &file.exec));
     NS_RETURN_IF_ERROR(number(root, "timeout_s", 1, 86400, &file.timeoutS));
+    NS_RETURN_IF_ERROR(number(root, "launch_s", 0, 600, &file.launchS));
     NS_RETURN_IF_ERROR(boolean(root, "share_nics", &file.shareNics));
     const toml::table* hosts = root.get_as<toml::table>("hosts");
     if (!hosts || hosts->empty()) return error(&root, "hosts", "missing: [hosts.NAME] tables with address and nics");

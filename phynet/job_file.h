@@ -45,6 +45,7 @@ struct JobFile {
   std::vector<std::string> launcher;  // mpirun and its options, before --host/-np
   std::vector<std::string> exec;      // runs a command on a host: exec + [host address] + command
   double timeoutS = 120;
+  double launchS = 3;                 // how long ahead of the shared start the jobs are launched
   bool shareNics = false;             // may two jobs use one host's NIC
   std::vector<FabricHost> hosts;
   std::vector<JobSpec> jobs;

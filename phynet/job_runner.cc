@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -85,6 +86,12 @@ class Child {
   int status_ = -1;
 };
 
+double wallSeconds() {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<double>(now.tv_sec) + now.tv_nsec * 1e-9;
+}
+
 std::string readText(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
@@ -98,7 +105,8 @@ std::string lastLines(const std::string& text, int n) {
   return at == std::string::npos ? text : text.substr(at + 1);
 }
 
-std::vector<std::string> replayCommand(const JobFile& file, const JobSpec& job, const std::string& json) {
+std::vector<std::string> replayCommand(const JobFile& file, const JobSpec& job, const std::string& json,
+                                       double startAt) {
   std::vector<std::string> args = file.launcher;
   std::string hostList;
   for (const std::string& h : job.hosts)
@@ -107,6 +115,7 @@ std::vector<std::string> replayCommand(const JobFile& file, const JobSpec& job, 
   for (const std::string& n : job.nics) nics += (nics.empty() ? "" : ",") + n;
   args.insert(args.end(), {"--host", hostList, "-np", std::to_string(job.hosts.size() * job.ranksPerHost)});
   if (!nics.empty()) args.insert(args.end(), {"-x", "NCCLSHIM_SOCKET_IFNAME=" + nics});
+  if (startAt > 0) args.insert(args.end(), {"-x", fmt::format("NCCLSHIM_JOB_START_AT={:.3f}", startAt)});
   args.insert(args.end(), {executableDir() + "/phynet", "--timeout", fmt::format("{:g}", file.timeoutS), "--json", json});
   args.insert(args.end(), job.args.begin(), job.args.end());
   args.push_back(job.input);
@@ -196,7 +205,7 @@ int runJobsChecked(const Options& o) {
     }
     std::string base = fmt::format("{}/{}.alone", o.outDir, job.name);
     std::vector<std::unique_ptr<Child>> one;
-    one.push_back(std::make_unique<Child>(replayCommand(file, job, base + ".json"), base + ".log", 0));
+    one.push_back(std::make_unique<Child>(replayCommand(file, job, base + ".json", 0), base + ".log", 0));
     bool inTime = waitForAll(one, file.timeoutS + 30);
     collect(j, "alone", inTime ? one[0]->poll() : 124, &outcomes[j].alone, &outcomes[j].haveAlone);
   }
@@ -211,6 +220,8 @@ int runJobsChecked(const Options& o) {
         fmt::format("{}/{}.sink.log", o.outDir, job.name), 0));
   }
   if (!sinks.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // The replays start at one wall-clock time, far enough ahead for every mpirun to launch and connect.
+  double startAt = wallSeconds() + file.launchS;
   for (size_t j = 0; j < file.jobs.size(); ++j) {
     const JobSpec& job = file.jobs[j];
     if (job.kind == JobKind::kBackground) {
@@ -221,13 +232,14 @@ int runJobsChecked(const Options& o) {
                               fmt::format("{}:{}", to.nics.at(job.nics[0]), job.port ? job.port : 47000),
                               fmt::format("{:g}", job.rateMbit), fmt::format("{:g}", job.onMs),
                               fmt::format("{:g}", job.offMs), fmt::format("{:g}", job.seconds)}),
-          fmt::format("{}/{}.send.log", o.outDir, job.name), job.startMs));
+          fmt::format("{}/{}.send.log", o.outDir, job.name), (startAt - wallSeconds()) * 1e3 + job.startMs));
       outcomes[j].note = fmt::format("{} -> {} over {}: {:g} Mbit/s{}", job.hosts[0], job.hosts[1], job.nics[0],
                                      job.rateMbit, job.offMs > 0 ? fmt::format(", {:g} ms on / {:g} ms off", job.onMs, job.offMs) : "");
       continue;
     }
     std::string base = fmt::format("{}/{}.shared", o.outDir, job.name);
-    replays.push_back(std::make_unique<Child>(replayCommand(file, job, base + ".json"), base + ".log", job.startMs));
+    replays.push_back(std::make_unique<Child>(replayCommand(file, job, base + ".json", startAt + job.startMs / 1e3),
+                                              base + ".log", 0));
     replayJob.push_back(j);
   }
   bool inTime = waitForAll(replays, file.timeoutS + 30);

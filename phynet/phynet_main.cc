@@ -24,6 +24,7 @@
 #include "phynet/html_report.h"
 #include "phynet/input_loader.h"
 #include "phynet/job_runner.h"
+#include "phynet/job_start.h"
 #include "phynet/memory_plan.h"
 #include "phynet/mpi_bootstrap.h"
 #include "phynet/mpi_session.h"
@@ -356,6 +357,8 @@ int run(int argc, char** argv) {
     return 1;
   }
   mpi.setPhaseSeconds(timeout + 30);
+  if (double late = waitForJobStart(); late > 0.05 && self == 0)
+    say(self, fmt::format("started {:.3f} s after the jobs' shared start (launch took longer)", late));
   mpi.barrier("start of the replay");
 
   setFenceActivity("replaying " + options.input);
