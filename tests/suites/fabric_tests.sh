@@ -121,7 +121,26 @@ python3 "$check" left "$work/bg" dp 200 0.15
 result $? "background/busbw-what-the-link-has-left" "$(cat "$work"/bg/*.send.log)"
 tc qdisc del dev nsbed1r0 root; tc qdisc del dev nsbed2r0 root
 
-# 4. Host 2's r0 down for good mid-replay, --timeout 4: ends in time naming the host and NIC.
+# 4. 2 % loss into host 2 (nftables numgen), then r0 of host 2 down for 100 ms, mid-replay: the
+# run completes, 0 wrong.
+ip netns exec nsbed2 nft -f - <<'NFT'
+table inet fabric_loss {
+  chain input { type filter hook input priority 0; iifname "r0" numgen random mod 100 < 2 drop; }
+}
+NFT
+( sleep 2.2; ip link set nsbed2r0 down; sleep 0.1; ip link set nsbed2r0 up ) &
+blip=$!
+timeout 60 mpirun "${mpi[@]}" --host 10.99.0.1:1,10.99.0.2:1 -np 2 -x NCCLSHIM_SOCKET_IFNAME=r0 "$phynet" \
+  --timeout 10 --verify --iterations 40 examples/traces/megatron_dp2 >"$work/lossy.log" 2>&1
+rc=$?
+wait "$blip"
+ip netns exec nsbed2 nft delete table inet fabric_loss
+drops=$(ip netns exec nsbed2 nstat -az TcpRetransSegs 2>/dev/null | awk '/TcpRetransSegs/ {print $2}')
+echo "lossy run: rc $rc, host 2 TCP retransmitted segments ${drops:-?}"
+[ $rc -eq 0 ] && grep -q "^# data check .*, 0 wrong)" "$work/lossy.log"
+result $? "fault/loss-and-100ms-down-complete-0-wrong" "$(tail -5 "$work/lossy.log")"
+
+# 5. Host 2's r0 down for good mid-replay, --timeout 4: ends in time naming the host and NIC.
 ( sleep 2.5; ip link set nsbed2r0 down ) &
 downer=$!
 start=$(date +%s)
