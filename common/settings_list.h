@@ -61,6 +61,8 @@ NS_SETTING(NCCLSHIM_PROFILER_COUNT, kBool, "0", 0, 0, "", "`1`: count the plugin
 NS_SETTING(NCCLSHIM_PROFILER_NOOP, kBool, "0", 0, 0, "", "`1`: every callback returns at once (NCCL's own cost)")
 
 // Communicators and transports
+NS_SETTING(NCCLSHIM_JOB_START_AT, kDouble, "0", 0, 1e11, "",
+           "phynet: wall-clock time (Unix seconds) at which the replay starts, after connecting; set by phynet --jobs so that jobs start together (0: at once)")
 NS_SETTING(NCCLSHIM_TIMEOUT, kDouble, "300", 0.001, 1e6, "",
            "seconds any wait may take before the operation fails naming the peer (at most 1e6: 11.5 days)")
 NS_SETTING(NCCLSHIM_CHECK_CALLS, kBool, "0", 0, 0, "",

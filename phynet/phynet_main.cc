@@ -23,6 +23,8 @@
 #include "common/settings.h"
 #include "phynet/html_report.h"
 #include "phynet/input_loader.h"
+#include "phynet/job_runner.h"
+#include "phynet/job_start.h"
 #include "phynet/memory_plan.h"
 #include "phynet/mpi_bootstrap.h"
 #include "phynet/mpi_session.h"
@@ -367,6 +369,8 @@ int run(int argc, char** argv) {
     return 1;
   }
   mpi.setPhaseSeconds(timeout + 30);
+  if (double late = waitForJobStart(); late > 0.05 && self == 0)
+    say(self, fmt::format("started {:.3f} s after the jobs' shared start (launch took longer)", late));
   mpi.barrier("start of the replay");
 
   setFenceActivity("replaying " + options.input);
@@ -458,5 +462,8 @@ int run(int argc, char** argv) {
 }  // namespace nshim::phynet
 
 int main(int argc, char** argv) {
+  // --jobs launches mpirun itself (one per job): no MPI in this process.
+  if (nshim::phynet::wantsJobs(argc, argv))
+    return nshim::runFenced("phynet", [&] { return nshim::phynet::runJobs(argc, argv); });
   return nshim::runFenced("phynet", [&] { return nshim::phynet::run(argc, argv); });
 }

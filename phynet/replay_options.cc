@@ -317,6 +317,9 @@ replay
   --timeout S               deadline of every wait; a dead peer ends the run naming it (default 120)
   --verify                  move a known pattern and check every received byte (same sizes; elements
                             as uint8, reductions as wrapping sums); a wrong byte ends the run naming it
+several jobs (run without mpirun: phynet launches one mpirun per job; docs/fabric.md)
+  --jobs FILE.toml [--out DIR]  the jobs of a job file at once on one fabric, each alone first;
+                            per job time, busbw and slowdown, bytes per host pair and NIC
 report
   --report FILE.csv         one row per operation (and per iteration)
   --json FILE.json          operations, summary and per-rank counts as JSON

@@ -15,7 +15,7 @@ case "${1:-}" in
 esac
 
 packages=(build-essential libfmt-dev openmpi-bin libopenmpi-dev libibverbs-dev ibverbs-providers
-          python3 python3-pip)
+          python3 python3-pip libtomlplusplus-dev)
 [ "$tests" -eq 1 ] && packages+=(catch2 rdma-core ibverbs-utils perftest)
 missing=()
 for p in "${packages[@]}"; do
@@ -28,6 +28,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     case "$p" in
       catch2) [ -e /usr/include/catch2/catch.hpp ] || [ -e /usr/local/include/catch2/catch_test_macros.hpp ] || [ -e /usr/include/catch2/catch_test_macros.hpp ] || really_missing+=("$p") ;;
       libfmt-dev) [ -e /usr/include/fmt/format.h ] || [ -e /usr/local/include/fmt/format.h ] || really_missing+=("$p") ;;
+      libtomlplusplus-dev) [ -e /usr/include/toml++/toml.h ] || [ -e /usr/local/include/toml++/toml.h ] || echo "setup: no toml++: phynet --jobs will say it is unavailable" >&2 ;;
       *) really_missing+=("$p") ;;
     esac
   done
