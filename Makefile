@@ -11,16 +11,20 @@ CXXFLAGS := -std=c++20 $(OPT) -g -fPIC -fvisibility=hidden -Wall -Wextra -Wno-un
 LDFLAGS := $(SAN) -pthread
 LDLIBS := -ldl
 
-# The engine is three archives, one per layer, always linked in the layers' order (collectives,
-# then transport, then common): a single pass over them resolves only downward references, so an
-# include that runs back up a layer (tests/suites/layers_tests.sh) also fails to link.
+# The engine is four archives, one per layer, always linked in the layers' order (collectives,
+# then transport, then model, then common): a single pass over them resolves only downward
+# references, so an include that runs back up a layer (tests/suites/layers_tests.sh) also fails to
+# link. model/ (what NCCL would decide: tuner, layouts, schedules, the per-call choice) is below
+# collectives/ and workload/ alike; the file commands link it without the engine.
 COMMON_OBJS := $(patsubst %.cc,$(BUILD)/obj/%.o,$(wildcard common/*.cc))
 TRANSPORT_OBJS := $(patsubst %.cc,$(BUILD)/obj/%.o,$(wildcard transport/*.cc transport/*/*.cc))
+MODEL_OBJS := $(patsubst %.cc,$(BUILD)/obj/%.o,$(wildcard model/*.cc))
 COLLECTIVES_OBJS := $(patsubst %.cc,$(BUILD)/obj/%.o,$(wildcard collectives/*.cc))
 COMMON_LIB := $(BUILD)/libcommon.a
+MODEL_LIB := $(BUILD)/libmodel.a
 TRANSPORT_LIB := $(BUILD)/libtransport.a
 COLLECTIVES_LIB := $(BUILD)/libcollectives.a
-ENGINE_LIB := $(COLLECTIVES_LIB) $(TRANSPORT_LIB) $(COMMON_LIB)
+ENGINE_LIB := $(COLLECTIVES_LIB) $(TRANSPORT_LIB) $(MODEL_LIB) $(COMMON_LIB)
 # The formats library (workload/module.mk), named here because phynet's and the tools' rules,
 # read before it, link it.
 WORKLOAD_LIB := $(BUILD)/libworkload.a
@@ -64,6 +68,7 @@ $(BUILD)/obj/%.o: %.cc
 $(BUILD)/obj/collectives/reduce.o: CXXFLAGS += -O3
 
 $(COMMON_LIB): $(COMMON_OBJS)
+$(MODEL_LIB): $(MODEL_OBJS)
 $(TRANSPORT_LIB): $(TRANSPORT_OBJS)
 $(COLLECTIVES_LIB): $(COLLECTIVES_OBJS)
 $(ENGINE_LIB):

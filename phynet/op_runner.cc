@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "collectives/call_choice.h"
+#include "model/call_choice.h"
 #include "collectives/collectives.h"
 #include "collectives/pxn_relayed_point_to_point.h"
 #include "common/log.h"
@@ -17,8 +17,7 @@ namespace {
 bool isPointToPoint(const WorkOp& op) { return op.kind == OpKind::kSend || op.kind == OpKind::kRecv; }
 
 Status runCollective(Communicator& comm, CommArena& arena, const WorkOp& op) {
-  const OpChoice choice = choiceOf(op, comm.options(), comm.nranks(), comm.nodes().nodes());
-  CallChoiceScope scope(comm, choice.protocol, choice.channels);
+  const CallChoice choice = choiceOf(callRecordOf(op), comm.options(), comm.nranks(), comm.nodes().nodes());
   ReduceOp reduceOp;
   reduceOp.kind = op.reduce;
   void* send = arena.send();
@@ -26,12 +25,12 @@ Status runCollective(Communicator& comm, CommArena& arena, const WorkOp& op) {
   const size_t count = op.count;
   switch (op.kind) {
     case OpKind::kAllReduce:
-      return allReduce(comm, send, recv, count, op.type, reduceOp, {choice.algorithm, choice.channels});
-    case OpKind::kAllGather: return allGather(comm, send, recv, count, op.type, {choice.algorithm, choice.channels});
+      return allReduce(comm, send, recv, count, op.type, reduceOp, choice);
+    case OpKind::kAllGather: return allGather(comm, send, recv, count, op.type, choice);
     case OpKind::kReduceScatter:
-      return reduceScatter(comm, send, recv, count, op.type, reduceOp, {choice.algorithm, choice.channels});
-    case OpKind::kBroadcast: return broadcast(comm, send, recv, count, op.type, op.root);
-    case OpKind::kReduce: return reduce(comm, send, recv, count, op.type, reduceOp, op.root);
+      return reduceScatter(comm, send, recv, count, op.type, reduceOp, choice);
+    case OpKind::kBroadcast: return broadcast(comm, send, recv, count, op.type, op.root, choice);
+    case OpKind::kReduce: return reduce(comm, send, recv, count, op.type, reduceOp, op.root, choice);
     case OpKind::kAllToAll: return allToAll(comm, send, recv, count, op.type, op.channels);
     case OpKind::kGather: return gather(comm, send, recv, count, op.type, op.root);
     case OpKind::kScatter: return scatter(comm, send, recv, count, op.type, op.root);

@@ -15,7 +15,7 @@
 #include "phynet/data_check.h"
 #include "phynet/op_pieces.h"
 #include "phynet/workload_names.h"
-#include "workload/op_choice.h"
+#include "model/call_choice.h"
 #include "workload/workload.h"
 
 namespace nshim::phynet {

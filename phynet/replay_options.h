@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "collectives/algorithm.h"
+#include "model/algorithm.h"
 #include "common/nccl_protocol.h"
 #include "common/status.h"
 #include "phynet/workload_names.h"

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "model/call_decision.h"
 #include "workload/traffic_model.h"
 #include "workload/workload_transform.h"
 
@@ -71,7 +72,7 @@ class RowMaker {
     row.count = ref.count;
     row.type = ref.type;
     row.bytes = ref.bytes;
-    const OpDecision decision = decisionOf(ref, in_.collectives, row.nranks, nodesOf(comm));
+    const CallDecision decision = decisionOf(callRecordOf(ref), in_.collectives, row.nranks, nodesOf(comm));
     row.algorithm = decision.algorithm;
     row.channels = decision.channels;
     row.protocol = protocolName(decision.protocol);

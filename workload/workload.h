@@ -9,11 +9,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "collectives/algorithm.h"
-#include "collectives/datatype.h"
 #include "common/collective_descriptor.h"
 #include "common/nccl_protocol.h"
 #include "common/status.h"
+#include "model/algorithm.h"
+#include "model/call_choice.h"
+#include "model/datatype.h"
 #include "workload/source_line.h"
 
 namespace nshim::workload {
@@ -63,6 +64,9 @@ struct WorkOp {
   int group = 0;             // ops with the same non-zero group id were issued in one ncclGroup
   SourceLine source;         // "file:line" the op came from, for error messages
 };
+
+// The op as a call NCCL decides on (model/call_choice.h): its kind, size and recorded choice.
+inline CallRecord callRecordOf(const WorkOp& op) { return {op.kind, op.bytes, {op.algo, op.proto, op.channels}}; }
 
 static_assert(sizeof(WorkOp) <= 88, "WorkOp grew: keep it small, workloads hold millions");
 

@@ -1,4 +1,4 @@
-// NCCL's cost model and choice (collectives/nccl_tuner.h) against NCCL 2.28.9 itself, on the five
+// NCCL's cost model and choice (model/nccl_tuner.h) against NCCL 2.28.9 itself, on the five
 // layouts of tests/data/nccl_tuning (4, 8, 16 nodes x 1 GPU; 4, 8 nodes x 2): the system read
 // from each layout's NCCL log gives NCCL's printed latency/bandwidth table (ring and tree, every
 // protocol and function, to the printed decimal; PAT's allgather and reducescatter column too), and
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "collectives/nccl_tuner.h"
+#include "model/nccl_tuner.h"
 #include "tests/catch.h"
 
 namespace nshim::testing {

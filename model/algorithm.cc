@@ -1,5 +1,5 @@
 // Algorithm names.
-#include "collectives/algorithm.h"
+#include "model/algorithm.h"
 
 #include "common/named_choice.h"
 

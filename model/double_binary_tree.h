@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "collectives/node_layout.h"
+#include "model/node_layout.h"
 
 namespace nshim {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "collectives/double_binary_tree.h"
+#include "model/double_binary_tree.h"
 #include "tests/catch.h"
 
 namespace nshim::testing {

@@ -1,5 +1,5 @@
 // Builds a NodeLayout from per-rank node keys.
-#include "collectives/node_layout.h"
+#include "model/node_layout.h"
 
 #include <algorithm>
 #include <cstddef>

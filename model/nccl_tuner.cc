@@ -1,6 +1,6 @@
 // NCCL 2.28's cost model and choice (nccl_tuner.h). The constants are NCCL's published defaults
 // (its tuner constants: base and per-link latencies in us, bandwidth caps in GB/s).
-#include "collectives/nccl_tuner.h"
+#include "model/nccl_tuner.h"
 
 #include <algorithm>
 #include <fstream>

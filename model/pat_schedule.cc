@@ -1,8 +1,8 @@
 // What crosses each dimension of NCCL's PAT, its chunk and its reduce-scatter's padding
 // (pat_schedule.h).
-#include "collectives/pat_schedule.h"
+#include "model/pat_schedule.h"
 
-#include "collectives/ring_pipeline.h"
+#include "model/part_range.h"
 
 namespace nshim {
 

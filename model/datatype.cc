@@ -1,6 +1,6 @@
 // Sizes and printable names of the engine's data types and reduction kinds (NCCL's spellings, as
 // nccl-tests prints them).
-#include "collectives/datatype.h"
+#include "model/datatype.h"
 
 namespace nshim {
 

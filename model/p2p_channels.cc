@@ -1,5 +1,5 @@
 // NCCL's channels per point-to-point transfer (p2p_channels.h).
-#include "collectives/p2p_channels.h"
+#include "model/p2p_channels.h"
 
 #include <algorithm>
 

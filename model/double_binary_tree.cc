@@ -1,6 +1,6 @@
 // NCCL's double binary tree: the bit rules of the plain tree, the mirror/shift of the second tree,
 // and the attachment of node links to each node's chain.
-#include "collectives/double_binary_tree.h"
+#include "model/double_binary_tree.h"
 
 namespace nshim {
 

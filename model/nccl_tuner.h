@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <string>
 
-#include "collectives/algorithm.h"
+#include "model/algorithm.h"
 #include "common/nccl_protocol.h"
 #include "common/status.h"
 

@@ -8,7 +8,7 @@
 
 #include <cstddef>
 
-#include "collectives/communicator.h"
+#include "model/collective_options.h"
 
 namespace nshim {
 

@@ -1,4 +1,4 @@
-// NCCL's channels per point-to-point transfer (collectives/p2p_channels.h) against what NCCL 2.28.9
+// NCCL's channels per point-to-point transfer (model/p2p_channels.h) against what NCCL 2.28.9
 // did: the channels each alltoall transfer between nodes used in tests/data/nccl_4x1, nccl_4x2 and
 // nccl_torch_4x2 (bytes_per_pair.csv: channels_used for net_bytes_per_op per peer), and the
 // channels per peer it printed for 4, 8 and 16 nodes of 1 GPU and 4 and 8 nodes of 2
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "collectives/p2p_channels.h"
+#include "model/p2p_channels.h"
 #include "tests/catch.h"
 
 namespace nshim::testing {
