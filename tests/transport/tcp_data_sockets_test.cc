@@ -3,6 +3,7 @@
 // into tasks over a connection's data sockets arriving intact, on the sockets NCCL would use.
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
@@ -30,11 +31,21 @@ NcclVariableLookup lookupOf(std::map<std::string, std::string> values) {
   };
 }
 
+// Removes the fake /sys/class/net trees when the test program ends.
+struct FakeTrees {
+  std::vector<std::string> roots;
+  ~FakeTrees() {
+    for (const std::string& root : roots) std::filesystem::remove_all(root);
+  }
+};
+
 // A fake /sys/class/net with one interface `name` whose PCI vendor is `vendor` ("" for none).
 std::string fakeSysClassNet(const std::string& name, const std::string& vendor) {
   static int counter = 0;
+  static FakeTrees trees;
   std::string root = fmt::format("/tmp/ncclshim-sysnet-{}-{}", getpid(), counter++);
-  ::mkdir(root.c_str(), 0700);
+  REQUIRE(::mkdir(root.c_str(), 0700) == 0);
+  trees.roots.push_back(root);
   ::mkdir((root + "/" + name).c_str(), 0700);
   if (!vendor.empty()) {
     ::mkdir((root + "/" + name + "/device").c_str(), 0700);
