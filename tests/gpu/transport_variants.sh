@@ -5,8 +5,11 @@
 # Needs no GPU, only that machine's CPUs and loopback, and phynet built there:
 #   make -j12 build/phynet   (Open MPI, mpicxx, libfmt-dev are installed there)
 #   ROUNDS=3 bash tests/gpu/transport_variants.sh [CAPTURE_DIR] NAME='VAR=VALUE ...' ...
-# No variant given: default (as shipped), autotuned socket buffers (NCCL's default), and NCCL's AWS
-# data sockets (2 threads x 8). Writes the reports and the table under $OUT.
+# A variant is NAME='WORDS': VAR=VALUE words are set in the ranks' environment, the others are
+# phynet options. No variant given: default (as shipped), autotuned socket buffers (NCCL's
+# default), NCCL's AWS data sockets (2 threads x 8), and buffers capped at 8 MiB (the socket copies
+# then touch cache-sized buffers, as NCCL's proxy touches only its staging slots; ops run in 8 MiB
+# pieces). Writes the reports and the table under $OUT.
 set -u
 OUT=${OUT:-/tmp/gpu-out}
 ROUNDS=${ROUNDS:-3}
@@ -17,16 +20,17 @@ if [[ $# -gt 0 && $1 != *=* ]]; then capture=$1; shift; fi
 [[ -x build/phynet ]] || { echo "$0: build/phynet is not built (make -j12 build/phynet)" >&2; exit 2; }
 if [[ $# -eq 0 ]]; then
   set -- default='NCCLSHIM_SOCKET_SNDBUF=auto' autotuned='NCCLSHIM_SOCKET_SNDBUF=0 NCCLSHIM_SOCKET_RCVBUF=0' \
-    aws_sockets='NCCL_SOCKET_NTHREADS=2 NCCL_NSOCKS_PERTHREAD=8'
+    aws_sockets='NCCL_SOCKET_NTHREADS=2 NCCL_NSOCKS_PERTHREAD=8' capped_8m='--max-buffer 8M'
 fi
 for ((round = 1; round <= ROUNDS; round++)); do
   for variant in "$@"; do
-    name=${variant%%=*} assignments=${variant#*=}
-    exports=()
-    for a in $assignments; do exports+=(-x "$a"); done
-    # shellcheck disable=SC2086
-    env $assignments timeout 500 mpirun --allow-run-as-root --oversubscribe -np 2 --mca pml ob1 --mca btl self,tcp \
-      --mca btl_tcp_if_include lo "${exports[@]}" build/phynet --ifname lo --gpus-per-node 1 \
+    name=${variant%%=*} words=${variant#*=}
+    exports=() vars=() args=()
+    for w in $words; do
+      if [[ $w =~ ^[A-Z_][A-Z0-9_]*= ]]; then vars+=("$w") exports+=(-x "$w"); else args+=("$w"); fi
+    done
+    env "${vars[@]}" timeout 500 mpirun --allow-run-as-root --oversubscribe -np 2 --mca pml ob1 --mca btl self,tcp \
+      --mca btl_tcp_if_include lo "${exports[@]}" build/phynet --ifname lo --gpus-per-node 1 "${args[@]}" \
       --report "$OUT/variant.$name.$round.csv" "$capture" > "$OUT/variant.$name.$round.log" 2>&1
     echo "round $round $name: exit $?" | tee -a "$OUT/variants.log"
   done
