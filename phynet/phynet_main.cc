@@ -15,6 +15,7 @@
 
 #include "collectives/collectives.h"
 #include "common/clock.h"
+#include "common/env.h"
 #include "common/host_identity.h"
 #include "common/log.h"
 #include "common/log_capture.h"
@@ -366,6 +367,8 @@ int run(int argc, char** argv) {
   config.showProgress = self == 0;
   config.verify = options.verify;
   config.maxBufferBytes = options.maxBufferBytes;
+  config.stagingBytes = options.stagingBytes >= 0 ? static_cast<uint64_t>(options.stagingBytes)
+                                                  : 2 * static_cast<uint64_t>(envBytes("NCCL_BUFFSIZE", 4 << 20));
   config.startTogether = [&mpi] { mpi.barrier("the start of timing (every rank's buffers ready)"); };
   Result<RankReplayResult> replayed = replayRank(workload, self, boot.comms, config);
   if (!replayed.ok()) {

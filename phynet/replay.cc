@@ -182,7 +182,8 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
   FailureSlot failure;
   ProgressSignal progress;
   std::atomic<uint64_t> done{0}, submitted{0};
-  ExecutorShared shared{&ops, &result.timings, &done, &failure, &progress, config.verify, cap};
+  ExecutorShared shared{&ops, &result.timings, &done, &failure, &progress, config.verify, cap,
+                        config.verify ? 0 : config.stagingBytes};
   std::map<uint64_t, std::unique_ptr<CommExecutor>> executors;
   for (const auto& [id, need] : plan.arenas) {
     executors[id] = std::make_unique<CommExecutor>(*workload.findComm(id), *comms[id], shared, need);

@@ -6,10 +6,10 @@
 #   make -j12 build/phynet   (Open MPI, mpicxx, libfmt-dev are installed there)
 #   ROUNDS=3 bash tests/gpu/transport_variants.sh [CAPTURE_DIR] NAME='VAR=VALUE ...' ...
 # A variant is NAME='WORDS': VAR=VALUE words are set in the ranks' environment, the others are
-# phynet options. No variant given: default (as shipped), autotuned socket buffers (NCCL's
-# default), NCCL's AWS data sockets (2 threads x 8), and buffers capped at 8 MiB (the socket copies
-# then touch cache-sized buffers, as NCCL's proxy touches only its staging slots; ops run in 8 MiB
-# pieces). Writes the reports and the table under $OUT.
+# phynet options. No variant given: whole buffers (the replay before --staging), staged (the
+# default: socket copies touch 2 x NCCL_BUFFSIZE, as NCCL's proxy touches its staging slots),
+# autotuned socket buffers (NCCL's default) and NCCL's AWS data sockets (2 threads x 8). Writes the
+# reports and the table under $OUT.
 set -u
 OUT=${OUT:-/tmp/gpu-out}
 ROUNDS=${ROUNDS:-3}
@@ -19,8 +19,8 @@ if [[ $# -gt 0 && $1 != *=* ]]; then capture=$1; shift; fi
 [[ -d $capture ]] || { echo "$0: no capture directory $capture" >&2; exit 2; }
 [[ -x build/phynet ]] || { echo "$0: build/phynet is not built (make -j12 build/phynet)" >&2; exit 2; }
 if [[ $# -eq 0 ]]; then
-  set -- default='NCCLSHIM_SOCKET_SNDBUF=auto' autotuned='NCCLSHIM_SOCKET_SNDBUF=0 NCCLSHIM_SOCKET_RCVBUF=0' \
-    aws_sockets='NCCL_SOCKET_NTHREADS=2 NCCL_NSOCKS_PERTHREAD=8' capped_8m='--max-buffer 8M'
+  set -- whole='--staging whole' staged='' autotuned='NCCLSHIM_SOCKET_SNDBUF=0 NCCLSHIM_SOCKET_RCVBUF=0' \
+    aws_sockets='NCCL_SOCKET_NTHREADS=2 NCCL_NSOCKS_PERTHREAD=8'
 fi
 for ((round = 1; round <= ROUNDS; round++)); do
   for variant in "$@"; do
