@@ -89,12 +89,14 @@ NS_SETTING(NCCLSHIM_SOCKET_IFNAME, kString, "", 0, 0, "",
            "rank i entry i mod its length (one NIC per rank)")
 NS_SETTING(NCCLSHIM_SOCKET_FAMILY, kChoice, "AF_INET", 0, 0, "AF_INET,4,ipv4|AF_INET6,6,ipv6",
            "address family preferred on the interface")
-NS_SETTING(NCCLSHIM_NSOCKS_PERPEER, kInt, "2", 1, 64, "", "TCP connections (channels) per peer")
+NS_SETTING(NCCLSHIM_NSOCKS_PERPEER, kInt, "2", 1, 64, "",
+           "TCP connections (channels) per peer, each a control socket plus `NCCL_SOCKET_NTHREADS` x "
+           "`NCCL_NSOCKS_PERTHREAD` data sockets as NCCL resolves them (none on loopback; docs/socket_transport.md)")
 NS_SETTING(NCCLSHIM_SOCKET_SNDBUF, kBytes, "auto", 0, 1073741824, "auto",
-           "send buffer per TCP connection: auto = 256K to ranks on this host (the bytes stay in cache between the "
+           "send buffer per TCP socket: auto = `NCCL_SOCKET_SNDBUF` when set, else 256K to ranks on this host (the bytes stay in cache between the "
            "two copies), the kernel's autotuning to other hosts; `0` = autotuning for all; a size = that for all")
 NS_SETTING(NCCLSHIM_SOCKET_RCVBUF, kBytes, "auto", 0, 1073741824, "auto",
-           "receive buffer per TCP connection: auto = 1M to ranks on this host (a 1 MiB message never waits for "
+           "receive buffer per TCP socket: auto = `NCCL_SOCKET_RCVBUF` when set, else 1M to ranks on this host (a 1 MiB message never waits for "
            "the receive window to grow), the kernel's autotuning to other hosts; `0` = autotuning for all; a size = "
            "that for all. Above `net.core.rmem_max` it is forced (root) or left to autotuning with a warning")
 NS_SETTING(NCCLSHIM_SPIN_US, kInt, "100", 0, 1000000, "",

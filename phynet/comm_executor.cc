@@ -30,6 +30,7 @@ Status FailureSlot::first() const {
 
 CommExecutor::CommExecutor(const CommGroup& group, Communicator& comm, ExecutorShared shared, const BufferNeed& need)
     : group_(group), comm_(comm), shared_(shared) {
+  arena_.setStaging(shared.verify ? 0 : shared.stagingBytes);
   arena_.reserve(need, &comm.transport());
   if (shared.verify) check_.emplace(comm.rank(), comm.nranks());
   thread_ = std::thread([this] { loop(); });

@@ -67,6 +67,7 @@ struct ExecutorShared {
   ProgressSignal* progress = nullptr;            // notified after every batch and on failure
   bool verify = false;                           // --verify: patterned data, every received byte checked
   uint64_t capBytes = kNoCap;                    // --max-buffer: larger ops run in pieces (op_pieces.h)
+  uint64_t stagingBytes = 0;                     // --staging: memory behind each buffer (0: whole)
   // --delay: before every delayEvery-th batch this rank starts (counted over its communicators), it
   // waits delayNs, as a slow GPU or host would; the batch's operations start after the wait.
   int64_t delayNs = 0;

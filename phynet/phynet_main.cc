@@ -15,6 +15,7 @@
 
 #include "collectives/collectives.h"
 #include "common/clock.h"
+#include "common/env.h"
 #include "common/host_identity.h"
 #include "common/log.h"
 #include "common/log_capture.h"
@@ -398,6 +399,8 @@ std::vector<std::vector<int64_t>> replayPhase(const ReplayOptions& options, cons
   config.showProgress = self == 0;
   config.verify = options.verify;
   config.maxBufferBytes = options.maxBufferBytes;
+  config.stagingBytes = options.stagingBytes >= 0 ? static_cast<uint64_t>(options.stagingBytes)
+                                                  : 2 * static_cast<uint64_t>(envBytes("NCCL_BUFFSIZE", 4 << 20));
   if (std::find(options.delayRanks.begin(), options.delayRanks.end(), self) != options.delayRanks.end()) {
     config.delayNs = static_cast<int64_t>(options.delayMicroseconds * 1e3);
     config.delayEvery = options.delayEvery;

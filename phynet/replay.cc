@@ -182,7 +182,8 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
   FailureSlot failure;
   ProgressSignal progress;
   std::atomic<uint64_t> done{0}, submitted{0};
-  ExecutorShared shared{&ops, &result.timings, &done, &failure, &progress, config.verify, cap};
+  ExecutorShared shared{&ops, &result.timings, &done, &failure, &progress, config.verify, cap,
+                        config.verify ? 0 : config.stagingBytes};
   std::atomic<uint64_t> batchesStarted{0};
   shared.delayNs = config.delayNs;
   shared.delayEvery = std::max(config.delayEvery, 1);

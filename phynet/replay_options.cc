@@ -121,7 +121,7 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
                                           "--report",    "--json",   "--rate",   "--rows",   "--world-size",
                                           "--tp",        "--ep",     "--pp",     "--max-buffer", "--simai-rules",
                                           "--intra-node", "--gpus-per-node", "--algo", "--proto", "--nccl-log",
-                                          "--comm-group"};
+                                          "--comm-group", "--staging"};
     if (std::find(std::begin(kValued), std::end(kValued), name) == std::end(kValued)) {
       return Status(Code::kInvalidArgument, fmt::format("unknown option {}", name));
     }
@@ -194,6 +194,13 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
       }
       o.maxBufferBytes = static_cast<uint64_t>(bytes);
       o.maxBufferGiven = true;
+    } else if (name == "--staging") {
+      const int64_t bytes = value == "whole" ? 0 : parseBytes(value);
+      if (bytes != 0 && bytes < 4096) {
+        return Status(Code::kInvalidArgument,
+                      fmt::format("--staging: '{}' (a size of at least 4K, like 8M, or 'whole')", value));
+      }
+      o.stagingBytes = bytes;
     } else if (name == "--timeout") {
       NS_RETURN_IF_ERROR(parseNumber(name, value, 0.1, 1e6, &o.timeoutSeconds));
     } else if (name == "--report") {
@@ -312,6 +319,10 @@ replay
                             available memory): a larger op runs as pieces within it, the same bytes
                             on the wire; not with --verify, which needs whole buffers (phynet then
                             checks the hosts' memory before any traffic and names the --scale that fits)
+  --staging SIZE|whole      memory behind each of those buffers without --verify (default 2 x
+                            NCCL_BUFFSIZE = 8M): mapped over and over the buffer, so that the socket
+                            copies touch as much memory as NCCL's proxy does (its staging slots, not
+                            the op's buffers); 'whole': real buffers (docs/socket_transport.md)
   --check                   load, validate, place the ranks and check the hosts' memory, then stop:
                             no connection, no traffic (a workload's check before a long replay)
   --timeout S               deadline of every wait; a dead peer ends the run naming it (default 120)

@@ -51,6 +51,9 @@ struct ReplayOptions {
   std::vector<std::string> groups;     // communicator label filter ("tp", "dp", ...); empty = all
   uint64_t maxBufferBytes = uint64_t{256} << 20;  // --max-buffer: per arena side without --verify
   bool maxBufferGiven = false;         // the default may be lowered to fit the hosts' memory
+  // --staging SIZE|whole: the memory behind each buffer without --verify (ReplayConfig::stagingBytes);
+  // -1: NCCL's, 2 x NCCL_BUFFSIZE (a connection's staging on each of NCCL's usual 2 channels).
+  int64_t stagingBytes = -1;
   double timeoutSeconds = 120;         // every wait of the replay (transport, MPI phases)
   std::string csvPath;                 // --report
   std::string jsonPath;                // --json
