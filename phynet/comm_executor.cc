@@ -2,6 +2,7 @@
 // 100 ms to notice a failure elsewhere), the batch run, and failure reports with global ranks.
 #include "phynet/comm_executor.h"
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 
@@ -81,6 +82,11 @@ void CommExecutor::execute(const Batch& batch) {
   for (uint32_t i : batch.ops) list.push_back(&ops[i]);
   std::vector<OpTiming> timing(list.size());
   size_t failedOp = 0;
+  holdIfDelayed(list.size());
+  if (batch.started != nullptr) {  // --pace recorded on a GPU timeline: the dispatcher waits for this
+    batch.started->store(nowNs(), std::memory_order_release);
+    shared_.progress->notify();
+  }
   runningOps_.store(static_cast<uint32_t>(list.size()), std::memory_order_relaxed);
   running_.store(uint64_t{batch.iteration} << 32 | batch.ops.front(), std::memory_order_release);
   Status status = runBatch(comm_, arena_, list, timing, &failedOp, check_ ? &*check_ : nullptr, shared_.capBytes);
@@ -94,6 +100,21 @@ void CommExecutor::execute(const Batch& batch) {
   for (size_t k = 0; k < list.size(); ++k) (*shared_.timings)[base + batch.ops[k]] = timing[k];
   shared_.opsDone->fetch_add(list.size(), std::memory_order_acq_rel);
   shared_.progress->notify();
+}
+
+void CommExecutor::holdIfDelayed(size_t ops) {
+  const RankDelay& delay = shared_.delay;
+  if (delay.ns <= 0 || shared_.opsStarted == nullptr) return;
+  const uint64_t first = shared_.opsStarted->fetch_add(ops, std::memory_order_relaxed);
+  // Held when one of the batch's ops is an every-th op of the rank.
+  const uint64_t every = std::max<uint64_t>(delay.every, 1);
+  if ((first + every - 1) / every * every >= first + ops) return;
+  const int64_t until = nowNs() + delay.ns;
+  while (!shared_.failure->failed()) {
+    const int64_t left = until - nowNs();
+    if (left <= 0) return;
+    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<int64_t>(left, 50'000'000)));
+  }
 }
 
 std::optional<CommExecutor::Running> CommExecutor::running() const {

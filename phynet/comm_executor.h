@@ -56,6 +56,14 @@ class ProgressSignal {
 struct Batch {
   uint32_t iteration = 0;
   std::vector<uint32_t> ops;
+  std::atomic<int64_t>* started = nullptr;  // when given: set to the batch's start time (nowNs) as it starts
+};
+
+// --delay: this rank is held before every `every`-th of its ops (counted over all its
+// communicators, from 0) for `ns`, as a straggler would be.
+struct RankDelay {
+  int64_t ns = 0;     // 0: not delayed
+  uint64_t every = 1;
 };
 
 // What the executors of one rank share.
@@ -67,6 +75,8 @@ struct ExecutorShared {
   ProgressSignal* progress = nullptr;            // notified after every batch and on failure
   bool verify = false;                           // --verify: patterned data, every received byte checked
   uint64_t capBytes = kNoCap;                    // --max-buffer: larger ops run in pieces (op_pieces.h)
+  RankDelay delay;                               // --delay
+  std::atomic<uint64_t>* opsStarted = nullptr;   // ops that reached their executor (for delay.every)
 };
 
 class CommExecutor {
@@ -95,6 +105,7 @@ class CommExecutor {
  private:
   void loop();
   void execute(const Batch& batch);
+  void holdIfDelayed(size_t ops);  // --delay
 
   const CommGroup& group_;
   Communicator& comm_;

@@ -12,6 +12,7 @@
 
 #include "collectives/communicator.h"
 #include "common/status.h"
+#include "phynet/comm_executor.h"
 #include "phynet/op_runner.h"
 #include "phynet/replay_options.h"
 #include "phynet/workload_names.h"
@@ -27,6 +28,7 @@ struct ReplayConfig {
   bool showProgress = false;     // progress lines on stderr (rank 0)
   bool verify = false;           // --verify (phynet/data_check.h)
   uint64_t maxBufferBytes = kNoCap;  // --max-buffer: each arena side's cap without --verify (op_pieces.h)
+  RankDelay delay;                   // --delay: this rank held before its ops (comm_executor.h)
   // Called once this rank's buffers are allocated and its executors run, just before timing starts
   // (phynet: a barrier across ranks, so that no rank's first operation waits for another's set-up).
   std::function<void()> startTogether;

@@ -30,6 +30,7 @@ struct RecorderConfig {
   bool handleSignals = false;                 // NCCLSHIM_TRACE_SIGNALS (process recorder only)
   uint32_t fileMode = 0600;                   // NCCLSHIM_TRACE_MODE (octal): the trace file's permissions
   bool warnings = true;                       // false with NCCLSHIM_DEBUG=NONE: no warning of a lost file
+  std::vector<std::pair<std::string, std::string>> ncclEnv;  // the header's nccl_env (common/nccl_env.h)
 
   static RecorderConfig fromEnvironment();
 };

@@ -18,6 +18,15 @@ const char* opKindName(OpKind kind) { return describe(kind).name; }
 
 const char* opOriginName(OpOrigin origin) { return origin == OpOrigin::kAllToAllV ? "alltoallv" : ""; }
 
+const char* recordedClockName(RecordedClock clock) {
+  switch (clock) {
+    case RecordedClock::kCpuCall: return "cpu_call";
+    case RecordedClock::kGpu: return "gpu";
+    case RecordedClock::kStated: return "stated";
+    default: return "none";
+  }
+}
+
 const char* reportOpName(OpKind kind) {
   const CollectiveDescriptor& d = describe(kind);
   return d.pointToPoint ? d.ncclTestsName : d.name;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "collectives/algorithm.h"
@@ -39,6 +40,21 @@ enum class OpOrigin : uint8_t {
 };
 const char* opOriginName(OpOrigin origin);  // "", "alltoallv"
 
+// What an op's recorded duration (WorkOp::recordedNs) and issue time measured. Only GPU time is the
+// op's duration as the job saw it: a CPU call time is NCCL's enqueue (~10 us), never compared with a
+// replay's time (docs/replay_time.md).
+enum class RecordedClock : uint8_t {
+  kNone,     // nothing recorded
+  kCpuCall,  // the host call (entry to return) of a trace captured without GPU timing
+  kGpu,      // CUDA events on the op's stream (NCCLSHIM_GPU_TIMING=1); issueNs is then the GPU start
+  kStated,   // a duration the input file states (AICB _elapsed_time, Chakra / Kineto durations)
+};
+const char* recordedClockName(RecordedClock clock);  // "none", "cpu_call", "gpu", "stated"
+// Whether a replayed time may be divided by a recorded time of this clock (GPU or stated).
+inline bool comparableWithReplay(RecordedClock clock) {
+  return clock == RecordedClock::kGpu || clock == RecordedClock::kStated;
+}
+
 // 88 bytes (a workload may hold tens of millions): fields are ordered to leave no padding.
 struct WorkOp {
   uint64_t commId = 0;
@@ -47,10 +63,12 @@ struct WorkOp {
   DataType type = DataType::kFloat32;
   ReduceKind reduce = ReduceKind::kSum;
   OpOrigin origin = OpOrigin::kCall;
+  RecordedClock recordedClock = RecordedClock::kNone;  // what recordedNs (and issueNs) measured
   int root = -1;             // communicator rank (broadcast/reduce/gather/scatter)
   int peer = -1;             // communicator rank (send/recv)
   uint64_t bytes = 0;        // nccl-tests "size" of the operation (whole buffer)
-  int64_t issueNs = -1;      // recorded issue time relative to the rank's first op; -1 unknown
+  int64_t issueNs = -1;      // recorded start relative to the rank's first op (the GPU start when the rank's
+                             // ops are all GPU-timed: recordedClock kGpu), else the host call; -1 unknown
   int64_t computeNs = 0;     // compute time to spend before issuing this op when pacing
   int64_t recordedNs = -1;   // recorded duration (GPU time if the trace has it); -1 unknown
   OpKind kind = OpKind::kAllReduce;
@@ -90,6 +108,10 @@ struct Workload {
   int onlyRank = -1;
   std::string description;      // e.g. "SimAI workload x.txt: TP=2 DP=4 EP=1 PP=1, 34 layers"
   std::vector<SkippedRows> skipped;  // what the reader left out, to be said (workload files only)
+  // The NCCL settings the job ran with (a version-3 trace header's nccl_env: name -> value), and what
+  // is to be said about them (ranks that differ, settings left out); empty for other inputs.
+  std::vector<std::pair<std::string, std::string>> ncclEnv;
+  std::string ncclEnvNote;
   // id -> index in comms, for findComm (a 9216-rank SimAI job has thousands of communicators and
   // tens of millions of ops). Built by indexComms(); an entry that is stale (comms changed since)
   // is detected and findComm scans instead, so it is an accelerator, never a source of truth.

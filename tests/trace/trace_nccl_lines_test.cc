@@ -88,7 +88,7 @@ TEST_CASE("nccl_task and nccl_proxy lines round-trip every field", "[trace]") {
   CHECK(recorder.stats().proxies == kCount);
   auto file = readTraceFile(recorder.path());
   REQUIRE(file.ok());
-  CHECK(file->header.version == 2);
+  CHECK(file->header.version == kTraceFormatVersion);
   REQUIRE(file->tasks.size() == kCount);
   REQUIRE(file->proxies.size() == kCount);
   CHECK(file->footer.tasks == kCount);

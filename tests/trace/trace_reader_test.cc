@@ -119,8 +119,8 @@ TEST_CASE("malformed lines are reported with file, line and field", "[trace]") {
       {withLine("{\"type\":\"op\",\"host\":\"a\tb\"}"), "t.jsonl:2: field 'host' (column 21): control character"},
       {withLine(kGoodOp) + "\n{\"type\":\"comm\",\"n\":1}\n", "t.jsonl:4: field 'event': missing"},
       {std::string(kGoodOp) + "\n", "t.jsonl:1: field 'type': the first line must be the header"},
-      {R"({"type":"header","format":"ncclshim-trace","version":3,"host":"h","pid":1})" "\n",
-       "t.jsonl:1: field 'version': 3 is newer than this reader (2)"},
+      {R"({"type":"header","format":"ncclshim-trace","version":4,"host":"h","pid":1})" "\n",
+       "t.jsonl:1: field 'version': 4 is newer than this reader (3)"},
       {R"({"type":"header","format":"other","version":1,"host":"h","pid":1})" "\n", "t.jsonl:1: field 'format'"},
       {R"({"type":"header","format":"ncclshim-trace","version":1,"pid":1,"host":")" + std::string(70, 'h') +
            "\"}\n", "t.jsonl:1: field 'host': longer than 63 bytes"},
