@@ -17,6 +17,7 @@
 
 #include "collectives/communicator.h"
 #include "common/status.h"
+#include "phynet/delay_spec.h"
 #include "phynet/op_runner.h"
 #include "phynet/workload_names.h"
 #include "workload/workload.h"
@@ -59,12 +60,6 @@ struct Batch {
   std::atomic<int64_t>* started = nullptr;  // when given: set to the batch's start time (nowNs) as it starts
 };
 
-// --delay: this rank is held before every `every`-th of its ops (counted over all its
-// communicators, from 0) for `ns`, as a straggler would be.
-struct RankDelay {
-  int64_t ns = 0;     // 0: not delayed
-  uint64_t every = 1;
-};
 
 // What the executors of one rank share.
 struct ExecutorShared {

@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/log_capture.h"
 #include "common/main_fence.h"
+#include "common/nccl_env.h"
 #include "common/peak_rss.h"
 #include "common/settings.h"
 #include "phynet/html_report.h"
@@ -242,6 +243,26 @@ bool memoryFits(ReplayOptions& options, const Workload& workload, const std::vec
   return false;
 }
 
+// The NCCL settings in force (common/nccl_env.h), with --algo / --proto over NCCL_ALGO / NCCL_PROTO.
+std::vector<NcclSettingInForce> settingsInForce(const ReplayOptions& options) {
+  std::vector<NcclSettingInForce> settings = ncclSettingsInForce();
+  auto flag = [&settings](const char* name, const char* option, const std::string& value) {
+    auto it = std::find_if(settings.begin(), settings.end(), [&](const NcclSettingInForce& s) { return s.name == name; });
+    if (it == settings.end()) {
+      it = settings.insert(settings.end(), NcclSettingInForce{});
+      it->name = name;
+    }
+    if (it->source == NcclSource::kCapture && it->captured.empty()) it->captured = it->value;
+    it->source = NcclSource::kOverride;
+    it->via = option;
+    it->value = value;
+    it->read = true;
+  };
+  if (options.algorithm != Algorithm::kAuto) flag("NCCL_ALGO", "--algo", algorithmName(options.algorithm));
+  if (options.protocol != Protocol::kAuto) flag("NCCL_PROTO", "--proto", protocolName(options.protocol));
+  return settings;
+}
+
 int run(int argc, char** argv) {
   // Whole lines to mpirun's output forwarding, so that stderr lines never land inside a table row.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
@@ -282,6 +303,12 @@ int run(int argc, char** argv) {
   }
   LoadedInput& input = loaded.value();
   const Workload& workload = input.workload;
+  // The job's NCCL settings travel with its trace: honoured where this environment sets none.
+  useCapturedNcclEnv(workload.ncclEnv);
+  if (Status delays = checkDelayRanks(options.delay, workload.worldSize); !delays.ok()) {
+    if (self == 0) say(self, delays.message());
+    return 2;
+  }
 
   // Validation across the ranks (rank_validation.h), the verdict to everyone.
   setFenceActivity("validating " + options.input);
@@ -366,6 +393,7 @@ int run(int argc, char** argv) {
   config.showProgress = self == 0;
   config.verify = options.verify;
   config.maxBufferBytes = options.maxBufferBytes;
+  config.delay = delayOfRank(options.delay, self);
   config.startTogether = [&mpi] { mpi.barrier("the start of timing (every rank's buffers ready)"); };
   Result<RankReplayResult> replayed = replayRank(workload, self, boot.comms, config);
   if (!replayed.ok()) {
@@ -399,10 +427,15 @@ int run(int argc, char** argv) {
     for (int r = 0; r < mpi.size(); ++r) unpackResult(gathered[r], mpi.size(), &in.counters[r], &in.timings[r]);
     in.endpoints = endpoints;
     in.nodeOfRank = choice.nodeOfRank;
+    in.paced = options.pace == Pace::kRecorded;
+    in.sharedClock = std::all_of(endpoints.begin(), endpoints.end(),
+                                 [&](const RankEndpoint& e) { return e.hostId == endpoints.front().hostId; });
     if (choice.intraNodeShm && options.gpusPerNode > 0) {  // nodes within a host: the traffic tables are by node
       for (int g = 0; g < mpi.size(); ++g) in.endpoints[g].hostId = fmt::format("node{}", choice.nodeOfRank[g]);
     }
     ReplayReport report = buildReport(in);
+    report.ncclSettings = settingsInForce(options);
+    report.ncclNote = workload.ncclEnvNote;
     const std::string transportText =
         !choice.intraNodeShm ? options.transport
         : options.gpusPerNode > 0 ? fmt::format("{} between nodes, shm within (nodes of {} ranks)", options.transport,

@@ -98,7 +98,7 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
                                           "--report",    "--json",   "--rate",   "--rows",   "--world-size",
                                           "--tp",        "--ep",     "--pp",     "--max-buffer", "--simai-rules",
                                           "--intra-node", "--gpus-per-node", "--algo", "--proto", "--nccl-log",
-                                          "--comm-group"};
+                                          "--comm-group", "--delay"};
     if (std::find(std::begin(kValued), std::end(kValued), name) == std::end(kValued)) {
       return Status(Code::kInvalidArgument, fmt::format("unknown option {}", name));
     }
@@ -132,6 +132,8 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
       NS_RETURN_IF_ERROR(parseInt(name, value, 1, 1 << 16, &o.gpusPerNode));
     } else if (name == "--hca") {
       o.hca = value;
+    } else if (name == "--delay") {  // delay_spec.h
+      NS_ASSIGN_OR_RETURN(o.delay, parseDelaySpec(value));
     } else if (name == "--pace") {
       if (value == "fast") o.pace = Pace::kFast;
       else if (value == "recorded") o.pace = Pace::kRecorded;
@@ -271,7 +273,12 @@ replay
                             of NVLink GPUs and one 10 Gb/s NIC (1 channel of 1.2 GB/s per graph,
                             2 collective channels): give your cluster's log for its choices
   --pace fast|recorded      issue as fast as possible (default), or keep the recorded gaps (a gap
-                            longer than --timeout is refused before any op is replayed)
+                            longer than --timeout is refused before any op is replayed); on a
+                            GPU-timed trace, the job's timeline: each op its recorded offset after
+                            the rank's previous op started, communicators overlapping as in the job,
+                            scored against the capture (docs/replay_time.md)
+  --delay R[,R...]:US[:N]   hold ranks R before every (N-th) op for US microseconds, a straggler:
+                            the report names who the others waited for and how long
   --iterations N            replay the whole workload N times (default 1)
   --warmup N                N more iterations first, left out of the report (default 0)
   --scale X                 multiply every message size by X

@@ -10,6 +10,7 @@
 #include "collectives/algorithm.h"
 #include "common/nccl_protocol.h"
 #include "common/status.h"
+#include "phynet/delay_spec.h"
 #include "phynet/workload_names.h"
 #include "workload/input_format.h"
 #include "workload/workload_options.h"
@@ -38,6 +39,7 @@ struct ReplayOptions {
   std::string ncclLog;  // --nccl-log: the NCCL log the tuner's system is read from ("": the default)
   int gpusPerNode = 0;                 // ranks per node (consecutive global ranks); 0: the ranks of one host
   Pace pace = Pace::kFast;
+  DelaySpec delay;                     // --delay: ranks held before their ops (delay_spec.h)
   int iterations = 1;                  // the whole workload is replayed this many times
   int warmup = 0;                      // extra iterations first, not reported
   double scale = 1.0;                  // every message size is multiplied by this

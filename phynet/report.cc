@@ -75,8 +75,12 @@ class RowMaker {
     row.algorithm = decision.algorithm;
     row.channels = decision.channels;
     row.protocol = protocolName(decision.protocol);
-    int64_t longest = 0, recorded = -1;
+    int64_t longest = 0, recorded = -1, recordedStart = INT64_MAX;
+    bool comparable = true;
     double start = -1;
+    // Arrival: each member's start and end on a clock all members share (absolute on one host, else
+    // since each rank's run start, which the ranks passed together).
+    int64_t firstStart = INT64_MAX, lastStart = INT64_MIN, lastEnd = INT64_MIN;
     for (const Member& m : members) {
       const WorkOp& op = in_.workload->ranks[m.global].ops[m.index];
       size_t perIteration = in_.workload->ranks[m.global].ops.size();
@@ -84,7 +88,21 @@ class RowMaker {
       longest = std::max(longest, t.endNs - t.startNs);
       double s = (t.startNs - in_.counters[m.global].runStartNs) * 1e-3;
       start = start < 0 ? s : std::min(start, s);
-      recorded = std::max(recorded, op.recordedNs);
+      if (op.recordedNs > recorded) {
+        recorded = op.recordedNs;
+        row.recordedClock = op.recordedClock;
+      }
+      comparable = comparable && comparableWithReplay(op.recordedClock);
+      recordedStart = op.recordedClock == RecordedClock::kGpu && op.issueNs >= 0 && recordedStart >= 0
+                          ? std::min(recordedStart, op.issueNs)
+                          : -1;
+      const int64_t origin = in_.sharedClock ? 0 : in_.counters[m.global].runStartNs;
+      if (t.startNs - origin > lastStart) {
+        lastStart = t.startNs - origin;
+        row.lastRank = m.global;
+      }
+      firstStart = std::min(firstStart, t.startNs - origin);
+      lastEnd = std::max(lastEnd, t.endNs - origin);
     }
     row.startUs = start;
     row.timeUs = longest * 1e-3;
@@ -93,7 +111,14 @@ class RowMaker {
     if (in_.rateGBps > 0) row.efficiency = 100.0 * row.busbw / in_.rateGBps;
     if (recorded >= 0) {
       row.recordedUs = recorded * 1e-3;
-      row.ratio = recorded > 0 ? static_cast<double>(longest) / static_cast<double>(recorded) : -1;
+      row.ratio = recorded > 0 && comparable ? static_cast<double>(longest) / static_cast<double>(recorded) : -1;
+    }
+    if (recordedStart >= 0 && recordedStart != INT64_MAX) row.recordedStartUs = recordedStart * 1e-3;
+    if (members.size() > 1) {
+      row.arrivalWaitUs = (lastStart - firstStart) * 1e-3;
+      row.dataUs = std::max<int64_t>(0, lastEnd - lastStart) * 1e-3;
+    } else {
+      row.lastRank = -1;
     }
     return row;
   }
@@ -135,11 +160,18 @@ void addRows(const ReportInput& in, std::vector<OpRow>* rows) {
   });
 }
 
+// Whether the arrival wait of `row` is worth naming the last rank for.
+bool waitedSignificantly(const OpRow& row) {
+  return row.arrivalWaitUs >= StragglerFinding::kSignificantWaitUs && row.arrivalWaitUs >= 0.1 * row.timeUs;
+}
+
 std::vector<SummaryRow> summarize(const std::vector<OpRow>& rows) {
   struct Sums {
     SummaryRow row;
-    double time = 0, busbw = 0, efficiency = 0, recorded = 0;
-    uint64_t recordedCount = 0;
+    double time = 0, busbw = 0, efficiency = 0, recorded = 0, cpuCall = 0, wait = 0, data = 0;
+    uint64_t recordedCount = 0, cpuCallCount = 0, waitCount = 0;
+    std::set<int> lastRanks;  // over the ops where ranks waited significantly
+    uint64_t waited = 0;
   };
   std::map<std::tuple<std::string, std::string, uint64_t>, Sums> groups;
   for (const OpRow& r : rows) {
@@ -152,9 +184,21 @@ std::vector<SummaryRow> summarize(const std::vector<OpRow>& rows) {
     s.time += r.timeUs;
     s.busbw += r.busbw;
     s.efficiency += r.efficiency;
-    if (r.recordedUs >= 0) {
+    if (r.recordedUs >= 0 && comparableWithReplay(r.recordedClock)) {
       s.recorded += r.recordedUs;
       ++s.recordedCount;
+    } else if (r.recordedUs >= 0 && r.recordedClock == RecordedClock::kCpuCall) {
+      s.cpuCall += r.recordedUs;
+      ++s.cpuCallCount;
+    }
+    if (r.arrivalWaitUs >= 0) {
+      s.wait += r.arrivalWaitUs;
+      s.data += r.dataUs;
+      ++s.waitCount;
+    }
+    if (waitedSignificantly(r)) {
+      s.lastRanks.insert(r.lastRank);
+      ++s.waited;
     }
   }
   std::vector<SummaryRow> out;
@@ -164,9 +208,48 @@ std::vector<SummaryRow> summarize(const std::vector<OpRow>& rows) {
     s.row.meanBusbw = s.busbw / n;
     s.row.meanEfficiency = s.efficiency >= 0 ? s.efficiency / n : -1;
     s.row.meanRecordedUs = s.recordedCount ? s.recorded / static_cast<double>(s.recordedCount) : -1;
+    s.row.meanCpuCallUs = s.cpuCallCount ? s.cpuCall / static_cast<double>(s.cpuCallCount) : -1;
+    if (s.waitCount) {
+      s.row.meanArrivalWaitUs = s.wait / static_cast<double>(s.waitCount);
+      s.row.meanDataUs = s.data / static_cast<double>(s.waitCount);
+    }
+    if (s.lastRanks.size() == 1) s.row.lastRank = *s.lastRanks.begin();
     out.push_back(s.row);
   }
   return out;
+}
+
+StragglerFinding findStraggler(const std::vector<OpRow>& rows) {
+  StragglerFinding f;
+  std::map<int, uint64_t> last;
+  for (const OpRow& r : rows) {
+    if (r.arrivalWaitUs < 0) continue;
+    ++f.rows;
+    if (!waitedSignificantly(r)) continue;
+    ++f.rowsWaited;
+    f.totalWaitUs += r.arrivalWaitUs;
+    f.meanDataUs += r.dataUs;
+    ++last[r.lastRank];
+  }
+  if (f.rowsWaited == 0) return f;
+  f.meanWaitUs = f.totalWaitUs / static_cast<double>(f.rowsWaited);
+  f.meanDataUs /= static_cast<double>(f.rowsWaited);
+  for (const auto& [rank, count] : last) f.lastArrivals.emplace_back(rank, count);
+  std::stable_sort(f.lastArrivals.begin(), f.lastArrivals.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (f.lastArrivals.size() == 1) f.rank = f.lastArrivals.front().first;
+  return f;
+}
+
+// "gpu", "cpu_call", "stated", "mixed" or "none": what the workload's recorded times are.
+std::string recordedClockOf(const Workload& w) {
+  std::set<RecordedClock> clocks;
+  for (const RankWork& rank : w.ranks) {
+    for (const WorkOp& op : rank.ops) clocks.insert(op.recordedClock);
+  }
+  clocks.erase(RecordedClock::kNone);
+  if (clocks.empty()) return "none";
+  return clocks.size() == 1 ? recordedClockName(*clocks.begin()) : "mixed";
 }
 
 }  // namespace
@@ -197,6 +280,9 @@ ReplayReport buildReport(const ReportInput& in) {
   addRows(in, &report.rows);
   report.summary = summarize(report.rows);
   report.steps = stepTimes(in.timings, in.counters, in.warmup, in.iterations);
+  report.recordedClock = recordedClockOf(w);
+  report.straggler = findStraggler(report.rows);
+  report.timeline = scoreTimelines(w, in.timings, in.counters, in.warmup, in.iterations, in.paced);
   return report;
 }
 

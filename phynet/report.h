@@ -9,11 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "common/nccl_env.h"
 #include "phynet/host_traffic.h"
 #include "phynet/op_runner.h"
 #include "phynet/rank_endpoint.h"
 #include "phynet/replay.h"
 #include "phynet/step_times.h"
+#include "phynet/timeline_score.h"
 #include "phynet/workload_names.h"
 #include "workload/size_bucket.h"
 #include "workload/workload.h"
@@ -40,7 +42,14 @@ struct OpRow {
   double busbw = 0;
   double efficiency = -1;     // % of the rate; -1 without a rate
   double recordedUs = -1;     // -1 when unknown
-  double ratio = -1;          // replayed / recorded
+  RecordedClock recordedClock = RecordedClock::kNone;  // what recordedUs measured (a CPU call is no duration)
+  double ratio = -1;          // replayed / recorded, only where the recorded time is GPU (or stated) time
+  double recordedStartUs = -1;  // on a GPU timeline: the earliest member's GPU start since its rank's first op
+  // Why the op took its time: from the first member's start to the last member's (waiting for the
+  // last rank to arrive), and from there to the last member's end (moving the data); -1 unknown.
+  double arrivalWaitUs = -1;
+  double dataUs = -1;
+  int lastRank = -1;          // the global rank that started last; -1 with one member
 };
 
 struct SummaryRow {
@@ -52,7 +61,24 @@ struct SummaryRow {
   double meanTimeUs = 0;
   double meanBusbw = 0;
   double meanEfficiency = -1;
-  double meanRecordedUs = -1;
+  double meanRecordedUs = -1;  // GPU (or stated) time only
+  double meanCpuCallUs = -1;   // CPU call times (a trace captured without GPU timing): never compared
+  double meanArrivalWaitUs = -1;
+  double meanDataUs = -1;
+  int lastRank = -1;           // the rank that arrived last in every one of its ops where ranks waited; -1 none
+};
+
+// Who the ranks waited for: over the rows where the arrival wait was significant (at least
+// kSignificantWaitUs and a tenth of the op's time), the rank that arrived last.
+struct StragglerFinding {
+  static constexpr double kSignificantWaitUs = 10;
+  uint64_t rows = 0;           // rows with more than one member
+  uint64_t rowsWaited = 0;     // of them, with a significant arrival wait
+  int rank = -1;               // the rank that arrived last in every one of those; -1 none or several
+  double meanWaitUs = 0;       // over rowsWaited
+  double totalWaitUs = 0;
+  double meanDataUs = 0;       // over rowsWaited: moving the data once the last rank arrived
+  std::vector<std::pair<int, uint64_t>> lastArrivals;  // rank -> rows it arrived last in, most first
 };
 
 struct ReplayReport {
@@ -68,6 +94,12 @@ struct ReplayReport {
   std::vector<RankEndpoint> endpoints;  // per global rank; empty when unknown (unit tests)
   HostTraffic traffic;                  // by host and NIC, when the endpoints are known
   StepTimes steps;                      // time per training iteration found in the trace
+  // What the recorded times are: "gpu", "cpu_call", "stated", "mixed" or "none".
+  std::string recordedClock = "none";
+  StragglerFinding straggler;
+  TimelineScore timeline;               // against a GPU-timed capture (timeline_score.h)
+  std::vector<NcclSettingInForce> ncclSettings;  // the job's NCCL settings in force (common/nccl_env.h)
+  std::string ncclNote;                 // about them (ranks' captures that differ, settings left out)
 };
 
 struct ReportInput {
@@ -80,6 +112,8 @@ struct ReportInput {
   int warmup = 0;
   double rateGBps = 0;
   CollectiveOptions collectives;               // the engine's options (which algorithm each op ran)
+  bool sharedClock = false;  // every rank's clock is the same (one host): arrival waits on absolute times
+  bool paced = false;        // --pace recorded
 };
 
 ReplayReport buildReport(const ReportInput& input);

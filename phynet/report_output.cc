@@ -10,6 +10,7 @@
 #include "phynet/host_traffic_output.h"
 #include "phynet/memory_plan.h"
 #include "phynet/rank_messages.h"
+#include "phynet/report_time_output.h"
 #include "trace/trace_validate.h"
 
 namespace nshim::phynet {
@@ -102,29 +103,37 @@ void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxR
   fmt::print(out, "# world {} ranks, transport {}, pace {}, iterations {} (+{} warmup), scale {:g}, rate {}\n",
              r.worldSize, h.transport, h.pace, r.iterations, r.warmup, h.scale,
              r.rateGBps > 0 ? fmt::format("{:g} GB/s", r.rateGBps) : "-");
+  printRecordedClock(out, r);
   fmt::print(out, "#\n# {:<13} {:<6} {:<18} {:>5} {:>4} {:>6} {:>11} {:<9} {:>12} {:<12} {:>10} {:>8} {:>8} {:>6} "
-             "{:>10} {:>6}  {}\n", "op", "group", "comm", "ranks", "iter", "seq", "count", "type", "bytes", "algo",
-             "time(us)", "algbw", "busbw", "eff(%)", "recorded", "ratio", "peers");
+             "{:>10} {:>6} {:>9} {:>9} {:>5}  {}\n", "op", "group", "comm", "ranks", "iter", "seq", "count", "type",
+             "bytes", "algo", "time(us)", "algbw", "busbw", "eff(%)", "recorded", "ratio", "wait(us)", "data(us)", "last",
+             "peers");
   int shown = 0;
   for (const OpRow& row : r.rows) {
     if (shown++ >= maxRows) break;
     fmt::print(out, "  {:<13} {:<6} {:<18} {:>5} {:>4} {:>6} {:>11} {:<9} {:>12} {:<12} {:>10.1f} {:>8.3f} {:>8.3f} "
-               "{:>6} {:>10} {:>6}  {}\n", row.op, row.label, commText(row.commId), row.nranks, row.iteration, row.seq,
-               row.count, dataTypeName(row.type), row.bytes, algorithmText(row), row.timeUs, row.algbw, row.busbw,
-               known(row.efficiency, "{:.1f}"), known(row.recordedUs, "{:.1f}"), known(row.ratio, "{:.2f}"),
-               row.ranks);
+               "{:>6} {:>10} {:>6} {:>9} {:>9} {:>5}  {}\n", row.op, row.label, commText(row.commId), row.nranks,
+               row.iteration, row.seq, row.count, dataTypeName(row.type), row.bytes, algorithmText(row), row.timeUs,
+               row.algbw, row.busbw, known(row.efficiency, "{:.1f}"), recordedText(row.recordedUs, row.recordedClock),
+               known(row.ratio, "{:.2f}"), known(row.arrivalWaitUs, "{:.1f}"), known(row.dataUs, "{:.1f}"),
+               row.lastRank >= 0 ? std::to_string(row.lastRank) : "-", row.ranks);
   }
   if (r.rows.size() > static_cast<size_t>(maxRows)) {
     fmt::print(out, "#  ... {} more operation rows (all are in --report / --json)\n", r.rows.size() - maxRows);
   }
   fmt::print(out, "#\n# summary by op, group and size (algbw/busbw in GB/s)\n");
-  fmt::print(out, "# {:<13} {:<6} {:>7} {:>7} {:>14} {:>14} {:>11} {:>11} {:>14}\n", "op", "group", "size<=",
-             "count", "total_bytes", "mean_time(us)", "mean_busbw", "mean_eff(%)", "recorded(us)");
+  fmt::print(out, "# {:<13} {:<6} {:>7} {:>7} {:>14} {:>14} {:>11} {:>11} {:>14} {:>9} {:>9} {:>5}\n", "op", "group",
+             "size<=", "count", "total_bytes", "mean_time(us)", "mean_busbw", "mean_eff(%)", "recorded(us)", "wait(us)",
+             "data(us)", "last");
   double busbwSum = 0;
   for (const SummaryRow& s : r.summary) {
-    fmt::print(out, "  {:<13} {:<6} {:>7} {:>7} {:>14} {:>14.1f} {:>11.3f} {:>11} {:>14}\n", s.op, s.label,
-               bucketName(s.bucketBytes), s.count, s.totalBytes, s.meanTimeUs, s.meanBusbw,
-               known(s.meanEfficiency, "{:.1f}"), known(s.meanRecordedUs, "{:.1f}"));
+    fmt::print(out, "  {:<13} {:<6} {:>7} {:>7} {:>14} {:>14.1f} {:>11.3f} {:>11} {:>14} {:>9} {:>9} {:>5}\n", s.op,
+               s.label, bucketName(s.bucketBytes), s.count, s.totalBytes, s.meanTimeUs, s.meanBusbw,
+               known(s.meanEfficiency, "{:.1f}"),
+               s.meanRecordedUs >= 0 ? recordedText(s.meanRecordedUs, RecordedClock::kGpu)
+                                     : recordedText(s.meanCpuCallUs, RecordedClock::kCpuCall),
+               known(s.meanArrivalWaitUs, "{:.1f}"), known(s.meanDataUs, "{:.1f}"),
+               s.lastRank >= 0 ? std::to_string(s.lastRank) : "-");
   }
   for (const OpRow& row : r.rows) busbwSum += row.busbw;
   fmt::print(out, "#\n# Avg bus bandwidth    : {:.3f} GB/s over {} operations\n",
@@ -132,6 +141,9 @@ void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxR
   fmt::print(out, "# end-to-end time     : {:.6f} s ({} measured iteration{})\n", r.endToEndSeconds, r.iterations,
              r.iterations == 1 ? "" : "s");
   printStepTimes(out, r.steps);
+  printWaits(out, r);
+  printTimeline(out, r, maxRows);
+  printNcclSettings(out, r);
   printStartAndMemory(out, r);
   fmt::print(out, "# per-rank counts (all iterations; wire = transport payload bytes, model = the algorithms' "
              "formula)\n");
@@ -163,12 +175,15 @@ Status writeCsvReport(const std::string& path, const ReplayReport& r) {
   NS_ASSIGN_OR_RETURN(File file, openForWrite(path));
   FILE* f = file.get();
   fmt::print(f, "op,group,comm,nranks,iteration,seq,count,type,bytes,peers,algorithm,channels,start_us,time_us,"
-             "algbw_gbps,busbw_gbps,efficiency_pct,recorded_us,ratio,protocol\n");
+             "algbw_gbps,busbw_gbps,efficiency_pct,recorded_us,ratio,protocol,recorded_clock,arrival_wait_us,data_us,"
+             "last_rank\n");
   for (const OpRow& row : r.rows) {
-    fmt::print(f, "{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.6g},{:.6g},{},{},{},{}\n", row.op, row.label,
-               commText(row.commId), row.nranks, row.iteration, row.seq, row.count, dataTypeName(row.type), row.bytes,
-               row.ranks, row.algorithm, row.channels, row.startUs, row.timeUs, row.algbw, row.busbw, csvNumber(row.efficiency),
-               csvNumber(row.recordedUs), csvNumber(row.ratio), row.protocol);
+    fmt::print(f, "{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.6g},{:.6g},{},{},{},{},{},{},{},{}\n", row.op,
+               row.label, commText(row.commId), row.nranks, row.iteration, row.seq, row.count, dataTypeName(row.type),
+               row.bytes, row.ranks, row.algorithm, row.channels, row.startUs, row.timeUs, row.algbw, row.busbw,
+               csvNumber(row.efficiency), csvNumber(row.recordedUs), csvNumber(row.ratio), row.protocol,
+               recordedClockName(row.recordedClock), csvNumber(row.arrivalWaitUs), csvNumber(row.dataUs),
+               row.lastRank >= 0 ? std::to_string(row.lastRank) : "");
   }
   return closeChecked(std::move(file), path);
 }
@@ -189,29 +204,35 @@ Status writeJsonReport(const std::string& path, const ReplayReport& r, const Tex
                h.verified ? fmt::format(",\"verified_bytes\":{}", c.bytesVerified) : std::string(),
                rankEndpointJson(r, static_cast<int>(g)));
   }
-  fmt::print(f, "]{},\n\"training_iterations\":{{\"per_pass\":{},\"calls\":{},\"warmup_calls\":{},\"note\":{},"
-             "\"time_us\":[", hostTrafficJson(r), r.steps.perPass, r.steps.callsPerIteration, r.steps.warmupCalls,
+  fmt::print(f, "]{}{},\n\"training_iterations\":{{\"per_pass\":{},\"calls\":{},\"warmup_calls\":{},\"note\":{},"
+             "\"time_us\":[", hostTrafficJson(r), timeJson(r), r.steps.perPass, r.steps.callsPerIteration, r.steps.warmupCalls,
              jsonQuoted(r.steps.note));
   for (size_t i = 0; i < r.steps.timesUs.size(); ++i) fmt::print(f, "{}{:.3f}", i ? "," : "", r.steps.timesUs[i]);
   fmt::print(f, "]}},\n\"summary\":[");
   for (size_t i = 0; i < r.summary.size(); ++i) {
     const SummaryRow& s = r.summary[i];
     fmt::print(f, "{}\n{{\"op\":{},\"group\":{},\"size_bucket\":{},\"count\":{},\"total_bytes\":{},\"mean_time_us\":{:.3f},"
-               "\"mean_busbw_gbps\":{:.6g},\"mean_efficiency_pct\":{},\"mean_recorded_us\":{}}}", i ? "," : "",
+               "\"mean_busbw_gbps\":{:.6g},\"mean_efficiency_pct\":{},\"mean_recorded_us\":{},\"mean_cpu_call_us\":{},"
+               "\"mean_arrival_wait_us\":{},\"mean_data_us\":{},\"last_rank\":{}}}", i ? "," : "",
                jsonQuoted(s.op), jsonQuoted(s.label), s.bucketBytes, s.count, s.totalBytes, s.meanTimeUs, s.meanBusbw,
-               jsonNumber(s.meanEfficiency), jsonNumber(s.meanRecordedUs));
+               jsonNumber(s.meanEfficiency), jsonNumber(s.meanRecordedUs), jsonNumber(s.meanCpuCallUs),
+               jsonNumber(s.meanArrivalWaitUs), jsonNumber(s.meanDataUs),
+               s.lastRank >= 0 ? std::to_string(s.lastRank) : "null");
   }
   fmt::print(f, "],\n\"ops\":[");
   for (size_t i = 0; i < r.rows.size(); ++i) {
     const OpRow& row = r.rows[i];
     fmt::print(f, "{}\n{{\"op\":{},\"group\":{},\"comm\":{},\"nranks\":{},\"iteration\":{},\"seq\":{},\"count\":{},"
                "\"type\":{},\"bytes\":{},\"peers\":{},\"algorithm\":{},\"channels\":{},\"protocol\":{},\"start_us\":{:.3f},\"time_us\":{:.3f},\"algbw_gbps\":{:.6g},"
-               "\"busbw_gbps\":{:.6g},\"efficiency_pct\":{},\"recorded_us\":{},\"ratio\":{}}}", i ? "," : "",
+               "\"busbw_gbps\":{:.6g},\"efficiency_pct\":{},\"recorded_us\":{},\"ratio\":{},\"recorded_clock\":{},"
+               "\"arrival_wait_us\":{},\"data_us\":{},\"last_rank\":{},\"recorded_start_us\":{}}}", i ? "," : "",
                jsonQuoted(row.op), jsonQuoted(row.label), jsonQuoted(commText(row.commId)), row.nranks, row.iteration,
                row.seq, row.count, jsonQuoted(dataTypeName(row.type)), row.bytes, jsonQuoted(row.ranks), jsonQuoted(row.algorithm),
                row.channels, jsonQuoted(row.protocol), row.startUs,
                row.timeUs, row.algbw, row.busbw, jsonNumber(row.efficiency), jsonNumber(row.recordedUs),
-               jsonNumber(row.ratio));
+               jsonNumber(row.ratio), jsonQuoted(recordedClockName(row.recordedClock)), jsonNumber(row.arrivalWaitUs),
+               jsonNumber(row.dataUs), row.lastRank >= 0 ? std::to_string(row.lastRank) : "null",
+               jsonNumber(row.recordedStartUs));
   }
   fmt::print(f, "]}}\n");
   return closeChecked(std::move(file), path);

@@ -8,10 +8,11 @@ from collections import OrderedDict
 
 import report_charts as charts
 from report_data import human_bytes
-from report_html import Cell, chart, key_values, note, page, section, table
+from report_html import Cell, chart, esc, key_values, note, page, section, table
 
 KNOWN_KEYS = {"description", "world_size", "transport", "pace", "iterations", "warmup", "scale", "rate_gbps",
-              "end_to_end_s", "ranks", "summary", "ops", "hosts", "nics", "host_pairs", "comms"}
+              "end_to_end_s", "ranks", "summary", "ops", "hosts", "nics", "host_pairs", "comms", "recorded_clock",
+              "nccl_settings", "nccl_settings_note", "straggler", "timeline"}
 OP_ROWS_SHOWN = 300
 EXTRA_ROWS_SHOWN = 200
 TIMELINE_BARS = 60000
@@ -27,6 +28,14 @@ def bucket_name(n):
 
 def optional(value):
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def recorded_cell(value, clock):
+    """A recorded time: GPU (or stated) time as a number, a CPU call as "cpu N" (an enqueue, not a duration)."""
+    value = optional(value)
+    if value is None:
+        return None
+    return Cell(value, f"cpu {value:.1f}") if clock == "cpu_call" else value
 
 
 def run_section(run):
@@ -60,10 +69,15 @@ def summary_section(run):
                      s["count"], Cell(s["total_bytes"], human_bytes(s["total_bytes"]), raw=s["total_bytes"]),
                      Cell(s["mean_time_us"], f'{s["mean_time_us"]:.1f}'),
                      Cell(s["mean_busbw_gbps"], f'{s["mean_busbw_gbps"]:.3f}'),
-                     optional(s.get("mean_efficiency_pct")), optional(s.get("mean_recorded_us"))])
+                     optional(s.get("mean_efficiency_pct")),
+                     recorded_cell(s.get("mean_recorded_us"), "gpu") if optional(s.get("mean_recorded_us")) is not None
+                     else recorded_cell(s.get("mean_cpu_call_us"), "cpu_call"),
+                     optional(s.get("mean_arrival_wait_us")), optional(s.get("mean_data_us")),
+                     optional(s.get("last_rank"))])
     busbw = [r["busbw_gbps"] for r in run.ops]
     body = table("summary-table", ["<op", "<group", "size", "ops", "bytes", "mean time (us)", "mean busbw (GB/s)",
-                                   "mean efficiency (%)", "mean recorded (us)"], rows)
+                                   "mean efficiency (%)", "mean recorded (us)", "mean wait (us)", "mean data (us)",
+                                   "last rank"], rows)
     body += (f'<p>Avg bus bandwidth: <span class="big" id="avg-busbw" data-value="{sum(busbw) / len(busbw)!r}">'
              f"{sum(busbw) / len(busbw):.3f} GB/s</span> over {len(busbw):,} operations (nccl-tests' figure)</p>")
     return section("summary", "Summary by op, group and size", body)
@@ -77,15 +91,121 @@ def busbw_section(plt, run):
     return section("busbw", "Bus bandwidth against message size", chart("busbw", fig, caption, points, plt))
 
 
+RECORDED_CLOCKS = {
+    "gpu": "NCCL's GPU time of each op (the trace was captured with NCCLSHIM_GPU_TIMING=1).",
+    "cpu_call": "CPU call times: the trace was captured without GPU timing, so each recorded time is NCCL's enqueue "
+                "of the op on the host (about 10 us), not its duration. They are never compared with the replay; "
+                "capture with NCCLSHIM_GPU_TIMING=1 for GPU time.",
+    "stated": "Durations the input file states (AICB's measured times, Chakra or Kineto durations).",
+    "mixed": "GPU time where the op was GPU-timed; CPU call times (never compared) elsewhere.",
+    "none": "None: the input records no times.",
+}
+
+
 def recorded_section(plt, run):
-    fig, points = charts.recorded_chart(plt, run.ops)
+    clock = run.get("recorded_clock")
+    gpu = clock in (None, "gpu", "mixed")
+    fig, points = charts.recorded_chart(plt, run.ops, "recorded GPU time (us)" if gpu else "stated time (us)")
+    body = key_values("recorded-clock", [("recorded times", RECORDED_CLOCKS.get(clock, clock or "-"))])
     if fig is None:
-        body = note("No op has a recorded time (SimAI / AICB workloads carry none; a trace recorded with "
-                    "NCCLSHIM_GPU_TIMING=1 does).")
+        body += note("No op has a recorded time to compare the replay with (SimAI workloads carry none; a trace "
+                     "recorded with NCCLSHIM_GPU_TIMING=1 has GPU time).")
     else:
-        body = chart("recorded", fig, "Replayed time against the time recorded on the GPUs, per op; on the dashed "
-                     "line they are equal.", points, plt)
+        body += chart("recorded", fig, ("Replayed time against the time recorded on the GPUs" if gpu else
+                                        "Replayed time against the stated time") +
+                      ", per op; on the dashed line they are equal.", points, plt)
     return section("recorded", "Replayed against recorded time", body)
+
+
+def settings_section(run):
+    settings = [s for s in run.get("nccl_settings") or [] if isinstance(s, dict)]
+    if "nccl_settings" not in run.doc:
+        return None
+    body = note("The traffic-shaping NCCL_* variables in force for this replay and where each came from: the "
+                "capture (its trace header), this replay's environment, or an override (an NCCLSHIM_* setting, "
+                "--algo, --proto); used = read by this replay's engine or transport.")
+    if settings:
+        rows = [[str(s.get("name", "")), Cell(str(s.get("value", "")), css="wrap"), str(s.get("source", "")),
+                 Cell(str(s.get("via") or ""), css="wrap"), str(s.get("captured") or ""),
+                 "-" if s.get("source") == "capture (not applied)" else "yes" if s.get("read") else "no"]
+                for s in settings]
+        body += table("nccl-settings-table", ["<name", "<value", "<from", "<via", "<capture had", "<used"], rows)
+    else:
+        body += note("None set: neither the capture nor this environment sets one.")
+    if run.get("nccl_settings_note"):
+        body += note(str(run.get("nccl_settings_note")))
+    return section("settings", "NCCL settings", body)
+
+
+def waits_section(run):
+    s = run.get("straggler")
+    if not isinstance(s, dict) or not s.get("rows"):
+        return None
+    if not s.get("rows_waited"):
+        verdict = (f"No op waited for a late rank: the arrivals spread less than 10 us or a tenth of the op's time "
+                   f"in all {s['rows']:,} ops.")
+    elif isinstance(s.get("rank"), int):
+        verdict = (f"Rank {s['rank']} arrived last at every op where ranks waited ({s['rows_waited']:,} of "
+                   f"{s['rows']:,} ops): the others waited for it {s['mean_wait_us'] / 1e3:.3f} ms per op "
+                   f"({s['total_wait_us'] / 1e3:.3f} ms in all); moving the data then took "
+                   f"{s['mean_data_us'] / 1e3:.3f} ms per op.")
+    else:
+        verdict = (f"No single straggler: ranks waited at {s['rows_waited']:,} of {s['rows']:,} ops, "
+                   f"{s['mean_wait_us'] / 1e3:.3f} ms per op; the last to arrive varied (table).")
+    body = (f'<p class="big" id="straggler" data-value="{s["rank"] if isinstance(s.get("rank"), int) else ""}">'
+            f'{esc(verdict)}</p>')
+    body += note("Per op, the time from the first member's start to the last member's (waiting for the last rank "
+                 "to arrive: skew or a straggler, not the fabric) is told apart from the time from there to the "
+                 "last member's end (moving the data); the ops table has both per op, the summary per class.")
+    last = [a for a in s.get("last_arrivals") or [] if isinstance(a, dict)]
+    if last:
+        body += table("last-arrivals-table", ["rank", "ops it arrived last in"], [[a.get("rank"), a.get("ops")]
+                                                                                  for a in last[:EXTRA_ROWS_SHOWN]])
+    return section("waits", "Waiting for ranks", body)
+
+
+def job_timeline_section(plt, run):
+    t = run.get("timeline")
+    if not isinstance(t, dict) or not t.get("note"):
+        return None
+    body = note(str(t["note"]))
+    if t.get("captured"):
+        def ratio(a, b):
+            return Cell(b / a if a else None, f"{b / a:.2f}" if a else "-")
+        rows = []
+        for k in t.get("ranks") or []:
+            c, r = k.get("capture", {}), k.get("replay", {})
+            rows.append([k.get("rank"), Cell(c.get("comm_us"), f'{c.get("comm_us", 0):.1f}'),
+                         Cell(r.get("comm_us"), f'{r.get("comm_us", 0):.1f}'), ratio(c.get("comm_us"), r.get("comm_us")),
+                         Cell(c.get("exposed_us"), f'{c.get("exposed_us", 0):.1f}'),
+                         Cell(r.get("exposed_us"), f'{r.get("exposed_us", 0):.1f}'),
+                         ratio(c.get("exposed_us"), r.get("exposed_us")), c.get("overlap_pairs"),
+                         r.get("overlap_pairs")])
+        body += (f'<p>Overlapping op pairs (ops of different communicators in flight at once on a rank): capture '
+                 f'<span class="big" id="capture-overlap" data-value="{t.get("capture_overlap_pairs")}">'
+                 f'{t.get("capture_overlap_pairs")}</span>, replay <span class="big" id="replay-overlap" '
+                 f'data-value="{t.get("replay_overlap_pairs")}">{t.get("replay_overlap_pairs")}</span> (mean per '
+                 f'pass)</p>')
+        body += table("job-timeline-table", ["rank", "comm capture (us)", "comm replay (us)", "ratio",
+                                             "exposed capture (us)", "exposed replay (us)", "ratio",
+                                             "overlaps capture", "overlaps replay"], rows)
+        iterations = t.get("iterations") or []
+        if iterations:
+            rows = [[k.get("rank"), k.get("iteration"), Cell(k["capture"]["comm_us"], f'{k["capture"]["comm_us"]:.1f}'),
+                     Cell(k["replay"]["comm_us"], f'{k["replay"]["comm_us"]:.1f}'),
+                     Cell(k["capture"]["exposed_us"], f'{k["capture"]["exposed_us"]:.1f}'),
+                     Cell(k["replay"]["exposed_us"], f'{k["replay"]["exposed_us"]:.1f}')]
+                    for k in iterations[:EXTRA_ROWS_SHOWN]]
+            body += ("<details><summary>per training iteration</summary>" +
+                     table("iteration-timeline-table", ["rank", "iteration", "comm capture (us)", "comm replay (us)",
+                                                        "exposed capture (us)", "exposed replay (us)"], rows) +
+                     "</details>")
+        captured = [r for r in run.ops if isinstance(r.get("recorded_start_us"), (int, float))]
+        if captured:
+            body += timeline_chart_of(plt, run, captured, "recorded_start_us", "recorded_us", "capture-timeline",
+                                      "The capture's timeline: each op from its GPU start for its GPU time, on one lane "
+                                      "per rank and communicator (compare with the replay's below).")
+    return section("job-timeline", "The job's timeline: capture against replay", body)
 
 
 def bytes_section(plt, run):
@@ -204,10 +324,12 @@ def row_ranks(row, members):
     return members.get(row["comm"])
 
 
-def timeline_section(plt, run):
+def timeline_chart_of(plt, run, ops, start_key, time_key, chart_id, caption):
+    """A timeline chart of `ops` (bars from row[start_key] for row[time_key]) on one lane per rank and
+    communicator, whole iterations while their bars fit."""
     members = run.comm_members()
     by_iteration = OrderedDict()
-    for r in run.ops:
+    for r in ops:
         by_iteration.setdefault(r["iteration"], []).append(r)
     rows, bars_needed = [], 0
     for chunk in by_iteration.values():  # whole iterations while their bars fit
@@ -230,15 +352,20 @@ def timeline_section(plt, run):
     for i, (rank, comm) in enumerate(ordered):
         lane_of[(rank, comm)] = i
         lanes.append(f"{'rank ' + str(rank) if rank is not None else 'comm'} {group_of[comm]} {comm[-4:]}")
-    bars = [(lane_of[key], float(r.get("start_us") or 0.0), float(r["time_us"]), r["op"]) for key, r in placed]
+    bars = [(lane_of[key], float(r.get(start_key) or 0.0), float(r.get(time_key) or 0.0), r["op"]) for key, r in placed]
     fig, points = charts.timeline_chart(plt, lanes, bars, sorted({r["op"] for r in rows}))
     shown = len({r["iteration"] for r in rows})
-    caption = (f"Each op as a bar from its start for its replayed time, on one lane per rank and communicator "
-               f"({shown} of {len(by_iteration)} measured iteration(s)).")
-    body = chart("timeline", fig, caption, points, plt)
+    body = chart(chart_id, fig, f"{caption} ({shown} of {len(by_iteration)} measured iteration(s)).", points, plt)
     if unknown:
         body += note(f"{len(unknown)} communicator(s) have one lane each (label 'comm'): the report does not list "
                      "their members; ncclshim report --input TRACE|WORKLOAD (or phynet --html) gives them.")
+    return body
+
+
+def timeline_section(plt, run):
+    body = timeline_chart_of(plt, run, run.ops, "start_us", "time_us", "timeline",
+                             "Each op as a bar from its start for its replayed time, on one lane per rank and "
+                             "communicator")
     return section("timeline", "Timeline per rank and communicator", body)
 
 
@@ -247,9 +374,11 @@ def ops_section(run):
     rows = [[r["iteration"], r["op"], r["group"], r["comm"], r["nranks"], r["seq"], r["count"], str(r.get("type", "")),
              r["bytes"], str(r.get("peers") or ""), optional(r.get("start_us")), Cell(r["time_us"], f'{r["time_us"]:.1f}'),
              optional(r.get("algbw_gbps")), r["busbw_gbps"], optional(r.get("efficiency_pct")),
-             optional(r.get("recorded_us")), optional(r.get("ratio"))] for r in shown]
+             recorded_cell(r.get("recorded_us"), r.get("recorded_clock")), optional(r.get("ratio")),
+             optional(r.get("arrival_wait_us")), optional(r.get("data_us")), optional(r.get("last_rank"))] for r in shown]
     body = table("ops-table", ["iter", "<op", "<group", "<comm", "ranks", "seq", "count", "<type", "bytes", "<peers",
-                               "start (us)", "time (us)", "algbw", "busbw", "eff (%)", "recorded (us)", "ratio"], rows)
+                               "start (us)", "time (us)", "algbw", "busbw", "eff (%)", "recorded (us)", "ratio",
+                               "wait (us)", "data (us)", "last"], rows)
     if len(run.ops) > len(shown):
         body = note(f"The first {len(shown)} of {len(run.ops):,} rows; all are in {run.path}.") + body
     return section("ops", "Operations", f"<details><summary>{len(shown)} rows</summary>{body}</details>")
@@ -287,13 +416,18 @@ def host_pairs_section(run):
 
 
 def build_page(plt, run, title=""):
-    sections = [run_section(run), summary_section(run), busbw_section(plt, run), recorded_section(plt, run),
-                bytes_section(plt, run), matrix_section(plt, run)]
+    sections = [run_section(run), summary_section(run), busbw_section(plt, run), recorded_section(plt, run)]
+    nav = [("run", "run"), ("summary", "summary"), ("busbw", "busbw"), ("recorded", "recorded")]
+    for key, label, made in (("waits", "waits", waits_section(run)), ("settings", "NCCL settings", settings_section(run)),
+                             ("job-timeline", "job timeline", job_timeline_section(plt, run))):
+        if made:
+            sections.append(made)
+            nav.append((key, label))
+    sections += [bytes_section(plt, run), matrix_section(plt, run)]
     pairs = host_pairs_section(run)
     if pairs:
         sections.append(pairs)
     sections += [timeline_section(plt, run), ops_section(run)] + extra_sections(run)
-    nav = [("run", "run"), ("summary", "summary"), ("busbw", "busbw"), ("recorded", "recorded"),
-           ("bytes", "bytes"), ("matrix", "matrix"), ("timeline", "timeline"), ("ops", "ops")]
+    nav += [("bytes", "bytes"), ("matrix", "matrix"), ("timeline", "timeline"), ("ops", "ops")]
     return page(title or f"phynet replay: {run.get('description', run.path)}", nav, sections,
                 "ncclshim report")

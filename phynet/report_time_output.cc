@@ -1,0 +1,166 @@
+// Writers of the time and settings parts of the report (report_time_output.h).
+#include "phynet/report_time_output.h"
+
+#include <algorithm>
+
+#include "common/json_text.h"
+
+namespace nshim::phynet {
+namespace {
+
+std::string ratioText(double replay, double capture) {
+  return capture > 0 ? fmt::format("{:.2f}", replay / capture) : "-";
+}
+
+std::string figuresJson(const TimelineFigures& f) {
+  return fmt::format("{{\"comm_us\":{:.3f},\"exposed_us\":{:.3f},\"busy_us\":{:.3f},\"span_us\":{:.3f},\"idle_us\":{:.3f},"
+                     "\"overlap_pairs\":{},\"ops\":{}}}", f.commUs, f.exposedUs, f.busyUs, f.spanUs, f.idleUs,
+                     f.overlapPairs, f.ops);
+}
+
+std::string rankTimelineJson(const RankTimeline& t) {
+  return fmt::format("{{\"rank\":{},{}\"capture\":{},\"replay\":{}}}", t.rank,
+                     t.iteration >= 0 ? fmt::format("\"iteration\":{},", t.iteration) : std::string(),
+                     figuresJson(t.capture), figuresJson(t.replay));
+}
+
+// "mean 1.02 (0.97-1.10)" of replay/capture over `rows` for one figure.
+template <typename Figure>
+std::string ratioSpread(const std::vector<RankTimeline>& rows, Figure figure) {
+  double sum = 0, low = 0, high = 0;
+  size_t n = 0;
+  for (const RankTimeline& r : rows) {
+    const double capture = figure(r.capture);
+    if (capture <= 0) continue;
+    const double ratio = figure(r.replay) / capture;
+    low = n == 0 ? ratio : std::min(low, ratio);
+    high = n == 0 ? ratio : std::max(high, ratio);
+    sum += ratio;
+    ++n;
+  }
+  return n == 0 ? "-" : fmt::format("mean {:.2f} ({:.2f}-{:.2f})", sum / static_cast<double>(n), low, high);
+}
+
+}  // namespace
+
+std::string recordedText(double recordedUs, RecordedClock clock) {
+  if (recordedUs < 0) return "-";
+  return clock == RecordedClock::kCpuCall ? fmt::format("cpu {:.1f}", recordedUs) : fmt::format("{:.1f}", recordedUs);
+}
+
+void printRecordedClock(FILE* out, const ReplayReport& r) {
+  const std::string& c = r.recordedClock;
+  const char* text =
+      c == "gpu"        ? "NCCL's GPU time of each op (captured with NCCLSHIM_GPU_TIMING=1); ratio = replayed / GPU time"
+      : c == "cpu_call" ? "CPU call times (captured without GPU timing): NCCL's enqueue of each op, not its duration; "
+                          "shown as \"cpu N\" and never compared with the replay (NCCLSHIM_GPU_TIMING=1 records GPU time)"
+      : c == "stated"   ? "durations stated by the input file; ratio = replayed / stated"
+      : c == "mixed"    ? "GPU time where the op was GPU-timed (ratio = replayed / GPU time), CPU call times elsewhere "
+                          "(\"cpu N\", no ratio)"
+                        : "none (the input records no times)";
+  fmt::print(out, "# recorded time       : {}\n", text);
+}
+
+void printNcclSettings(FILE* out, const ReplayReport& r) {
+  if (r.ncclSettings.empty()) {
+    fmt::print(out, "# NCCL settings       : none set (neither the capture nor this environment sets a traffic-shaping "
+               "NCCL_* variable)\n");
+  } else {
+    fmt::print(out, "# NCCL settings       : {} in force (where each came from; used = read by this replay)\n",
+               r.ncclSettings.size());
+    for (const NcclSettingInForce& s : r.ncclSettings) {
+      std::string from;
+      switch (s.source) {
+        case NcclSource::kEnvironment: from = "from the environment"; break;
+        case NcclSource::kCapture: from = "from the capture"; break;
+        case NcclSource::kOverride: from = "from " + s.via + " (override)"; break;
+        case NcclSource::kCaptureNotApplied: from = "from the capture, not applied: " + s.via; break;
+      }
+      if (!s.captured.empty()) from += fmt::format("; the capture had {}", s.captured);
+      const char* used = s.source == NcclSource::kCaptureNotApplied ? "" : s.read ? ", used" : ", not read by this replay";
+      fmt::print(out, "#   {}={}  {}{}\n", s.name, s.value, from, used);
+    }
+  }
+  if (!r.ncclNote.empty()) fmt::print(out, "#   note: {}\n", r.ncclNote);
+}
+
+void printWaits(FILE* out, const ReplayReport& r) {
+  const StragglerFinding& f = r.straggler;
+  if (f.rows == 0) return;
+  if (f.rowsWaited == 0) {
+    fmt::print(out, "# waiting for ranks   : no op waited for a late rank (the arrivals spread less than {:g} us or a "
+               "tenth of the op's time in all {} ops)\n", StragglerFinding::kSignificantWaitUs, f.rows);
+  } else if (f.rank >= 0) {
+    fmt::print(out, "# waiting for ranks   : rank {} arrived last at every op where ranks waited ({} of {} ops): the "
+               "others waited for it {:.3f} ms per op ({:.3f} ms in all); moving the data then took {:.3f} ms per op\n",
+               f.rank, f.rowsWaited, f.rows, f.meanWaitUs * 1e-3, f.totalWaitUs * 1e-3, f.meanDataUs * 1e-3);
+  } else {
+    std::string last;
+    for (size_t i = 0; i < f.lastArrivals.size() && i < 5; ++i) {
+      last += fmt::format("{}rank {} ({} ops)", i ? ", " : "", f.lastArrivals[i].first, f.lastArrivals[i].second);
+    }
+    fmt::print(out, "# waiting for ranks   : no single straggler: ranks waited at {} of {} ops, {:.3f} ms per op "
+               "({:.3f} ms in all), then moved the data in {:.3f} ms per op; last to arrive: {}{}\n", f.rowsWaited,
+               f.rows, f.meanWaitUs * 1e-3, f.totalWaitUs * 1e-3, f.meanDataUs * 1e-3, last,
+               f.lastArrivals.size() > 5 ? ", ..." : "");
+  }
+}
+
+void printTimeline(FILE* out, const ReplayReport& r, int maxRows) {
+  const TimelineScore& t = r.timeline;
+  if (t.note.empty()) return;
+  fmt::print(out, "# job timeline        : {}\n", t.note);
+  if (!t.captured) return;
+  fmt::print(out, "#   per rank, capture -> replay: communication (us), exposed communication (us), overlapping op "
+             "pairs\n");
+  int shown = 0;
+  for (const RankTimeline& k : t.ranks) {
+    if (shown++ >= maxRows) {
+      fmt::print(out, "#   ... {} more ranks (all are in --json)\n", t.ranks.size() - maxRows);
+      break;
+    }
+    fmt::print(out, "#   rank {}: communication {:.1f} -> {:.1f} ({}), exposed {:.1f} -> {:.1f} ({}), overlapping "
+               "pairs {} -> {}\n", k.rank, k.capture.commUs, k.replay.commUs, ratioText(k.replay.commUs, k.capture.commUs),
+               k.capture.exposedUs, k.replay.exposedUs, ratioText(k.replay.exposedUs, k.capture.exposedUs),
+               k.capture.overlapPairs, k.replay.overlapPairs);
+  }
+  fmt::print(out, "# overlapping op pairs: capture {}, replay {:.0f} (ops of different communicators in flight at once "
+             "on a rank, all ranks; replay: mean per pass)\n", t.captureOverlapPairs, t.replayOverlapPairs);
+  if (t.iterations.empty()) {
+    fmt::print(out, "# per iteration       : no training iterations found in the ranks' ops (the figures above are "
+               "per whole pass)\n");
+  } else {
+    fmt::print(out, "# per iteration       : {} rank-iterations, replay / capture: communication {}, exposed {}\n",
+               t.iterations.size(), ratioSpread(t.iterations, [](const TimelineFigures& f) { return f.commUs; }),
+               ratioSpread(t.iterations, [](const TimelineFigures& f) { return f.exposedUs; }));
+  }
+}
+
+std::string timeJson(const ReplayReport& r) {
+  std::string out = fmt::format(",\n\"recorded_clock\":{},\n\"nccl_settings\":[", jsonQuoted(r.recordedClock));
+  for (size_t i = 0; i < r.ncclSettings.size(); ++i) {
+    const NcclSettingInForce& s = r.ncclSettings[i];
+    out += fmt::format("{}{{\"name\":{},\"value\":{},\"source\":{},\"via\":{},\"captured\":{},\"read\":{}}}", i ? "," : "",
+                       jsonQuoted(s.name), jsonQuoted(s.value), jsonQuoted(ncclSourceName(s.source)), jsonQuoted(s.via),
+                       s.captured.empty() ? "null" : jsonQuoted(s.captured), s.read ? "true" : "false");
+  }
+  out += fmt::format("],\"nccl_settings_note\":{},\n", jsonQuoted(r.ncclNote));
+  const StragglerFinding& f = r.straggler;
+  out += fmt::format("\"straggler\":{{\"rows\":{},\"rows_waited\":{},\"rank\":{},\"mean_wait_us\":{:.3f},"
+                     "\"total_wait_us\":{:.3f},\"mean_data_us\":{:.3f},\"last_arrivals\":[", f.rows, f.rowsWaited,
+                     f.rank >= 0 ? std::to_string(f.rank) : "null", f.meanWaitUs, f.totalWaitUs, f.meanDataUs);
+  for (size_t i = 0; i < f.lastArrivals.size(); ++i) {
+    out += fmt::format("{}{{\"rank\":{},\"ops\":{}}}", i ? "," : "", f.lastArrivals[i].first, f.lastArrivals[i].second);
+  }
+  const TimelineScore& t = r.timeline;
+  out += fmt::format("]}},\n\"timeline\":{{\"captured\":{},\"paced\":{},\"note\":{},\"capture_overlap_pairs\":{},"
+                     "\"replay_overlap_pairs\":{:.1f},\"ranks\":[", t.captured ? "true" : "false",
+                     t.paced ? "true" : "false", jsonQuoted(t.note), t.captureOverlapPairs, t.replayOverlapPairs);
+  for (size_t i = 0; i < t.ranks.size(); ++i) out += (i ? "," : "") + rankTimelineJson(t.ranks[i]);
+  out += "],\"iterations\":[";
+  for (size_t i = 0; i < t.iterations.size(); ++i) out += (i ? "," : "") + rankTimelineJson(t.iterations[i]);
+  out += "]}";
+  return out;
+}
+
+}  // namespace nshim::phynet
