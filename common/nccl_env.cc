@@ -119,7 +119,8 @@ int64_t settingOrNcclInt(Setting setting, const char* ncclName) {
   if (!text) return settingInt(setting);
   Result<SettingValue> value = parseSetting(settingDecl(setting), *text);
   if (!value.ok()) {
-    NS_WARN("ignoring {}={}: {}", ncclName, *text, value.status().message());
+    NS_WARN("ignoring {}={}: expected {} (as {})", ncclName, *text, acceptedValues(settingDecl(setting)),
+            settingDecl(setting).name);
     return settingInt(setting);
   }
   return value->number;

@@ -66,7 +66,7 @@ void printNcclSettings(FILE* out, const ReplayReport& r) {
     fmt::print(out, "# NCCL settings       : none set (neither the capture nor this environment sets a traffic-shaping "
                "NCCL_* variable)\n");
   } else {
-    fmt::print(out, "# NCCL settings       : {} in force (where each came from; used = read by this replay)\n",
+    fmt::print(out, "# NCCL settings       : {} in force (where each came from; read = looked up by this replay)\n",
                r.ncclSettings.size());
     for (const NcclSettingInForce& s : r.ncclSettings) {
       std::string from;
@@ -77,7 +77,7 @@ void printNcclSettings(FILE* out, const ReplayReport& r) {
         case NcclSource::kCaptureNotApplied: from = "from the capture, not applied: " + s.via; break;
       }
       if (!s.captured.empty()) from += fmt::format("; the capture had {}", s.captured);
-      const char* used = s.source == NcclSource::kCaptureNotApplied ? "" : s.read ? ", used" : ", not read by this replay";
+      const char* used = s.source == NcclSource::kCaptureNotApplied ? "" : s.read ? ", read" : ", not read by this replay";
       fmt::print(out, "#   {}={}  {}{}\n", s.name, s.value, from, used);
     }
   }

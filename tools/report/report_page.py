@@ -123,13 +123,13 @@ def settings_section(run):
         return None
     body = note("The traffic-shaping NCCL_* variables in force for this replay and where each came from: the "
                 "capture (its trace header), this replay's environment, or an override (an NCCLSHIM_* setting, "
-                "--algo, --proto); used = read by this replay's engine or transport.")
+                "--algo, --proto); read = looked up by this replay (its engine or transports).")
     if settings:
         rows = [[str(s.get("name", "")), Cell(str(s.get("value", "")), css="wrap"), str(s.get("source", "")),
                  Cell(str(s.get("via") or ""), css="wrap"), str(s.get("captured") or ""),
                  "-" if s.get("source") == "capture (not applied)" else "yes" if s.get("read") else "no"]
                 for s in settings]
-        body += table("nccl-settings-table", ["<name", "<value", "<from", "<via", "<capture had", "<used"], rows)
+        body += table("nccl-settings-table", ["<name", "<value", "<from", "<via", "<capture had", "<read"], rows)
     else:
         body += note("None set: neither the capture nor this environment sets one.")
     if run.get("nccl_settings_note"):
