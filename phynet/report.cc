@@ -219,25 +219,52 @@ std::vector<SummaryRow> summarize(const std::vector<OpRow>& rows) {
   return out;
 }
 
-StragglerFinding findStraggler(const std::vector<OpRow>& rows) {
+// Whether global rank `g` took part in `row`: one of a send/recv pair ("3->1"), else a member of
+// the row's communicator.
+bool tookPart(const OpRow& row, int g, const Workload& w) {
+  if (!row.ranks.empty()) {
+    const size_t arrow = row.ranks.find("->");
+    return arrow != std::string::npos &&
+           (row.ranks.substr(0, arrow) == std::to_string(g) || row.ranks.substr(arrow + 2) == std::to_string(g));
+  }
+  const CommGroup* comm = w.findComm(row.commId);
+  return comm != nullptr && std::find(comm->members.begin(), comm->members.end(), g) != comm->members.end();
+}
+
+// The straggler: the one rank that arrived last at every op it took part in where ranks waited (ops
+// without it may wait too, as its lateness spreads); its figures are over the ops it was last in.
+StragglerFinding findStraggler(const std::vector<OpRow>& rows, const Workload& w) {
   StragglerFinding f;
   std::map<int, uint64_t> last;
+  std::vector<const OpRow*> waited;
   for (const OpRow& r : rows) {
     if (r.arrivalWaitUs < 0) continue;
     ++f.rows;
     if (!waitedSignificantly(r)) continue;
-    ++f.rowsWaited;
-    f.totalWaitUs += r.arrivalWaitUs;
-    f.meanDataUs += r.dataUs;
+    waited.push_back(&r);
     ++last[r.lastRank];
   }
-  if (f.rowsWaited == 0) return f;
-  f.meanWaitUs = f.totalWaitUs / static_cast<double>(f.rowsWaited);
-  f.meanDataUs /= static_cast<double>(f.rowsWaited);
+  f.rowsWaited = waited.size();
+  if (waited.empty()) return f;
   for (const auto& [rank, count] : last) f.lastArrivals.emplace_back(rank, count);
   std::stable_sort(f.lastArrivals.begin(), f.lastArrivals.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
-  if (f.lastArrivals.size() == 1) f.rank = f.lastArrivals.front().first;
+  std::vector<int> consistent;
+  for (const auto& [rank, count] : f.lastArrivals) {
+    const bool always = std::all_of(waited.begin(), waited.end(), [&, rank = rank](const OpRow* r) {
+      return r->lastRank == rank || !tookPart(*r, rank, w);
+    });
+    if (always) consistent.push_back(rank);
+  }
+  if (consistent.size() == 1) f.rank = consistent.front();
+  for (const OpRow* r : waited) {
+    if (f.rank >= 0 && r->lastRank != f.rank) continue;
+    ++f.rowsCaused;
+    f.totalWaitUs += r->arrivalWaitUs;
+    f.meanDataUs += r->dataUs;
+  }
+  f.meanWaitUs = f.totalWaitUs / static_cast<double>(f.rowsCaused);
+  f.meanDataUs /= static_cast<double>(f.rowsCaused);
   return f;
 }
 
@@ -281,7 +308,7 @@ ReplayReport buildReport(const ReportInput& in) {
   report.summary = summarize(report.rows);
   report.steps = stepTimes(in.timings, in.counters, in.warmup, in.iterations);
   report.recordedClock = recordedClockOf(w);
-  report.straggler = findStraggler(report.rows);
+  report.straggler = findStraggler(report.rows, w);
   report.timeline = scoreTimelines(w, in.timings, in.counters, in.warmup, in.iterations, in.paced);
   return report;
 }

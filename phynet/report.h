@@ -74,10 +74,13 @@ struct StragglerFinding {
   static constexpr double kSignificantWaitUs = 10;
   uint64_t rows = 0;           // rows with more than one member
   uint64_t rowsWaited = 0;     // of them, with a significant arrival wait
-  int rank = -1;               // the rank that arrived last in every one of those; -1 none or several
-  double meanWaitUs = 0;       // over rowsWaited
+  // The one rank that arrived last at every one of those it took part in (a straggler; rows without
+  // it may wait too, as its lateness spreads); -1 none, or several.
+  int rank = -1;
+  uint64_t rowsCaused = 0;     // the rows the figures below are over: where `rank` was last (all waited rows without one)
+  double meanWaitUs = 0;
   double totalWaitUs = 0;
-  double meanDataUs = 0;       // over rowsWaited: moving the data once the last rank arrived
+  double meanDataUs = 0;       // moving the data once the last rank arrived
   std::vector<std::pair<int, uint64_t>> lastArrivals;  // rank -> rows it arrived last in, most first
 };
 

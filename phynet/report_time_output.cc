@@ -91,9 +91,11 @@ void printWaits(FILE* out, const ReplayReport& r) {
     fmt::print(out, "# waiting for ranks   : no op waited for a late rank (the arrivals spread less than {:g} us or a "
                "tenth of the op's time in all {} ops)\n", StragglerFinding::kSignificantWaitUs, f.rows);
   } else if (f.rank >= 0) {
-    fmt::print(out, "# waiting for ranks   : rank {} arrived last at every op where ranks waited ({} of {} ops): the "
-               "others waited for it {:.3f} ms per op ({:.3f} ms in all); moving the data then took {:.3f} ms per op\n",
-               f.rank, f.rowsWaited, f.rows, f.meanWaitUs * 1e-3, f.totalWaitUs * 1e-3, f.meanDataUs * 1e-3);
+    fmt::print(out, "# waiting for ranks   : rank {} arrived last at every op it took part in where ranks waited ({} of {} "
+               "ops{}): the others waited for it {:.3f} ms per op ({:.3f} ms in all); moving the data then took {:.3f} "
+               "ms per op\n", f.rank, f.rowsCaused, f.rows,
+               f.rowsWaited > f.rowsCaused ? fmt::format("; {} more waited on others", f.rowsWaited - f.rowsCaused) : "",
+               f.meanWaitUs * 1e-3, f.totalWaitUs * 1e-3, f.meanDataUs * 1e-3);
   } else {
     std::string last;
     for (size_t i = 0; i < f.lastArrivals.size() && i < 5; ++i) {
@@ -146,9 +148,10 @@ std::string timeJson(const ReplayReport& r) {
   }
   out += fmt::format("],\"nccl_settings_note\":{},\n", jsonQuoted(r.ncclNote));
   const StragglerFinding& f = r.straggler;
-  out += fmt::format("\"straggler\":{{\"rows\":{},\"rows_waited\":{},\"rank\":{},\"mean_wait_us\":{:.3f},"
-                     "\"total_wait_us\":{:.3f},\"mean_data_us\":{:.3f},\"last_arrivals\":[", f.rows, f.rowsWaited,
-                     f.rank >= 0 ? std::to_string(f.rank) : "null", f.meanWaitUs, f.totalWaitUs, f.meanDataUs);
+  out += fmt::format("\"straggler\":{{\"rows\":{},\"rows_waited\":{},\"rank\":{},\"rows_caused\":{},"
+                     "\"mean_wait_us\":{:.3f},\"total_wait_us\":{:.3f},\"mean_data_us\":{:.3f},\"last_arrivals\":[",
+                     f.rows, f.rowsWaited, f.rank >= 0 ? std::to_string(f.rank) : "null", f.rowsCaused, f.meanWaitUs,
+                     f.totalWaitUs, f.meanDataUs);
   for (size_t i = 0; i < f.lastArrivals.size(); ++i) {
     out += fmt::format("{}{{\"rank\":{},\"ops\":{}}}", i ? "," : "", f.lastArrivals[i].first, f.lastArrivals[i].second);
   }

@@ -95,6 +95,7 @@ TEST_CASE("a delayed rank is named as the rank the others waited for", "[phynet]
   }
   CHECK(every.straggler.rank == 3);
   CHECK(every.straggler.rowsWaited == 10);
+  CHECK(every.straggler.rowsCaused == 10);
   CHECK(every.straggler.meanWaitUs >= 900);
   CHECK(every.straggler.meanWaitUs < 20'000);
   REQUIRE(every.summary.size() == 1);

@@ -145,8 +145,9 @@ def waits_section(run):
         verdict = (f"No op waited for a late rank: the arrivals spread less than 10 us or a tenth of the op's time "
                    f"in all {s['rows']:,} ops.")
     elif isinstance(s.get("rank"), int):
-        verdict = (f"Rank {s['rank']} arrived last at every op where ranks waited ({s['rows_waited']:,} of "
-                   f"{s['rows']:,} ops): the others waited for it {s['mean_wait_us'] / 1e3:.3f} ms per op "
+        verdict = (f"Rank {s['rank']} arrived last at every op it took part in where ranks waited "
+                   f"({s.get('rows_caused', s['rows_waited']):,} of {s['rows']:,} ops): the others waited for it "
+                   f"{s['mean_wait_us'] / 1e3:.3f} ms per op "
                    f"({s['total_wait_us'] / 1e3:.3f} ms in all); moving the data then took "
                    f"{s['mean_data_us'] / 1e3:.3f} ms per op.")
     else:
