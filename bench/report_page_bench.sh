@@ -3,7 +3,7 @@
 # headless chromium takes to open it (docs/TOOLS.md): the load test's trace (64 ranks, TP=8 x DP=8,
 # 10,240 ops; tests/phynet/tools/make_test_trace.cc) replayed 7 times on 64 oversubscribed local
 # ranks gives 10,080 report rows; the page is then written (and opened, when chromium is there) in
-# R rounds. Needs Python 3 with matplotlib (scripts/setup.sh), as `ncclshim report` does.
+# R rounds. Needs Python 3 with matplotlib (scripts/setup.sh --tests), as `ncclshim report` does.
 #
 # usage: bench/report_page_bench.sh [--rounds R]      (default 3)
 # Output lines (also read by bench/stated_figures.py):
@@ -24,7 +24,7 @@ for tool in build/ncclshim build/phynet build/phynet_make_test_trace; do
   [ -x "$tool" ] || { echo "report_page_bench: $tool is missing: run 'make all' first" >&2; exit 2; }
 done
 python3 -c 'import matplotlib' 2>/dev/null ||
-  { echo "report_page_bench: no Python 3 with matplotlib here (scripts/setup.sh installs it)" >&2; exit 2; }
+  { echo "report_page_bench: no Python 3 with matplotlib here (scripts/setup.sh --tests installs it)" >&2; exit 2; }
 chromium=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 
 work=$(mktemp -d /tmp/ncclshim-report-bench.XXXXXX)

@@ -11,31 +11,10 @@
 
 namespace nshim {
 
-const char* allReduceRouteName(AllReduceRoute route) {
-  switch (route) {
-    case AllReduceRoute::kCopy: return "copy";
-    case AllReduceRoute::kRecursiveDoubling: return "rd";
-    case AllReduceRoute::kTree: return "tree";
-    case AllReduceRoute::kRing: break;
-  }
-  return "ring";
-}
-
-AllReducePlan planAllReduce(const CollectiveOptions& options, AlgorithmChoice choice, int nranks, size_t bytes) {
-  if (nranks == 1) return {AllReduceRoute::kCopy, 0};
-  const Algorithm algorithm = choice.algorithm != Algorithm::kAuto ? choice.algorithm : options.algorithm;
-  const int channels = std::max(1, choice.channels > 0 ? choice.channels : options.channels);
-  if (algorithm == Algorithm::kTree) return {AllReduceRoute::kTree, channels};
-  const bool powerOfTwo = (nranks & (nranks - 1)) == 0;
-  if (algorithm == Algorithm::kAuto && powerOfTwo && bytes <= options.smallAllReduceBytes) {
-    return {AllReduceRoute::kRecursiveDoubling, 0};
-  }
-  return {AllReduceRoute::kRing, channels};
-}
-
 Status allReduce(Communicator& comm, const void* send, void* recv, size_t count, DataType type, const ReduceOp& op,
-                 AlgorithmChoice choice) {
+                 CallChoice choice) {
   NS_RETURN_IF_ERROR(validateCollective(comm, "allreduce", send, recv, count, type, &op, -1, {true, true}));
+  const CallProtocol callProtocol(comm, choice.protocol);  // the call's protocol, Simple again after
   const uint64_t seq = comm.nextCollectiveSeq();
   if (count == 0) return Status::Ok();
   std::vector<char> scaled;

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "collectives/communicator.h"
-#include "collectives/datatype.h"
+#include "model/datatype.h"
 #include "common/status.h"
 
 namespace nshim {

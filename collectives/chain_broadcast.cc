@@ -15,9 +15,11 @@
 
 namespace nshim {
 
-Status broadcast(Communicator& comm, const void* send, void* recv, size_t count, DataType type, int root) {
+Status broadcast(Communicator& comm, const void* send, void* recv, size_t count, DataType type, int root,
+                 CallChoice choice) {
   const bool isRoot = comm.rank() == root;
   NS_RETURN_IF_ERROR(validateCollective(comm, "broadcast", send, recv, count, type, nullptr, root, {isRoot, true}));
+  const CallProtocol callProtocol(comm, choice.protocol);  // the call's protocol, Simple again after
   uint64_t seq = comm.nextCollectiveSeq();
   if (count == 0) return Status::Ok();
   const int n = comm.nranks();
@@ -53,7 +55,7 @@ Status broadcast(Communicator& comm, const void* send, void* recv, size_t count,
   AbortOnError guard(transport);
   Deadline deadline = comm.operationDeadline();
 
-  const int channels = std::max(1, comm.channels());  // chunk k is NCCL channel k % channels
+  const int channels = std::max(1, channelsOf(comm, choice));  // chunk k is NCCL channel k % channels
   auto postRecv = [&](int k, Request* req) {
     req->channel = k % channels;
     return transport.postRecv(prev, tagOf(k), chunkSpan(k).data(), chunkSpan(k).size(), req);

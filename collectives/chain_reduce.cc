@@ -15,9 +15,10 @@
 namespace nshim {
 
 Status reduce(Communicator& comm, const void* send, void* recv, size_t count, DataType type, const ReduceOp& op,
-              int root) {
+              int root, CallChoice choice) {
   const bool isRoot = comm.rank() == root;
   NS_RETURN_IF_ERROR(validateCollective(comm, "reduce", send, recv, count, type, &op, root, {true, isRoot}));
+  const CallProtocol callProtocol(comm, choice.protocol);  // the call's protocol, Simple again after
   uint64_t seq = comm.nextCollectiveSeq();
   if (count == 0) return Status::Ok();
   std::vector<char> scaled;
@@ -51,7 +52,7 @@ Status reduce(Communicator& comm, const void* send, void* recv, size_t count, Da
   AbortOnError guard(transport);
   Deadline deadline = comm.operationDeadline();
 
-  const int channels = std::max(1, comm.channels());  // chunk k is NCCL channel k % channels
+  const int channels = std::max(1, channelsOf(comm, choice));  // chunk k is NCCL channel k % channels
   auto postRecv = [&](int k) {
     recvs[k % window].channel = k % channels;
     return transport.postRecv(from, tagOf(k), stageOf(k), elemsOf(k) * elemSize, &recvs[k % window]);

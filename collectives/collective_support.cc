@@ -5,10 +5,19 @@
 #include <cstring>
 
 #include "collectives/collectives.h"
-#include "collectives/double_binary_tree.h"
+#include "model/double_binary_tree.h"
 #include "collectives/reduce.h"
 
 namespace nshim {
+
+CallProtocol::CallProtocol(Communicator& comm, Protocol protocol)
+    : transport_(protocol == Protocol::kAuto ? nullptr : &comm.transport()) {
+  if (transport_ != nullptr) transport_->setProtocol(protocol);
+}
+
+CallProtocol::~CallProtocol() {
+  if (transport_ != nullptr) transport_->setProtocol(Protocol::kSimple);
+}
 
 Status validateCollective(const Communicator& comm, const char* opName, const void* send, const void* recv,
                           size_t count, DataType type, const ReduceOp* op, int root, BufferUse use) {

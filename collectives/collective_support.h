@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "collectives/communicator.h"
-#include "collectives/datatype.h"
+#include "model/call_choice.h"
+#include "model/datatype.h"
 #include "common/status.h"
 
 namespace nshim {
@@ -20,6 +21,24 @@ struct BufferUse {
 };
 Status validateCollective(const Communicator& comm, const char* opName, const void* send, const void* recv,
                           size_t count, DataType type, const ReduceOp* op, int root, BufferUse use);
+
+// A call's channels: its choice's (NCCL's, recorded or tuned), else the options'.
+inline int channelsOf(const Communicator& comm, const CallChoice& choice) {
+  return choice.channels > 0 ? choice.channels : comm.options().channels;
+}
+
+// While it lives, the communicator's posts move in the call's protocol (CallChoice::protocol), and
+// in Simple again after; kAuto leaves the transport's as it is. Each collective holds one.
+class CallProtocol {
+ public:
+  CallProtocol(Communicator& comm, Protocol protocol);
+  ~CallProtocol();
+  CallProtocol(const CallProtocol&) = delete;
+  CallProtocol& operator=(const CallProtocol&) = delete;
+
+ private:
+  Transport* transport_;  // null: kAuto, nothing to undo
+};
 
 // Number of ring blocks in flight at once for a window of messages per peer.
 int ringWindow(const Communicator& comm);

@@ -7,40 +7,27 @@
 #include <span>
 
 #include "collectives/communicator.h"
-#include "collectives/datatype.h"
+#include "model/allreduce_plan.h"
+#include "model/datatype.h"
 #include "common/status.h"
 
 namespace nshim {
 
-// What a caller may say about one allreduce, as NCCL decided it (a trace that recorded NCCL's
-// choice): the algorithm (kAuto: the communicator's options) and the channels (0: the options').
-struct AlgorithmChoice {
-  Algorithm algorithm = Algorithm::kAuto;
-  int channels = 0;
-};
 Status allReduce(Communicator& comm, const void* send, void* recv, size_t count, DataType type,
-                 const ReduceOp& op, AlgorithmChoice choice = {});
-// What allReduce runs for a buffer of `bytes` on `nranks` ranks, and the channels of the ring or
-// tree (0 for the others).
-enum class AllReduceRoute { kCopy, kRecursiveDoubling, kRing, kTree };
-const char* allReduceRouteName(AllReduceRoute route);  // "copy" (one rank), "rd", "ring", "tree"
-struct AllReducePlan {
-  AllReduceRoute route;
-  int channels;
-};
-AllReducePlan planAllReduce(const CollectiveOptions& options, AlgorithmChoice choice, int nranks, size_t bytes);
+                 const ReduceOp& op, CallChoice choice = {});
 // recv holds nranks * sendCount elements, rank r's contribution at r * sendCount. The ring, or
 // NCCL's PAT where `choice` (else the options) says kPat and every node has one rank.
 Status allGather(Communicator& comm, const void* send, void* recv, size_t sendCount, DataType type,
-                 AlgorithmChoice choice = {});
+                 CallChoice choice = {});
 // send holds nranks * recvCount elements; rank r receives the reduced block r. Ring or PAT as
 // allGather.
 Status reduceScatter(Communicator& comm, const void* send, void* recv, size_t recvCount, DataType type,
-                     const ReduceOp& op, AlgorithmChoice choice = {});
-Status broadcast(Communicator& comm, const void* send, void* recv, size_t count, DataType type, int root);
+                     const ReduceOp& op, CallChoice choice = {});
+Status broadcast(Communicator& comm, const void* send, void* recv, size_t count, DataType type, int root,
+                 CallChoice choice = {});
 // recv is only written on the root (may be null elsewhere).
 Status reduce(Communicator& comm, const void* send, void* recv, size_t count, DataType type,
-              const ReduceOp& op, int root);
+              const ReduceOp& op, int root, CallChoice choice = {});
 // count elements to and from each peer: send and recv hold nranks * count elements. `channels`: each
 // transfer's, as NCCL moved them (0: as NCCL would choose, p2p_channels.h).
 Status allToAll(Communicator& comm, const void* send, void* recv, size_t count, DataType type, int channels = 0);

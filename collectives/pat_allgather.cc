@@ -11,7 +11,7 @@
 #include "collectives/collectives.h"
 #include "collectives/op_tags.h"
 #include "collectives/pat_exchange.h"
-#include "collectives/pat_schedule.h"
+#include "model/pat_schedule.h"
 #include "collectives/ring_pipeline.h"
 
 namespace nshim {

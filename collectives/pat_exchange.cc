@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "collectives/abort_on_error.h"
-#include "collectives/pat_schedule.h"
+#include "model/pat_schedule.h"
 
 namespace nshim {
 

@@ -12,7 +12,7 @@
 #include "collectives/collective_support.h"
 #include "collectives/collectives.h"
 #include "collectives/op_tags.h"
-#include "collectives/p2p_channels.h"
+#include "model/p2p_channels.h"
 #include "collectives/point_to_point.h"
 #include "collectives/ring_pipeline.h"
 

@@ -11,23 +11,9 @@
 
 #include "collectives/communicator.h"
 #include "common/status.h"
+#include "model/pxn_routes.h"
 
 namespace nshim {
-
-// Whether PXN is asked for (CollectiveOptions::pxn) and means anything: several nodes of which some
-// hold several ranks.
-bool pxnApplies(const CollectiveOptions& options, const NodeLayout& nodes);
-
-// The rank that carries rank `from`'s block for rank `to` between nodes: `from` itself, or its
-// node-mate with `to`'s local index (PXN). Equal to `to` when both are on one node.
-int pxnRelayOf(const NodeLayout& nodes, int from, int to);
-
-// Where `from` sends its block for `to`: `to` itself, or the relay.
-int pxnFirstHopOf(const NodeLayout& nodes, int from, int to);
-
-// Whether `from`'s block for `to` goes through a relay (another node, another rail, and a node-mate
-// of `from` on `to`'s rail).
-inline bool pxnRelayed(const NodeLayout& nodes, int from, int to) { return pxnFirstHopOf(nodes, from, to) != to; }
 
 // The alltoall of `block` bytes per peer with PXN relays; `tag` names the operation.
 Status pxnAllToAll(Communicator& comm, const char* send, char* recv, size_t block, uint64_t tag);

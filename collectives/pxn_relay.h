@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "collectives/collectives.h"
-#include "collectives/node_layout.h"
+#include "model/node_layout.h"
 #include "common/clock.h"
 #include "common/status.h"
 #include "transport/core/transport.h"

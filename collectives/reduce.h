@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "collectives/datatype.h"
+#include "model/datatype.h"
 
 namespace nshim {
 

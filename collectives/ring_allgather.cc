@@ -4,7 +4,7 @@
 #include "collectives/collective_support.h"
 #include "collectives/collectives.h"
 #include "collectives/pat_algorithms.h"
-#include "collectives/pat_schedule.h"
+#include "model/pat_schedule.h"
 #include "collectives/ring_pipeline.h"
 
 namespace nshim {
@@ -51,8 +51,9 @@ class RingAllGatherPass final : public RingPass {
 }  // namespace
 
 Status allGather(Communicator& comm, const void* send, void* recv, size_t sendCount, DataType type,
-                 AlgorithmChoice choice) {
+                 CallChoice choice) {
   NS_RETURN_IF_ERROR(validateCollective(comm, "allgather", send, recv, sendCount, type, nullptr, -1, {true, true}));
+  const CallProtocol callProtocol(comm, choice.protocol);  // the call's protocol, Simple again after
   uint64_t seq = comm.nextCollectiveSeq();
   if (sendCount == 0) return Status::Ok();
   char* output = static_cast<char*>(recv);
@@ -60,10 +61,10 @@ Status allGather(Communicator& comm, const void* send, void* recv, size_t sendCo
   if (comm.nranks() == 1) return Status::Ok();
   const Algorithm algorithm = choice.algorithm != Algorithm::kAuto ? choice.algorithm : comm.options().algorithm;
   if (algorithm == Algorithm::kPat && patRuns(comm.nranks(), comm.nodes().nodes())) {
-    return patAllGather(comm, output, sendCount, type, seq, comm.channels());
+    return patAllGather(comm, output, sendCount, type, seq, channelsOf(comm, choice));
   }
   RingAllGatherPass pass(comm, output, sendCount, type);
-  return runRingPipeline(comm, pass, OpCode::kAllGather, seq, ringWindow(comm), comm.channels());
+  return runRingPipeline(comm, pass, OpCode::kAllGather, seq, ringWindow(comm), channelsOf(comm, choice));
 }
 
 }  // namespace nshim

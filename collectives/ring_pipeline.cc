@@ -9,13 +9,6 @@
 
 namespace nshim {
 
-Range partRange(size_t total, int parts, int index) {
-  size_t per = (total + parts - 1) / parts;
-  size_t begin = std::min(total, per * static_cast<size_t>(index));
-  size_t end = std::min(total, begin + per);
-  return Range{begin, end};
-}
-
 Status runRingPipeline(Communicator& comm, RingPass& pass, OpCode op, uint64_t seq, int window, int channels) {
   Transport& transport = comm.transport();
   const int next = comm.nodes().ringNext(comm.rank());

@@ -11,6 +11,7 @@
 
 #include "collectives/communicator.h"
 #include "collectives/op_tags.h"
+#include "model/part_range.h"
 
 namespace nshim {
 
@@ -32,16 +33,5 @@ class RingPass {
 // the pipeline waits for the send of step s-1 before posting the receive of step s+1. Block b is
 // NCCL channel b % channels: its messages travel on that channel's connection (Request::channel).
 Status runRingPipeline(Communicator& comm, RingPass& pass, OpCode op, uint64_t seq, int window, int channels);
-
-// Elements [begin, end) of part `index` when `total` elements are cut into `parts` nearly equal
-// parts of ceil(total/parts) (the last ones may be shorter or empty).
-struct Range {
-  size_t begin;
-  size_t end;
-  size_t size() const { return end - begin; }
-};
-Range partRange(size_t total, int parts, int index);
-
-inline int ringMod(int value, int n) { return ((value % n) + n) % n; }
 
 }  // namespace nshim

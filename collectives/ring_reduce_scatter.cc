@@ -8,7 +8,7 @@
 #include "collectives/collective_support.h"
 #include "collectives/collectives.h"
 #include "collectives/pat_algorithms.h"
-#include "collectives/pat_schedule.h"
+#include "model/pat_schedule.h"
 #include "collectives/reduce.h"
 #include "collectives/ring_pipeline.h"
 
@@ -87,8 +87,9 @@ class RingReduceScatterPass final : public RingPass {
 }  // namespace
 
 Status reduceScatter(Communicator& comm, const void* send, void* recv, size_t recvCount, DataType type,
-                     const ReduceOp& op, AlgorithmChoice choice) {
+                     const ReduceOp& op, CallChoice choice) {
   NS_RETURN_IF_ERROR(validateCollective(comm, "reducescatter", send, recv, recvCount, type, &op, -1, {true, true}));
+  const CallProtocol callProtocol(comm, choice.protocol);  // the call's protocol, Simple again after
   uint64_t seq = comm.nextCollectiveSeq();
   if (recvCount == 0) return Status::Ok();
   std::vector<char> scaled;
@@ -101,12 +102,12 @@ Status reduceScatter(Communicator& comm, const void* send, void* recv, size_t re
   const Algorithm algorithm = choice.algorithm != Algorithm::kAuto ? choice.algorithm : comm.options().algorithm;
   if (algorithm == Algorithm::kPat && patRuns(comm.nranks(), comm.nodes().nodes())) {
     return patReduceScatter(comm, static_cast<const char*>(input), static_cast<char*>(recv), recvCount, type, op, seq,
-                            comm.channels());
+                            channelsOf(comm, choice));
   }
   // In-place (recv inside send) is safe: block r of the input is read only by the final combine of
   // each slice, which writes the same slice of the output.
   RingReduceScatterPass pass(comm, static_cast<const char*>(input), static_cast<char*>(recv), recvCount, type, op);
-  return runRingPipeline(comm, pass, OpCode::kReduceScatter, seq, ringWindow(comm), comm.channels());
+  return runRingPipeline(comm, pass, OpCode::kReduceScatter, seq, ringWindow(comm), channelsOf(comm, choice));
 }
 
 }  // namespace nshim

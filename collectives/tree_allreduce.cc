@@ -13,7 +13,7 @@
 
 #include "collectives/abort_on_error.h"
 #include "collectives/collective_support.h"
-#include "collectives/double_binary_tree.h"
+#include "model/double_binary_tree.h"
 #include "collectives/op_tags.h"
 #include "collectives/reduce.h"
 #include "collectives/ring_pipeline.h"

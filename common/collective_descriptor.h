@@ -28,7 +28,7 @@ enum class BusFactor : uint8_t { kTwiceRingShare, kRingShare, kWhole };
 
 // Which of the engine's algorithms runs it: allreduce's plan (ring, tree, recursive doubling or a
 // copy: collectives/allreduce_algorithms.h), the ring pipeline (or NCCL's PAT where chosen on one
-// rank per node: collectives/pat_schedule.h), a chain around the ring from or to the root, or
+// rank per node: model/pat_schedule.h), a chain around the ring from or to the root, or
 // point-to-point transfers (alltoall / gather / scatter as grouped p2p).
 enum class EngineRoute : uint8_t { kAllReducePlan, kRing, kChain, kPointToPoint };
 

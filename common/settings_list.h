@@ -1,5 +1,5 @@
 // Every NCCLSHIM_* setting, declared once: name, kind, default, range, options and one line of help.
-// Read through common/settings.h; the README's settings table is `ncclshim env --markdown` of
+// Read through common/settings.h; docs/settings.md's table is `ncclshim env --markdown` of
 // this list (scripts/settings_table.sh writes it, tests/suites/tools_tests.sh checks it).
 //
 // NS_SETTING(name, kind, default, min, max, options, help)
@@ -31,7 +31,7 @@ NS_SETTING(NCCLSHIM_TRACE_DIR, kString, "", 0, 0, "",
 NS_SETTING(NCCLSHIM_TRACE_MODE, kChoice, "0600", 0, 0, "0600|0640|0644|0660|0664|0666",
            "permissions of the trace files (created new, never through a symlink); folders the recorder creates are 0700, or 0755 when others may read")
 NS_SETTING(NCCLSHIM_TRACE_NAME, kString, "", 0, 0, "",
-           "trace file name pattern, default `ncclshim-%h-%p` (`%h` host, `%p` pid, `%r` rank)")
+           "trace file name pattern, default `ncclshim-%h-%p`, under a job `ncclshim-%j-%h-%p` (`%h` host, `%p` pid, `%r` rank, `%j` SLURM_JOB_ID or TORCHELASTIC_RUN_ID)")
 NS_SETTING(NCCLSHIM_TRACE_RING, kInt, "4096", 16, 16777216, "", "records per recording thread's ring")
 NS_SETTING(NCCLSHIM_TRACE_FLUSH_MS, kInt, "10", 1, 60000, "", "the writer drains the rings at least this often")
 NS_SETTING(NCCLSHIM_TRACE_FULL_WAIT_US, kInt, "100000", 0, 10000000, "",
@@ -39,6 +39,16 @@ NS_SETTING(NCCLSHIM_TRACE_FULL_WAIT_US, kInt, "100000", 0, 10000000, "",
 NS_SETTING(NCCLSHIM_TRACE_SIGNALS, kBool, "1", 0, 0, "", "flush the trace on SIGTERM and SIGINT")
 NS_SETTING(NCCLSHIM_TRACE_GENERAL_PARSER, kBool, "0", 0, 0, "",
            "`1`: read traces without the operation lines' fast path (a check of that path)")
+NS_SETTING(NCCLSHIM_TRACE_START, kString, "", 0, 0, "",
+           "record a window only (docs/capture.md): `iter:N` at iteration N, `call:N` at call N, `time:S` S seconds after the first call, `signal` (SIGUSR2 starts and stops), `file:PATH` when PATH exists; unset: everything")
+NS_SETTING(NCCLSHIM_TRACE_ITERATIONS, kInt, "0", 0, 1000000000, "",
+           "the window lasts this many iterations (0: until NCCLSHIM_TRACE_SECONDS, a second SIGUSR2, the trigger file's removal, or the end)")
+NS_SETTING(NCCLSHIM_TRACE_SECONDS, kDouble, "0", 0, 1e9, "",
+           "the window lasts at most this many seconds (0: no limit)")
+NS_SETTING(NCCLSHIM_TRACE_MAX_MB, kDouble, "0", 0, 1e9, "",
+           "per file: past this many MiB on disk recording stops, with a footer that says so and one warning (0: no limit)")
+NS_SETTING(NCCLSHIM_TRACE_COMPRESS, kChoice, "none", 0, 0, "none|zstd",
+           "`zstd`: write `.jsonl.zst` (streaming, in the writer thread); every reader reads it as `.jsonl`")
 
 // NCCL profiler plugin (docs/profiler_plugin.md)
 NS_SETTING(NCCLSHIM_PROFILER, kBool, "0", 0, 0, "",
@@ -51,6 +61,8 @@ NS_SETTING(NCCLSHIM_PROFILER_COUNT, kBool, "0", 0, 0, "", "`1`: count the plugin
 NS_SETTING(NCCLSHIM_PROFILER_NOOP, kBool, "0", 0, 0, "", "`1`: every callback returns at once (NCCL's own cost)")
 
 // Communicators and transports
+NS_SETTING(NCCLSHIM_JOB_START_AT, kDouble, "0", 0, 1e11, "",
+           "phynet: wall-clock time (Unix seconds) at which the replay starts, after connecting; set by phynet --jobs so that jobs start together (0: at once)")
 NS_SETTING(NCCLSHIM_TIMEOUT, kDouble, "300", 0.001, 1e6, "",
            "seconds any wait may take before the operation fails naming the peer (at most 1e6: 11.5 days)")
 NS_SETTING(NCCLSHIM_CHECK_CALLS, kBool, "0", 0, 0, "",
@@ -77,12 +89,14 @@ NS_SETTING(NCCLSHIM_SOCKET_IFNAME, kString, "", 0, 0, "",
            "rank i entry i mod its length (one NIC per rank)")
 NS_SETTING(NCCLSHIM_SOCKET_FAMILY, kChoice, "AF_INET", 0, 0, "AF_INET,4,ipv4|AF_INET6,6,ipv6",
            "address family preferred on the interface")
-NS_SETTING(NCCLSHIM_NSOCKS_PERPEER, kInt, "2", 1, 64, "", "TCP connections (channels) per peer")
+NS_SETTING(NCCLSHIM_NSOCKS_PERPEER, kInt, "2", 1, 64, "",
+           "TCP connections (channels) per peer, each a control socket plus `NCCL_SOCKET_NTHREADS` x "
+           "`NCCL_NSOCKS_PERTHREAD` data sockets as NCCL resolves them (none on loopback; docs/socket_transport.md)")
 NS_SETTING(NCCLSHIM_SOCKET_SNDBUF, kBytes, "auto", 0, 1073741824, "auto",
-           "send buffer per TCP connection: auto = 256K to ranks on this host (the bytes stay in cache between the "
+           "send buffer per TCP socket: auto = `NCCL_SOCKET_SNDBUF` when set, else 256K to ranks on this host (the bytes stay in cache between the "
            "two copies), the kernel's autotuning to other hosts; `0` = autotuning for all; a size = that for all")
 NS_SETTING(NCCLSHIM_SOCKET_RCVBUF, kBytes, "auto", 0, 1073741824, "auto",
-           "receive buffer per TCP connection: auto = 1M to ranks on this host (a 1 MiB message never waits for "
+           "receive buffer per TCP socket: auto = `NCCL_SOCKET_RCVBUF` when set, else 1M to ranks on this host (a 1 MiB message never waits for "
            "the receive window to grow), the kernel's autotuning to other hosts; `0` = autotuning for all; a size = "
            "that for all. Above `net.core.rmem_max` it is forced (root) or left to autotuning with a warning")
 NS_SETTING(NCCLSHIM_SPIN_US, kInt, "100", 0, 1000000, "",

@@ -154,7 +154,7 @@ NSHIM_HOT_CODE void beginRecordedCall(ApiCall& call) noexcept {
 NSHIM_HOT_CODE RecordedOp beginRecordedOperation(ApiId id, int16_t traceOp, const OpArgs& args) noexcept {
   RecordedOp op;
   // The trace alone (the hook's usual state): straight to its hint, as finish goes to its record.
-  if (__builtin_expect(detail::hookState() == detail::kHookTraced, 1)) {
+  if (__builtin_expect(traceOnlyState(detail::hookState()), 1)) {
     prefetchTraceRecord();
   } else {
     prefetchRecordPath();
@@ -185,7 +185,7 @@ NSHIM_HOT_CODE void finishRecordedOperation(RecordedOp& op, ncclResult_t result)
   op.facts.endNs = tscNowNs();
   op.facts.result = result;
   // Only the trace wants it (the hook's usual state): straight to the trace bridge.
-  if (__builtin_expect(!op.timed && detail::hookState() == detail::kHookTraced, 1)) {
+  if (__builtin_expect(!op.timed && traceOnlyState(detail::hookState()), 1)) {
     recordOperationToTrace(op.traceOp, *op.args, op.facts);
     return;
   }

@@ -16,6 +16,7 @@
 #include "libshim/gpu_timer.h"
 #include "libshim/record_hook.h"
 #include "libshim/trace_bridge.h"
+#include "libshim/trace_window.h"
 
 namespace nshim {
 
@@ -66,10 +67,16 @@ template <ApiId id, typename... Args>
   static_assert(isOperation(id));
   // The arguments by value: the closure holds them, not their addresses beside spilled copies.
   auto body = [=](const NcclFunctions& backend) { return callEntry<id>(backend, args...); };
-  if (__builtin_expect(!recordHookWants(id), 1)) return guardedCall(apiName(id), body);
+  const int state = detail::hookState();
+  if (__builtin_expect(state == detail::kHookOff, 1)) return guardedCall(apiName(id), body);
   // An operation NCCL itself calls from inside a recorded one (its ncclBcast is ncclBroadcast, which
   // reaches this library's export): part of the outer call, not a call of the job's.
   if (tCurrentApiOp.commId != 0) return guardedCall(apiName(id), body);
+  // A trace window: counted, and recorded only inside the window.
+  if (state >= detail::kHookWindowClosed &&
+      !windowRecordsCall(traceOpOf(id), op.comm, op.count, op.datatype, op.root, op.peer)) {
+    return guardedCall(apiName(id), body);
+  }
   const uint64_t selfStart = selfTimeMark();
   RecordedOp recorded = beginRecordedOperation(id, traceOpOf(id), op);
   addSelfTime(SelfTimeSpan::kFrameBefore, selfStart);
@@ -94,7 +101,14 @@ void recordGroupCall(int16_t traceOp, int32_t groupDepth, int64_t startNs, ncclR
 template <ApiId id, typename SlowPath>
 [[gnu::always_inline]] inline ncclResult_t groupCall(SlowPath&& slowPath) noexcept {
   static_assert(id == ApiId::kGroupStart || id == ApiId::kGroupEnd);
-  if (__builtin_expect(detail::hookState() != detail::kHookTraced || tCurrentApiOp.deferred != 0, 0)) {
+  const int state = detail::hookState();
+  if (state >= detail::kHookWindowClosed) {
+    // A trace window: counted; outside it (or with creations waiting) the generic frame, which
+    // records only what the window's state lets it.
+    if (tCurrentApiOp.deferred != 0 || !windowRecordsCall(traceOpOf(id), nullptr, 0, kHookNone, kHookNone, kHookNone)) {
+      return slowPath();
+    }
+  } else if (__builtin_expect(state != detail::kHookTraced || tCurrentApiOp.deferred != 0, 0)) {
     return slowPath();
   }
   prefetchTraceRecord();

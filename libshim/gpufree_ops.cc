@@ -1,7 +1,7 @@
 // The GPU-free backend's collectives and point-to-point (gpufree_backend.h). Each call checks its
 // arguments (the message names the function and the argument), then runs the engine operation now
 // or queues it in the group; across hosts, collectives run in NCCL's algorithm, protocol and channels.
-#include "collectives/call_choice.h"
+#include "model/call_choice.h"
 #include "collectives/collectives.h"
 #include "libshim/call_check.h"
 #include "libshim/errors.h"
@@ -59,12 +59,10 @@ int opOf(const Checked& c) { return static_cast<int>(c.op.kind); }
 // protocol and channels for the size and the nodes (call_choice.h), NCCL_ALGO / NCCL_PROTO
 // respected. On one host the engine's own choice (NCCLSHIM_ALGO, NCCLSHIM_PROTO, ...) runs.
 Status asNcclChooses(Communicator& engine, CollectiveKind kind, size_t count, DataType type,
-                     const std::function<Status(AlgorithmChoice)>& run) {
+                     const std::function<Status(CallChoice)>& run) {
   if (engine.nodes().nodes() < 2) return run({});
   const size_t bytes = count * dataTypeSize(type) * sizeBlocks(describe(kind), engine.nranks());
-  const TunedChoice choice = chooseForCall(engine, *tunedFuncOf(kind), bytes);
-  CallChoiceScope scope(engine, choice.protocol, choice.channels);
-  return run({choice.algorithm, choice.channels});
+  return run(chooseForCall(engine.options(), engine.nranks(), engine.nodes().nodes(), *tunedFuncOf(kind), bytes));
 }
 
 ncclResult_t issueP2P(const char* fn, ShimComm* comm, P2POp op) {
@@ -89,7 +87,7 @@ ncclResult_t broadcastAs(const char* fn, const void* send, void* recv, size_t co
   const CallSignature call = signatureOf(CollectiveKind::kBroadcast, c.type, count, -1, root);
   return issue(fn, c.comm, call, [=](Communicator& engine) {
     return asNcclChooses(engine, CollectiveKind::kBroadcast, count, c.type,
-                         [&](AlgorithmChoice) { return nshim::broadcast(engine, send, recv, count, c.type, root); });
+                         [&](CallChoice choice) { return nshim::broadcast(engine, send, recv, count, c.type, root, choice); });
   });
 }
 
@@ -107,7 +105,7 @@ ncclResult_t gpufree::ncclAllReduce(const void* send, void* recv, size_t count, 
   if (!status.ok()) return refuse(status);
   const CallSignature call = signatureOf(CollectiveKind::kAllReduce, c.type, count, opOf(c));
   return issue(fn, c.comm, call, [=](Communicator& engine) {
-    return asNcclChooses(engine, CollectiveKind::kAllReduce, count, c.type, [&](AlgorithmChoice choice) {
+    return asNcclChooses(engine, CollectiveKind::kAllReduce, count, c.type, [&](CallChoice choice) {
       return nshim::allReduce(engine, send, recv, count, c.type, c.op, choice);
     });
   });
@@ -137,7 +135,7 @@ ncclResult_t gpufree::ncclReduce(const void* send, void* recv, size_t count, ncc
   const CallSignature call = signatureOf(CollectiveKind::kReduce, c.type, count, opOf(c), root);
   return issue(fn, c.comm, call, [=](Communicator& engine) {
     return asNcclChooses(engine, CollectiveKind::kReduce, count, c.type,
-                         [&](AlgorithmChoice) { return nshim::reduce(engine, send, recv, count, c.type, c.op, root); });
+                         [&](CallChoice choice) { return nshim::reduce(engine, send, recv, count, c.type, c.op, root, choice); });
   });
 }
 
@@ -154,7 +152,7 @@ ncclResult_t gpufree::ncclAllGather(const void* send, void* recv, size_t sendCou
   const CallSignature call = signatureOf(CollectiveKind::kAllGather, c.type, sendCount);
   return issue(fn, c.comm, call, [=](Communicator& engine) {
     return asNcclChooses(engine, CollectiveKind::kAllGather, sendCount, c.type,
-                         [&](AlgorithmChoice choice) {
+                         [&](CallChoice choice) {
                            return nshim::allGather(engine, send, recv, sendCount, c.type, choice);
                          });
   });
@@ -173,7 +171,7 @@ ncclResult_t gpufree::ncclReduceScatter(const void* send, void* recv, size_t rec
   const CallSignature call = signatureOf(CollectiveKind::kReduceScatter, c.type, recvCount, opOf(c));
   return issue(fn, c.comm, call, [=](Communicator& engine) {
     return asNcclChooses(engine, CollectiveKind::kReduceScatter, recvCount, c.type,
-                         [&](AlgorithmChoice choice) {
+                         [&](CallChoice choice) {
                            return nshim::reduceScatter(engine, send, recv, recvCount, c.type, c.op, choice);
                          });
   });

@@ -45,6 +45,7 @@
 #include "libshim/nccl_profiler_abi.h"
 #include "libshim/profiler_slots.h"
 #include "libshim/profiler_task_join.h"
+#include "libshim/record_hook.h"
 #include "trace/recorder.h"
 #include "trace/trace_format.h"
 #include "trace/trace_record.h"
@@ -306,6 +307,8 @@ NSHIM_HOT_CODE int pluginStartEvent(void* context, void** eHandle, abi::EventDes
     if (e->type & kKept) *eHandle = makeHandle(HandleKind::kNone, 0);
     return kOk;
   }
+  // A closed trace window records nothing: NCCL's events are not followed either.
+  if (__builtin_expect(traceWindowClosed(), 0)) return kOk;
   auto& comm = *static_cast<CommContext*>(context);
   switch (e->type) {
     case abi::kEventCollApi:

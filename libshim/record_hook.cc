@@ -17,6 +17,7 @@
 #include "common/self_time.h"
 #include "common/settings.h"
 #include "libshim/trace_bridge.h"
+#include "libshim/trace_window.h"
 
 namespace nshim {
 namespace detail {
@@ -39,6 +40,7 @@ int decideHookState() {
   gTracing = traceRecordingEnabled();
   if (gTracing) NS_INFO("recording NCCL calls to {}", settingString(Setting::NCCLSHIM_TRACE_DIR));
   std::string debug = settingString(Setting::NCCLSHIM_HOOK_DEBUG);
+  if (debug.empty() && gTracing && setUpTraceWindow()) return detail::kHookWindowClosed;
   if (debug.empty()) return gTracing ? detail::kHookTraced : detail::kHookOff;
   if (debug != "noop") {
     std::string path = expandPid(debug);
@@ -106,11 +108,11 @@ NSHIM_HOT_CODE void recordApiCall(const ApiCall& call) noexcept {
 // communicator's sequence numbers do not advance) and no `comm` lines for communicators made or
 // destroyed meanwhile; the profiler plugin, if subscribed, still writes NCCL's tasks, unjoined.
 // Returns the state before (1 on, 0 off), or -1 when the trace is not on (or NCCLSHIM_HOOK_DEBUG
-// is set), and then changes nothing. Call between NCCL calls; not for recording a job.
+// or a trace window is set), and then changes nothing. Call between NCCL calls; not for recording a job.
 extern "C" __attribute__((visibility("default"))) int ncclshimSetRecording(int on) {
   using namespace nshim::detail;
   int state = hookState();
-  if (!nshim::gTracing || state == kHookAll) return -1;
+  if (!nshim::gTracing || state == kHookAll || state == kHookWindowClosed || state == kHookWindowOpen) return -1;
   gHookState.store(on != 0 ? kHookTraced : kHookOff, std::memory_order_release);
   return state == kHookTraced ? 1 : 0;
 }

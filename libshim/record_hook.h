@@ -20,6 +20,11 @@ namespace detail {
 inline constexpr int kHookOff = 0;
 inline constexpr int kHookTraced = 1;  // the trace only: the calls traceWritesCall() names
 inline constexpr int kHookAll = 2;     // NCCLSHIM_HOOK_DEBUG: every call
+// The trace with a window (NCCLSHIM_TRACE_START, trace_window.h): every collective, point-to-point
+// and group call asks the window whether it is recorded (windowRecordsCall); communicator events
+// are recorded in both states. Closed: nothing else recorded, the profiler plugin raises no event.
+inline constexpr int kHookWindowClosed = 3;
+inline constexpr int kHookWindowOpen = 4;
 extern std::atomic<int> gHookState;    // -1 not decided yet, else one of the above
 int initHookSlow() noexcept;
 inline int hookState() noexcept {
@@ -30,7 +35,7 @@ inline int hookState() noexcept {
 }  // namespace detail
 
 // Whether the hook is on, for some calls at least (decided at the first call; only the diagnostic
-// ncclshimSetRecording changes it later).
+// ncclshimSetRecording and a trace window change it later).
 inline bool recordHookEnabled() noexcept { return detail::hookState() != detail::kHookOff; }
 
 // Whether call `id` is reported to recordApiCall: every call under NCCLSHIM_HOOK_DEBUG, the calls
@@ -38,8 +43,20 @@ inline bool recordHookEnabled() noexcept { return detail::hookState() != detail:
 // one load and one predictable branch.
 inline bool recordHookWants(ApiId id) noexcept {
   int state = detail::hookState();
-  return state == detail::kHookAll || (traceWritesCall(id) && state == detail::kHookTraced);
+  if (state == detail::kHookAll) return true;
+  if (!traceWritesCall(id)) return false;
+  if (state == detail::kHookTraced || state == detail::kHookWindowOpen) return true;
+  // A closed window: the end of a communicator, not the calls.
+  return state == detail::kHookWindowClosed && !isOperation(id) && id != ApiId::kGroupStart && id != ApiId::kGroupEnd;
 }
+
+// The trace alone, writing every call it sees (no window, or an open one): the recorded paths'
+// fast way to the trace bridge.
+inline bool traceOnlyState(int state) noexcept {
+  return state == detail::kHookTraced || state == detail::kHookWindowOpen;
+}
+// A window is configured and closed: calls are counted, not recorded.
+inline bool traceWindowClosed() noexcept { return detail::hookState() == detail::kHookWindowClosed; }
 
 // A hint at the start of a call the hook wants, before anything of it is gathered: the hook's
 // body asks for the memory the call's record will be written to (trace/recorder.h prefetchPush).

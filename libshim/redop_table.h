@@ -6,7 +6,7 @@
 #include <mutex>
 #include <vector>
 
-#include "collectives/datatype.h"
+#include "model/datatype.h"
 #include "common/status.h"
 
 namespace nshim {

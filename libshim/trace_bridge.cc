@@ -4,6 +4,7 @@
 #include "common/hot_section.h"
 #include "common/self_time.h"
 #include "libshim/gpu_timer.h"
+#include "libshim/record_hook.h"
 #include "trace/recorder.h"
 #include "trace/trace_record.h"
 
@@ -107,8 +108,10 @@ bool traceRecordingEnabled() noexcept { return trace::enabled(); }
 NSHIM_HOT_CODE void prefetchTraceRecord() noexcept { trace::prefetchPush(); }
 
 NSHIM_HOT_CODE void recordCallToTrace(const ApiCall& call) noexcept {
+  const bool groupCall = call.fn == ApiId::kGroupStart || call.fn == ApiId::kGroupEnd;
   if (call.traceOp >= 0) {
-    recordOperation(call);
+    // A closed window records no group call (an ncclGroupEnd reaches here as a creation call).
+    if (!groupCall || !traceWindowClosed()) recordOperation(call);
   } else if (call.fn == ApiId::kCommDestroy) {
     recordLifecycle(call, CommEvent::kDestroy);
   } else if (call.fn == ApiId::kCommAbort) {

@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "collectives/datatype.h"
+#include "model/datatype.h"
 #include "common/status.h"
 #include "libshim/shim_comm.h"
 

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "workload/workload_transform.h"
 
@@ -29,6 +31,7 @@ Status FailureSlot::first() const {
 
 CommExecutor::CommExecutor(const CommGroup& group, Communicator& comm, ExecutorShared shared, const BufferNeed& need)
     : group_(group), comm_(comm), shared_(shared) {
+  arena_.setStaging(shared.verify ? 0 : shared.stagingBytes);
   arena_.reserve(need, &comm.transport());
   if (shared.verify) check_.emplace(comm.rank(), comm.nranks());
   thread_ = std::thread([this] { loop(); });
@@ -75,6 +78,14 @@ void CommExecutor::loop() {
   }
 }
 
+// --delay: waits `ns`, in slices of at most 1 ms so that a failure elsewhere ends it soon.
+void CommExecutor::holdFor(int64_t ns) const {
+  const int64_t until = nowNs() + ns;
+  for (int64_t now = nowNs(); now < until && !shared_.failure->failed(); now = nowNs()) {
+    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<int64_t>(until - now, 1'000'000)));
+  }
+}
+
 void CommExecutor::execute(const Batch& batch) {
   const std::vector<WorkOp>& ops = *shared_.ops;
   std::vector<const WorkOp*> list;
@@ -82,13 +93,16 @@ void CommExecutor::execute(const Batch& batch) {
   for (uint32_t i : batch.ops) list.push_back(&ops[i]);
   std::vector<OpTiming> timing(list.size());
   size_t failedOp = 0;
-  holdIfDelayed(list.size());
   if (batch.started != nullptr) {  // --pace recorded on a GPU timeline: the dispatcher waits for this
     batch.started->store(nowNs(), std::memory_order_release);
     shared_.progress->notify();
   }
   runningOps_.store(static_cast<uint32_t>(list.size()), std::memory_order_relaxed);
   running_.store(uint64_t{batch.iteration} << 32 | batch.ops.front(), std::memory_order_release);
+  if (shared_.delayNs > 0 && shared_.batchesStarted != nullptr &&
+      shared_.batchesStarted->fetch_add(1, std::memory_order_relaxed) % static_cast<uint64_t>(shared_.delayEvery) == 0) {
+    holdFor(shared_.delayNs);
+  }
   Status status = runBatch(comm_, arena_, list, timing, &failedOp, check_ ? &*check_ : nullptr, shared_.capBytes);
   running_.store(kIdle, std::memory_order_release);
   if (!status.ok()) {
@@ -100,21 +114,6 @@ void CommExecutor::execute(const Batch& batch) {
   for (size_t k = 0; k < list.size(); ++k) (*shared_.timings)[base + batch.ops[k]] = timing[k];
   shared_.opsDone->fetch_add(list.size(), std::memory_order_acq_rel);
   shared_.progress->notify();
-}
-
-void CommExecutor::holdIfDelayed(size_t ops) {
-  const RankDelay& delay = shared_.delay;
-  if (delay.ns <= 0 || shared_.opsStarted == nullptr) return;
-  const uint64_t first = shared_.opsStarted->fetch_add(ops, std::memory_order_relaxed);
-  // Held when one of the batch's ops is an every-th op of the rank.
-  const uint64_t every = std::max<uint64_t>(delay.every, 1);
-  if ((first + every - 1) / every * every >= first + ops) return;
-  const int64_t until = nowNs() + delay.ns;
-  while (!shared_.failure->failed()) {
-    const int64_t left = until - nowNs();
-    if (left <= 0) return;
-    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<int64_t>(left, 50'000'000)));
-  }
 }
 
 std::optional<CommExecutor::Running> CommExecutor::running() const {

@@ -17,7 +17,6 @@
 
 #include "collectives/communicator.h"
 #include "common/status.h"
-#include "phynet/delay_spec.h"
 #include "phynet/op_runner.h"
 #include "phynet/workload_names.h"
 #include "workload/workload.h"
@@ -70,8 +69,12 @@ struct ExecutorShared {
   ProgressSignal* progress = nullptr;            // notified after every batch and on failure
   bool verify = false;                           // --verify: patterned data, every received byte checked
   uint64_t capBytes = kNoCap;                    // --max-buffer: larger ops run in pieces (op_pieces.h)
-  RankDelay delay;                               // --delay
-  std::atomic<uint64_t>* opsStarted = nullptr;   // ops that reached their executor (for delay.every)
+  uint64_t stagingBytes = 0;                     // --staging: memory behind each buffer (0: whole)
+  // --delay: before every delayEvery-th batch this rank starts (counted over its communicators), it
+  // waits delayNs, as a slow GPU or host would; the batch's operations start after the wait.
+  int64_t delayNs = 0;
+  int delayEvery = 1;
+  std::atomic<uint64_t>* batchesStarted = nullptr;
 };
 
 class CommExecutor {
@@ -100,7 +103,7 @@ class CommExecutor {
  private:
   void loop();
   void execute(const Batch& batch);
-  void holdIfDelayed(size_t ops);  // --delay
+  void holdFor(int64_t ns) const;
 
   const CommGroup& group_;
   Communicator& comm_;

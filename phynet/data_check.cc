@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "collectives/datatype.h"
+#include "model/datatype.h"
 
 namespace nshim::phynet {
 namespace {

@@ -13,10 +13,11 @@ PHYNET_MPI_OBJS := $(PHYNET_MPI_SRCS:%.cc=$(BUILD)/obj/%.o)
 PHYNET_LIB := $(BUILD)/libphynet.a
 PHYNET := $(BUILD)/phynet
 PHYNET_TRACE_GEN := $(BUILD)/phynet_make_test_trace
+PHYNET_FLOW := $(BUILD)/phynet_flow
 
 .PHONY: phynet
-all: $(PHYNET) $(PHYNET_TRACE_GEN)
-phynet: $(PHYNET) $(PHYNET_TRACE_GEN)
+all: $(PHYNET) $(PHYNET_TRACE_GEN) $(PHYNET_FLOW)
+phynet: $(PHYNET) $(PHYNET_TRACE_GEN) $(PHYNET_FLOW)
 
 $(PHYNET_MPI_OBJS): $(BUILD)/obj/phynet/%.o: phynet/%.cc
 	@mkdir -p $(dir $@)
@@ -33,6 +34,16 @@ $(PHYNET): $(PHYNET_MPI_OBJS) $(PHYNET_LIB) $(WORKLOAD_LIB) $(BUILD)/libtrace.a 
 # The generator lives one folder down so that the unit-test wildcard (tests/*/*.cc) leaves it out.
 $(PHYNET_TRACE_GEN): $(BUILD)/obj/tests/phynet/tools/make_test_trace.o $(BUILD)/libtrace.a $(ENGINE_LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Background flows of `phynet --jobs` (phynet/flow/: outside the library's wildcard).
+$(PHYNET_FLOW): $(BUILD)/obj/phynet/flow/phynet_flow.o
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The job file of `phynet --jobs` is TOML, read with toml++ (header-only, Debian libtomlplusplus-dev).
+# Where it is missing (the GPU machine), phynet builds and --jobs says it is unavailable.
+ifeq ($(wildcard /usr/include/toml++/toml.h /usr/local/include/toml++/toml.h),)
+$(BUILD)/obj/phynet/job_file.o: CXXFLAGS += -DNSHIM_NO_TOMLPLUSPLUS
+endif
 
 # Unit tests of phynet (tests/phynet/*.cc) need the phynet library, then workload, trace and engine
 # again.

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "collectives/communicator.h"
-#include "collectives/node_layout.h"
+#include "model/node_layout.h"
 #include "collectives/pxn_relay.h"
 #include "common/status.h"
 #include "phynet/mpi_bootstrap.h"

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "collectives/call_choice.h"
+#include "model/call_choice.h"
 #include "collectives/collectives.h"
 #include "collectives/pxn_relayed_point_to_point.h"
 #include "common/log.h"
@@ -17,8 +17,7 @@ namespace {
 bool isPointToPoint(const WorkOp& op) { return op.kind == OpKind::kSend || op.kind == OpKind::kRecv; }
 
 Status runCollective(Communicator& comm, CommArena& arena, const WorkOp& op) {
-  const OpChoice choice = choiceOf(op, comm.options(), comm.nranks(), comm.nodes().nodes());
-  CallChoiceScope scope(comm, choice.protocol, choice.channels);
+  const CallChoice choice = choiceOf(callRecordOf(op), comm.options(), comm.nranks(), comm.nodes().nodes());
   ReduceOp reduceOp;
   reduceOp.kind = op.reduce;
   void* send = arena.send();
@@ -26,12 +25,12 @@ Status runCollective(Communicator& comm, CommArena& arena, const WorkOp& op) {
   const size_t count = op.count;
   switch (op.kind) {
     case OpKind::kAllReduce:
-      return allReduce(comm, send, recv, count, op.type, reduceOp, {choice.algorithm, choice.channels});
-    case OpKind::kAllGather: return allGather(comm, send, recv, count, op.type, {choice.algorithm, choice.channels});
+      return allReduce(comm, send, recv, count, op.type, reduceOp, choice);
+    case OpKind::kAllGather: return allGather(comm, send, recv, count, op.type, choice);
     case OpKind::kReduceScatter:
-      return reduceScatter(comm, send, recv, count, op.type, reduceOp, {choice.algorithm, choice.channels});
-    case OpKind::kBroadcast: return broadcast(comm, send, recv, count, op.type, op.root);
-    case OpKind::kReduce: return reduce(comm, send, recv, count, op.type, reduceOp, op.root);
+      return reduceScatter(comm, send, recv, count, op.type, reduceOp, choice);
+    case OpKind::kBroadcast: return broadcast(comm, send, recv, count, op.type, op.root, choice);
+    case OpKind::kReduce: return reduce(comm, send, recv, count, op.type, reduceOp, op.root, choice);
     case OpKind::kAllToAll: return allToAll(comm, send, recv, count, op.type, op.channels);
     case OpKind::kGather: return gather(comm, send, recv, count, op.type, op.root);
     case OpKind::kScatter: return scatter(comm, send, recv, count, op.type, op.root);
@@ -62,27 +61,46 @@ BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks, bool 
 
 namespace {
 
-// Grows `memory` to `bytes` (zero-filled) and registers it anew; without a registration the
-// transport copies through its own buffers, so a refusal only costs speed.
-void growRegistered(std::vector<char>& memory, size_t bytes, Transport* transport, MemoryRegistration& registration) {
-  if (memory.size() >= bytes) return;
-  registration.reset();
-  memory.assign(bytes, 0);  // the zero fill maps every page now, before timing
+}  // namespace
+
+// Grows the side to `bytes` (zero-filled) and registers it anew; without a registration the
+// transport copies through its own buffers, so a refusal only costs speed. With `staging` > 0 and
+// more bytes than that, the side is aliased staging memory instead; if that cannot be mapped, plain.
+void CommArena::Side::grow(size_t bytes, size_t staging, Transport* transport) {
+  const size_t have = aliased_.data() != nullptr ? aliased_.size() : plain_.size();
+  if (have >= bytes) return;
+  registration_.reset();
+  char* memory = nullptr;
+  size_t size = bytes;
+  if (staging > 0 && bytes > staging) {
+    Result<AliasedMemory> aliased = AliasedMemory::create(bytes, staging);
+    if (aliased.ok()) {
+      aliased_ = std::move(aliased).value();
+      std::vector<char>().swap(plain_);
+      memory = aliased_.data();
+      size = aliased_.size();
+    } else {
+      NS_WARN("phynet: {}; this buffer is whole memory", aliased.status().message());
+    }
+  }
+  if (memory == nullptr) {
+    aliased_ = AliasedMemory();
+    plain_.assign(bytes, 0);  // the zero fill maps every page now, before timing
+    memory = plain_.data();
+  }
   if (transport == nullptr) return;
-  auto registered = MemoryRegistration::create(*transport, memory.data(), memory.size());
+  auto registered = MemoryRegistration::create(*transport, memory, size);
   if (registered.ok()) {
-    registration = std::move(registered).value();
+    registration_ = std::move(registered).value();
   } else {
     NS_INFO("phynet: buffer of {} bytes not registered with the transport: {}", bytes, registered.status().message());
   }
 }
 
-}  // namespace
-
 void CommArena::reserve(const BufferNeed& need, Transport* transport) {
   // At least one byte each so that data() is never null (the engine rejects null buffers).
-  growRegistered(send_, std::max<size_t>(need.sendBytes, 1), transport, sendRegistration_);
-  growRegistered(recv_, std::max<size_t>(need.recvBytes, 1), transport, recvRegistration_);
+  send_.grow(std::max<size_t>(need.sendBytes, 1), stagingBytes_, transport);
+  recv_.grow(std::max<size_t>(need.recvBytes, 1), stagingBytes_, transport);
 }
 
 Status runBatch(Communicator& comm, CommArena& arena, std::span<const WorkOp* const> ops, std::span<OpTiming> timing,

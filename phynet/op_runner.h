@@ -12,10 +12,11 @@
 #include "collectives/collectives.h"
 #include "collectives/communicator.h"
 #include "common/status.h"
+#include "phynet/aliased_memory.h"
 #include "phynet/data_check.h"
 #include "phynet/op_pieces.h"
 #include "phynet/workload_names.h"
-#include "workload/op_choice.h"
+#include "model/call_choice.h"
 #include "workload/workload.h"
 
 namespace nshim::phynet {
@@ -40,16 +41,30 @@ BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks, bool 
 // buffers; the arena must then be destroyed before the transport).
 class CommArena {
  public:
+  // Before the first reserve: > 0 backs each side with that much memory, mapped over and over its
+  // whole size (aliased_memory.h: data is not kept, for replays that do not check it).
+  void setStaging(size_t physicalBytes) { stagingBytes_ = physicalBytes; }
   void reserve(const BufferNeed& need, Transport* transport = nullptr);
   char* send() { return send_.data(); }
   char* recv() { return recv_.data(); }
-  size_t bytes() const { return send_.size() + recv_.size(); }
+  size_t bytes() const { return send_.physical() + recv_.physical(); }
 
  private:
-  std::vector<char> send_;
-  std::vector<char> recv_;
-  MemoryRegistration sendRegistration_;  // after the memory: deregistered before it is freed
-  MemoryRegistration recvRegistration_;
+  // One side: plain memory, or aliased staging.
+  class Side {
+   public:
+    void grow(size_t bytes, size_t staging, Transport* transport);
+    char* data() { return aliased_.data() != nullptr ? aliased_.data() : plain_.data(); }
+    size_t physical() const { return aliased_.data() != nullptr ? aliased_.physical() : plain_.size(); }
+
+   private:
+    std::vector<char> plain_;
+    AliasedMemory aliased_;
+    MemoryRegistration registration_;  // after the memory: deregistered before it is freed
+  };
+  size_t stagingBytes_ = 0;
+  Side send_;
+  Side recv_;
 };
 
 // Runs a batch; timing[i] receives ops[i]'s start and end (the sends and receives of a batch share

@@ -15,6 +15,7 @@
 
 #include "collectives/collectives.h"
 #include "common/clock.h"
+#include "common/env.h"
 #include "common/host_identity.h"
 #include "common/log.h"
 #include "common/log_capture.h"
@@ -24,6 +25,8 @@
 #include "common/settings.h"
 #include "phynet/html_report.h"
 #include "phynet/input_loader.h"
+#include "phynet/job_runner.h"
+#include "phynet/job_start.h"
 #include "phynet/memory_plan.h"
 #include "phynet/mpi_bootstrap.h"
 #include "phynet/mpi_session.h"
@@ -132,6 +135,9 @@ Workload gatherWorkload(const Workload& mine, MpiSession& mpi) {
     all.indexComms();
     all.description = mine.description;
     all.skipped = mine.skipped;
+    all.recordedClock = mine.recordedClock;
+    all.ncclEnv = mine.ncclEnv;
+    all.ncclEnvNote = mine.ncclEnvNote;
     all.ranks.resize(static_cast<size_t>(mine.worldSize));
   }
   mpi.gatherToRootEach(
@@ -263,6 +269,243 @@ std::vector<NcclSettingInForce> settingsInForce(const ReplayOptions& options) {
   return settings;
 }
 
+// What loading measured, for the validation phase's lines.
+struct LoadFigures {
+  double seconds = 0;
+  uint64_t peakRss = 0;
+};
+
+// Load: every rank loads its own ops of the input; the lowest failing rank explains. What the
+// loaders log is said once.
+bool loadPhase(const ReplayOptions& options, MpiSession& mpi, std::optional<LoadedInput>* input,
+               LoadFigures* figures) {
+  const int self = mpi.rank();
+  setFenceActivity("loading " + options.input);
+  std::optional<LogCapture> loadLog(std::in_place);
+  const int64_t loadStartNs = nowNs();
+  Result<LoadedInput> loaded = loadInput(options, mpi.size(), self);  // this rank's ops only
+  figures->seconds = (nowNs() - loadStartNs) * 1e-9;
+  figures->peakRss = peakResidentBytes();
+  sayOnce(loadLog->take(), mpi, "load: log lines");
+  loadLog.reset();
+  const int badLoad = mpi.firstFailing(!loaded.ok(), "load");
+  if (badLoad >= 0) {
+    if (badLoad == self) say(self, fmt::format("cannot load {}: {}", options.input, loaded.status().message()));
+    return false;
+  }
+  input->emplace(std::move(loaded).value());
+  return true;
+}
+
+// Validate: the ranks check the workload together (rank_validation.h), the verdict to everyone;
+// rank 0 says what was validated and what loading cost, and the loaders' notes are said once.
+bool validatePhase(const ReplayOptions& options, const LoadedInput& input, const LoadFigures& load,
+                   MpiSession& mpi, RankValidation* validation) {
+  const int self = mpi.rank();
+  const Workload& workload = input.workload;
+  setFenceActivity("validating " + options.input);
+  const int64_t checkStartNs = nowNs();
+  *validation = validateAcrossRanks(input, workloadFingerprint(workload), mpi);
+  const double checkSeconds = (nowNs() - checkStartNs) * 1e-9;
+  const std::vector<uint64_t> peakRss = mpi.allGather(std::max(load.peakRss, peakResidentBytes()), "load: peak RSS");
+  if (!validation->verdict.empty()) {
+    if (self == 0) say(self, fmt::format("refusing to replay (no traffic was sent): {}", validation->verdict));
+    return false;
+  }
+  if (self == 0) {
+    std::fprintf(stderr, "phynet: validated %llu operations on %zu communicators across %d ranks%s: %s\n",
+                 static_cast<unsigned long long>(validation->totalOps), validation->usedComms.size(),
+                 workload.worldSize,
+                 validation->filteredOut ? fmt::format(" ({} filtered out)", validation->filteredOut).c_str() : "",
+                 workload.description.c_str());
+    std::fprintf(stderr, "phynet: rank 0 loaded it in %.2f s, peak RSS %.0f MiB\n", load.seconds,
+                 static_cast<double>(load.peakRss) / (1 << 20));
+    const auto [lowest, highest] = std::minmax_element(peakRss.begin(), peakRss.end());
+    std::fprintf(stderr, "phynet: each rank holds only its own operations: peak RSS per rank %.0f-%.0f MiB (highest "
+                 "on rank %d); the ranks checked the workload in %.2f s (%llu operations examined in detail)\n",
+                 static_cast<double>(*lowest) / (1 << 20), static_cast<double>(*highest) / (1 << 20),
+                 static_cast<int>(highest - peakRss.begin()), checkSeconds,
+                 static_cast<unsigned long long>(validation->opsExamined));
+  }
+  sayOnce([&] {
+    std::vector<std::string> notes;
+    for (const std::string& note : input.notes) notes.push_back("note: " + note);
+    return notes;
+  }(), mpi, "load: notes");
+  return true;
+}
+
+// Place: each rank's NIC and node (placeRanks), then whether every host holds its ranks' buffers
+// (memoryFits, which may lower the default --max-buffer).
+bool placePhase(ReplayOptions& options, const Workload& workload, MpiSession& mpi, TransportChoice* choice,
+                std::vector<RankEndpoint>* endpoints) {
+  const double timeout = options.timeoutSeconds;
+  choice->name = options.transport;
+  choice->tcp = TcpOptions::fromEnvironment();
+  choice->tcp.timeoutSeconds = timeout;
+  choice->ibverbs = IbverbsOptions::fromEnvironment();
+  choice->ibverbs.timeoutSeconds = timeout;
+  if (!placeRanks(options, mpi, choice, endpoints)) return false;
+  setFenceActivity("checking the hosts' memory");
+  return memoryFits(options, workload, *endpoints, mpi);
+}
+
+// The collectives' options for the replay: NCCL's algorithms (NCCL has no recursive doubling: the
+// ring for small allreduces too, unless NCCLSHIM_RD_THRESHOLD asks for it), then what the command
+// line forces, then the system NCCL described in --nccl-log (every rank reads it: the same verdict
+// everywhere).
+bool collectiveOptionsFor(const ReplayOptions& options, MpiSession& mpi, CollectiveOptions* collectives) {
+  *collectives = CollectiveOptions::fromEnvironment();
+  collectives->timeoutSeconds = options.timeoutSeconds;
+  if (!settingIsSet(Setting::NCCLSHIM_RD_THRESHOLD)) collectives->smallAllReduceBytes = 0;
+  if (options.algorithm != Algorithm::kAuto) {
+    collectives->algorithm = options.algorithm;
+    if (options.algorithm == Algorithm::kRing) collectives->smallAllReduceBytes = 0;
+  }
+  if (options.protocol != Protocol::kAuto) collectives->protocol = options.protocol;
+  if (options.pxn) collectives->pxn = true;
+  if (!options.ncclLog.empty()) {
+    Result<TunerSystem> system = tunerSystemFromNcclLog(options.ncclLog, 1, 1);
+    if (!system.ok()) {
+      if (mpi.rank() == 0) say(mpi.rank(), fmt::format("--nccl-log: {}", system.status().message()));
+      return false;
+    }
+    collectives->ncclSystem = *system;
+  }
+  return true;
+}
+
+// Connect: the communicators the workload uses are bootstrapped (a root may be busy connecting an
+// earlier communicator for up to the timeout), then every rank meets at the start line.
+bool connectPhase(const ReplayOptions& options, const Workload& workload, const RankValidation& validation,
+                  MpiSession& mpi, TransportChoice* choice, BootstrapOutcome* boot) {
+  const double timeout = options.timeoutSeconds;
+  if (!collectiveOptionsFor(options, mpi, &choice->collectives)) return false;
+  for (int rank : options.delayRanks) {  // every rank checks: the same verdict everywhere
+    if (rank >= workload.worldSize || options.delayMicroseconds * 1e-6 >= timeout) {
+      if (mpi.rank() == 0) {
+        say(0, rank >= workload.worldSize
+                   ? fmt::format("--delay: rank {} is not a rank of this {}-rank job", rank, workload.worldSize)
+                   : fmt::format("--delay: {:g} us is not shorter than --timeout {:g} s, the deadline of every wait",
+                                 options.delayMicroseconds, timeout));
+      }
+      return false;
+    }
+  }
+  choice->verbose = options.verbose;
+  mpi.setPhaseSeconds(2 * timeout + 30);
+  *boot = bootstrapCommunicators(workload, validation.usedComms, mpi, *choice);
+  if (!boot->status.ok()) {
+    if (boot->localFailure || mpi.rank() == 0) say(mpi.rank(), boot->status.message());
+    return false;
+  }
+  mpi.setPhaseSeconds(timeout + 30);
+  if (double late = waitForJobStart(); late > 0.05 && mpi.rank() == 0)
+    say(0, fmt::format("started {:.3f} s after the jobs' shared start (launch took longer)", late));
+  mpi.barrier("start of the replay");
+  return true;
+}
+
+// Replay: this rank's ops over its communicators; a failure ends this rank at once (see the top of
+// the file). Rank 0 gets every rank's packed timings and counters back; the transports are closed
+// after everyone has finished.
+std::vector<std::vector<int64_t>> replayPhase(const ReplayOptions& options, const Workload& workload,
+                                              MpiSession& mpi, BootstrapOutcome* boot) {
+  const int self = mpi.rank();
+  const double timeout = options.timeoutSeconds;
+  setFenceActivity("replaying " + options.input);
+  ReplayConfig config;
+  config.pace = options.pace;
+  config.iterations = options.iterations + options.warmup;
+  config.stallSeconds = timeout + 10;
+  config.timeoutSeconds = timeout;
+  config.showProgress = self == 0;
+  config.verify = options.verify;
+  config.maxBufferBytes = options.maxBufferBytes;
+  config.stagingBytes = options.stagingBytes >= 0 ? static_cast<uint64_t>(options.stagingBytes)
+                                                  : 2 * static_cast<uint64_t>(envBytes("NCCL_BUFFSIZE", 4 << 20));
+  if (std::find(options.delayRanks.begin(), options.delayRanks.end(), self) != options.delayRanks.end()) {
+    config.delayNs = static_cast<int64_t>(options.delayMicroseconds * 1e3);
+    config.delayEvery = options.delayEvery;
+  }
+  config.startTogether = [&mpi] { mpi.barrier("the start of timing (every rank's buffers ready)"); };
+  Result<RankReplayResult> replayed = replayRank(workload, self, boot->comms, config);
+  if (!replayed.ok()) {
+    say(self, fmt::format("replay failed: {}", replayed.status().message()));
+    std::fflush(stdout);
+    // Peers may be blocked on us: leave without MPI_Finalize (mpirun then ends the job), after a
+    // moment for mpirun to forward this message and for our peers to print theirs.
+    usleep(kLingerBeforeExitUs);
+    _exit(1);
+  }
+  const RankReplayResult& result = replayed.value();
+  double mySeconds = (result.counters.runEndNs - result.counters.runStartNs) * 1e-9;
+  mpi.setPhaseSeconds(finishWaitSeconds(workload, self, mySeconds, timeout, mpi));
+  mpi.barrier("end of the replay (waiting for the other ranks)");
+  mpi.setPhaseSeconds(timeout + 30);
+  std::vector<std::vector<int64_t>> gathered = mpi.gatherToRoot(packResult(result), "gathering the report");
+  boot->comms.clear();  // close the transports after everyone has finished
+  return gathered;
+}
+
+// Report (rank 0): the text table, then the CSV, JSON and HTML files asked for. Returns the exit
+// code (1 when a file could not be written).
+int reportPhase(const ReplayOptions& options, const Workload& everyRank, const TransportChoice& choice,
+                const std::vector<RankEndpoint>& endpoints, const std::vector<std::vector<int64_t>>& gathered,
+                int worldSize) {
+  int rc = 0;
+  ReportInput in;
+  in.workload = &everyRank;
+  in.iterations = options.iterations;
+  in.warmup = options.warmup;
+  in.rateGBps = options.rateGBps;
+  in.collectives = choice.collectives;
+  in.timings.resize(worldSize);
+  in.counters.resize(worldSize);
+  for (int r = 0; r < worldSize; ++r) unpackResult(gathered[r], worldSize, &in.counters[r], &in.timings[r]);
+  in.endpoints = endpoints;
+  in.nodeOfRank = choice.nodeOfRank;
+  in.paced = options.pace == Pace::kRecorded;
+  if (choice.intraNodeShm && options.gpusPerNode > 0) {  // nodes within a host: the traffic tables are by node
+    for (int g = 0; g < worldSize; ++g) in.endpoints[g].hostId = fmt::format("node{}", choice.nodeOfRank[g]);
+  }
+  ReplayReport report = buildReport(in);
+  report.ncclSettings = settingsInForce(options);
+  report.ncclNote = everyRank.ncclEnvNote;
+  const std::string transportText =
+      !choice.intraNodeShm ? options.transport
+      : options.gpusPerNode > 0 ? fmt::format("{} between nodes, shm within (nodes of {} ranks)", options.transport,
+                                              options.gpusPerNode)
+                                : fmt::format("{} between hosts, shm within", options.transport);
+  TextHeader header{transportText, options.pace == Pace::kFast ? "fast" : "recorded", options.scale, options.verify};
+  printReport(stdout, report, header, options.maxRows);
+  for (const auto& [path, status] :
+       {std::pair{options.csvPath, options.csvPath.empty() ? Status::Ok() : writeCsvReport(options.csvPath, report)},
+        std::pair{options.jsonPath,
+                  options.jsonPath.empty() ? Status::Ok() : writeJsonReport(options.jsonPath, report, header)}}) {
+    if (!status.ok()) {
+      say(0, status.message());
+      rc = 1;
+    } else if (!path.empty()) {
+      // stdout, like the report: mpirun forwards stdout and stderr separately and in chunks, so a
+      // stderr line could land inside a report line (a CI run saw that once)
+      std::printf("phynet: wrote %s\n", path.c_str());
+    }
+  }
+  if (!options.htmlPath.empty()) {  // the page, from the JSON just written (html_report.h)
+    Status page = writeHtmlReport(options.htmlPath, options.jsonPath, report, header, everyRank);
+    if (page.ok()) {
+      std::printf("phynet: wrote %s\n", options.htmlPath.c_str());
+    } else {
+      say(0, page.message());
+      rc = 1;
+    }
+  }
+  return rc;
+}
+
+// The command: options and settings, then the phases in order; each phase's failure has been said
+// by the time it returns, and every rank leaves with the same code.
 int run(int argc, char** argv) {
   // Whole lines to mpirun's output forwarding, so that stderr lines never land inside a table row.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
@@ -287,186 +530,29 @@ int run(int argc, char** argv) {
     return 2;
   }
 
-  // Load on every rank; the lowest failing rank explains. What the loaders log is said once.
-  setFenceActivity("loading " + options.input);
-  std::optional<LogCapture> loadLog(std::in_place);
-  const int64_t loadStartNs = nowNs();
-  Result<LoadedInput> loaded = loadInput(options, mpi.size(), self);  // this rank's ops only
-  const double loadSeconds = (nowNs() - loadStartNs) * 1e-9;
-  const uint64_t loadPeakRss = peakResidentBytes();
-  sayOnce(loadLog->take(), mpi, "load: log lines");
-  loadLog.reset();
-  const int badLoad = mpi.firstFailing(!loaded.ok(), "load");
-  if (badLoad >= 0) {
-    if (badLoad == self) say(self, fmt::format("cannot load {}: {}", options.input, loaded.status().message()));
-    return 1;
-  }
-  LoadedInput& input = loaded.value();
-  const Workload& workload = input.workload;
+  std::optional<LoadedInput> input;
+  LoadFigures loadFigures;
+  if (!loadPhase(options, mpi, &input, &loadFigures)) return 1;
+  const Workload& workload = input->workload;
   // The job's NCCL settings travel with its trace: honoured where this environment sets none.
   useCapturedNcclEnv(workload.ncclEnv);
-  if (Status delays = checkDelayRanks(options.delay, workload.worldSize); !delays.ok()) {
-    if (self == 0) say(self, delays.message());
-    return 2;
-  }
-
-  // Validation across the ranks (rank_validation.h), the verdict to everyone.
-  setFenceActivity("validating " + options.input);
-  const int64_t checkStartNs = nowNs();
-  RankValidation validation = validateAcrossRanks(input, workloadFingerprint(workload), mpi);
-  const double checkSeconds = (nowNs() - checkStartNs) * 1e-9;
-  const std::vector<uint64_t> peakRss = mpi.allGather(std::max(loadPeakRss, peakResidentBytes()), "load: peak RSS");
-  if (!validation.verdict.empty()) {
-    if (self == 0) say(self, fmt::format("refusing to replay (no traffic was sent): {}", validation.verdict));
-    return 1;
-  }
-  if (self == 0) {
-    std::fprintf(stderr, "phynet: validated %llu operations on %zu communicators across %d ranks%s: %s\n",
-                 static_cast<unsigned long long>(validation.totalOps), validation.usedComms.size(), workload.worldSize,
-                 validation.filteredOut ? fmt::format(" ({} filtered out)", validation.filteredOut).c_str() : "",
-                 workload.description.c_str());
-    std::fprintf(stderr, "phynet: rank 0 loaded it in %.2f s, peak RSS %.0f MiB\n", loadSeconds,
-                 static_cast<double>(loadPeakRss) / (1 << 20));
-    const auto [lowest, highest] = std::minmax_element(peakRss.begin(), peakRss.end());
-    std::fprintf(stderr, "phynet: each rank holds only its own operations: peak RSS per rank %.0f-%.0f MiB (highest "
-                 "on rank %d); the ranks checked the workload in %.2f s (%llu operations examined in detail)\n",
-                 static_cast<double>(*lowest) / (1 << 20), static_cast<double>(*highest) / (1 << 20),
-                 static_cast<int>(highest - peakRss.begin()), checkSeconds,
-                 static_cast<unsigned long long>(validation.opsExamined));
-  }
-  sayOnce([&] {
-    std::vector<std::string> notes;
-    for (const std::string& note : input.notes) notes.push_back("note: " + note);
-    return notes;
-  }(), mpi, "load: notes");
-
-  // Bootstrap: a root may be busy connecting an earlier communicator for up to the timeout.
+  RankValidation validation;
+  if (!validatePhase(options, *input, loadFigures, mpi, &validation)) return 1;
   TransportChoice choice;
-  choice.name = options.transport;
-  choice.tcp = TcpOptions::fromEnvironment();
-  choice.tcp.timeoutSeconds = timeout;
-  choice.ibverbs = IbverbsOptions::fromEnvironment();
-  choice.ibverbs.timeoutSeconds = timeout;
   std::vector<RankEndpoint> endpoints;
-  if (!placeRanks(options, mpi, &choice, &endpoints)) return 1;
-  setFenceActivity("checking the hosts' memory");
-  if (!memoryFits(options, workload, endpoints, mpi)) return 1;
+  if (!placePhase(options, workload, mpi, &choice, &endpoints)) return 1;
   if (options.checkOnly) {
     if (self == 0) std::fprintf(stderr, "phynet: --check: the workload can be replayed as given (no traffic sent)\n");
     return 0;
   }
-  choice.collectives = CollectiveOptions::fromEnvironment();
-  choice.collectives.timeoutSeconds = timeout;
-  // A replay runs NCCL's algorithms, and NCCL has no recursive doubling: the ring for small
-  // allreduces too, unless NCCLSHIM_RD_THRESHOLD asks for it.
-  if (!settingIsSet(Setting::NCCLSHIM_RD_THRESHOLD)) choice.collectives.smallAllReduceBytes = 0;
-  if (options.algorithm != Algorithm::kAuto) {
-    choice.collectives.algorithm = options.algorithm;
-    if (options.algorithm == Algorithm::kRing) choice.collectives.smallAllReduceBytes = 0;
-  }
-  if (options.protocol != Protocol::kAuto) choice.collectives.protocol = options.protocol;
-  if (options.pxn) choice.collectives.pxn = true;
-  if (!options.ncclLog.empty()) {  // every rank reads it: the same verdict everywhere
-    Result<TunerSystem> system = tunerSystemFromNcclLog(options.ncclLog, 1, 1);
-    if (!system.ok()) {
-      if (self == 0) say(self, fmt::format("--nccl-log: {}", system.status().message()));
-      return 1;
-    }
-    choice.collectives.ncclSystem = *system;
-  }
-  choice.verbose = options.verbose;
-  mpi.setPhaseSeconds(2 * timeout + 30);
-  BootstrapOutcome boot = bootstrapCommunicators(workload, validation.usedComms, mpi, choice);
-  if (!boot.status.ok()) {
-    if (boot.localFailure || self == 0) say(self, boot.status.message());
-    return 1;
-  }
-  mpi.setPhaseSeconds(timeout + 30);
-  mpi.barrier("start of the replay");
-
-  setFenceActivity("replaying " + options.input);
-  ReplayConfig config;
-  config.pace = options.pace;
-  config.iterations = options.iterations + options.warmup;
-  config.stallSeconds = timeout + 10;
-  config.timeoutSeconds = timeout;
-  config.showProgress = self == 0;
-  config.verify = options.verify;
-  config.maxBufferBytes = options.maxBufferBytes;
-  config.delay = delayOfRank(options.delay, self);
-  config.startTogether = [&mpi] { mpi.barrier("the start of timing (every rank's buffers ready)"); };
-  Result<RankReplayResult> replayed = replayRank(workload, self, boot.comms, config);
-  if (!replayed.ok()) {
-    say(self, fmt::format("replay failed: {}", replayed.status().message()));
-    std::fflush(stdout);
-    // Peers may be blocked on us: leave without MPI_Finalize (mpirun then ends the job), after a
-    // moment for mpirun to forward this message and for our peers to print theirs.
-    usleep(kLingerBeforeExitUs);
-    _exit(1);
-  }
-  const RankReplayResult& result = replayed.value();
-  double mySeconds = (result.counters.runEndNs - result.counters.runStartNs) * 1e-9;
-  mpi.setPhaseSeconds(finishWaitSeconds(workload, self, mySeconds, timeout, mpi));
-  mpi.barrier("end of the replay (waiting for the other ranks)");
-  mpi.setPhaseSeconds(timeout + 30);
-  std::vector<std::vector<int64_t>> gathered = mpi.gatherToRoot(packResult(result), "gathering the report");
-  boot.comms.clear();  // close the transports after everyone has finished
+  BootstrapOutcome boot;
+  if (!connectPhase(options, workload, validation, mpi, &choice, &boot)) return 1;
+  const std::vector<std::vector<int64_t>> gathered = replayPhase(options, workload, mpi, &boot);
   const Workload everyRank = gatherWorkload(workload, mpi);  // rank 0: the world's ops; others: empty
 
   int rc = 0;
   setFenceActivity("writing the report");
-  if (self == 0) {
-    ReportInput in;
-    in.workload = &everyRank;
-    in.iterations = options.iterations;
-    in.warmup = options.warmup;
-    in.rateGBps = options.rateGBps;
-    in.collectives = choice.collectives;
-    in.timings.resize(mpi.size());
-    in.counters.resize(mpi.size());
-    for (int r = 0; r < mpi.size(); ++r) unpackResult(gathered[r], mpi.size(), &in.counters[r], &in.timings[r]);
-    in.endpoints = endpoints;
-    in.nodeOfRank = choice.nodeOfRank;
-    in.paced = options.pace == Pace::kRecorded;
-    in.sharedClock = std::all_of(endpoints.begin(), endpoints.end(),
-                                 [&](const RankEndpoint& e) { return e.hostId == endpoints.front().hostId; });
-    if (choice.intraNodeShm && options.gpusPerNode > 0) {  // nodes within a host: the traffic tables are by node
-      for (int g = 0; g < mpi.size(); ++g) in.endpoints[g].hostId = fmt::format("node{}", choice.nodeOfRank[g]);
-    }
-    ReplayReport report = buildReport(in);
-    report.ncclSettings = settingsInForce(options);
-    report.ncclNote = workload.ncclEnvNote;
-    const std::string transportText =
-        !choice.intraNodeShm ? options.transport
-        : options.gpusPerNode > 0 ? fmt::format("{} between nodes, shm within (nodes of {} ranks)", options.transport,
-                                                options.gpusPerNode)
-                                  : fmt::format("{} between hosts, shm within", options.transport);
-    TextHeader header{transportText, options.pace == Pace::kFast ? "fast" : "recorded", options.scale,
-                      options.verify};
-    printReport(stdout, report, header, options.maxRows);
-    for (const auto& [path, status] :
-         {std::pair{options.csvPath, options.csvPath.empty() ? Status::Ok() : writeCsvReport(options.csvPath, report)},
-          std::pair{options.jsonPath,
-                    options.jsonPath.empty() ? Status::Ok() : writeJsonReport(options.jsonPath, report, header)}}) {
-      if (!status.ok()) {
-        say(self, status.message());
-        rc = 1;
-      } else if (!path.empty()) {
-        // stdout, like the report: mpirun forwards stdout and stderr separately and in chunks, so a
-        // stderr line could land inside a report line (a CI run saw that once)
-        std::printf("phynet: wrote %s\n", path.c_str());
-      }
-    }
-    if (!options.htmlPath.empty()) {  // the page, from the JSON just written (html_report.h)
-      Status page = writeHtmlReport(options.htmlPath, options.jsonPath, report, header, everyRank);
-      if (page.ok()) {
-        std::printf("phynet: wrote %s\n", options.htmlPath.c_str());
-      } else {
-        say(self, page.message());
-        rc = 1;
-      }
-    }
-  }
+  if (self == 0) rc = reportPhase(options, everyRank, choice, endpoints, gathered, mpi.size());
   mpi.barrier("report written");
   return rc;
 }
@@ -475,5 +561,8 @@ int run(int argc, char** argv) {
 }  // namespace nshim::phynet
 
 int main(int argc, char** argv) {
+  // --jobs launches mpirun itself (one per job): no MPI in this process.
+  if (nshim::phynet::wantsJobs(argc, argv))
+    return nshim::runFenced("phynet", [&] { return nshim::phynet::runJobs(argc, argv); });
   return nshim::runFenced("phynet", [&] { return nshim::phynet::run(argc, argv); });
 }

@@ -204,8 +204,13 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
   result.timings.resize(total);
   FailureSlot failure;
   ProgressSignal progress;
-  std::atomic<uint64_t> done{0}, submitted{0}, opsStarted{0};
-  ExecutorShared shared{&ops, &result.timings, &done, &failure, &progress, config.verify, cap, config.delay, &opsStarted};
+  std::atomic<uint64_t> done{0}, submitted{0};
+  ExecutorShared shared{&ops, &result.timings, &done, &failure, &progress, config.verify, cap,
+                        config.verify ? 0 : config.stagingBytes};
+  std::atomic<uint64_t> batchesStarted{0};
+  shared.delayNs = config.delayNs;
+  shared.delayEvery = std::max(config.delayEvery, 1);
+  shared.batchesStarted = &batchesStarted;
   std::map<uint64_t, std::unique_ptr<CommExecutor>> executors;
   for (const auto& [id, need] : plan.arenas) {
     executors[id] = std::make_unique<CommExecutor>(*workload.findComm(id), *comms[id], shared, need);

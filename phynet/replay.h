@@ -28,7 +28,11 @@ struct ReplayConfig {
   bool showProgress = false;     // progress lines on stderr (rank 0)
   bool verify = false;           // --verify (phynet/data_check.h)
   uint64_t maxBufferBytes = kNoCap;  // --max-buffer: each arena side's cap without --verify (op_pieces.h)
-  RankDelay delay;                   // --delay: this rank held before its ops (comm_executor.h)
+  int64_t delayNs = 0;           // --delay: this rank waits this long before every delayEvery-th batch
+  int delayEvery = 1;
+  // --staging: without --verify, each arena side is this much memory mapped over and over its whole
+  // size (aliased_memory.h), as NCCL's proxy moves data through NCCL_BUFFSIZE per connection; 0: whole.
+  uint64_t stagingBytes = 0;
   // Called once this rank's buffers are allocated and its executors run, just before timing starts
   // (phynet: a barrier across ranks, so that no rank's first operation waits for another's set-up).
   std::function<void()> startTogether;

@@ -50,6 +50,29 @@ Status parseInt(const std::string& name, const std::string& text, int low, int h
   return Status::Ok();
 }
 
+// RANK[,RANK...]:MICROSECONDS[:EVERY]
+Status parseDelay(const std::string& value, ReplayOptions* o) {
+  const size_t colon = value.find(':');
+  if (colon == std::string::npos) {
+    return Status(Code::kInvalidArgument, fmt::format("--delay: '{}' (RANK[,RANK...]:MICROSECONDS[:EVERY])", value));
+  }
+  o->delayRanks.clear();
+  for (const std::string& word : splitList(value.substr(0, colon))) {
+    int rank = 0;
+    NS_RETURN_IF_ERROR(parseInt("--delay rank", word, 0, 1 << 24, &rank));
+    o->delayRanks.push_back(rank);
+  }
+  if (o->delayRanks.empty()) return Status(Code::kInvalidArgument, fmt::format("--delay: '{}' names no rank", value));
+  const std::string rest = value.substr(colon + 1);
+  const size_t second = rest.find(':');
+  NS_RETURN_IF_ERROR(parseNumber("--delay microseconds", rest.substr(0, second), 1, 60e6, &o->delayMicroseconds));
+  o->delayEvery = 1;
+  if (second != std::string::npos) {
+    NS_RETURN_IF_ERROR(parseInt("--delay every", rest.substr(second + 1), 1, 1 << 30, &o->delayEvery));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string canonicalOpFilter(const std::string& word) {
@@ -94,11 +117,11 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
     if (name == "--verify") { o.verify = true; continue; }
     if (name == "--pxn") { o.pxn = true; continue; }
     static const char* const kValued[] = {"--transport", "--ifname", "--hca", "--pace",   "--format", "--iterations",
-                                          "--warmup",    "--scale",  "--resize",  "--ops",    "--groups", "--timeout",
+                                          "--warmup",    "--scale",  "--resize", "--delay",  "--ops",    "--groups", "--timeout",
                                           "--report",    "--json",   "--rate",   "--rows",   "--world-size",
                                           "--tp",        "--ep",     "--pp",     "--max-buffer", "--simai-rules",
                                           "--intra-node", "--gpus-per-node", "--algo", "--proto", "--nccl-log",
-                                          "--comm-group", "--delay"};
+                                          "--comm-group", "--staging"};
     if (std::find(std::begin(kValued), std::end(kValued), name) == std::end(kValued)) {
       return Status(Code::kInvalidArgument, fmt::format("unknown option {}", name));
     }
@@ -132,8 +155,6 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
       NS_RETURN_IF_ERROR(parseInt(name, value, 1, 1 << 16, &o.gpusPerNode));
     } else if (name == "--hca") {
       o.hca = value;
-    } else if (name == "--delay") {  // delay_spec.h
-      NS_ASSIGN_OR_RETURN(o.delay, parseDelaySpec(value));
     } else if (name == "--pace") {
       if (value == "fast") o.pace = Pace::kFast;
       else if (value == "recorded") o.pace = Pace::kRecorded;
@@ -155,6 +176,8 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
         return Status(Code::kInvalidArgument, fmt::format("--resize: '{}' (dp=N)", value));
       }
       NS_RETURN_IF_ERROR(parseInt(name, value.substr(3), 1, 1 << 20, &o.resizeDp));
+    } else if (name == "--delay") {
+      NS_RETURN_IF_ERROR(parseDelay(value, &o));
     } else if (name == "--ops") {
       for (const std::string& word : splitList(value)) {
         std::string canonical = canonicalOpFilter(word);
@@ -171,6 +194,13 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
       }
       o.maxBufferBytes = static_cast<uint64_t>(bytes);
       o.maxBufferGiven = true;
+    } else if (name == "--staging") {
+      const int64_t bytes = value == "whole" ? 0 : parseBytes(value);
+      if (bytes != 0 && bytes < 4096) {
+        return Status(Code::kInvalidArgument,
+                      fmt::format("--staging: '{}' (a size of at least 4K, like 8M, or 'whole')", value));
+      }
+      o.stagingBytes = bytes;
     } else if (name == "--timeout") {
       NS_RETURN_IF_ERROR(parseNumber(name, value, 0.1, 1e6, &o.timeoutSeconds));
     } else if (name == "--report") {
@@ -277,11 +307,11 @@ replay
                             GPU-timed trace, the job's timeline: each op its recorded offset after
                             the rank's previous op started, communicators overlapping as in the job,
                             scored against the capture (docs/replay_time.md)
-  --delay R[,R...]:US[:N]   hold ranks R before every (N-th) op for US microseconds, a straggler:
-                            the report names who the others waited for and how long
   --iterations N            replay the whole workload N times (default 1)
   --warmup N                N more iterations first, left out of the report (default 0)
   --scale X                 multiply every message size by X
+  --delay R[,R...]:US[:N]   ranks R wait US microseconds before every (N-th) operation (a straggler);
+                            the report names the rank the others waited for and how long
   --resize dp=N             replay an ncclshim trace at data-parallel size N (larger or smaller),
                             by the rules of `ncclshim scale` (docs/scale.md); mpirun -np is the new size
   --ops LIST                only these ops: allreduce,allgather,reducescatter,broadcast,reduce,
@@ -292,11 +322,18 @@ replay
                             available memory): a larger op runs as pieces within it, the same bytes
                             on the wire; not with --verify, which needs whole buffers (phynet then
                             checks the hosts' memory before any traffic and names the --scale that fits)
+  --staging SIZE|whole      memory behind each of those buffers without --verify (default 2 x
+                            NCCL_BUFFSIZE = 8M): mapped over and over the buffer, so that the socket
+                            copies touch as much memory as NCCL's proxy does (its staging slots, not
+                            the op's buffers); 'whole': real buffers (docs/socket_transport.md)
   --check                   load, validate, place the ranks and check the hosts' memory, then stop:
                             no connection, no traffic (a workload's check before a long replay)
   --timeout S               deadline of every wait; a dead peer ends the run naming it (default 120)
   --verify                  move a known pattern and check every received byte (same sizes; elements
                             as uint8, reductions as wrapping sums); a wrong byte ends the run naming it
+several jobs (run without mpirun: phynet launches one mpirun per job; docs/fabric.md)
+  --jobs FILE.toml [--out DIR]  the jobs of a job file at once on one fabric, each alone first;
+                            per job time, busbw and slowdown, bytes per host pair and NIC
 report
   --report FILE.csv         one row per operation (and per iteration)
   --json FILE.json          operations, summary and per-rank counts as JSON

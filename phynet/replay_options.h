@@ -7,10 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "collectives/algorithm.h"
+#include "model/algorithm.h"
 #include "common/nccl_protocol.h"
 #include "common/status.h"
-#include "phynet/delay_spec.h"
 #include "phynet/workload_names.h"
 #include "workload/input_format.h"
 #include "workload/workload_options.h"
@@ -39,15 +38,22 @@ struct ReplayOptions {
   std::string ncclLog;  // --nccl-log: the NCCL log the tuner's system is read from ("": the default)
   int gpusPerNode = 0;                 // ranks per node (consecutive global ranks); 0: the ranks of one host
   Pace pace = Pace::kFast;
-  DelaySpec delay;                     // --delay: ranks held before their ops (delay_spec.h)
   int iterations = 1;                  // the whole workload is replayed this many times
   int warmup = 0;                      // extra iterations first, not reported
   double scale = 1.0;                  // every message size is multiplied by this
   int resizeDp = 0;                    // --resize dp=N: a trace replayed at data-parallel size N (0: as captured)
+  // --delay RANK[,RANK...]:MICROSECONDS[:EVERY]: these global ranks wait this long before every
+  // EVERY-th of their operations (a slow GPU or host), so that a report shows what a straggler does.
+  std::vector<int> delayRanks;
+  double delayMicroseconds = 0;
+  int delayEvery = 1;
   std::vector<std::string> ops;        // op filter ("allreduce", "sendrecv", ...); empty = all
   std::vector<std::string> groups;     // communicator label filter ("tp", "dp", ...); empty = all
   uint64_t maxBufferBytes = uint64_t{256} << 20;  // --max-buffer: per arena side without --verify
   bool maxBufferGiven = false;         // the default may be lowered to fit the hosts' memory
+  // --staging SIZE|whole: the memory behind each buffer without --verify (ReplayConfig::stagingBytes);
+  // -1: NCCL's, 2 x NCCL_BUFFSIZE (a connection's staging on each of NCCL's usual 2 channels).
+  int64_t stagingBytes = -1;
   double timeoutSeconds = 120;         // every wait of the replay (transport, MPI phases)
   std::string csvPath;                 // --report
   std::string jsonPath;                // --json

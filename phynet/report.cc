@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "model/call_decision.h"
 #include "workload/traffic_model.h"
 #include "workload/workload_transform.h"
 
@@ -71,16 +72,12 @@ class RowMaker {
     row.count = ref.count;
     row.type = ref.type;
     row.bytes = ref.bytes;
-    const OpDecision decision = decisionOf(ref, in_.collectives, row.nranks, nodesOf(comm));
+    const CallDecision decision = decisionOf(callRecordOf(ref), in_.collectives, row.nranks, nodesOf(comm));
     row.algorithm = decision.algorithm;
     row.channels = decision.channels;
     row.protocol = protocolName(decision.protocol);
     int64_t longest = 0, recorded = -1, recordedStart = INT64_MAX;
-    bool comparable = true;
-    double start = -1;
-    // Arrival: each member's start and end on a clock all members share (absolute on one host, else
-    // since each rank's run start, which the ranks passed together).
-    int64_t firstStart = INT64_MAX, lastStart = INT64_MIN, lastEnd = INT64_MIN;
+    double start = -1, lastStart = -1, end = -1;
     for (const Member& m : members) {
       const WorkOp& op = in_.workload->ranks[m.global].ops[m.index];
       size_t perIteration = in_.workload->ranks[m.global].ops.size();
@@ -88,22 +85,21 @@ class RowMaker {
       longest = std::max(longest, t.endNs - t.startNs);
       double s = (t.startNs - in_.counters[m.global].runStartNs) * 1e-3;
       start = start < 0 ? s : std::min(start, s);
-      if (op.recordedNs > recorded) {
-        recorded = op.recordedNs;
-        row.recordedClock = op.recordedClock;
+      if (s > lastStart) {
+        lastStart = s;
+        row.lastRank = m.global;
       }
-      comparable = comparable && comparableWithReplay(op.recordedClock);
+      end = std::max(end, (t.endNs - in_.counters[m.global].runStartNs) * 1e-3);
+      recorded = std::max(recorded, op.recordedNs);
+      // On a GPU timeline, where the op began in the job: the earliest member's recorded start.
       recordedStart = op.recordedClock == RecordedClock::kGpu && op.issueNs >= 0 && recordedStart >= 0
                           ? std::min(recordedStart, op.issueNs)
                           : -1;
-      const int64_t origin = in_.sharedClock ? 0 : in_.counters[m.global].runStartNs;
-      if (t.startNs - origin > lastStart) {
-        lastStart = t.startNs - origin;
-        row.lastRank = m.global;
-      }
-      firstStart = std::min(firstStart, t.startNs - origin);
-      lastEnd = std::max(lastEnd, t.endNs - origin);
     }
+    if (recordedStart >= 0 && recordedStart != INT64_MAX) row.recordedStartUs = recordedStart * 1e-3;
+    if (members.size() < 2) row.lastRank = -1;
+    row.waitUs = members.size() < 2 ? 0 : lastStart - start;
+    row.moveUs = end - lastStart;
     row.startUs = start;
     row.timeUs = longest * 1e-3;
     row.algbw = longest > 0 ? static_cast<double>(row.bytes) / static_cast<double>(longest) : 0;  // bytes/ns = GB/s
@@ -111,14 +107,8 @@ class RowMaker {
     if (in_.rateGBps > 0) row.efficiency = 100.0 * row.busbw / in_.rateGBps;
     if (recorded >= 0) {
       row.recordedUs = recorded * 1e-3;
-      row.ratio = recorded > 0 && comparable ? static_cast<double>(longest) / static_cast<double>(recorded) : -1;
-    }
-    if (recordedStart >= 0 && recordedStart != INT64_MAX) row.recordedStartUs = recordedStart * 1e-3;
-    if (members.size() > 1) {
-      row.arrivalWaitUs = (lastStart - firstStart) * 1e-3;
-      row.dataUs = std::max<int64_t>(0, lastEnd - lastStart) * 1e-3;
-    } else {
-      row.lastRank = -1;
+      const bool comparable = comparableWithReplay(in_.workload->recordedClock);
+      row.ratio = comparable && recorded > 0 ? static_cast<double>(longest) / static_cast<double>(recorded) : -1;
     }
     return row;
   }
@@ -127,7 +117,49 @@ class RowMaker {
   const ReportInput& in_;
 };
 
-void addRows(const ReportInput& in, std::vector<OpRow>* rows) {
+// Per rank: the ops that waited (over 5 % of their time) among those it was a member of, the ones
+// it started last in, and the wait of those.
+class StragglerTally {
+ public:
+  void add(const OpRow& row, const std::vector<Member>& members) {
+    if (row.lastRank < 0 || row.waitUs <= 0.05 * row.timeUs) return;
+    for (const Member& m : members) ++ranks_[m.global].waitingOps;
+    Rank& last = ranks_[row.lastRank];
+    ++last.lastIn;
+    last.waitUs += row.waitUs;
+  }
+
+  // Of the ranks last in at least 90 % of the waiting ops they were members of, the one that made
+  // the others wait longest.
+  Straggler find() const {
+    Straggler out;
+    double best = 0;
+    for (const auto& [rank, r] : ranks_) {
+      const double share = r.waitingOps ? static_cast<double>(r.lastIn) / static_cast<double>(r.waitingOps) : 0;
+      if (share >= 0.9 && r.waitUs > best) {
+        best = r.waitUs;
+        out.rank = rank;
+        out.lastIn = r.lastIn;
+        out.waitingOps = r.waitingOps;
+        out.waitUs = r.waitUs;
+      }
+    }
+    if (out.rank < 0) {
+      for (const auto& [rank, r] : ranks_) out.waitingOps = std::max(out.waitingOps, r.waitingOps);
+    }
+    return out;
+  }
+
+ private:
+  struct Rank {
+    uint64_t waitingOps = 0;
+    uint64_t lastIn = 0;
+    double waitUs = 0;
+  };
+  std::map<int, Rank> ranks_;
+};
+
+void addRows(const ReportInput& in, std::vector<OpRow>* rows, StragglerTally* tally) {
   const Workload& w = *in.workload;
   RowMaker maker(in);
   for (const CommIndex& c : indexComms(w)) {
@@ -138,7 +170,10 @@ void addRows(const ReportInput& in, std::vector<OpRow>* rows) {
         if (k < c.collectives[r].size()) members.push_back({comm.members[r], c.collectives[r][k]});
       }
       const WorkOp& ref = w.ranks[comm.members[0]].ops[c.collectives[0][k]];
-      for (int it = 0; it < in.iterations; ++it) rows->push_back(maker.make(ref, comm, members, it));
+      for (int it = 0; it < in.iterations; ++it) {
+        rows->push_back(maker.make(ref, comm, members, it));
+        tally->add(rows->back(), members);
+      }
     }
     for (const auto& [pair, sends] : c.sends) {
       auto recvs = c.recvs.find(pair);
@@ -150,6 +185,7 @@ void addRows(const ReportInput& in, std::vector<OpRow>* rows) {
         for (int it = 0; it < in.iterations; ++it) {
           OpRow row = maker.make(ref, comm, members, it);
           row.ranks = fmt::format("{}->{}", from, to);
+          tally->add(row, members);
           rows->push_back(std::move(row));
         }
       }
@@ -160,18 +196,11 @@ void addRows(const ReportInput& in, std::vector<OpRow>* rows) {
   });
 }
 
-// Whether the arrival wait of `row` is worth naming the last rank for.
-bool waitedSignificantly(const OpRow& row) {
-  return row.arrivalWaitUs >= StragglerFinding::kSignificantWaitUs && row.arrivalWaitUs >= 0.1 * row.timeUs;
-}
-
 std::vector<SummaryRow> summarize(const std::vector<OpRow>& rows) {
   struct Sums {
     SummaryRow row;
-    double time = 0, busbw = 0, efficiency = 0, recorded = 0, cpuCall = 0, wait = 0, data = 0;
-    uint64_t recordedCount = 0, cpuCallCount = 0, waitCount = 0;
-    std::set<int> lastRanks;  // over the ops where ranks waited significantly
-    uint64_t waited = 0;
+    double time = 0, busbw = 0, efficiency = 0, recorded = 0;
+    uint64_t recordedCount = 0;
   };
   std::map<std::tuple<std::string, std::string, uint64_t>, Sums> groups;
   for (const OpRow& r : rows) {
@@ -184,21 +213,9 @@ std::vector<SummaryRow> summarize(const std::vector<OpRow>& rows) {
     s.time += r.timeUs;
     s.busbw += r.busbw;
     s.efficiency += r.efficiency;
-    if (r.recordedUs >= 0 && comparableWithReplay(r.recordedClock)) {
+    if (r.recordedUs >= 0) {
       s.recorded += r.recordedUs;
       ++s.recordedCount;
-    } else if (r.recordedUs >= 0 && r.recordedClock == RecordedClock::kCpuCall) {
-      s.cpuCall += r.recordedUs;
-      ++s.cpuCallCount;
-    }
-    if (r.arrivalWaitUs >= 0) {
-      s.wait += r.arrivalWaitUs;
-      s.data += r.dataUs;
-      ++s.waitCount;
-    }
-    if (waitedSignificantly(r)) {
-      s.lastRanks.insert(r.lastRank);
-      ++s.waited;
     }
   }
   std::vector<SummaryRow> out;
@@ -208,75 +225,9 @@ std::vector<SummaryRow> summarize(const std::vector<OpRow>& rows) {
     s.row.meanBusbw = s.busbw / n;
     s.row.meanEfficiency = s.efficiency >= 0 ? s.efficiency / n : -1;
     s.row.meanRecordedUs = s.recordedCount ? s.recorded / static_cast<double>(s.recordedCount) : -1;
-    s.row.meanCpuCallUs = s.cpuCallCount ? s.cpuCall / static_cast<double>(s.cpuCallCount) : -1;
-    if (s.waitCount) {
-      s.row.meanArrivalWaitUs = s.wait / static_cast<double>(s.waitCount);
-      s.row.meanDataUs = s.data / static_cast<double>(s.waitCount);
-    }
-    if (s.lastRanks.size() == 1) s.row.lastRank = *s.lastRanks.begin();
     out.push_back(s.row);
   }
   return out;
-}
-
-// Whether global rank `g` took part in `row`: one of a send/recv pair ("3->1"), else a member of
-// the row's communicator.
-bool tookPart(const OpRow& row, int g, const Workload& w) {
-  if (!row.ranks.empty()) {
-    const size_t arrow = row.ranks.find("->");
-    return arrow != std::string::npos &&
-           (row.ranks.substr(0, arrow) == std::to_string(g) || row.ranks.substr(arrow + 2) == std::to_string(g));
-  }
-  const CommGroup* comm = w.findComm(row.commId);
-  return comm != nullptr && std::find(comm->members.begin(), comm->members.end(), g) != comm->members.end();
-}
-
-// The straggler: the one rank that arrived last at every op it took part in where ranks waited (ops
-// without it may wait too, as its lateness spreads); its figures are over the ops it was last in.
-StragglerFinding findStraggler(const std::vector<OpRow>& rows, const Workload& w) {
-  StragglerFinding f;
-  std::map<int, uint64_t> last;
-  std::vector<const OpRow*> waited;
-  for (const OpRow& r : rows) {
-    if (r.arrivalWaitUs < 0) continue;
-    ++f.rows;
-    if (!waitedSignificantly(r)) continue;
-    waited.push_back(&r);
-    ++last[r.lastRank];
-  }
-  f.rowsWaited = waited.size();
-  if (waited.empty()) return f;
-  for (const auto& [rank, count] : last) f.lastArrivals.emplace_back(rank, count);
-  std::stable_sort(f.lastArrivals.begin(), f.lastArrivals.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::vector<int> consistent;
-  for (const auto& [rank, count] : f.lastArrivals) {
-    const bool always = std::all_of(waited.begin(), waited.end(), [&, rank = rank](const OpRow* r) {
-      return r->lastRank == rank || !tookPart(*r, rank, w);
-    });
-    if (always) consistent.push_back(rank);
-  }
-  if (consistent.size() == 1) f.rank = consistent.front();
-  for (const OpRow* r : waited) {
-    if (f.rank >= 0 && r->lastRank != f.rank) continue;
-    ++f.rowsCaused;
-    f.totalWaitUs += r->arrivalWaitUs;
-    f.meanDataUs += r->dataUs;
-  }
-  f.meanWaitUs = f.totalWaitUs / static_cast<double>(f.rowsCaused);
-  f.meanDataUs /= static_cast<double>(f.rowsCaused);
-  return f;
-}
-
-// "gpu", "cpu_call", "stated", "mixed" or "none": what the workload's recorded times are.
-std::string recordedClockOf(const Workload& w) {
-  std::set<RecordedClock> clocks;
-  for (const RankWork& rank : w.ranks) {
-    for (const WorkOp& op : rank.ops) clocks.insert(op.recordedClock);
-  }
-  clocks.erase(RecordedClock::kNone);
-  if (clocks.empty()) return "none";
-  return clocks.size() == 1 ? recordedClockName(*clocks.begin()) : "mixed";
 }
 
 }  // namespace
@@ -285,6 +236,7 @@ ReplayReport buildReport(const ReportInput& in) {
   ReplayReport report;
   const Workload& w = *in.workload;
   report.description = w.description;
+  report.recordedClock = w.recordedClock;
   report.worldSize = w.worldSize;
   report.iterations = in.iterations;
   report.warmup = in.warmup;
@@ -304,11 +256,11 @@ ReplayReport buildReport(const ReportInput& in) {
     }
     report.endToEndSeconds = std::max(report.endToEndSeconds, (c.runEndNs - start) * 1e-9);
   }
-  addRows(in, &report.rows);
+  StragglerTally tally;
+  addRows(in, &report.rows, &tally);
   report.summary = summarize(report.rows);
   report.steps = stepTimes(in.timings, in.counters, in.warmup, in.iterations);
-  report.recordedClock = recordedClockOf(w);
-  report.straggler = findStraggler(report.rows, w);
+  report.straggler = tally.find();
   report.timeline = scoreTimelines(w, in.timings, in.counters, in.warmup, in.iterations, in.paced);
   return report;
 }

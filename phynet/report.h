@@ -42,14 +42,25 @@ struct OpRow {
   double busbw = 0;
   double efficiency = -1;     // % of the rate; -1 without a rate
   double recordedUs = -1;     // -1 when unknown
-  RecordedClock recordedClock = RecordedClock::kNone;  // what recordedUs measured (a CPU call is no duration)
-  double ratio = -1;          // replayed / recorded, only where the recorded time is GPU (or stated) time
+  double ratio = -1;          // replayed / recorded, only where recorded is GPU time or a file's figure
+  // Waiting for the last member against moving the data: the members' starts (their clocks aligned
+  // at the common run start) spread over waitUs; the last to start was lastRank (global; -1 for a
+  // one-member row); moveUs runs from that last start to the latest end.
+  double waitUs = 0;
+  double moveUs = 0;
+  int lastRank = -1;
   double recordedStartUs = -1;  // on a GPU timeline: the earliest member's GPU start since its rank's first op
-  // Why the op took its time: from the first member's start to the last member's (waiting for the
-  // last rank to arrive), and from there to the last member's end (moving the data); -1 unknown.
-  double arrivalWaitUs = -1;
-  double dataUs = -1;
-  int lastRank = -1;          // the global rank that started last; -1 with one member
+};
+
+// The rank the others waited for: of the ops that waited (over 5 % of their time) for a late
+// member, each rank's share of those it was a member of where it started last; of the ranks whose
+// share is at least 90 % (a rank held back drags its partners late in their other ops, but is itself
+// last wherever it takes part), the one whose lateness made the others wait longest.
+struct Straggler {
+  int rank = -1;              // -1: none
+  uint64_t lastIn = 0;        // ops it started last in
+  uint64_t waitingOps = 0;    // ops that waited and had it as a member (without a straggler: the most of any rank)
+  double waitUs = 0;          // the wait it caused in those ops (sum)
 };
 
 struct SummaryRow {
@@ -61,27 +72,7 @@ struct SummaryRow {
   double meanTimeUs = 0;
   double meanBusbw = 0;
   double meanEfficiency = -1;
-  double meanRecordedUs = -1;  // GPU (or stated) time only
-  double meanCpuCallUs = -1;   // CPU call times (a trace captured without GPU timing): never compared
-  double meanArrivalWaitUs = -1;
-  double meanDataUs = -1;
-  int lastRank = -1;           // the rank that arrived last in every one of its ops where ranks waited; -1 none
-};
-
-// Who the ranks waited for: over the rows where the arrival wait was significant (at least
-// kSignificantWaitUs and a tenth of the op's time), the rank that arrived last.
-struct StragglerFinding {
-  static constexpr double kSignificantWaitUs = 10;
-  uint64_t rows = 0;           // rows with more than one member
-  uint64_t rowsWaited = 0;     // of them, with a significant arrival wait
-  // The one rank that arrived last at every one of those it took part in (a straggler; rows without
-  // it may wait too, as its lateness spreads); -1 none, or several.
-  int rank = -1;
-  uint64_t rowsCaused = 0;     // the rows the figures below are over: where `rank` was last (all waited rows without one)
-  double meanWaitUs = 0;
-  double totalWaitUs = 0;
-  double meanDataUs = 0;       // moving the data once the last rank arrived
-  std::vector<std::pair<int, uint64_t>> lastArrivals;  // rank -> rows it arrived last in, most first
+  double meanRecordedUs = -1;
 };
 
 struct ReplayReport {
@@ -97,9 +88,8 @@ struct ReplayReport {
   std::vector<RankEndpoint> endpoints;  // per global rank; empty when unknown (unit tests)
   HostTraffic traffic;                  // by host and NIC, when the endpoints are known
   StepTimes steps;                      // time per training iteration found in the trace
-  // What the recorded times are: "gpu", "cpu_call", "stated", "mixed" or "none".
-  std::string recordedClock = "none";
-  StragglerFinding straggler;
+  Straggler straggler;
+  RecordedClock recordedClock = RecordedClock::kNone;  // what "recorded" is; ratios only when comparable
   TimelineScore timeline;               // against a GPU-timed capture (timeline_score.h)
   std::vector<NcclSettingInForce> ncclSettings;  // the job's NCCL settings in force (common/nccl_env.h)
   std::string ncclNote;                 // about them (ranks' captures that differ, settings left out)
@@ -115,8 +105,7 @@ struct ReportInput {
   int warmup = 0;
   double rateGBps = 0;
   CollectiveOptions collectives;               // the engine's options (which algorithm each op ran)
-  bool sharedClock = false;  // every rank's clock is the same (one host): arrival waits on absolute times
-  bool paced = false;        // --pace recorded
+  bool paced = false;                          // --pace recorded
 };
 
 ReplayReport buildReport(const ReportInput& input);

@@ -56,6 +56,39 @@ std::string commText(uint64_t id) { return trace::commIdText(id); }
 
 }  // namespace
 
+// What the "recorded" column is, and whether the ratio divides by it.
+void printRecordedClock(FILE* out, RecordedClock clock) {
+  const char* what = "";
+  switch (clock) {
+    case RecordedClock::kGpu: what = "NCCL's GPU time of each call (the trace was GPU-timed); ratio = replay / recorded"; break;
+    case RecordedClock::kCpuCall:
+      what = "the CPU time of each call (an enqueue, not the op's duration: the capture was not GPU-timed); "
+             "no ratio (capture with NCCLSHIM_GPU_TIMING=1 to compare)";
+      break;
+    case RecordedClock::kMixed:
+      what = "GPU time for some calls, CPU call time for others (GPU timing was partial); no ratio";
+      break;
+    case RecordedClock::kFile: what = "the time the workload file states; ratio = replay / recorded"; break;
+    case RecordedClock::kNone: return;
+  }
+  fmt::print(out, "# recorded time      : {}\n", what);
+}
+
+// Waiting for a late rank against moving data (report.h Straggler).
+void printStraggler(FILE* out, const Straggler& s) {
+  if (s.waitingOps == 0) {
+    fmt::print(out, "# waiting for ranks  : no operation waited over 5 % of its time for a late rank\n");
+  } else if (s.rank < 0) {
+    fmt::print(out, "# waiting for ranks  : up to {} operations of a rank waited over 5 % of their time for a late "
+               "member; no rank was the late one in 90 % of those it took part in\n", s.waitingOps);
+  } else {
+    fmt::print(out, "# waiting for ranks  : rank {} started last in {} of the {} operations it took part in that "
+               "waited over 5 % of their time (a straggler): the others waited {:.3f} ms per operation for it, {:.3f} ms "
+               "in all\n",
+               s.rank, s.lastIn, s.waitingOps, s.waitUs * 1e-3 / static_cast<double>(s.lastIn), s.waitUs * 1e-3);
+  }
+}
+
 // The time per training iteration (step_times.h): count, mean, min, max and the first ten.
 void printStepTimes(FILE* out, const StepTimes& steps) {
   if (steps.timesUs.empty()) {
@@ -103,45 +136,38 @@ void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxR
   fmt::print(out, "# world {} ranks, transport {}, pace {}, iterations {} (+{} warmup), scale {:g}, rate {}\n",
              r.worldSize, h.transport, h.pace, r.iterations, r.warmup, h.scale,
              r.rateGBps > 0 ? fmt::format("{:g} GB/s", r.rateGBps) : "-");
-  printRecordedClock(out, r);
   fmt::print(out, "#\n# {:<13} {:<6} {:<18} {:>5} {:>4} {:>6} {:>11} {:<9} {:>12} {:<12} {:>10} {:>8} {:>8} {:>6} "
-             "{:>10} {:>6} {:>9} {:>9} {:>5}  {}\n", "op", "group", "comm", "ranks", "iter", "seq", "count", "type",
-             "bytes", "algo", "time(us)", "algbw", "busbw", "eff(%)", "recorded", "ratio", "wait(us)", "data(us)", "last",
-             "peers");
+             "{:>10} {:>6}  {}\n", "op", "group", "comm", "ranks", "iter", "seq", "count", "type", "bytes", "algo",
+             "time(us)", "algbw", "busbw", "eff(%)", "recorded", "ratio", "peers");
   int shown = 0;
   for (const OpRow& row : r.rows) {
     if (shown++ >= maxRows) break;
     fmt::print(out, "  {:<13} {:<6} {:<18} {:>5} {:>4} {:>6} {:>11} {:<9} {:>12} {:<12} {:>10.1f} {:>8.3f} {:>8.3f} "
-               "{:>6} {:>10} {:>6} {:>9} {:>9} {:>5}  {}\n", row.op, row.label, commText(row.commId), row.nranks,
-               row.iteration, row.seq, row.count, dataTypeName(row.type), row.bytes, algorithmText(row), row.timeUs,
-               row.algbw, row.busbw, known(row.efficiency, "{:.1f}"), recordedText(row.recordedUs, row.recordedClock),
-               known(row.ratio, "{:.2f}"), known(row.arrivalWaitUs, "{:.1f}"), known(row.dataUs, "{:.1f}"),
-               row.lastRank >= 0 ? std::to_string(row.lastRank) : "-", row.ranks);
+               "{:>6} {:>10} {:>6}  {}\n", row.op, row.label, commText(row.commId), row.nranks, row.iteration, row.seq,
+               row.count, dataTypeName(row.type), row.bytes, algorithmText(row), row.timeUs, row.algbw, row.busbw,
+               known(row.efficiency, "{:.1f}"), known(row.recordedUs, "{:.1f}"), known(row.ratio, "{:.2f}"),
+               row.ranks);
   }
   if (r.rows.size() > static_cast<size_t>(maxRows)) {
     fmt::print(out, "#  ... {} more operation rows (all are in --report / --json)\n", r.rows.size() - maxRows);
   }
   fmt::print(out, "#\n# summary by op, group and size (algbw/busbw in GB/s)\n");
-  fmt::print(out, "# {:<13} {:<6} {:>7} {:>7} {:>14} {:>14} {:>11} {:>11} {:>14} {:>9} {:>9} {:>5}\n", "op", "group",
-             "size<=", "count", "total_bytes", "mean_time(us)", "mean_busbw", "mean_eff(%)", "recorded(us)", "wait(us)",
-             "data(us)", "last");
+  fmt::print(out, "# {:<13} {:<6} {:>7} {:>7} {:>14} {:>14} {:>11} {:>11} {:>14}\n", "op", "group", "size<=",
+             "count", "total_bytes", "mean_time(us)", "mean_busbw", "mean_eff(%)", "recorded(us)");
   double busbwSum = 0;
   for (const SummaryRow& s : r.summary) {
-    fmt::print(out, "  {:<13} {:<6} {:>7} {:>7} {:>14} {:>14.1f} {:>11.3f} {:>11} {:>14} {:>9} {:>9} {:>5}\n", s.op,
-               s.label, bucketName(s.bucketBytes), s.count, s.totalBytes, s.meanTimeUs, s.meanBusbw,
-               known(s.meanEfficiency, "{:.1f}"),
-               s.meanRecordedUs >= 0 ? recordedText(s.meanRecordedUs, RecordedClock::kGpu)
-                                     : recordedText(s.meanCpuCallUs, RecordedClock::kCpuCall),
-               known(s.meanArrivalWaitUs, "{:.1f}"), known(s.meanDataUs, "{:.1f}"),
-               s.lastRank >= 0 ? std::to_string(s.lastRank) : "-");
+    fmt::print(out, "  {:<13} {:<6} {:>7} {:>7} {:>14} {:>14.1f} {:>11.3f} {:>11} {:>14}\n", s.op, s.label,
+               bucketName(s.bucketBytes), s.count, s.totalBytes, s.meanTimeUs, s.meanBusbw,
+               known(s.meanEfficiency, "{:.1f}"), known(s.meanRecordedUs, "{:.1f}"));
   }
   for (const OpRow& row : r.rows) busbwSum += row.busbw;
   fmt::print(out, "#\n# Avg bus bandwidth    : {:.3f} GB/s over {} operations\n",
              r.rows.empty() ? 0.0 : busbwSum / static_cast<double>(r.rows.size()), r.rows.size());
   fmt::print(out, "# end-to-end time     : {:.6f} s ({} measured iteration{})\n", r.endToEndSeconds, r.iterations,
              r.iterations == 1 ? "" : "s");
+  printRecordedClock(out, r.recordedClock);
   printStepTimes(out, r.steps);
-  printWaits(out, r);
+  printStraggler(out, r.straggler);
   printTimeline(out, r, maxRows);
   printNcclSettings(out, r);
   printStartAndMemory(out, r);
@@ -175,15 +201,12 @@ Status writeCsvReport(const std::string& path, const ReplayReport& r) {
   NS_ASSIGN_OR_RETURN(File file, openForWrite(path));
   FILE* f = file.get();
   fmt::print(f, "op,group,comm,nranks,iteration,seq,count,type,bytes,peers,algorithm,channels,start_us,time_us,"
-             "algbw_gbps,busbw_gbps,efficiency_pct,recorded_us,ratio,protocol,recorded_clock,arrival_wait_us,data_us,"
-             "last_rank\n");
+             "algbw_gbps,busbw_gbps,efficiency_pct,recorded_us,ratio,protocol\n");
   for (const OpRow& row : r.rows) {
-    fmt::print(f, "{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.6g},{:.6g},{},{},{},{},{},{},{},{}\n", row.op,
-               row.label, commText(row.commId), row.nranks, row.iteration, row.seq, row.count, dataTypeName(row.type),
-               row.bytes, row.ranks, row.algorithm, row.channels, row.startUs, row.timeUs, row.algbw, row.busbw,
-               csvNumber(row.efficiency), csvNumber(row.recordedUs), csvNumber(row.ratio), row.protocol,
-               recordedClockName(row.recordedClock), csvNumber(row.arrivalWaitUs), csvNumber(row.dataUs),
-               row.lastRank >= 0 ? std::to_string(row.lastRank) : "");
+    fmt::print(f, "{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.6g},{:.6g},{},{},{},{}\n", row.op, row.label,
+               commText(row.commId), row.nranks, row.iteration, row.seq, row.count, dataTypeName(row.type), row.bytes,
+               row.ranks, row.algorithm, row.channels, row.startUs, row.timeUs, row.algbw, row.busbw, csvNumber(row.efficiency),
+               csvNumber(row.recordedUs), csvNumber(row.ratio), row.protocol);
   }
   return closeChecked(std::move(file), path);
 }
@@ -192,9 +215,10 @@ Status writeJsonReport(const std::string& path, const ReplayReport& r, const Tex
   NS_ASSIGN_OR_RETURN(File file, openForWrite(path));
   FILE* f = file.get();
   fmt::print(f, "{{\"description\":{},\"world_size\":{},\"transport\":{},\"pace\":{},\"iterations\":{},\"warmup\":{},"
-             "\"scale\":{:g},\"rate_gbps\":{},\"end_to_end_s\":{:.9f},\n\"ranks\":[", jsonQuoted(r.description),
-             r.worldSize, jsonQuoted(h.transport), jsonQuoted(h.pace), r.iterations, r.warmup, h.scale,
-             r.rateGBps > 0 ? fmt::format("{:g}", r.rateGBps) : "null", r.endToEndSeconds);
+             "\"scale\":{:g},\"rate_gbps\":{},\"end_to_end_s\":{:.9f},\"recorded_clock\":{},\n\"ranks\":[",
+             jsonQuoted(r.description), r.worldSize, jsonQuoted(h.transport), jsonQuoted(h.pace), r.iterations, r.warmup,
+             h.scale, r.rateGBps > 0 ? fmt::format("{:g}", r.rateGBps) : "null", r.endToEndSeconds,
+             jsonQuoted(recordedClockName(r.recordedClock)));
   for (size_t g = 0; g < r.ranks.size(); ++g) {
     const RankCounters& c = r.ranks[g];
     fmt::print(f, "{}{{\"rank\":{},\"ops\":{},\"op_bytes\":{},\"wire_sent\":{},\"wire_received\":{},\"model_sent\":{},"
@@ -208,30 +232,27 @@ Status writeJsonReport(const std::string& path, const ReplayReport& r, const Tex
              "\"time_us\":[", hostTrafficJson(r), timeJson(r), r.steps.perPass, r.steps.callsPerIteration, r.steps.warmupCalls,
              jsonQuoted(r.steps.note));
   for (size_t i = 0; i < r.steps.timesUs.size(); ++i) fmt::print(f, "{}{:.3f}", i ? "," : "", r.steps.timesUs[i]);
-  fmt::print(f, "]}},\n\"summary\":[");
+  fmt::print(f, "]}},\n\"straggler\":{{\"rank\":{},\"last_in\":{},\"waiting_ops\":{},\"wait_us\":{:.3f}}},"
+             "\n\"summary\":[", r.straggler.rank, r.straggler.lastIn, r.straggler.waitingOps, r.straggler.waitUs);
   for (size_t i = 0; i < r.summary.size(); ++i) {
     const SummaryRow& s = r.summary[i];
     fmt::print(f, "{}\n{{\"op\":{},\"group\":{},\"size_bucket\":{},\"count\":{},\"total_bytes\":{},\"mean_time_us\":{:.3f},"
-               "\"mean_busbw_gbps\":{:.6g},\"mean_efficiency_pct\":{},\"mean_recorded_us\":{},\"mean_cpu_call_us\":{},"
-               "\"mean_arrival_wait_us\":{},\"mean_data_us\":{},\"last_rank\":{}}}", i ? "," : "",
+               "\"mean_busbw_gbps\":{:.6g},\"mean_efficiency_pct\":{},\"mean_recorded_us\":{}}}", i ? "," : "",
                jsonQuoted(s.op), jsonQuoted(s.label), s.bucketBytes, s.count, s.totalBytes, s.meanTimeUs, s.meanBusbw,
-               jsonNumber(s.meanEfficiency), jsonNumber(s.meanRecordedUs), jsonNumber(s.meanCpuCallUs),
-               jsonNumber(s.meanArrivalWaitUs), jsonNumber(s.meanDataUs),
-               s.lastRank >= 0 ? std::to_string(s.lastRank) : "null");
+               jsonNumber(s.meanEfficiency), jsonNumber(s.meanRecordedUs));
   }
   fmt::print(f, "],\n\"ops\":[");
   for (size_t i = 0; i < r.rows.size(); ++i) {
     const OpRow& row = r.rows[i];
     fmt::print(f, "{}\n{{\"op\":{},\"group\":{},\"comm\":{},\"nranks\":{},\"iteration\":{},\"seq\":{},\"count\":{},"
                "\"type\":{},\"bytes\":{},\"peers\":{},\"algorithm\":{},\"channels\":{},\"protocol\":{},\"start_us\":{:.3f},\"time_us\":{:.3f},\"algbw_gbps\":{:.6g},"
-               "\"busbw_gbps\":{:.6g},\"efficiency_pct\":{},\"recorded_us\":{},\"ratio\":{},\"recorded_clock\":{},"
-               "\"arrival_wait_us\":{},\"data_us\":{},\"last_rank\":{},\"recorded_start_us\":{}}}", i ? "," : "",
+               "\"busbw_gbps\":{:.6g},\"efficiency_pct\":{},\"recorded_us\":{},\"ratio\":{},\"wait_us\":{:.3f},"
+               "\"move_us\":{:.3f},\"last_rank\":{},\"recorded_start_us\":{}}}", i ? "," : "",
                jsonQuoted(row.op), jsonQuoted(row.label), jsonQuoted(commText(row.commId)), row.nranks, row.iteration,
                row.seq, row.count, jsonQuoted(dataTypeName(row.type)), row.bytes, jsonQuoted(row.ranks), jsonQuoted(row.algorithm),
                row.channels, jsonQuoted(row.protocol), row.startUs,
                row.timeUs, row.algbw, row.busbw, jsonNumber(row.efficiency), jsonNumber(row.recordedUs),
-               jsonNumber(row.ratio), jsonQuoted(recordedClockName(row.recordedClock)), jsonNumber(row.arrivalWaitUs),
-               jsonNumber(row.dataUs), row.lastRank >= 0 ? std::to_string(row.lastRank) : "null",
+               jsonNumber(row.ratio), row.waitUs, row.moveUs, row.lastRank,
                jsonNumber(row.recordedStartUs));
   }
   fmt::print(f, "]}}\n");

@@ -43,24 +43,6 @@ std::string ratioSpread(const std::vector<RankTimeline>& rows, Figure figure) {
 
 }  // namespace
 
-std::string recordedText(double recordedUs, RecordedClock clock) {
-  if (recordedUs < 0) return "-";
-  return clock == RecordedClock::kCpuCall ? fmt::format("cpu {:.1f}", recordedUs) : fmt::format("{:.1f}", recordedUs);
-}
-
-void printRecordedClock(FILE* out, const ReplayReport& r) {
-  const std::string& c = r.recordedClock;
-  const char* text =
-      c == "gpu"        ? "NCCL's GPU time of each op (captured with NCCLSHIM_GPU_TIMING=1); ratio = replayed / GPU time"
-      : c == "cpu_call" ? "CPU call times (captured without GPU timing): NCCL's enqueue of each op, not its duration; "
-                          "shown as \"cpu N\" and never compared with the replay (NCCLSHIM_GPU_TIMING=1 records GPU time)"
-      : c == "stated"   ? "durations stated by the input file; ratio = replayed / stated"
-      : c == "mixed"    ? "GPU time where the op was GPU-timed (ratio = replayed / GPU time), CPU call times elsewhere "
-                          "(\"cpu N\", no ratio)"
-                        : "none (the input records no times)";
-  fmt::print(out, "# recorded time       : {}\n", text);
-}
-
 void printNcclSettings(FILE* out, const ReplayReport& r) {
   if (r.ncclSettings.empty()) {
     fmt::print(out, "# NCCL settings       : none set (neither the capture nor this environment sets a traffic-shaping "
@@ -82,30 +64,6 @@ void printNcclSettings(FILE* out, const ReplayReport& r) {
     }
   }
   if (!r.ncclNote.empty()) fmt::print(out, "#   note: {}\n", r.ncclNote);
-}
-
-void printWaits(FILE* out, const ReplayReport& r) {
-  const StragglerFinding& f = r.straggler;
-  if (f.rows == 0) return;
-  if (f.rowsWaited == 0) {
-    fmt::print(out, "# waiting for ranks   : no op waited for a late rank (the arrivals spread less than {:g} us or a "
-               "tenth of the op's time in all {} ops)\n", StragglerFinding::kSignificantWaitUs, f.rows);
-  } else if (f.rank >= 0) {
-    fmt::print(out, "# waiting for ranks   : rank {} arrived last at every op it took part in where ranks waited ({} of {} "
-               "ops{}): the others waited for it {:.3f} ms per op ({:.3f} ms in all); moving the data then took {:.3f} "
-               "ms per op\n", f.rank, f.rowsCaused, f.rows,
-               f.rowsWaited > f.rowsCaused ? fmt::format("; {} more waited on others", f.rowsWaited - f.rowsCaused) : "",
-               f.meanWaitUs * 1e-3, f.totalWaitUs * 1e-3, f.meanDataUs * 1e-3);
-  } else {
-    std::string last;
-    for (size_t i = 0; i < f.lastArrivals.size() && i < 5; ++i) {
-      last += fmt::format("{}rank {} ({} ops)", i ? ", " : "", f.lastArrivals[i].first, f.lastArrivals[i].second);
-    }
-    fmt::print(out, "# waiting for ranks   : no single straggler: ranks waited at {} of {} ops, {:.3f} ms per op "
-               "({:.3f} ms in all), then moved the data in {:.3f} ms per op; last to arrive: {}{}\n", f.rowsWaited,
-               f.rows, f.meanWaitUs * 1e-3, f.totalWaitUs * 1e-3, f.meanDataUs * 1e-3, last,
-               f.lastArrivals.size() > 5 ? ", ..." : "");
-  }
 }
 
 void printTimeline(FILE* out, const ReplayReport& r, int maxRows) {
@@ -139,7 +97,7 @@ void printTimeline(FILE* out, const ReplayReport& r, int maxRows) {
 }
 
 std::string timeJson(const ReplayReport& r) {
-  std::string out = fmt::format(",\n\"recorded_clock\":{},\n\"nccl_settings\":[", jsonQuoted(r.recordedClock));
+  std::string out = ",\n\"nccl_settings\":[";
   for (size_t i = 0; i < r.ncclSettings.size(); ++i) {
     const NcclSettingInForce& s = r.ncclSettings[i];
     out += fmt::format("{}{{\"name\":{},\"value\":{},\"source\":{},\"via\":{},\"captured\":{},\"read\":{}}}", i ? "," : "",
@@ -147,16 +105,8 @@ std::string timeJson(const ReplayReport& r) {
                        s.captured.empty() ? "null" : jsonQuoted(s.captured), s.read ? "true" : "false");
   }
   out += fmt::format("],\"nccl_settings_note\":{},\n", jsonQuoted(r.ncclNote));
-  const StragglerFinding& f = r.straggler;
-  out += fmt::format("\"straggler\":{{\"rows\":{},\"rows_waited\":{},\"rank\":{},\"rows_caused\":{},"
-                     "\"mean_wait_us\":{:.3f},\"total_wait_us\":{:.3f},\"mean_data_us\":{:.3f},\"last_arrivals\":[",
-                     f.rows, f.rowsWaited, f.rank >= 0 ? std::to_string(f.rank) : "null", f.rowsCaused, f.meanWaitUs,
-                     f.totalWaitUs, f.meanDataUs);
-  for (size_t i = 0; i < f.lastArrivals.size(); ++i) {
-    out += fmt::format("{}{{\"rank\":{},\"ops\":{}}}", i ? "," : "", f.lastArrivals[i].first, f.lastArrivals[i].second);
-  }
   const TimelineScore& t = r.timeline;
-  out += fmt::format("]}},\n\"timeline\":{{\"captured\":{},\"paced\":{},\"note\":{},\"capture_overlap_pairs\":{},"
+  out += fmt::format("\"timeline\":{{\"captured\":{},\"paced\":{},\"note\":{},\"capture_overlap_pairs\":{},"
                      "\"replay_overlap_pairs\":{:.1f},\"ranks\":[", t.captured ? "true" : "false",
                      t.paced ? "true" : "false", jsonQuoted(t.note), t.captureOverlapPairs, t.replayOverlapPairs);
   for (size_t i = 0; i < t.ranks.size(); ++i) out += (i ? "," : "") + rankTimelineJson(t.ranks[i]);

@@ -57,7 +57,7 @@ std::string clocksText(const std::vector<WorkOp>& ops) {
   if (gpu > 0) return fmt::format("{} of its {} ops are GPU-timed", gpu, ops.size());
   switch (ops.front().recordedClock) {
     case RecordedClock::kCpuCall: return "its recorded times are CPU calls";
-    case RecordedClock::kStated: return "its input states durations, not a timeline";
+    case RecordedClock::kFile: return "its input states durations, not a timeline";
     default: return "it records no times";
   }
 }

@@ -2,11 +2,21 @@
 # Installs what ncclshim needs on a fresh Debian 12 machine, and only what is missing, so it is
 # cheap to run before every build. On a machine without a package registry (the GPU machine) it
 # checks and reports instead: everything there is preinstalled.
+# Plain: what the main job needs (`make run`: build phynet and ncclshim, replay under mpirun).
+# --tests: the test toolchain as well (`make test`, `make check`): Catch2, the soft-RoCE and perftest
+# tools, clang for the fuzzers, GNU time, Slurm, matplotlib, chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+tests=0
+case "${1:-}" in
+  --tests) tests=1 ;;
+  "") ;;
+  *) echo "setup: unknown argument '$1' (use --tests for the test toolchain)" >&2; exit 2 ;;
+esac
 
-packages=(build-essential libfmt-dev catch2 openmpi-bin libopenmpi-dev libibverbs-dev rdma-core
-          ibverbs-utils ibverbs-providers perftest python3 python3-pip)
+packages=(build-essential libfmt-dev openmpi-bin libopenmpi-dev libibverbs-dev ibverbs-providers
+          python3 python3-pip libtomlplusplus-dev)
+[ "$tests" -eq 1 ] && packages+=(catch2 rdma-core ibverbs-utils perftest)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -18,6 +28,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     case "$p" in
       catch2) [ -e /usr/include/catch2/catch.hpp ] || [ -e /usr/local/include/catch2/catch_test_macros.hpp ] || [ -e /usr/include/catch2/catch_test_macros.hpp ] || really_missing+=("$p") ;;
       libfmt-dev) [ -e /usr/include/fmt/format.h ] || [ -e /usr/local/include/fmt/format.h ] || really_missing+=("$p") ;;
+      libtomlplusplus-dev) [ -e /usr/include/toml++/toml.h ] || [ -e /usr/local/include/toml++/toml.h ] || echo "setup: no toml++: phynet --jobs will say it is unavailable" >&2 ;;
       *) really_missing+=("$p") ;;
     esac
   done
@@ -50,24 +61,28 @@ install_optional() {
     { $sudo apt-get update -qq >/dev/null 2>&1; $sudo apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1; } ||
     echo "setup: could not install ${missing[*]}: $consequence" >&2
 }
-# The reliability suites' tools (tests/suites/fuzz_tests.sh: clang-14 with libFuzzer; load_tests.sh:
-# GNU time for peak RSS).
-install_optional "the fuzz and load suites will say so" clang-14 libclang-rt-14-dev time
-install_optional "tests/suites/slurm_tests.sh will fail: no one-node Slurm" slurm-wlm
 # The Chakra and PyTorch execution-trace readers (workload/module.mk): protobuf, nlohmann's JSON, zlib.
 install_optional "Chakra and PyTorch execution traces will not be read (the build says so)" \
   protobuf-compiler libprotobuf-dev nlohmann-json3-dev zlib1g-dev
+# Compressed traces (NCCLSHIM_TRACE_COMPRESS=zstd; the Makefile checks for zstd.h) and the zstd CLI.
+install_optional "compressed traces will not be written or read (the build says so)" libzstd-dev zstd
 # nccl.h comes from the nvidia-nccl wheel (never committed); this finds or fetches it.
 [ -s build/nccl_cflags.txt ] || bash scripts/fetch_nccl_headers.sh build
-python3 -c 'import matplotlib' 2>/dev/null || dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q "install ok installed" || DEBIAN_FRONTEND=noninteractive $([ "$(id -u)" -eq 0 ] || echo sudo) apt-get install -y -qq python3-matplotlib >/dev/null 2>&1 || echo "setup: no matplotlib (python3-matplotlib not installable here): 'ncclshim plot' will skip plots" >&2
-# The report pages' browser checks (tests/suites/report_tests.sh opens every page in headless
-# chromium and fails without it).
-if ! command -v chromium >/dev/null 2>&1; then
-  echo "setup: installing chromium"
-  sudo=$([ "$(id -u)" -eq 0 ] || echo sudo)
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get install -y -qq chromium >/dev/null 2>&1 ||
-    { $sudo apt-get update -qq >/dev/null 2>&1; $sudo apt-get install -y -qq chromium >/dev/null 2>&1; } ||
-    echo "setup: could not install chromium: tests/suites/report_tests.sh will fail its browser checks" >&2
+if [ "$tests" -eq 1 ]; then
+  # The reliability suites' tools (tests/suites/fuzz_tests.sh: clang-14 with libFuzzer; load_tests.sh:
+  # GNU time for peak RSS).
+  install_optional "the fuzz and load suites will say so" clang-14 libclang-rt-14-dev time
+  install_optional "tests/suites/slurm_tests.sh will fail: no one-node Slurm" slurm-wlm
+  python3 -c 'import matplotlib' 2>/dev/null || dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q "install ok installed" || DEBIAN_FRONTEND=noninteractive $([ "$(id -u)" -eq 0 ] || echo sudo) apt-get install -y -qq python3-matplotlib >/dev/null 2>&1 || echo "setup: no matplotlib (python3-matplotlib not installable here): 'ncclshim plot' will skip plots" >&2
+  # The report pages' browser checks (tests/suites/report_tests.sh opens every page in headless
+  # chromium and fails without it).
+  if ! command -v chromium >/dev/null 2>&1; then
+    echo "setup: installing chromium"
+    sudo=$([ "$(id -u)" -eq 0 ] || echo sudo)
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get install -y -qq chromium >/dev/null 2>&1 ||
+      { $sudo apt-get update -qq >/dev/null 2>&1; $sudo apt-get install -y -qq chromium >/dev/null 2>&1; } ||
+      echo "setup: could not install chromium: tests/suites/report_tests.sh will fail its browser checks" >&2
+  fi
 fi
 echo "setup: ok"

@@ -8,17 +8,21 @@
 TOOLS_LIB_SRCS := $(wildcard tools/inspect/*.cc)
 TOOLS_LIB_OBJS := $(TOOLS_LIB_SRCS:%.cc=$(BUILD)/obj/%.o)
 TOOLS_LIB := $(BUILD)/libtools.a
-TOOL_SRCS := tools/ncclshim_main.cc $(wildcard tools/perf/*.cc)
-TOOL_OBJS := $(TOOL_SRCS:%.cc=$(BUILD)/obj/%.o)
+TOOL_OBJS := $(BUILD)/obj/tools/ncclshim_main.o
 NCCLSHIM_TOOL := $(BUILD)/ncclshim
+# `ncclshim perf` runs the engine through libncclshim.so: a program of its own (perf_main.cc), which
+# `ncclshim perf` executes, so that the file commands link only the formats, the model and common.
+PERF_OBJS := $(patsubst %.cc,$(BUILD)/obj/%.o,$(wildcard tools/perf/*.cc))
+NCCLSHIM_PERF := $(BUILD)/ncclshim-perf
 NCCLSHIM_PLOT := $(BUILD)/ncclshim_plot.py
 REPORT_PY_SRCS := $(wildcard tools/report/*.py)
 REPORT_PY := $(REPORT_PY_SRCS:tools/report/%=$(BUILD)/ncclshim_report/%)
+TOOLS_FILE_LIBS := $(TOOLS_LIB) $(WORKLOAD_LIB) $(TRACE_LIB) $(MODEL_LIB) $(COMMON_LIB)
 TOOLS_DEP_LIBS := $(TOOLS_LIB) $(WORKLOAD_LIB) $(TRACE_LIB) $(ENGINE_LIB)
 
 .PHONY: tools
-all: $(NCCLSHIM_TOOL) $(NCCLSHIM_PLOT) $(REPORT_PY)
-tools: $(NCCLSHIM_TOOL) $(NCCLSHIM_PLOT) $(REPORT_PY)
+all: $(NCCLSHIM_TOOL) $(NCCLSHIM_PERF) $(NCCLSHIM_PLOT) $(REPORT_PY)
+tools: $(NCCLSHIM_TOOL) $(NCCLSHIM_PERF) $(NCCLSHIM_PLOT) $(REPORT_PY)
 
 $(BUILD)/obj/tools/%.o: tools/%.cc $(NCCL_CFLAGS_FILE)
 	@mkdir -p $(dir $@)
@@ -28,8 +32,11 @@ $(TOOLS_LIB): $(TOOLS_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(NCCLSHIM_TOOL): $(TOOL_OBJS) $(TOOLS_DEP_LIBS) $(SHIM_LIB)
-	$(CXX) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(TOOLS_DEP_LIBS) -L$(BUILD) -lncclshim -Wl,-rpath,'$$ORIGIN' $(LDLIBS)
+$(NCCLSHIM_TOOL): $(TOOL_OBJS) $(TOOLS_FILE_LIBS) | $(NCCLSHIM_PERF)
+	$(CXX) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(TOOLS_FILE_LIBS) $(LDLIBS)
+
+$(NCCLSHIM_PERF): $(PERF_OBJS) $(TRACE_LIB) $(ENGINE_LIB) $(SHIM_LIB)
+	$(CXX) $(LDFLAGS) -o $@ $(PERF_OBJS) $(TRACE_LIB) $(ENGINE_LIB) -L$(BUILD) -lncclshim -Wl,-rpath,'$$ORIGIN' $(LDLIBS)
 
 $(NCCLSHIM_PLOT): tools/plot/ncclshim_plot.py
 	@mkdir -p $(dir $@)

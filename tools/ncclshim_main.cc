@@ -2,14 +2,18 @@
 // report, compare, env), each with --help. Each runs inside the fence of common/main_fence.h: an
 // exception ends it with one line ("ncclshim summary: internal error while reading x.csv: ...") and
 // status 70. A bad NCCLSHIM_* setting (common/settings.h) ends every command but env with status 2.
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "common/main_fence.h"
 #include "common/settings.h"
 #include "tools/inspect/commands.h"
-#include "tools/perf/perf_launch.h"
 
 namespace {
 
@@ -23,9 +27,25 @@ commands:
   plot      PNG charts: message sizes, busbw vs size, replayed vs recorded time
   report    one self-contained HTML page for a phynet JSON report (charts, traffic matrix, timeline)
   compare   several phynet JSON reports of one workload side by side: ratios, text or HTML
-  env       every NCCLSHIM_* setting: its value here and where it came from; --markdown: the README's table
+  env       every NCCLSHIM_* setting: its value here and where it came from; --markdown: docs/settings.md's table
 run 'ncclshim <command> --help' for the options of a command.
 )";
+
+// `ncclshim perf` is the program ncclshim-perf beside this one (tools/perf/perf_main.cc): only it
+// links the engine. Returns only when it cannot be run.
+int execPerf(int argc, char** argv) {
+  char self[PATH_MAX] = {};
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  std::string path = length > 0 ? std::string(self, static_cast<size_t>(length)) : std::string("ncclshim");
+  path = path.substr(0, path.find_last_of('/') + 1) + "ncclshim-perf";
+  std::vector<char*> args{path.data()};
+  for (int i = 0; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  std::fflush(nullptr);
+  execv(path.c_str(), args.data());
+  std::fprintf(stderr, "ncclshim perf: cannot run %s: %s\n", path.c_str(), std::strerror(errno));
+  return 127;
+}
 
 int dispatch(const std::string& command, int argc, char** argv) {
   if (command != "env") {
@@ -35,11 +55,7 @@ int dispatch(const std::string& command, int argc, char** argv) {
       return 2;
     }
   }
-  if (command == "perf") {
-    // The op is perf's first argument when it is not an option.
-    nshim::setFenceActivity(argc > 0 && argv[0][0] != '-' ? std::string("running ") + argv[0] : "");
-    return nshim::perf::perfMain(argc, argv);
-  }
+  if (command == "perf") return execPerf(argc, argv);
   if (command == "summary") return nshim::tools::summaryMain(argc, argv);
   if (command == "diff") return nshim::tools::diffMain(argc, argv);
   if (command == "convert") return nshim::tools::convertMain(argc, argv);

@@ -4,7 +4,11 @@
 // once. Also reports how fast the writer drained and that no record was lost.
 // Between batches the producers pause (--pause-us, default 2000) so that the writer keeps up as it
 // does at real NCCL call rates; --pause-us 0 measures the writer-bound worst case instead.
-//   bench_record [--batches N] [--batch N] [--threads N] [--pause-us N] [--keep]
+// --replay FILE instead writes a trace's records again, as fast as the writer takes them, once plain
+// and once compressed (NCCLSHIM_TRACE_COMPRESS=zstd): the file sizes, their ratio and the writer's
+// records per second each way.
+//   bench_record [--batches N] [--batch N] [--threads N] [--pause-us N] [--keep] | --replay FILE
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,6 +33,7 @@ struct Options {
   int threads = 2;
   int pauseUs = 2000;
   bool keep = false;
+  std::string replay;  // --replay FILE
 };
 
 OpRecord sampleRecord() {
@@ -63,7 +68,65 @@ double medianNsPerCall(const Options& opts, Fn&& record) {
   return perCall[perCall.size() / 2];
 }
 
+// One pass of `file`'s records through a Recorder (zstd or not) into a fresh directory: the
+// file's size and the writer's records per second (from the first record to the close).
+struct ReplayFigures {
+  uint64_t bytes = 0;
+  uint64_t records = 0;
+  double seconds = 0;
+  bool exact = false;
+};
+
+ReplayFigures replayThrough(const TraceFile& file, bool compress) {
+  ReplayFigures out;
+  char dir[] = "/tmp/ncclshim-bench-XXXXXX";
+  if (mkdtemp(dir) == nullptr) return out;
+  RecorderConfig config;
+  config.dir = dir;
+  config.ringRecords = 1 << 16;
+  config.fullWaitNs = 10'000'000'000;  // wait for the writer, never drop: its speed is measured
+  config.compress = compress;
+  std::string path;
+  {
+    Recorder recorder(config);
+    const int64_t start = nowNs();
+    for (const CommEntry& c : file.comms) recorder.recordComm(c.record);
+    for (const OpEntry& o : file.ops) recorder.recordOp(o.record);
+    (void)recorder.close();
+    out.seconds = double(nowNs() - start) * 1e-9;
+    out.records = recorder.stats().records;
+    path = recorder.path();
+  }
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0) out.bytes = static_cast<uint64_t>(st.st_size);
+  auto back = readTraceFile(path);
+  out.exact = back.ok() && back->ops.size() == file.ops.size() && back->endsWithFooter;
+  unlink(path.c_str());
+  rmdir(dir);
+  return out;
+}
+
+int runReplay(const Options& opts) {
+  auto file = readTraceFile(opts.replay);
+  if (!file.ok()) {
+    std::fprintf(stderr, "bench_record: %s\n", file.status().message().c_str());
+    return 2;
+  }
+  const ReplayFigures plain = replayThrough(*file, false);
+  const ReplayFigures zstd = replayThrough(*file, true);
+  std::printf("%s: %llu records\n", opts.replay.c_str(), static_cast<unsigned long long>(plain.records));
+  std::printf("plain: %llu bytes (%.0f B per record), writer %.2f M records/s%s\n",
+              static_cast<unsigned long long>(plain.bytes), double(plain.bytes) / double(plain.records),
+              plain.records / plain.seconds * 1e-6, plain.exact ? "" : " (MISMATCH reading it back)");
+  std::printf("zstd:  %llu bytes (%.1f B per record), writer %.2f M records/s%s; ratio %.1f\n",
+              static_cast<unsigned long long>(zstd.bytes), double(zstd.bytes) / double(zstd.records),
+              zstd.records / zstd.seconds * 1e-6, zstd.exact ? "" : " (MISMATCH reading it back)",
+              double(plain.bytes) / double(zstd.bytes));
+  return plain.exact && zstd.exact ? 0 : 1;
+}
+
 int run(const Options& opts) {
+  if (!opts.replay.empty()) return runReplay(opts);
   unsetenv("NCCLSHIM_TRACE_DIR");
   double off = medianNsPerCall(opts, [](const OpRecord& r) { trace::recordOp(r); });
   std::printf("recordOp, recording off:            %7.2f ns/record (median of %d batches of %d)\n", off,
@@ -128,8 +191,9 @@ int main(int argc, char** argv) {
     else if (arg == "--threads" && hasValue) opts.threads = std::max(1, std::atoi(argv[++i]));
     else if (arg == "--pause-us" && hasValue) opts.pauseUs = std::max(0, std::atoi(argv[++i]));
     else if (arg == "--keep") opts.keep = true;
+    else if (arg == "--replay" && hasValue) opts.replay = argv[++i];
     else {
-      std::fprintf(stderr, "usage: bench_record [--batches N] [--batch N] [--threads N] [--pause-us N] [--keep]\n");
+      std::fprintf(stderr, "usage: bench_record [--batches N] [--batch N] [--threads N] [--pause-us N] [--keep] | --replay FILE\n");
       return 2;
     }
   }

@@ -96,6 +96,15 @@ Recorder::Recorder(RecorderConfig config) : config_(std::move(config)) {
     if (*c == '/' || *c == ' ') *c = '_';
   }
   copyFixed(header_.host, sizeof(header_.host), host);
+  copyFixed(header_.job, sizeof(header_.job), config_.job);
+  if (config_.compress && !config_.dir.empty()) {
+    // Made here, not at the first record (which may come in a signal handler): it allocates.
+    zstd_ = ZstdCompressor::create(3);
+    if (zstd_ == nullptr) {
+      NS_WARN("NCCLSHIM_TRACE_COMPRESS=zstd: {}; writing plain .jsonl", zstdAvailable() ? "out of memory" : zstdMissingText());
+      config_.compress = false;
+    }
+  }
   resetProcessState();
   if (config_.dir.empty()) return;
   if (config_.dir.size() + config_.namePattern.size() > kPathBytes / 2 ||
@@ -137,6 +146,7 @@ void Recorder::resetProcessState() {
   ops_ = 0;
   tasks_ = 0;
   proxies_ = 0;
+  steps_ = 0;
   invalid_ = 0;
   unregisteredDrops_ = 0;
   reclaimedDrops_ = 0;
@@ -148,6 +158,12 @@ void Recorder::resetProcessState() {
   dropsReported_ = 0;
   writeErrno_ = 0;
   fileFailed_ = false;
+  fileBytes_ = 0;
+  cut_ = false;
+  complete_ = false;
+  endFrame_ = false;
+  cutRecords_ = 0;
+  if (zstd_ != nullptr) zstd_->reset();
   outLen_ = 0;
   path_[0] = '\0';
   copyFixed(lastReason_, sizeof(lastReason_), "close");
@@ -291,6 +307,17 @@ NSHIM_HOT_CODE void Recorder::recordProxy(const ProxyRecord& record) noexcept {
   push(record.endNs, [&](RingSlot* slot) {
     slot->kind = SlotKind::kProxy;
     slot->proxy = record;
+  });
+}
+
+void Recorder::recordStep(const StepRecord& record) noexcept {
+  if (__builtin_expect(record.abi != kTraceRecordAbi, 0)) {
+    invalid_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  push(record.timestampNs, [&](RingSlot* slot) {
+    slot->kind = SlotKind::kStep;
+    slot->step = record;
   });
 }
 
@@ -502,7 +529,9 @@ RecorderStats Recorder::stats() const {
   s.ops = ops_.load();
   s.tasks = tasks_.load();
   s.proxies = proxies_.load();
+  s.steps = steps_.load();
   s.producerWakes = producerWakes_.load();
+  s.cut = cutRecords_.load();
   s.invalid = invalid_.load();
   auto& lock = const_cast<DrainLock&>(drainLock_);
   if (lock.lock(kLockTimeoutNs)) {
@@ -511,7 +540,7 @@ RecorderStats Recorder::stats() const {
     lock.unlock();
   }
   // Records formatted but lost with a failed write are counted by kind as formatted; not in the file.
-  const uint64_t formatted = s.comms + s.ops + s.tasks + s.proxies;
+  const uint64_t formatted = s.comms + s.ops + s.tasks + s.proxies + s.steps;
   s.records = formatted > s.unwritten ? formatted - s.unwritten : 0;
   return s;
 }

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -17,12 +18,14 @@
 #include "trace/ring.h"
 #include "trace/trace_format.h"
 #include "trace/trace_record.h"
+#include "trace/zstd_stream.h"
 
 namespace nshim::trace {
 
 struct RecorderConfig {
   std::string dir;                            // NCCLSHIM_TRACE_DIR; empty = recording off
-  std::string namePattern = "ncclshim-%h-%p"; // NCCLSHIM_TRACE_NAME: %h host, %p pid, %r rank
+  std::string namePattern = "ncclshim-%h-%p"; // NCCLSHIM_TRACE_NAME: %h host, %p pid, %r rank, %j job
+                                              // (default with a job: ncclshim-%j-%h-%p)
   uint32_t ringRecords = 4096;                // NCCLSHIM_TRACE_RING: records per thread
   int64_t drainIntervalNs = 10'000'000;       // NCCLSHIM_TRACE_FLUSH_MS
   int64_t fullWaitNs = 100'000'000;           // NCCLSHIM_TRACE_FULL_WAIT_US: wait, then drop
@@ -31,12 +34,17 @@ struct RecorderConfig {
   uint32_t fileMode = 0600;                   // NCCLSHIM_TRACE_MODE (octal): the trace file's permissions
   bool warnings = true;                       // false with NCCLSHIM_DEBUG=NONE: no warning of a lost file
   std::vector<std::pair<std::string, std::string>> ncclEnv;  // the header's nccl_env (common/nccl_env.h)
+  std::string job;                            // SLURM_JOB_ID, else TORCHELASTIC_RUN_ID: header, %j, default name
+  uint64_t maxBytes = 0;                      // NCCLSHIM_TRACE_MAX_MB: the file stops here (0: no limit)
+  bool compress = false;                      // NCCLSHIM_TRACE_COMPRESS=zstd: `.jsonl.zst`
 
   static RecorderConfig fromEnvironment();
 };
 
 // The global rank named by the launcher's environment, or kNoRank.
 int32_t rankFromEnvironment();
+// The job named by the launcher's environment (SLURM_JOB_ID, else TORCHELASTIC_RUN_ID), or "".
+std::string jobFromEnvironment();
 
 struct RecorderStats {
   uint64_t records = 0;  // written to the file
@@ -46,8 +54,10 @@ struct RecorderStats {
   uint64_t invalid = 0;
   uint64_t tasks = 0;
   uint64_t proxies = 0;
+  uint64_t steps = 0;
   uint64_t producerWakes = 0;  // times a recording thread woke the writer (its ring 3/4 full, or full)
   uint64_t unwritten = 0;      // of `dropped`: records the file could not take (cannot create or write it)
+  uint64_t cut = 0;            // records not written because the file reached its size limit
 };
 
 // Lock for draining, owned by a thread id; async-signal-safe, with a deadline, and it refuses
@@ -110,6 +120,8 @@ class Recorder {
   // NCCL's decisions from the profiler plugin (libshim/profiler_plugin.cc).
   void recordTask(const TaskRecord& record) noexcept;
   void recordProxy(const ProxyRecord& record) noexcept;
+  // An iteration mark (ncclshimMarkStep): a `step` line.
+  void recordStep(const StepRecord& record) noexcept;
   // The tasks NCCL launches inside a recorded call, held for that call's record and written in
   // place: holdTask returns the next free slot of this thread's ring past the tasks held so far
   // (nullptr when the ring has no room for it and the call's record, or the thread has none),
@@ -186,7 +198,12 @@ class Recorder {
   void reportLossLocked();
   void logLocked(std::string_view message);
   bool openFileLocked();
-  void buildPath(char* out, size_t capacity, int32_t rank) const;
+  // `partial`: the name while the file is written (".part" after it), else its final name.
+  void buildPath(char* out, size_t capacity, int32_t rank, bool partial) const;
+  void completeFileLocked();              // renames the .part file to its final name
+  void cutLocked();                       // the size limit: footer, final name, no more records
+  size_t writeAllLocked(const char* data, size_t length);  // to fd_: the bytes written (fewer: fd_ closed)
+  static bool zstdSink(void* self, const char* data, size_t length);
   void adoptRankLocked(int32_t rank);
   void writeFooterLocked(const char* reason, int signal);
   void lateFlush();
@@ -213,12 +230,18 @@ class Recorder {
   std::atomic<int32_t> globalRank_{kNoRank};
 
   int fd_ = -1;
+  uint64_t fileBytes_ = 0;               // bytes written to the file (compressed, with zstd)
+  bool cut_ = false;                     // the size limit was reached: nothing more is written
+  bool complete_ = false;                // renamed from its .part name (a footer was written)
+  bool endFrame_ = false;                // zstd: the next flushOut ends the frame (a footer)
+  std::atomic<uint64_t> cutRecords_{0};
+  std::unique_ptr<ZstdCompressor> zstd_;
   char path_[kPathBytes] = {};
   char wantedPath_[kPathBytes] = {};     // scratch of openFileLocked / adoptRankLocked
   char chosenPath_[kPathBytes] = {};
   char note_[2 * kPathBytes + 256] = {}; // scratch of the warnings (drain lock held)
   TraceHeader header_{};
-  std::atomic<uint64_t> comms_{0}, ops_{0}, tasks_{0}, proxies_{0}, invalid_{0}, unregisteredDrops_{0};
+  std::atomic<uint64_t> comms_{0}, ops_{0}, tasks_{0}, proxies_{0}, steps_{0}, invalid_{0}, unregisteredDrops_{0};
   std::atomic<uint64_t> producerWakes_{0};
   uint64_t reclaimedDrops_ = 0;
   uint64_t dropsReported_ = 0;
@@ -266,6 +289,9 @@ inline void recordTask(const TaskRecord& record) {
 }
 inline void recordProxy(const ProxyRecord& record) {
   if (enabled()) detail::gGlobalRecorder->recordProxy(record);
+}
+inline void recordStep(const StepRecord& record) {
+  if (enabled()) detail::gGlobalRecorder->recordStep(record);
 }
 inline void prefetchPush() {
   if (enabled()) detail::gGlobalRecorder->prefetchPush();

@@ -64,6 +64,14 @@ uint64_t Recorder::drainLocked(bool allowReclaim) {
     }
   }
   uint64_t emitted = 0;
+  if (active > 0 && cut_) {
+    // The file reached its size limit: the records are counted, not written.
+    for (int i = 0; i < active; ++i) {
+      cutRecords_.fetch_add(mergeEnd_[i] - mergePos_[i], std::memory_order_relaxed);
+      merge_[i]->consumeTo(mergeEnd_[i]);
+    }
+    active = 0;
+  }
   if (active > 0 && fd_ < 0 && (fileFailed_ || !openFileLocked())) {
     // No file: the records cannot be kept; count them so the loss is visible in stats() and at close.
     for (int i = 0; i < active; ++i) {
@@ -122,8 +130,13 @@ uint64_t Recorder::drainLocked(bool allowReclaim) {
 }
 
 void Recorder::emitSlot(const RingSlot& slot) {
+  if (cut_) {
+    cutRecords_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   size_t n = 0;
-  const uint64_t lineN = nextLineN_++;
+  const uint64_t lineN = nextLineN_;
+  std::atomic<uint64_t>* written = &ops_;  // the count of this kind of line
   if (slot.kind == SlotKind::kComm) {
     CommRecord record = slot.comm;
     if (record.host[0] == '\0') copyFixed(record.host, sizeof(record.host), header_.host);
@@ -134,13 +147,16 @@ void Recorder::emitSlot(const RingSlot& slot) {
     }
     if (record.globalRank == kNoRank) record.globalRank = globalRank_.load(std::memory_order_relaxed);
     n = formatCommLine(record, lineN, line_, sizeof(line_));
-    comms_.fetch_add(1, std::memory_order_relaxed);
+    written = &comms_;
   } else if (slot.kind == SlotKind::kTask) {
     n = formatTaskLine(slot.task, lineN, line_, sizeof(line_));
-    tasks_.fetch_add(1, std::memory_order_relaxed);
+    written = &tasks_;
+  } else if (slot.kind == SlotKind::kStep) {
+    n = formatStepLine(slot.step, lineN, line_, sizeof(line_));
+    written = &steps_;
   } else if (slot.kind == SlotKind::kProxy) {
     n = formatProxyLine(slot.proxy, lineN, line_, sizeof(line_));
-    proxies_.fetch_add(1, std::memory_order_relaxed);
+    written = &proxies_;
   } else {
     const OpRecord* record = &slot.op;
     OpRecord sized;
@@ -150,8 +166,16 @@ void Recorder::emitSlot(const RingSlot& slot) {
       record = &sized;
     }
     n = formatOpLine(*record, lineN, line_, sizeof(line_));
-    ops_.fetch_add(1, std::memory_order_relaxed);
   }
+  // NCCLSHIM_TRACE_MAX_MB: the line would take the file past its limit (what is not compressed yet
+  // counted whole, so a compressed file stays under it too).
+  if (config_.maxBytes > 0 && fileBytes_ + outLen_ + n > config_.maxBytes) {
+    cutLocked();
+    cutRecords_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  ++nextLineN_;
+  written->fetch_add(1, std::memory_order_relaxed);
   emitLine(line_, n);
 }
 
@@ -165,9 +189,35 @@ void Recorder::emitLine(const char* line, size_t length) {
 // Writes out_. On the first failure (disk full, I/O error) the file is closed where it ends (cut,
 // possibly inside a line) and every record not complete in it, now or later, is counted as lost.
 void Recorder::flushOut() {
+  if (zstd_ != nullptr && fd_ >= 0 && (outLen_ > 0 || endFrame_)) {
+    if (!zstd_->compress(out_, outLen_, endFrame_, &Recorder::zstdSink, this)) {
+      if (fd_ >= 0) {  // zstd itself failed (the sink closes the file on a write error)
+        storeFirstError(writeErrno_, EIO);
+        ::close(fd_);
+        fd_ = -1;
+        fileFailed_ = true;
+        warnLocked("cannot compress", path_, EIO);
+      }
+      unwritten_ += recordLinesIn(out_, outLen_, outTailNonRecords_);
+    }
+  } else {
+    const size_t done = writeAllLocked(out_, outLen_);
+    if (done < outLen_) unwritten_ += recordLinesIn(out_ + done, outLen_ - done, outTailNonRecords_);
+  }
+  outLen_ = 0;
+  outTailNonRecords_ = 0;
+}
+
+bool Recorder::zstdSink(void* self, const char* data, size_t length) {
+  return static_cast<Recorder*>(self)->writeAllLocked(data, length) == length;
+}
+
+// On the first failure (disk full, I/O error) the file is closed where it ends (cut, possibly
+// inside a line) and every record not complete in it, now or later, is counted as lost.
+size_t Recorder::writeAllLocked(const char* data, size_t length) {
   size_t done = 0;
-  while (fd_ >= 0 && done < outLen_) {
-    ssize_t n = ::write(fd_, out_ + done, outLen_ - done);
+  while (fd_ >= 0 && done < length) {
+    ssize_t n = ::write(fd_, data + done, length - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       const int err = n < 0 ? errno : EIO;
@@ -179,10 +229,26 @@ void Recorder::flushOut() {
       break;
     }
     done += static_cast<size_t>(n);
+    fileBytes_ += static_cast<uint64_t>(n);
   }
-  if (done < outLen_) unwritten_ += recordLinesIn(out_ + done, outLen_ - done, outTailNonRecords_);
-  outLen_ = 0;
-  outTailNonRecords_ = 0;
+  return done;
+}
+
+// NCCLSHIM_TRACE_MAX_MB reached: what is held is written, then a footer that says so, and the file
+// gets its final name; later records are only counted (stats().cut). Said once on stderr.
+void Recorder::cutLocked() {
+  if (cut_) return;
+  flushOut();
+  writeFooterLocked("cut", 0);  // cut_ is set inside, with the footer's fields
+  LineBuffer message(note_, sizeof(note_));
+  message.put("trace: ");
+  message.put(std::string_view(path_));
+  message.put(" reached NCCLSHIM_TRACE_MAX_MB (");
+  message.putUint(config_.maxBytes);
+  message.put(" bytes): recording stopped there; its footer says so (cut), later records are counted, not written");
+  logLocked(message.view());
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
 }
 
 // The first failure to create or write the file, once per process: on stderr (the log) at once.
@@ -234,9 +300,10 @@ void Recorder::logLocked(std::string_view message) {
   (void)!::writev(STDERR_FILENO, parts, 3);
 }
 
-// <dir>/<pattern>.jsonl: %h host, %p pid, %r global rank ("unknown" before it is known), %% '%'.
-// A pattern without %r gets "-rank<R>" appended once the rank is known.
-void Recorder::buildPath(char* out, size_t capacity, int32_t rank) const {
+// <dir>/<pattern>.jsonl[.zst][.part]: %h host, %p pid, %r global rank ("unknown" before it is
+// known), %j the job ("nojob" without one), %% '%'. A pattern without %r gets "-rank<R>" appended
+// once the rank is known. Written as .part until its first footer (completeFileLocked).
+void Recorder::buildPath(char* out, size_t capacity, int32_t rank, bool partial) const {
   LineBuffer path(out, capacity - 1);
   path.put(config_.dir);
   path.put('/');
@@ -252,6 +319,8 @@ void Recorder::buildPath(char* out, size_t capacity, int32_t rank) const {
       path.put(header_.host);
     } else if (token == 'p') {
       path.putInt(header_.pid);
+    } else if (token == 'j') {
+      path.put(config_.job.empty() ? std::string_view("nojob") : std::string_view(config_.job));
     } else if (token == 'r') {
       sawRank = true;
       if (rank == kNoRank) path.put("unknown");
@@ -265,13 +334,15 @@ void Recorder::buildPath(char* out, size_t capacity, int32_t rank) const {
     path.putInt(rank);
   }
   path.put(".jsonl");
+  if (config_.compress) path.put(".zst");
+  if (partial) path.put(".part");
   out[path.size()] = '\0';
 }
 
 bool Recorder::openFileLocked() {
   int32_t rank = globalRank_.load(std::memory_order_relaxed);
   char* wanted = wantedPath_;  // members, not the stack: this may run on a signal's small stack
-  buildPath(wanted, kPathBytes, rank);
+  buildPath(wanted, kPathBytes, rank, true);
   int fd = createNewFile(wanted, config_.fileMode, path_, sizeof(path_));
   if (fd < 0) {
     storeFirstError(writeErrno_, -fd);
@@ -305,7 +376,7 @@ void Recorder::adoptRankLocked(int32_t rank) {
   globalRank_.store(rank, std::memory_order_relaxed);
   if (fd_ < 0) return;
   char* renamed = wantedPath_;
-  buildPath(renamed, kPathBytes, rank);
+  buildPath(renamed, kPathBytes, rank, !complete_);
   if (std::strcmp(renamed, path_) == 0) return;
   flushOut();
   if (fd_ < 0) return;  // the write failed: the file stays under its first name, cut
@@ -327,7 +398,13 @@ void Recorder::writeFooterLocked(const char* reason, int signal) {
   footer.ops = ops_.load();
   footer.tasks = tasks_.load();
   footer.proxies = proxies_.load();
-  footer.records = footer.comms + footer.ops + footer.tasks + footer.proxies;
+  footer.steps = steps_.load();
+  footer.records = footer.comms + footer.ops + footer.tasks + footer.proxies + footer.steps;
+  if (std::strcmp(reason, "cut") == 0) {
+    cut_ = true;
+    copyFixed(footer.cut, sizeof(footer.cut), "max_mb");
+    footer.maxBytes = config_.maxBytes;
+  }
   footer.dropped = dropsReported_;
   footer.invalid = invalid_.load();
   footer.globalRank = globalRank_.load(std::memory_order_relaxed);
@@ -339,7 +416,24 @@ void Recorder::writeFooterLocked(const char* reason, int signal) {
   copyFixed(footer.reason, sizeof(footer.reason), lastReason_);
   emitLine(line_, formatFooterLine(footer, line_, sizeof(line_)));
   ++outTailNonRecords_;
+  endFrame_ = true;  // zstd: a footer ends its frame, so the file is whole where it stops
   flushOut();
+  endFrame_ = false;
+  if (!complete_ && fd_ >= 0) completeFileLocked();
+}
+
+// The file is complete (it has a footer): from <name>.part to <name>, never over another file.
+void Recorder::completeFileLocked() {
+  complete_ = true;
+  char* final = wantedPath_;
+  buildPath(final, kPathBytes, globalRank_.load(std::memory_order_relaxed), false);
+  char* chosen = chosenPath_;
+  if (int rc = renameToNewName(path_, final, chosen, kPathBytes); rc != 0) {
+    storeFirstError(writeErrno_, -rc);
+    return;
+  }
+  std::memcpy(path_, chosen, sizeof(path_));
+  if (std::strcmp(final, chosen) != 0) noteOtherName(final);
 }
 
 }  // namespace nshim::trace

@@ -141,10 +141,28 @@ int32_t rankFromEnvironment() {
   return kNoRank;
 }
 
+std::string jobFromEnvironment() {
+  for (const char* name : {"SLURM_JOB_ID", "TORCHELASTIC_RUN_ID"}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') continue;
+    std::string job(value);
+    if (job.size() > kHostNameBytes - 1) job.resize(kHostNameBytes - 1);
+    for (char& c : job) {
+      if (c == '/' || c == ' ' || c == '%' || static_cast<unsigned char>(c) < 0x20) c = '_';
+    }
+    return job;
+  }
+  return "";
+}
+
 RecorderConfig RecorderConfig::fromEnvironment() {
   RecorderConfig config;
   config.dir = settingString(Setting::NCCLSHIM_TRACE_DIR);
+  config.job = jobFromEnvironment();
+  if (!config.job.empty()) config.namePattern = "ncclshim-%j-%h-%p";
   if (settingIsSet(Setting::NCCLSHIM_TRACE_NAME)) config.namePattern = settingString(Setting::NCCLSHIM_TRACE_NAME);
+  config.maxBytes = static_cast<uint64_t>(settingDouble(Setting::NCCLSHIM_TRACE_MAX_MB) * 1024.0 * 1024.0);
+  config.compress = settingString(Setting::NCCLSHIM_TRACE_COMPRESS) == "zstd";
   config.ringRecords = static_cast<uint32_t>(settingInt(Setting::NCCLSHIM_TRACE_RING));
   config.drainIntervalNs = settingInt(Setting::NCCLSHIM_TRACE_FLUSH_MS) * 1'000'000;
   config.fullWaitNs = settingInt(Setting::NCCLSHIM_TRACE_FULL_WAIT_US) * 1000;

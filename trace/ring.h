@@ -12,7 +12,7 @@
 
 namespace nshim::trace {
 
-enum class SlotKind : uint32_t { kComm = 1, kOp = 2, kTask = 3, kProxy = 4 };
+enum class SlotKind : uint32_t { kComm = 1, kOp = 2, kTask = 3, kProxy = 4, kStep = 5 };
 
 struct RingSlot {
   // The writer's merge key: the record's end time (CLOCK_MONOTONIC; its line's t_end_ns, a comm
@@ -28,6 +28,7 @@ struct RingSlot {
     OpRecord op;
     TaskRecord task;
     ProxyRecord proxy;
+    StepRecord step;
   };
 };
 

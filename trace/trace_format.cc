@@ -162,6 +162,7 @@ size_t formatHeaderLine(const TraceHeader& h, char* out, size_t capacity) {
   line.key("start_realtime_ns"); line.putInt(h.startRealtimeNs);
   line.key("start_monotonic_ns"); line.putInt(h.startMonotonicNs);
   line.key("ring_records"); line.putUint(h.ringRecords);
+  line.key("job"); line.putJsonString(h.job, sizeof(h.job));
   if (h.version >= 3) {  // the NCCL settings of the capturing process, an object of strings
     line.key("nccl_env");
     line.put('{');
@@ -227,11 +228,26 @@ size_t formatFooterLine(const TraceFooter& f, char* out, size_t capacity) {
   line.key("invalid"); line.putUint(f.invalid);
   line.key("nccl_tasks"); line.putUint(f.tasks);
   line.key("nccl_proxies"); line.putUint(f.proxies);
+  line.key("steps"); line.putUint(f.steps);
   line.key("global_rank"); line.putInt(f.globalRank);
   line.key("reason"); line.putJsonString(f.reason, sizeof(f.reason));
   line.key("signal"); line.putInt(f.signal);
   line.key("end_realtime_ns"); line.putInt(f.endRealtimeNs);
   line.key("end_monotonic_ns"); line.putInt(f.endMonotonicNs);
+  if (f.cut[0] != '\0') {
+    line.key("cut"); line.putJsonString(f.cut, sizeof(f.cut));
+    line.key("max_bytes"); line.putUint(f.maxBytes);
+  }
+  return finish(line);
+}
+
+size_t formatStepLine(const StepRecord& r, uint64_t n, char* out, size_t capacity) {
+  LineBuffer line(out, capacity);
+  line.put('{');
+  line.key("type"); line.put("\"step\"");
+  line.key("n"); line.putUint(n);
+  line.key("step"); line.putUint(r.step);
+  line.key("t_ns"); line.putInt(r.timestampNs);
   return finish(line);
 }
 

@@ -39,6 +39,8 @@ size_t formatCommLine(const CommRecord& record, uint64_t n, char* out, size_t ca
 size_t formatOpLine(const OpRecord& record, uint64_t n, char* out, size_t capacity);
 size_t formatHeaderLine(const TraceHeader& header, char* out, size_t capacity);
 size_t formatFooterLine(const TraceFooter& footer, char* out, size_t capacity);
+// Version 3: an iteration mark (ncclshimMarkStep).
+size_t formatStepLine(const StepRecord& record, uint64_t n, char* out, size_t capacity);
 // {"type":"drops","dropped":<new>,"total":<total>}: written as soon as drops are noticed.
 size_t formatDropsLine(uint64_t dropped, uint64_t total, char* out, size_t capacity);
 

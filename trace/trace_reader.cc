@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 
 #include <fmt/format.h>
@@ -22,6 +23,7 @@
 #include "trace/op_line_scan.h"
 #include "trace/reader_fields.h"
 #include "trace/trace_format.h"
+#include "trace/zstd_stream.h"
 
 namespace nshim::trace {
 using namespace reader_detail;
@@ -172,6 +174,7 @@ Status TraceParser::parseLine(std::string_view line) {
   if (type == "comm") return parseComm();
   if (type == "footer") return parseFooter();
   if (type == "drops") return parseDrops();
+  if (type == "step" && file_.header.version >= 3) return parseStep();
   if (type == "nccl_task" && file_.header.version >= 2) return parseTask();
   if (type == "nccl_proxy" && file_.header.version >= 2) return parseProxy();
   if (type == "header") return Status(Code::kInvalidArgument, "field 'type': a second header");
@@ -191,6 +194,7 @@ Status TraceParser::parseHeader() {
                   fmt::format("field 'version': {} is newer than this reader ({})", h.version, kTraceFormatVersion));
   }
   NS_RETURN_IF_ERROR(getFixedString(object_, "host", h.host, sizeof(h.host)));
+  if (object_.find("job")) NS_RETURN_IF_ERROR(getFixedString(object_, "job", h.job, sizeof(h.job)));
   NS_RETURN_IF_ERROR(getInto(object_, "pid", 0, INT64_MAX, &h.pid));
   NS_RETURN_IF_ERROR(getInto(object_, "abi", 0, kI32Max, &h.abi, true));
   NS_RETURN_IF_ERROR(getInto(object_, "ppid", 0, INT64_MAX, &h.ppid, true));
@@ -301,7 +305,8 @@ Status TraceParser::parseFooter() {
   NS_RETURN_IF_ERROR(getUint64(object_, "records", &f.records));
   NS_RETURN_IF_ERROR(getUint64(object_, "dropped", &f.dropped));
   for (auto [key, field] : {std::pair{"comms", &f.comms}, {"ops", &f.ops}, {"invalid", &f.invalid},
-                            {"nccl_tasks", &f.tasks}, {"nccl_proxies", &f.proxies}}) {
+                            {"nccl_tasks", &f.tasks}, {"nccl_proxies", &f.proxies}, {"steps", &f.steps},
+                            {"max_bytes", &f.maxBytes}}) {
     if (object_.find(key)) NS_RETURN_IF_ERROR(getUint64(object_, key, field));
   }
   NS_RETURN_IF_ERROR(getInto(object_, "global_rank", -1, kI32Max, &f.globalRank, true));
@@ -309,9 +314,20 @@ Status TraceParser::parseFooter() {
   NS_RETURN_IF_ERROR(getInto(object_, "end_realtime_ns", INT64_MIN, INT64_MAX, &f.endRealtimeNs, true));
   NS_RETURN_IF_ERROR(getInto(object_, "end_monotonic_ns", INT64_MIN, INT64_MAX, &f.endMonotonicNs, true));
   if (object_.find("reason")) NS_RETURN_IF_ERROR(getFixedString(object_, "reason", f.reason, sizeof(f.reason)));
+  if (object_.find("cut")) NS_RETURN_IF_ERROR(getFixedString(object_, "cut", f.cut, sizeof(f.cut)));
   file_.hasFooter = true;
   file_.endsWithFooter = true;
   file_.dropped = std::max(file_.dropped, f.dropped);
+  return Status::Ok();
+}
+
+Status TraceParser::parseStep() {
+  StepEntry entry;
+  entry.line = file_.lines;
+  NS_RETURN_IF_ERROR(getUint64(object_, "n", &entry.n));
+  NS_RETURN_IF_ERROR(getUint64(object_, "step", &entry.step));
+  NS_RETURN_IF_ERROR(getInto(object_, "t_ns", INT64_MIN, INT64_MAX, &entry.timestampNs));
+  file_.steps.push_back(entry);
   return Status::Ok();
 }
 
@@ -338,6 +354,88 @@ Result<TraceFile> parseTrace(std::string_view text, const std::string& name, con
   return parser.finish();
 }
 
+bool isTraceFileName(std::string_view name) {
+  auto endsWith = [&](std::string_view tail) { return name.size() > tail.size() && name.substr(name.size() - tail.size()) == tail; };
+  return endsWith(".jsonl") || endsWith(".jsonl.zst") || endsWith(".jsonl.part") || endsWith(".jsonl.zst.part");
+}
+
+namespace {
+
+// The text of a trace file: its bytes as stored, or inflated when they are a zstd stream
+// (NCCLSHIM_TRACE_COMPRESS=zstd, `.jsonl.zst`), whatever the file's name.
+class TraceText {
+ public:
+  explicit TraceText(int fd) : fd_(fd) {}
+  // Reads the first bytes: whether they are zstd. False with *error set.
+  bool start(std::string* error) {
+    if (!refill(error)) return false;
+    const auto* head = reinterpret_cast<const unsigned char*>(in_.data());
+    if (!startsWithZstdMagic(head, inLen_)) return true;
+    if (!zstdAvailable()) {
+      *error = std::string("compressed with zstd, and ") + zstdMissingText();
+      return false;
+    }
+    zstd_ = ZstdDecompressor::create();
+    if (zstd_ == nullptr) *error = "out of memory for zstd";
+    return zstd_ != nullptr;
+  }
+  bool compressed() const { return zstd_ != nullptr; }
+
+  // Up to `capacity` bytes into `out`: the count, 0 at the end, -1 with *error set. After start().
+  ssize_t read(char* out, size_t capacity, std::string* error) {
+    if (zstd_ == nullptr) {
+      if (inPos_ < inLen_) {  // the bytes read to look for zstd's magic
+        const size_t n = std::min(capacity, inLen_ - inPos_);
+        std::memcpy(out, in_.data() + inPos_, n);
+        inPos_ += n;
+        return static_cast<ssize_t>(n);
+      }
+      for (;;) {
+        const ssize_t n = ::read(fd_, out, capacity);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) *error = std::string("read failed: ") + std::strerror(errno);
+        return n;
+      }
+    }
+    for (;;) {
+      if (inPos_ == inLen_ && !eof_ && !refill(error)) return -1;
+      if (inPos_ == inLen_ && eof_) return 0;  // a stream cut inside a frame ends at its last whole block
+      size_t produced = 0;
+      const std::string failure = zstd_->step(in_.data(), inLen_, &inPos_, out, capacity, &produced);
+      if (!failure.empty()) {
+        *error = "damaged zstd stream: " + failure;
+        return -1;
+      }
+      if (produced > 0) return static_cast<ssize_t>(produced);
+    }
+  }
+
+ private:
+  bool refill(std::string* error) {
+    in_.resize(size_t(1) << 20);
+    inPos_ = inLen_ = 0;
+    for (;;) {
+      const ssize_t n = ::read(fd_, in_.data(), in_.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        *error = std::string("read failed: ") + std::strerror(errno);
+        return false;
+      }
+      inLen_ = static_cast<size_t>(n);
+      eof_ = n == 0;
+      return true;
+    }
+  }
+
+  int fd_;
+  bool eof_ = false;
+  std::unique_ptr<ZstdDecompressor> zstd_;
+  std::vector<char> in_;
+  size_t inPos_ = 0, inLen_ = 0;
+};
+
+}  // namespace
+
 Result<TraceFile> readTraceFile(const std::string& path, const ReadOptions& options) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return NS_ERROR(Code::kSystemError, "{}: cannot open: {}", path, std::strerror(errno));
@@ -346,8 +444,16 @@ Result<TraceFile> readTraceFile(const std::string& path, const ReadOptions& opti
     ~CloseOnExit() { ::close(fd); }
   } closer{fd};  // also when an allocation below throws
   TraceParser parser(path, options);
+  TraceText text(fd);
+  std::string readError;
+  if (!text.start(&readError)) return NS_ERROR(Code::kSystemError, "{}: {}", path, readError);
+  // A compressed file holds many times its size in text (about 20x for traces): room for that is
+  // address space, not memory, until it is used.
+  constexpr uint64_t kZstdTextPerByte = 32;
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) parser.reserveForInput(static_cast<uint64_t>(st.st_size));
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    parser.reserveForInput(static_cast<uint64_t>(st.st_size) * (text.compressed() ? kZstdTextPerByte : 1));
+  }
   // Lines are parsed where they lie in the buffer; only the unfinished last line of a read moves
   // (to the front) before the next read appends to it.
   constexpr size_t kReadBytes = size_t(1) << 20;
@@ -356,10 +462,9 @@ Result<TraceFile> readTraceFile(const std::string& path, const ReadOptions& opti
   int64_t lineNo = 0;
   Status status;
   while (status.ok()) {
-    ssize_t n = ::read(fd, buffer.data() + held, kReadBytes);
-    if (n < 0 && errno == EINTR) continue;
+    ssize_t n = text.read(buffer.data() + held, kReadBytes, &readError);
     if (n < 0) {
-      status = NS_ERROR(Code::kSystemError, "{}: read failed: {}", path, std::strerror(errno));
+      status = NS_ERROR(Code::kSystemError, "{}: {}", path, readError);
       break;
     }
     if (n == 0) break;
@@ -422,8 +527,8 @@ Result<TraceSet> readTraceDir(const std::string& dir, const ReadOptions& options
   if (d == nullptr) return NS_ERROR(Code::kSystemError, "{}: cannot open directory: {}", dir, std::strerror(errno));
   std::vector<std::string> paths;
   while (dirent* entry = readdir(d)) {
+    if (!isTraceFileName(entry->d_name)) continue;
     std::string_view name = entry->d_name;
-    if (name.size() <= 6 || name.substr(name.size() - 6) != ".jsonl") continue;
     std::string path = dir + "/" + std::string(name);
     struct stat st;
     if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
@@ -434,7 +539,7 @@ Result<TraceSet> readTraceDir(const std::string& dir, const ReadOptions& options
     paths.push_back(std::move(path));
   }
   closedir(d);
-  if (paths.empty()) return NS_ERROR(Code::kInvalidArgument, "{}: no *.jsonl trace files", dir);
+  if (paths.empty()) return NS_ERROR(Code::kInvalidArgument, "{}: no trace files (*.jsonl, *.jsonl.zst, or either .part)", dir);
   std::sort(paths.begin(), paths.end());  // the first error in path order is the one reported
   NS_ASSIGN_OR_RETURN(std::vector<TraceFile> files, readFilesInParallel(paths, options));
   TraceSet set;

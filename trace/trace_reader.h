@@ -44,6 +44,14 @@ struct ProxyEntry {
   ProxyRecord record{};
 };
 
+// Version 3: an iteration mark (FORMAT.md `step`).
+struct StepEntry {
+  uint64_t n = 0;
+  int64_t line = 0;
+  uint64_t step = 0;     // marks the process made before this one
+  int64_t timestampNs = 0;
+};
+
 struct TraceFile {
   std::string path;
   TraceHeader header{};
@@ -55,6 +63,7 @@ struct TraceFile {
   // and how many the writer left out (nccl_env_left_out).
   std::vector<std::pair<std::string, std::string>> ncclEnv;
   uint64_t ncclEnvLeftOut = 0;
+  std::vector<StepEntry> steps;   // version 3: step lines (iteration marks), in file order
   bool hasFooter = false;
   TraceFooter footer{};           // the last footer line
   bool endsWithFooter = false;    // the last complete line is a footer: closed cleanly
@@ -109,7 +118,8 @@ class TraceParser {
   void reserveForInput(uint64_t inputBytes);
   // Records accepted so far (comm + op, kept or not).
   uint64_t records() const {
-    return comms_.size() + ops_.size() + file_.opsNotKept + batch_.size() + file_.tasks.size() + file_.proxies.size();
+    return comms_.size() + ops_.size() + file_.opsNotKept + batch_.size() + file_.tasks.size() + file_.proxies.size() +
+           file_.steps.size();
   }
 
  private:
@@ -120,6 +130,7 @@ class TraceParser {
   Status parseFooter();
   Status parseNcclEnv(std::string_view object);  // the header's nested nccl_env
   Status parseDrops();
+  Status parseStep();
   Status parseTask();   // trace_reader_nccl.cc
   Status parseProxy();
   Status keepOp(const OpEntry& entry);  // into ops_, or the streaming batch
@@ -139,7 +150,10 @@ class TraceParser {
 
 Result<TraceFile> parseTrace(std::string_view text, const std::string& name, const ReadOptions& options = {});
 Result<TraceFile> readTraceFile(const std::string& path, const ReadOptions& options = {});
-// Every regular "*.jsonl" file of `dir`, read on up to one thread per core (on this thread alone
+// Names of trace files in a directory: "*.jsonl", "*.jsonl.zst", and either with ".part" (still being
+// written, or its process ended without a footer: read as far as it goes, and validate says so).
+bool isTraceFileName(std::string_view name);
+// Every regular trace file of `dir` (isTraceFileName; zstd inflated as read), read on up to one thread per core (on this thread alone
 // when onOps is set); an error if there is none.
 Result<TraceSet> readTraceDir(const std::string& dir, const ReadOptions& options = {});
 // A directory (readTraceDir) or one file (a set of one).

@@ -17,7 +17,7 @@ namespace nshim::trace {
 
 constexpr uint32_t kTraceRecordAbi = 1;     // layout version of CommRecord / OpRecord / TaskRecord / ProxyRecord
 constexpr int kTraceFormatVersion = 3;      // version of the JSON Lines schema (FORMAT.md); 2 adds nccl_task / nccl_proxy,
-                                            // 3 the header's nccl_env
+                                            // 3 the header's nccl_env and job, `step` lines (iteration marks)
 constexpr size_t kHostNameBytes = 64;       // host names are cut to 63 bytes + NUL
 constexpr size_t kNcclEnvBytes = 1536;      // the header's nccl_env text (TraceHeader::ncclEnv)
 
@@ -161,6 +161,18 @@ static_assert(sizeof(ProxyRecord) == 104, "ProxyRecord layout is ABI: bump kTrac
 static_assert(std::is_trivially_copyable_v<TaskRecord> && std::is_standard_layout_v<TaskRecord>);
 static_assert(std::is_trivially_copyable_v<ProxyRecord> && std::is_standard_layout_v<ProxyRecord>);
 
+// An iteration mark (FORMAT.md `step`, version 3): the job called ncclshimMarkStep(); `step` is the
+// iteration it starts: the marks the process made so far, this one included (the calls before the
+// first mark are iteration 0).
+struct StepRecord {
+  uint32_t abi;            // kTraceRecordAbi
+  uint32_t reserved;
+  uint64_t step;           // the iteration this mark starts (marks so far, recorded or not)
+  int64_t timestampNs;     // CLOCK_MONOTONIC
+};
+static_assert(sizeof(StepRecord) == 24, "StepRecord layout is ABI: bump kTraceRecordAbi");
+static_assert(std::is_trivially_copyable_v<StepRecord> && std::is_standard_layout_v<StepRecord>);
+
 // File header / footer (the first and last lines of a trace file).
 struct TraceHeader {
   int32_t version;         // kTraceFormatVersion
@@ -176,6 +188,7 @@ struct TraceHeader {
   // how many did not fit (or held a control character) and were left out.
   char ncclEnv[kNcclEnvBytes];
   uint32_t ncclEnvLeftOut;
+  char job[kHostNameBytes];  // version 3: SLURM_JOB_ID or TORCHELASTIC_RUN_ID, "" when neither is set
 };
 
 struct TraceFooter {
@@ -186,11 +199,14 @@ struct TraceFooter {
   uint64_t invalid;        // records refused (wrong abi)
   uint64_t tasks;          // nccl_task lines (version 2)
   uint64_t proxies;        // nccl_proxy lines (version 2)
+  uint64_t steps;          // step lines (version 3)
   int32_t globalRank;
   int32_t signal;          // signal that ended the process, 0 otherwise
   int64_t endRealtimeNs;
   int64_t endMonotonicNs;
-  char reason[16];         // "close", "exit", "signal"
+  char reason[16];         // "close", "exit", "signal"; "cut" when recording stopped at cut (version 3)
+  char cut[16];            // "" or "max_mb": the file reached NCCLSHIM_TRACE_MAX_MB, recording stopped
+  uint64_t maxBytes;       // with cut "max_mb": the limit, bytes
 };
 
 // Size in bytes of one element of an NCCL datatype; 0 for an unknown type.

@@ -10,6 +10,7 @@
 #include <set>
 #include <utility>
 
+#include "common/rank_ranges.h"
 #include "trace/trace_format.h"
 
 namespace nshim::trace {
@@ -31,6 +32,7 @@ class Validator {
 
   void checkFile(const TraceFile& file);
   void checkCommunicators();
+  void checkJob(const TraceSet& set);
 
  private:
   void add(std::string_view kind, bool isError, std::string message) {
@@ -124,7 +126,12 @@ void Validator::checkFile(const TraceFile& file) {
   }
   if (file.truncated || !file.endsWithFooter) warning("file not closed", fmt::format("{}: {}", file.path, file.endDescription()));
   if (file.dropped > 0) warning("records dropped", fmt::format("{}: the writer dropped {} records (buffer full)", file.path, file.dropped));
-  const uint64_t held = file.comms.size() + file.ops.size() + file.tasks.size() + file.proxies.size();
+  if (file.hasFooter && file.footer.cut[0] != '\0') {
+    warning("recording cut", fmt::format("{}: recording stopped at NCCLSHIM_TRACE_MAX_MB ({} bytes): the file holds the "
+                                         "first {} records of the process", file.path, file.footer.maxBytes,
+                                         file.footer.records));
+  }
+  const uint64_t held = file.comms.size() + file.ops.size() + file.tasks.size() + file.proxies.size() + file.steps.size();
   if (file.endsWithFooter && file.footer.records != held) {
     warning("footer count differs", fmt::format("{}: footer counts {} records, the file holds {}", file.path, file.footer.records,
                         held));
@@ -273,10 +280,50 @@ void Validator::compareP2p(uint64_t comm, const std::map<int32_t, Member*>& memb
 
 std::string commIdText(uint64_t commId) { return fmt::format("0x{:016x}", commId); }
 
+// A job's files together: files of another job (the header's `job`), ranks without a file (the
+// world: the largest communicator, or the highest rank seen), files still named .part.
+void Validator::checkJob(const TraceSet& set) {
+  std::map<std::string, size_t> jobs;
+  for (const TraceFile& file : set.files) {
+    if (file.header.job[0] != '\0') ++jobs[file.header.job];
+  }
+  if (jobs.size() > 1) {
+    auto most = std::max_element(jobs.begin(), jobs.end(), [](auto& a, auto& b) { return a.second < b.second; });
+    for (const TraceFile& file : set.files) {
+      if (file.header.job[0] == '\0' || most->first == file.header.job) continue;
+      error("file of another job", fmt::format("{}: from another job: {} (global rank {}); the other {} files are of "
+                                               "job {}", file.path, file.header.job, file.globalRank(), most->second,
+                                               most->first));
+    }
+  }
+  int32_t world = 0;
+  std::set<int32_t> ranks;
+  for (const TraceFile& file : set.files) {
+    if (file.globalRank() >= 0) ranks.insert(file.globalRank());
+    world = std::max(world, file.globalRank() + 1);
+    for (const CommEntry& comm : file.comms) world = std::max(world, comm.record.nranks);
+  }
+  std::vector<int> missing;
+  for (int32_t rank = 0; rank < world; ++rank) {
+    if (!ranks.count(rank)) missing.push_back(rank);
+  }
+  if (!missing.empty() && set.files.size() > 1) {  // one file: "comm members without a file" says it
+    warning("ranks without a file", fmt::format("{} of {} ranks have no trace file: global ranks {}", missing.size(),
+                                                world, rankRangesText(missing)));
+  }
+  for (const TraceFile& file : set.files) {
+    if (file.path.size() > 5 && file.path.substr(file.path.size() - 5) == ".part") {
+      warning("incomplete file", fmt::format("{}: incomplete: still named .part (its process is still recording, or "
+                                             "ended without closing the trace: killed, _exit)", file.path));
+    }
+  }
+}
+
 ValidationReport validateTraceSet(const TraceSet& set) {
   Validator validator;
   for (const TraceFile& file : set.files) validator.checkFile(file);
   validator.checkCommunicators();
+  validator.checkJob(set);
   return validator.take();
 }
 

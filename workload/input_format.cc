@@ -24,7 +24,8 @@ Result<InputFormat> detectDirectory(const std::string& path) {
   for (const std::string& entry : names) {
     const std::string_view name = entry;
     if (name == "." || name == "..") continue;
-    if (name.ends_with(".jsonl") || name.ends_with(".jsonl.part")) ++jsonl;
+    if (name.ends_with(".jsonl") || name.ends_with(".jsonl.part") || name.ends_with(".jsonl.zst") ||
+        name.ends_with(".jsonl.zst.part")) ++jsonl;
     else if (isEtName(name)) ++et;
     else if (name.ends_with(".json") || name.ends_with(".json.gz")) {
       ++json;
@@ -136,6 +137,7 @@ Result<InputFormat> detectInputFormat(const std::string& path) {
     return NS_ERROR(Code::kInvalidArgument, "{}: no such file or directory", path);
   }
   if (S_ISDIR(st.st_mode)) return detectDirectory(path);
+  if (path.ends_with(".jsonl.zst") || path.ends_with(".part")) return InputFormat::kTrace;  // inflated by its reader
   const std::string bytes = readInputHead(path, 4096);  // decompressed when the file is gzip
   if (isEtName(path.substr(path.rfind('/') + 1)) || looksLikeChakra(bytes)) return InputFormat::kChakra;
   if (looksLikePyTorchEt(bytes)) return InputFormat::kPyTorchEt;

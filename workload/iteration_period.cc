@@ -1,53 +1,20 @@
 // The period of a rank's call sequence (iteration_period.h).
 #include "workload/iteration_period.h"
 
-#include <algorithm>
-
 #include "common/fnv1a.h"
+#include "trace/call_period.h"
 
 namespace nshim::workload {
-namespace {
-
-// z[i]: the length of the longest common prefix of s and s[i..]; z[0] = s.size().
-std::vector<size_t> zFunction(const std::vector<uint64_t>& s) {
-  const size_t n = s.size();
-  std::vector<size_t> z(n, 0);
-  if (n == 0) return z;
-  z[0] = n;
-  for (size_t i = 1, l = 0, r = 0; i < n; ++i) {
-    if (i < r) z[i] = std::min(r - i, z[i - l]);
-    while (i + z[i] < n && s[z[i]] == s[i + z[i]]) ++z[i];
-    if (i + z[i] > r) {
-      l = i;
-      r = i + z[i];
-    }
-  }
-  return z;
-}
-
-}  // namespace
 
 IterationPeriod findIterationPeriod(const std::vector<uint64_t>& signatures) {
   IterationPeriod out;
+  const trace::CallPeriod found = trace::findCallPeriod(signatures.data(), signatures.size());
+  if (!found.found) return out;
   const size_t n = signatures.size();
-  if (n < 2) return out;
-  std::vector<uint64_t> reversed(signatures.rbegin(), signatures.rend());
-  const std::vector<size_t> z = zFunction(reversed);
-  // For period p, the periodic tail is p + z[p] calls long: the longest tail, then the shortest p.
-  size_t bestPeriod = 0, bestTail = 0;
-  for (size_t p = 1; p <= n / 2; ++p) {
-    const size_t tail = std::min(n, p + z[p]);
-    if (tail < 2 * p) continue;
-    if (tail > bestTail) {
-      bestTail = tail;
-      bestPeriod = p;
-    }
-  }
-  if (bestPeriod == 0 || 2 * bestTail < n) return out;
   out.found = true;
-  out.period = bestPeriod;
-  out.iterations = bestTail / bestPeriod;
-  out.firstBoundary = n - out.iterations * bestPeriod;
+  out.period = found.period;
+  out.iterations = found.iterations;
+  out.firstBoundary = n - out.iterations * out.period;  // counted back from the last call
   out.warmupCalls = out.firstBoundary;
   out.tailCalls = 0;
   return out;
@@ -62,7 +29,34 @@ uint64_t iterationSignature(const WorkOp& op) {
   return fnv1a64(fields, sizeof(fields));
 }
 
+IterationPeriod iterationsFromMarks(const std::vector<size_t>& marks, size_t calls) {
+  IterationPeriod out;
+  out.marked = true;
+  // Marks with no call between them (a step that made none) mark one boundary.
+  std::vector<size_t> boundaries;
+  for (size_t at : marks) {
+    if (at > calls) break;
+    if (boundaries.empty() || at != boundaries.back()) boundaries.push_back(at);
+  }
+  if (boundaries.size() < 2) return out;
+  const size_t period = boundaries[1] - boundaries[0];
+  for (size_t i = 2; i < boundaries.size(); ++i) {
+    if (boundaries[i] - boundaries[i - 1] != period) {
+      out.unevenMarks = true;
+      return out;
+    }
+  }
+  out.found = true;
+  out.period = period;
+  out.firstBoundary = boundaries.front();
+  out.warmupCalls = boundaries.front();
+  out.iterations = boundaries.size() - 1;
+  out.tailCalls = calls - boundaries.back();
+  return out;
+}
+
 IterationPeriod findIterationPeriod(const RankWork& rank) {
+  if (!rank.stepMarks.empty()) return iterationsFromMarks(rank.stepMarks, rank.ops.size());
   std::vector<uint64_t> signatures;
   signatures.reserve(rank.ops.size());
   for (const WorkOp& op : rank.ops) signatures.push_back(iterationSignature(op));

@@ -9,6 +9,9 @@
 // A period counts when it repeats at least twice and the periodic part holds at least half of the
 // calls; otherwise there is none (a benchmark sweeping sizes, an irregular job), and callers say so.
 // Linear in the number of calls (Z-function of the reversed sequence).
+//
+// Marks win: a rank whose trace holds the job's own iteration marks (ncclshimMarkStep, `step`
+// lines; RankWork::stepMarks) has its iterations between consecutive marks, found or not by them.
 #pragma once
 
 #include <cstddef>
@@ -26,7 +29,13 @@ struct IterationPeriod {
   size_t iterations = 0;      // whole iterations from firstBoundary
   size_t warmupCalls = 0;     // calls before firstBoundary
   size_t tailCalls = 0;       // calls after the last whole iteration (a cut last step)
+  bool marked = false;        // from the job's marks, not found in the calls
+  bool unevenMarks = false;   // marked, but the marked iterations differ in calls: none reported
 };
+
+// The iterations between a rank's marks (`marks`: op index after each mark, `calls` ops in all):
+// found when at least one whole iteration lies between them and all hold the same number of calls.
+IterationPeriod iterationsFromMarks(const std::vector<size_t>& marks, size_t calls);
 
 // `signatures[i]` identifies call i.
 IterationPeriod findIterationPeriod(const std::vector<uint64_t>& signatures);
@@ -35,7 +44,7 @@ IterationPeriod findIterationPeriod(const std::vector<uint64_t>& signatures);
 // (no count for sends and receives).
 uint64_t iterationSignature(const WorkOp& op);
 
-// findIterationPeriod over a rank's ops.
+// The rank's marks when it has any (iterationsFromMarks), else findIterationPeriod over its ops.
 IterationPeriod findIterationPeriod(const RankWork& rank);
 
 }  // namespace nshim::workload

@@ -230,7 +230,7 @@ Status convertRank(const RankFile& f, int rank, CommTable& table, Notes* notes, 
     if (withTimes) {
       op.issueNs = toNs(c.ts - f.calls.front().ts);
       op.recordedNs = c.dur >= 0 ? toNs(c.dur) : -1;
-      if (op.recordedNs >= 0) op.recordedClock = RecordedClock::kStated;  // Kineto's duration
+      if (op.recordedNs >= 0) op.recordedClock = RecordedClock::kCpuCall;  // record_param_comms: the CPU side
       op.computeNs = previousEnd >= 0 ? toNs(c.ts - previousEnd) : 0;
       previousEnd = c.ts + std::max(c.dur, 0.0);
     }
@@ -373,6 +373,7 @@ Result<Workload> buildWorkload(std::vector<RankFile> files, bool oneFile, Notes 
     text += fmt::format("; dtype '{}' has no NCCL type: moved as bytes (uint8)", t);
   }
   workload.description = std::move(text);
+  workload.recordedClock = RecordedClock::kCpuCall;  // record_param_comms' dur: the CPU side of the call
   return workload;
 }
 

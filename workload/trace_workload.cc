@@ -183,10 +183,14 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
   int64_t gpuOrigin = 0;
   const bool onGpu = gpuTimeline(file, &gpuOrigin);
   constexpr size_t kReleaseEvery = 1 << 14;  // records (about 2 MiB)
+  size_t nextMark = 0;  // file.steps is in order of n, as the writer writes it
   for (size_t i = 0; i < file.ops.size(); ++i) {
     if (sorted.empty() && i % kReleaseEvery == 0 && i > 0) releaseConsumed(file.ops.data(), i);
     const trace::OpEntry* entry = entryAt(i);
     const trace::OpRecord& r = entry->record;
+    for (; nextMark < file.steps.size() && file.steps[nextMark].n < entry->n; ++nextMark) {
+      out->stepMarks.push_back(out->ops.size());
+    }
     if (r.op == OpCode::kGroupStart) {
       if (depth++ == 0) currentGroup = ++groupCounter;
       continue;
@@ -253,6 +257,7 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
                              : (r.hostEndNs >= r.hostStartNs ? timeBetween(r.hostEndNs, r.hostStartNs) : -1);
     op.recordedClock = gpuTimed ? RecordedClock::kGpu
                                 : op.recordedNs >= 0 ? RecordedClock::kCpuCall : RecordedClock::kNone;
+    if (stats && op.recordedNs >= 0) ++(gpuTimed ? stats->gpuTimedOps : stats->cpuTimedOps);
     op.group = depth > 0 ? currentGroup : 0;
     if (auto decision = decisions.find({op.commId, op.seq}); decision != decisions.end()) {
       if (!parseAlgorithm(decision->second->algo, &op.algo)) op.algo = Algorithm::kAuto;  // NVLS, CollNet, ...
@@ -264,6 +269,7 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
     }
     out->ops.push_back(std::move(op));
   }
+  for (; nextMark < file.steps.size(); ++nextMark) out->stepMarks.push_back(out->ops.size());
   markUnevenAllToAll(out->ops, workload, out->globalRank);
   return Status::Ok();
 }
@@ -348,12 +354,18 @@ Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats
     }
     byRank[g]->ops = {};
   });
-  size_t total = 0;
+  size_t total = 0, gpuTimed = 0, cpuTimed = 0;
   for (int g = 0; g < workload.worldSize; ++g) {
     NS_RETURN_IF_ERROR(results[g]);
     if (stats) stats->skippedFailedCalls += rankStats[g].skippedFailedCalls;
+    gpuTimed += rankStats[g].gpuTimedOps;
+    cpuTimed += rankStats[g].cpuTimedOps;
     total += workload.ranks[g].ops.size();
   }
+  workload.recordedClock = gpuTimed && cpuTimed ? RecordedClock::kMixed
+                           : gpuTimed           ? RecordedClock::kGpu
+                           : cpuTimed           ? RecordedClock::kCpuCall
+                                                : RecordedClock::kNone;
   workload.description = fmt::format("ncclshim trace: {} ranks, {} communicators, {} operations",
                                      workload.worldSize, workload.comms.size(), total);
   return workload;

@@ -19,6 +19,8 @@ struct TraceLoadStats {
   size_t skippedFailedCalls = 0;  // calls that returned an error at record time (not replayed)
   size_t cutFiles = 0;            // files cut by a killed process (complete lines kept)
   size_t droppedRecords = 0;      // records the recorder lost
+  size_t gpuTimedOps = 0;         // ops whose recorded time is NCCL's GPU time
+  size_t cpuTimedOps = 0;         // ops whose recorded time is the CPU call only
 };
 
 // onlyRank >= 0: every file's structure (header, comms, footer) is read, but only that rank's file's

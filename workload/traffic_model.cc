@@ -1,11 +1,11 @@
 // Bus-bandwidth factors and the per-rank wire-byte model of the engine's algorithms.
 #include "workload/traffic_model.h"
 
-#include "collectives/double_binary_tree.h"
-#include "collectives/pat_schedule.h"
-#include "collectives/pxn_alltoall.h"
-#include "collectives/ring_pipeline.h"
-#include "workload/op_choice.h"
+#include "model/call_decision.h"
+#include "model/double_binary_tree.h"
+#include "model/part_range.h"
+#include "model/pat_schedule.h"
+#include "model/pxn_routes.h"
 
 namespace nshim::workload {
 
@@ -63,7 +63,7 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
   if (op.count == 0 || nranks < 1) return;
   // LL and LL128 put their lines on the wire (common/nccl_protocol.h).
   const int nnodes = nodes ? nodes->nodes() : nranks;
-  const Protocol protocol = choiceOf(op, options, nranks, nnodes).protocol;
+  const Protocol protocol = choiceOf(callRecordOf(op), options, nranks, nnodes).protocol;
   auto add = [&](int peer, uint64_t bytes) { addPayload(peer, protocolWireBytes(protocol, bytes)); };
   // NCCL's node-major ring (NodeLayout::ringNext): rank order when ranks are consecutive per node,
   // and when there is no layout (flat, worked out here: building a flat layout per op was most of
@@ -75,7 +75,7 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
   auto ringPosition = [&](int rank) { return nodes ? nodes->ringPosition(rank) : rank; };
   switch (op.kind) {
     case OpKind::kAllReduce: {
-      const AllReducePlan plan = allReducePlanOf(op, options, nranks, nnodes);
+      const AllReducePlan plan = allReducePlanOf(callRecordOf(op), options, nranks, nnodes);
       switch (plan.route) {
         case AllReduceRoute::kCopy: return;
         case AllReduceRoute::kRecursiveDoubling:
@@ -91,7 +91,7 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
     }
     case OpKind::kAllGather:
     case OpKind::kReduceScatter: {
-      const OpChoice choice = choiceOf(op, options, nranks, nnodes);
+      const CallChoice choice = choiceOf(callRecordOf(op), options, nranks, nnodes);
       if (runsPatFor(choice, nranks, nnodes)) {
         forEachPatSend(op.kind == OpKind::kAllGather, commRank, nranks, op.count, dataTypeSize(op.type),
                        std::max(1, choice.channels > 0 ? choice.channels : options.channels),

@@ -6,7 +6,8 @@
 #include <cstdint>
 #include <functional>
 
-#include "collectives/communicator.h"
+#include "model/collective_options.h"
+#include "model/node_layout.h"
 #include "workload/workload.h"
 
 namespace nshim::workload {

@@ -20,11 +20,13 @@ const char* opOriginName(OpOrigin origin) { return origin == OpOrigin::kAllToAll
 
 const char* recordedClockName(RecordedClock clock) {
   switch (clock) {
-    case RecordedClock::kCpuCall: return "cpu_call";
+    case RecordedClock::kNone: return "none";
     case RecordedClock::kGpu: return "gpu";
-    case RecordedClock::kStated: return "stated";
-    default: return "none";
+    case RecordedClock::kCpuCall: return "cpu_call";
+    case RecordedClock::kMixed: return "mixed";
+    case RecordedClock::kFile: return "file";
   }
+  return "none";
 }
 
 const char* reportOpName(OpKind kind) {

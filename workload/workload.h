@@ -10,11 +10,12 @@
 #include <utility>
 #include <vector>
 
-#include "collectives/algorithm.h"
-#include "collectives/datatype.h"
 #include "common/collective_descriptor.h"
 #include "common/nccl_protocol.h"
 #include "common/status.h"
+#include "model/algorithm.h"
+#include "model/call_choice.h"
+#include "model/datatype.h"
 #include "workload/source_line.h"
 
 namespace nshim::workload {
@@ -40,19 +41,15 @@ enum class OpOrigin : uint8_t {
 };
 const char* opOriginName(OpOrigin origin);  // "", "alltoallv"
 
-// What an op's recorded duration (WorkOp::recordedNs) and issue time measured. Only GPU time is the
-// op's duration as the job saw it: a CPU call time is NCCL's enqueue (~10 us), never compared with a
-// replay's time (docs/replay_time.md).
-enum class RecordedClock : uint8_t {
-  kNone,     // nothing recorded
-  kCpuCall,  // the host call (entry to return) of a trace captured without GPU timing
-  kGpu,      // CUDA events on the op's stream (NCCLSHIM_GPU_TIMING=1); issueNs is then the GPU start
-  kStated,   // a duration the input file states (AICB _elapsed_time, Chakra / Kineto durations)
-};
-const char* recordedClockName(RecordedClock clock);  // "none", "cpu_call", "gpu", "stated"
-// Whether a replayed time may be divided by a recorded time of this clock (GPU or stated).
+// What an op's recordedNs is, which decides whether a replay may be compared with it: NCCL's GPU
+// time of the call (a GPU-timed trace), the CPU time of the call (an enqueue of ~10 us, not the
+// op's duration: a trace recorded without GPU timing, a PyTorch execution trace), both (some calls
+// GPU-timed), or the time a workload file states (SimAI / AICB / Chakra: the simulators' figures).
+enum class RecordedClock : uint8_t { kNone, kGpu, kCpuCall, kMixed, kFile };
+const char* recordedClockName(RecordedClock clock);  // "none", "gpu", "cpu_call", "mixed", "file"
+// Whether a replay's time may be divided by such a recorded time (GPU time or a file's figure).
 inline bool comparableWithReplay(RecordedClock clock) {
-  return clock == RecordedClock::kGpu || clock == RecordedClock::kStated;
+  return clock == RecordedClock::kGpu || clock == RecordedClock::kFile;
 }
 
 // 88 bytes (a workload may hold tens of millions): fields are ordered to leave no padding.
@@ -63,7 +60,7 @@ struct WorkOp {
   DataType type = DataType::kFloat32;
   ReduceKind reduce = ReduceKind::kSum;
   OpOrigin origin = OpOrigin::kCall;
-  RecordedClock recordedClock = RecordedClock::kNone;  // what recordedNs (and issueNs) measured
+  RecordedClock recordedClock = RecordedClock::kNone;  // what this op's recordedNs (and issueNs) measured
   int root = -1;             // communicator rank (broadcast/reduce/gather/scatter)
   int peer = -1;             // communicator rank (send/recv)
   uint64_t bytes = 0;        // nccl-tests "size" of the operation (whole buffer)
@@ -82,11 +79,17 @@ struct WorkOp {
   SourceLine source;         // "file:line" the op came from, for error messages
 };
 
+// The op as a call NCCL decides on (model/call_choice.h): its kind, size and recorded choice.
+inline CallRecord callRecordOf(const WorkOp& op) { return {op.kind, op.bytes, {op.algo, op.proto, op.channels}}; }
+
 static_assert(sizeof(WorkOp) <= 88, "WorkOp grew: keep it small, workloads hold millions");
 
 struct RankWork {
   int globalRank = 0;
   std::vector<WorkOp> ops;  // issue order
+  // Iteration marks the job made (ncclshimMarkStep, a trace's `step` lines): for each, the index in
+  // `ops` of the first op after it (ops.size() for a mark after the last op). Empty: none.
+  std::vector<size_t> stepMarks;
 };
 
 // Rows of a workload file that put no operation on any rank, counted by what they asked for and why.
@@ -112,6 +115,7 @@ struct Workload {
   // is to be said about them (ranks that differ, settings left out); empty for other inputs.
   std::vector<std::pair<std::string, std::string>> ncclEnv;
   std::string ncclEnvNote;
+  RecordedClock recordedClock = RecordedClock::kFile;  // what the ops' recordedNs are
   // id -> index in comms, for findComm (a 9216-rank SimAI job has thousands of communicators and
   // tens of millions of ops). Built by indexComms(); an entry that is stale (comms changed since)
   // is detected and findComm scans instead, so it is an accelerator, never a source of truth.

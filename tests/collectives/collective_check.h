@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "collectives/communicator.h"
-#include "collectives/datatype.h"
+#include "model/datatype.h"
 
 namespace nshim::testing {
 

@@ -1,12 +1,14 @@
 // Every collective x ranks {1,2,3,4,7,8} x counts {0,1,7,1000,(1<<20)+3} x every data type and
 // reduction, on the in-process transport (ranks as threads), every element checked exactly; plus
-// the per-peer byte counters against the ring/chain formulas and argument validation.
+// the per-peer byte counters against the ring/chain formulas and argument validation. The case
+// matrix is the one every transport runs (collectives_over_transport.h).
 #include <memory>
 #include <vector>
 
 #include "collectives/collectives.h"
 #include "tests/catch.h"
 #include "tests/collectives/collective_check.h"
+#include "tests/collectives/collectives_over_transport.h"
 #include "tests/test_util.h"
 #include "transport/inproc/inproc_transport.h"
 
@@ -20,26 +22,6 @@ std::vector<std::unique_ptr<Communicator>> makeComms(int nranks, CollectiveOptio
   return comms;
 }
 
-std::vector<CollectiveCase> fullMatrix(int nranks, const std::vector<size_t>& counts) {
-  std::vector<CollectiveCase> cases;
-  int variant = 0;
-  for (size_t count : counts) {
-    for (Collective collective : kAllCollectives) {
-      for (int t = 0; t < kNumDataTypes; ++t) {
-        int kinds = usesReduction(collective) ? kNumReduceKinds : 1;
-        for (int k = 0; k < kinds; ++k) {
-          CollectiveCase c{collective, count, static_cast<DataType>(t), static_cast<ReduceKind>(k)};
-          c.root = usesRoot(collective) ? variant % nranks : 0;
-          c.inPlace = collective != Collective::kAllToAll && (variant % 2 == 1);
-          ++variant;
-          cases.push_back(c);
-        }
-      }
-    }
-  }
-  return cases;
-}
-
 // Runs all cases on all ranks (one thread per rank, cases in the same order everywhere).
 void runCases(int nranks, const std::vector<CollectiveCase>& cases, CollectiveOptions options) {
   auto errors = runCasesOnRanks(makeComms(nranks, options), cases);
@@ -49,12 +31,12 @@ void runCases(int nranks, const std::vector<CollectiveCase>& cases, CollectiveOp
   }
 }
 
-TEST_CASE("every collective, type and op over in-process ranks", "[collectives][inproc]") {
+TEST_CASE("every collective, type and op over in-process ranks", "[collectives][inproc][full]") {
   int nranks = GENERATE(1, 2, 3, 4, 7, 8);
   INFO("nranks " << nranks);
   CollectiveOptions options;
   options.timeoutSeconds = 20;
-  runCases(nranks, fullMatrix(nranks, {0, 1, 7, 1000, (size_t{1} << 20) + 3}), options);
+  runCases(nranks, collectiveMatrix(nranks, {0, 1, 7, 1000, (size_t{1} << 20) + 3}), options);
 }
 
 TEST_CASE("deep pipelines with small slices and chunks", "[collectives][inproc]") {
@@ -65,7 +47,7 @@ TEST_CASE("deep pipelines with small slices and chunks", "[collectives][inproc]"
   options.chunkBytes = 192;
   options.maxInflight = 3;
   options.smallAllReduceBytes = 0;
-  runCases(nranks, fullMatrix(nranks, {1000, 4099}), options);
+  runCases(nranks, collectiveMatrix(nranks, {1000, 4099}), options);
 }
 
 TEST_CASE("per-peer byte counters equal the algorithm formulas", "[collectives][inproc][bytes]") {

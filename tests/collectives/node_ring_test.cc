@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "collectives/collectives.h"
-#include "collectives/node_layout.h"
+#include "model/node_layout.h"
 #include "tests/catch.h"
 #include "tests/collectives/collective_check.h"
 #include "tests/test_util.h"

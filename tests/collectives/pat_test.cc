@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "collectives/collectives.h"
-#include "collectives/pat_schedule.h"
+#include "model/pat_schedule.h"
 #include "collectives/ring_pipeline.h"
 #include "tests/catch.h"
 #include "tests/collectives/collective_check.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "collectives/datatype.h"
+#include "model/datatype.h"
 #include "collectives/reduce.h"
 #include "tests/catch.h"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "collectives/collectives.h"
-#include "collectives/double_binary_tree.h"
+#include "model/double_binary_tree.h"
 #include "tests/catch.h"
 #include "tests/collectives/collective_check.h"
 #include "tests/test_util.h"

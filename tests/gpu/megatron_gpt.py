@@ -1,8 +1,10 @@
 """A small Megatron-Core GPT trained for a few steps on 2 GPUs, with tensor parallel 2 (--tp 2) or
 data parallel 2 through Megatron's DistributedDataParallel (--dp 2). Deterministic data and init;
 rank 0 prints 'LOSSES <json list>'. Uses the local layer spec (no Transformer Engine) and no
-sequence parallelism."""
+sequence parallelism. --mark-steps calls libncclshim.so's ncclshimMarkStep() after every step
+(docs/capture.md; a no-op without the shim)."""
 import argparse
+import ctypes
 import json
 import os
 
@@ -24,7 +26,17 @@ def main():
                         help="emulate nodes of this many ranks for NCCL (NCCL_HOSTID); 0: one real node")
     parser.add_argument("--dist-opt", action="store_true",
                         help="Megatron's distributed optimizer: gradients reduce-scattered, parameters all-gathered")
+    parser.add_argument("--mark-steps", action="store_true",
+                        help="call ncclshimMarkStep() after every step (when libncclshim.so is preloaded)")
     args = parser.parse_args()
+    mark_step = lambda: None
+    if args.mark_steps:
+        try:
+            mark = ctypes.CDLL(None).ncclshimMarkStep  # LD_PRELOAD puts it in the global scope
+            mark.argtypes, mark.restype = [], ctypes.c_int64
+            mark_step = mark
+        except AttributeError:
+            pass
     rank = int(os.environ["RANK"])
     if args.gpus_per_node:
         os.environ["NCCL_HOSTID"] = f"node{rank // args.gpus_per_node}"
@@ -67,6 +79,7 @@ def main():
             reduced = loss.detach().clone()
             dist.all_reduce(reduced, group=parallel_state.get_data_parallel_group())
             losses.append(reduced.item() / dp)
+            mark_step()
             continue
         if dp > 1:
             model.finish_grad_sync()
@@ -77,6 +90,7 @@ def main():
         reduced = loss.detach().clone()
         dist.all_reduce(reduced, group=parallel_state.get_data_parallel_group())
         losses.append(reduced.item() / dp)
+        mark_step()
     if rank == 0:
         print("LOSSES " + json.dumps(losses), flush=True)
     parallel_state.destroy_model_parallel()

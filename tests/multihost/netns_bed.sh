@@ -28,6 +28,11 @@ down() {
   done
   ip link del "$MGMT_BR" 2>/dev/null || true
   ip link del "$FAB_BR" 2>/dev/null || true
+  # A deleted namespace's veths go away asynchronously; a quick `up` after `down` would find them.
+  local link
+  for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' | grep "^${PREFIX}[0-9]" || true); do
+    ip link del "$link" 2>/dev/null || true
+  done
   rm -rf /tmp/nsbed-session
 }
 

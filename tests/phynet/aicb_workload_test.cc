@@ -9,54 +9,12 @@
 #include "workload/aicb_workload.h"
 #include "workload/workload_check.h"
 #include "tests/catch.h"
+#include "tests/phynet/workload_files.h"
 
 namespace nshim::workload {
 namespace {
 
 const char* kExample = "examples/workloads/aicb_tp2_dp4_ep2.csv";
-
-std::string examplePath(const char* relative) {
-  if (std::ifstream(relative).good()) return relative;
-  std::string here = __FILE__;  // tests/phynet/x.cc, relative to the repository or absolute
-  return here.substr(0, here.rfind('/')) + "/../../" + relative;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// `text` as a spreadsheet tool saves it: a UTF-8 byte order mark, then CRLF line ends.
-std::string asSpreadsheetSaves(const std::string& text) {
-  std::string out = "\xEF\xBB\xBF";
-  for (char c : text) out += c == '\n' ? std::string("\r\n") : std::string(1, c);
-  return out;
-}
-
-// Same world, communicators, and every op of every rank field by field.
-void requireSameWorkload(const Workload& a, const Workload& b) {
-  REQUIRE(a.worldSize == b.worldSize);
-  CHECK(a.description == b.description);
-  REQUIRE(a.comms.size() == b.comms.size());
-  for (size_t i = 0; i < a.comms.size(); ++i) {
-    CHECK(a.comms[i].id == b.comms[i].id);
-    CHECK(a.comms[i].members == b.comms[i].members);
-    CHECK(a.comms[i].label == b.comms[i].label);
-  }
-  REQUIRE(a.ranks.size() == b.ranks.size());
-  for (size_t r = 0; r < a.ranks.size(); ++r) {
-    REQUIRE(a.ranks[r].ops.size() == b.ranks[r].ops.size());
-    for (size_t i = 0; i < a.ranks[r].ops.size(); ++i) {
-      const WorkOp& x = a.ranks[r].ops[i];
-      const WorkOp& y = b.ranks[r].ops[i];
-      INFO("rank " << r << " op " << i);
-      CHECK((x.commId == y.commId && x.seq == y.seq && x.kind == y.kind && x.count == y.count));
-      CHECK((x.type == y.type && x.reduce == y.reduce && x.root == y.root && x.peer == y.peer));
-      CHECK((x.bytes == y.bytes && x.issueNs == y.issueNs && x.computeNs == y.computeNs));
-      CHECK((x.recordedNs == y.recordedNs && x.group == y.group && x.source == y.source));
-    }
-  }
-}
 
 struct ExpectedOp {
   OpKind kind;
@@ -135,7 +93,7 @@ TEST_CASE("AICB example expands to the hand-computed ops of every rank", "[phyne
 TEST_CASE("AICB options override the inferred layout", "[phynet]") {
   WorkloadOptions options;
   options.worldSize = 16;  // TP=2 from the rows, DP becomes 8 (the rows' 4 is a warning)
-  auto workload = parseAicbWorkload(slurp(examplePath(kExample)), "x.csv", options);
+  auto workload = parseAicbWorkload(readWholeFile(examplePath(kExample)), "x.csv", options);
   REQUIRE(workload.ok());
   REQUIRE(workload->worldSize == 16);
   const CommGroup* dp = workload->findComm(workload->ranks[9].ops[0].commId);
@@ -353,7 +311,7 @@ const std::string kHeader =
 const std::string kTpRow = "CommType.all_reduce,CommGroup.tp_group,2,4096,f,None,None,,None,None,None,1\n";
 
 TEST_CASE("AICB malformed inputs name file, line and field", "[phynet]") {
-  const std::string example = slurp(examplePath(kExample));
+  const std::string example = readWholeFile(examplePath(kExample));
   SECTION("truncated row") {
     size_t lastLine = example.rfind('\n', example.size() - 2) + 1;  // start of line 21
     requireError(example.substr(0, lastLine - 1 - 20), "20: row", "truncated row");
@@ -443,7 +401,7 @@ TEST_CASE("AICB CSV saved with a UTF-8 BOM and CRLF line ends parses to the same
   logOptions.tp = 2;
   logOptions.worldSize = 4;
   // The example starts with a "[rank0 ~ rank7]" banner, the log with its header line.
-  for (auto [text, options] : {std::pair{slurp(examplePath(kExample)), WorkloadOptions{}},
+  for (auto [text, options] : {std::pair{readWholeFile(examplePath(kExample)), WorkloadOptions{}},
                                std::pair{kLog, logOptions}}) {
     auto plain = parseAicbWorkload(text, "w.csv", options);
     REQUIRE(plain.ok());

@@ -13,20 +13,13 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/catch.h"
+#include "tests/phynet/workload_files.h"
 #include "workload/chakra_export.h"
 #include "workload/chakra_file.h"
 #include "workload/trace_workload.h"
 
 namespace nshim::workload {
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // The jsonizer writes its objects back to back ("}{"): split them at depth 0, outside strings.
 std::vector<nlohmann::json> splitObjects(const std::string& text) {
@@ -57,7 +50,7 @@ nlohmann::json rendered(const google::protobuf::Message& message) {
 
 // Every message of `file` equals Chakra's rendering, in order.
 void checkAgainstGolden(const ChakraFile& file, const std::string& goldenPath) {
-  const std::vector<nlohmann::json> golden = splitObjects(slurp(goldenPath));
+  const std::vector<nlohmann::json> golden = splitObjects(readWholeFile(goldenPath));
   REQUIRE(golden.size() == file.nodes.size() + 1);
   CHECK(rendered(file.metadata) == golden[0]);
   for (size_t i = 0; i < file.nodes.size(); ++i) {
@@ -89,7 +82,7 @@ TEST_CASE("chakra golden: the export of the Megatron TP2 capture is what Chakra'
     checkAgainstGolden(*file, golden);
     // Chakra's reading holds the capture's calls in order: one comm node per call on more than one
     // rank, of its kind and size; a call on a one-rank communicator as a compute node of that name.
-    std::vector<nlohmann::json> nodes = splitObjects(slurp(golden));
+    std::vector<nlohmann::json> nodes = splitObjects(readWholeFile(golden));
     const std::vector<WorkOp>& ops = original->ranks[rank].ops;
     size_t next = 0;
     for (size_t i = 1; i < nodes.size(); ++i) {

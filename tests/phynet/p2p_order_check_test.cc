@@ -37,8 +37,8 @@ Workload pair(const std::vector<WorkOp>& rank0, const std::vector<WorkOp>& rank1
   w.worldSize = 2;
   w.comms.push_back(CommGroup{kComm, {0, 1}, "world"});
   w.ranks.resize(2);
-  w.ranks[0] = {0, rank0};
-  w.ranks[1] = {1, rank1};
+  w.ranks[0] = {0, rank0, {}};
+  w.ranks[1] = {1, rank1, {}};
   w.indexComms();
   return w;
 }

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/catch.h"
+#include "tests/phynet/workload_files.h"
 #include "tests/trace/trace_test_util.h"
 #include "workload/pytorch_et_workload.h"
 #include "workload/workload_check.h"
@@ -384,15 +385,9 @@ TEST_CASE("PyTorch ET: gzip-compressed files and directories are read as they ar
   CHECK(cutInDir.status().message().find("one.json.gz: cannot read the gzip stream") != std::string::npos);
 }
 
-std::string samplePath(const std::string& relative) {
-  if (std::ifstream(relative).good()) return relative;
-  std::string here = __FILE__;
-  return here.substr(0, here.rfind('/')) + "/../../" + relative;
-}
-
 TEST_CASE("PyTorch ET: the samples of PARAM and Chakra", "[phynet]") {
   // pt2_et.json (PARAM, schema 1.1.1): a one-process torch.compile trace without communication.
-  const std::string pt2 = samplePath("tests/data/pytorch_et/param_pt2_1.1.1/pt2_et.json");
+  const std::string pt2 = examplePath("tests/data/pytorch_et/param_pt2_1.1.1/pt2_et.json");
   REQUIRE(std::ifstream(pt2).good());
   auto workload = loadPyTorchEtWorkload(pt2, PyTorchEtOptions{});
   REQUIRE(workload.ok());
@@ -401,7 +396,7 @@ TEST_CASE("PyTorch ET: the samples of PARAM and Chakra", "[phynet]") {
 
   // Chakra's 1.0.2 all-gather trace (rank 0 of 2), gzipped: no comms attributes, the group named by
   // backend_id; ten one-element float all-gathers, replayed by both ranks.
-  const std::string allgather = samplePath("tests/data/pytorch_et/chakra_allgather_1.0.2/1.0.2-chakra.0.0.4.json.gz");
+  const std::string allgather = examplePath("tests/data/pytorch_et/chakra_allgather_1.0.2/1.0.2-chakra.0.0.4.json.gz");
   REQUIRE(std::ifstream(allgather).good());
   workload = loadPyTorchEtWorkload(allgather, PyTorchEtOptions{});
   REQUIRE(workload.ok());
@@ -415,7 +410,7 @@ TEST_CASE("PyTorch ET: the samples of PARAM and Chakra", "[phynet]") {
 }
 
 TEST_CASE("PyTorch ET: PARAM's ResNet trace of rank 1 of 2 (schema 1.1.0, gzipped)", "[phynet]") {
-  const std::string resnet = samplePath("tests/data/pytorch_et/param_resnet_2gpu_1.1.0/resnet_2gpu_et.json.gz");
+  const std::string resnet = examplePath("tests/data/pytorch_et/param_resnet_2gpu_1.1.0/resnet_2gpu_et.json.gz");
   REQUIRE(std::ifstream(resnet).good());
   auto workload = loadPyTorchEtWorkload(resnet, PyTorchEtOptions{});
   REQUIRE(workload.ok());
@@ -449,7 +444,7 @@ TEST_CASE("PyTorch ET: PARAM's ResNet trace of rank 1 of 2 (schema 1.1.0, gzippe
 const int64_t kDlrmSplit[8] = {96, 224, 288, 1664, 592, 96, 192, 240};
 
 TEST_CASE("PyTorch ET: PARAM's 8-rank DLRM, an uneven all-to-all among even ones", "[phynet]") {
-  const std::string dir = samplePath("tests/data/pytorch_et/param_dlrm_8ranks");
+  const std::string dir = examplePath("tests/data/pytorch_et/param_dlrm_8ranks");
   REQUIRE(std::ifstream(dir + "/dlrm_eg_0.json.gz").good());
   auto workload = loadPyTorchEtWorkload(dir, PyTorchEtOptions{});
   REQUIRE(workload.ok());

@@ -11,54 +11,12 @@
 #include "workload/simai_workload.h"
 #include "workload/workload_check.h"
 #include "tests/catch.h"
+#include "tests/phynet/workload_files.h"
 
 namespace nshim::workload {
 namespace {
 
 const char* kExample = "examples/workloads/simai_tp2_dp4_ep2.txt";
-
-std::string examplePath(const char* relative) {
-  if (std::ifstream(relative).good()) return relative;
-  std::string here = __FILE__;  // tests/phynet/x.cc, relative to the repository or absolute
-  return here.substr(0, here.rfind('/')) + "/../../" + relative;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// `text` as a spreadsheet tool saves it: a UTF-8 byte order mark, then CRLF line ends.
-std::string asSpreadsheetSaves(const std::string& text) {
-  std::string out = "\xEF\xBB\xBF";
-  for (char c : text) out += c == '\n' ? std::string("\r\n") : std::string(1, c);
-  return out;
-}
-
-// Same world, communicators, and every op of every rank field by field.
-void requireSameWorkload(const Workload& a, const Workload& b) {
-  REQUIRE(a.worldSize == b.worldSize);
-  CHECK(a.description == b.description);
-  REQUIRE(a.comms.size() == b.comms.size());
-  for (size_t i = 0; i < a.comms.size(); ++i) {
-    CHECK(a.comms[i].id == b.comms[i].id);
-    CHECK(a.comms[i].members == b.comms[i].members);
-    CHECK(a.comms[i].label == b.comms[i].label);
-  }
-  REQUIRE(a.ranks.size() == b.ranks.size());
-  for (size_t r = 0; r < a.ranks.size(); ++r) {
-    REQUIRE(a.ranks[r].ops.size() == b.ranks[r].ops.size());
-    for (size_t i = 0; i < a.ranks[r].ops.size(); ++i) {
-      const WorkOp& x = a.ranks[r].ops[i];
-      const WorkOp& y = b.ranks[r].ops[i];
-      INFO("rank " << r << " op " << i);
-      CHECK((x.commId == y.commId && x.seq == y.seq && x.kind == y.kind && x.count == y.count));
-      CHECK((x.type == y.type && x.reduce == y.reduce && x.root == y.root && x.peer == y.peer));
-      CHECK((x.bytes == y.bytes && x.issueNs == y.issueNs && x.computeNs == y.computeNs));
-      CHECK((x.recordedNs == y.recordedNs && x.group == y.group && x.source == y.source));
-    }
-  }
-}
 
 struct ExpectedOp {
   OpKind kind;
@@ -131,7 +89,7 @@ TEST_CASE("SimAI example expands to the hand-computed ops of every rank", "[phyn
 }
 
 TEST_CASE("SimAI iterations repeat the layers and scale multiplies the bytes", "[phynet]") {
-  const std::string text = slurp(examplePath(kExample));
+  const std::string text = readWholeFile(examplePath(kExample));
   WorkloadOptions options;
   options.iterations = 2;
   auto twice = parseSimAiWorkload(text, "x.txt", options);
@@ -541,7 +499,7 @@ TEST_CASE("SimAI groups larger than the ranks there are cut to them, as SimAI-Ph
 }
 
 TEST_CASE("SimAI malformed inputs name file, line and field", "[phynet]") {
-  const std::string example = slurp(examplePath(kExample));
+  const std::string example = readWholeFile(examplePath(kExample));
   REQUIRE(example.size() > 20);
   SECTION("truncated inside the last layer line") {
     requireError(example.substr(0, example.size() - 30), "7: ", "truncated line");
@@ -623,7 +581,7 @@ TEST_CASE("rank layout groups follow the documented rules", "[phynet]") {
 
 
 TEST_CASE("SimAI text saved with a UTF-8 BOM and CRLF line ends parses to the same ops", "[phynet]") {
-  const std::string text = slurp(examplePath(kExample));
+  const std::string text = readWholeFile(examplePath(kExample));
   auto plain = parseSimAiWorkload(text, "w.txt", WorkloadOptions{});
   REQUIRE(plain.ok());
   auto saved = parseSimAiWorkload(asSpreadsheetSaves(text), "w.txt", WorkloadOptions{});

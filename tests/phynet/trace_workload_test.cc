@@ -14,6 +14,7 @@
 #include "workload/workload_check.h"
 #include "workload/workload_transform.h"
 #include "tests/catch.h"
+#include "tests/phynet/workload_files.h"
 #include "trace/trace_format.h"
 #include "tests/trace/trace_test_util.h"
 
@@ -244,11 +245,6 @@ TEST_CASE("scale and filters keep the workload consistent", "[phynet]") {
 namespace nshim::workload {
 namespace {
 
-std::string readAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 void writeAll(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 // A replay rank loads every file's structure and only its own operations, the same ones the whole
@@ -256,7 +252,7 @@ void writeAll(const std::string& path, const std::string& text) { std::ofstream(
 TEST_CASE("a rank that loads only its own ops gets exactly the ops of the whole load", "[phynet]") {
   trace::testing::TempDir dir;
   for (const char* name : {"rank0.jsonl", "rank1.jsonl"}) {
-    writeAll(dir.path() + "/" + name, readAll(std::string("examples/traces/megatron_tp2/") + name));
+    writeAll(dir.path() + "/" + name, readWholeFile(examplePath(std::string("examples/traces/megatron_tp2/") + name)));
   }
   auto whole = loadTraceWorkload(dir.path());
   REQUIRE(whole.ok());
@@ -279,7 +275,7 @@ TEST_CASE("a rank that loads only its own ops gets exactly the ops of the whole 
   check(1);
   REQUIRE(whole->ranks[1].ops.size() > 10);
   // rank 1's header without its rank: the comm records name it, and the file is read again
-  std::string text = readAll(dir.path() + "/rank1.jsonl");
+  std::string text = readWholeFile(dir.path() + "/rank1.jsonl");
   const size_t at = text.find("\"global_rank\":1,");
   REQUIRE(at < text.find('\n'));
   text.erase(at, std::string("\"global_rank\":1,").size());

@@ -4,7 +4,7 @@
 #include <map>
 #include <vector>
 
-#include "collectives/node_layout.h"
+#include "model/node_layout.h"
 #include "tests/catch.h"
 #include "workload/traffic_model.h"
 

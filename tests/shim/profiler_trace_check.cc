@@ -79,7 +79,7 @@ std::vector<Expected> expectedTasks(const OpRecord& op, std::map<std::string, ui
 
 void checkFile(const TraceFile& file, int nranks, const std::string& algo, const std::string& proto, bool proxies) {
   const std::string who = file.path.substr(file.path.rfind('/') + 1);
-  check(who + "/version-2-or-later", file.header.version >= 2, std::to_string(file.header.version));
+  check(who + "/version-current", file.header.version == kTraceFormatVersion, std::to_string(file.header.version));
   check(who + "/footer-counts", file.hasFooter && file.footer.tasks == file.tasks.size() &&
                                     file.footer.proxies == file.proxies.size(),
         std::to_string(file.footer.tasks) + " / " + std::to_string(file.footer.proxies));

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: full
 # Load test (run by tests/run_all.sh after `make`; about a minute on 2 cores): 64 ranks, oversubscribed
 # on this host, over the TCP transport on loopback.
 #   phynet/*  `mpirun -np 64 --oversubscribe phynet` replays a generated trace of a TP=8 x DP=8 job

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: full
 # Several hosts over RoCEv2: two QEMU/TCG VMs with soft-RoCE on their own virtio NICs, joined by QEMU
 # socket links, mpirun across them over ssh (tests/multihost/vm_pair.sh). Two boots:
 #   1. two rails: the checks of tests/multihost/in_vm_pair_checks.sh main (Megatron trace 1 rank per

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: full
 # phynet against NCCL itself (issue 18): traces NCCL 2.28.9 ran with the shim's profiler plugin
 # (the calls, NCCL's algorithm and channels per call, and the network bytes NCCL sent between every
 # pair of ranks) are replayed by phynet as recorded (--algo auto: NCCL's algorithm and channels for
@@ -12,7 +13,7 @@
 #   - allreduce: the pairs between nodes that carried bytes are NCCL's connections (its ring order,
 #     or its double binary tree), and every size ran NCCL's algorithm on NCCL's channels.
 # Every run is also replayed without NCCL's decisions (the trace's nccl_task lines taken out): phynet
-# then chooses as NCCL's tuner does (collectives/nccl_tuner.h: algorithm, protocol, channels) and
+# then chooses as NCCL's tuner does (model/nccl_tuner.h: algorithm, protocol, channels) and
 # splits point-to-point transfers as NCCL does (p2p_channels.h), and the same checks must hold.
 # The data sets (tests/data/*/README.md):
 #   nccl_4x1        4 nodes x 1 GPU (nccl-tests, one H100): 4 ranks, --gpus-per-node 1 (NCCL's

@@ -12,7 +12,10 @@
 # on NCCL's double binary tree.
 # `--resize dp=4` of the GPU-captured Megatron TP2 x DP2 replays with every byte verified and the
 # per-rank ops, bytes and modelled traffic of the DP4 capture. The training iterations found in a
-# trace are timed (the Megatron TP2 trace's 5 steps), or their absence said.
+# trace are timed (the Megatron TP2 trace's 5 steps), or their absence said. The GPU ground-truth
+# capture replays with NCCL's recorded algorithm, protocol and channels. `--delay 3:10000` makes rank 3
+# a straggler that the report names in text, JSON and HTML. Recorded time is labelled for what it is
+# (NCCL's GPU time, or a CPU call that is never divided into).
 # Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -415,6 +418,58 @@ result $? "steps/megatron-tp2-five-timed" "rc $rc: $(grep -A1 'training iteratio
 run 2 "$work/nosteps.log" examples/traces/torch_collectives
 grep -q "^# training iterations : none timed (no iterations found in rank 0's calls)" "$work/nosteps.log"
 result $? "steps/none-said" "$(grep 'training iterations' "$work/nosteps.log")"
+
+# ---- the committed ground-truth capture (tests/data/time_truth: NCCL over its Socket transport,
+# GPU-timed, its decisions recorded) replays with NCCL's algorithm, protocol and channels on every
+# collective, read here from the raw nccl_task lines, and with the trace's bytes
+run 2 "$work/truth.log" --gpus-per-node 1 --report "$work/truth.csv" tests/data/time_truth; rc=$?
+python3 - "$work/truth.csv" tests/data/time_truth >"$work/truth_check.txt" 2>&1 <<'PY'
+import csv, glob, json, sys
+report, trace = sys.argv[1], sys.argv[2]
+decided, sizes = {}, {}
+for line in open(sorted(glob.glob(trace + "/*rank0.jsonl"))[0]):
+    r = json.loads(line)
+    if r["type"] == "nccl_task" and r["task"] == "coll" and r["flags"] & 1:
+        decided[(r["comm"], r["seq"])] = (r["algo"].lower(), r["proto"].lower(), r["channels"])
+    if r["type"] == "op" and r["op"] not in ("groupstart", "groupend", "send", "recv"):
+        sizes[(r["comm"], r["seq"])] = r["bytes"]
+rows = [r for r in csv.DictReader(open(report)) if r["op"] != "alltoall"]
+bad = [r for r in rows if (r["algorithm"], r["protocol"], int(r["channels"])) != decided.get((r["comm"], int(r["seq"])))
+       or int(r["bytes"]) != sizes.get((r["comm"], int(r["seq"])))]
+print(f"{len(rows)} collectives, {len(bad)} not as NCCL decided: {bad[:2]}")
+sys.exit(1 if bad or len(rows) != 198 else 0)
+PY
+[ "$rc" -eq 0 ] && [ $? -eq 0 ]
+result $? "truth/replays-nccls-decisions" "rc $rc: $(cat "$work/truth_check.txt")"
+
+# ---- a straggler: --delay 3:10000 holds rank 3 for 10 ms before each of its operations (1 ms is
+# within the scheduling noise of 4 ranks on 2 busy cores); the report
+# names rank 3 and the wait it caused (at least the 10 ms per operation it was held) in text, JSON
+# and HTML; a rank outside the job and a malformed spec are refused
+run 4 "$work/delay.log" --delay 3:10000 --json "$work/delay.json" --html "$work/delay.html" \
+  tests/data/scale/megatron_tp2_dp2_plain; rc=$?
+[ "$rc" -eq 0 ] && grep -q "^# waiting for ranks  : rank 3 started last in" "$work/delay.log" &&
+  python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['straggler']; sys.exit(not (s['rank']==3 and s['last_in']>=10 and s['wait_us']/s['last_in']>=9000))" "$work/delay.json" &&
+  grep -q "rank 3 started last in" "$work/delay.html"
+result $? "delay/rank-3-named-text-json-html" "rc $rc: $(grep 'waiting for ranks' "$work/delay.log"); $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['straggler'])" "$work/delay.json" 2>&1)"
+run 4 "$work/delay_bad.log" --delay 9:1000 tests/data/scale/megatron_tp2_dp2_plain; rc=$?
+[ "$rc" -ne 0 ] && grep -q -- "--delay: rank 9 is not a rank of this 4-rank job" "$work/delay_bad.log"
+result $? "delay/rank-outside-refused" "rc $rc: $(grep -m2 delay "$work/delay_bad.log")"
+"$phynet" --delay 3 x >"$work/delay_syntax.log" 2>&1; rc=$?
+[ "$rc" -eq 2 ] && grep -q -- "--delay: '3' (RANK\[,RANK...\]:MICROSECONDS\[:EVERY\])" "$work/delay_syntax.log"
+result $? "delay/malformed-refused" "rc $rc: $(cat "$work/delay_syntax.log")"
+
+# ---- recorded time for what it is: a trace captured without GPU timing holds CPU call times, which
+# are labelled so and never divided into (no ratio); a GPU-timed capture's are NCCL's GPU times
+run 4 "$work/cpuclock.log" --json "$work/cpuclock.json" --html "$work/cpuclock.html" tests/data/scale/megatron_tp2_dp2_plain; rc=$?
+[ "$rc" -eq 0 ] && grep -q "^# recorded time      : the CPU time of each call" "$work/cpuclock.log" &&
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d['recorded_clock']=='cpu_call' and all(o['ratio'] is None for o in d['ops']) and any(o['recorded_us'] for o in d['ops'])))" "$work/cpuclock.json" &&
+  grep -q "The capture recorded the CPU time of each call" "$work/cpuclock.html" && ! grep -q 'id="chart-recorded"' "$work/cpuclock.html"
+result $? "recorded/cpu-call-labelled-no-ratio" "rc $rc: $(grep 'recorded time' "$work/cpuclock.log")"
+run 2 "$work/gpuclock.log" --gpus-per-node 1 --json "$work/gpuclock.json" tests/data/time_truth; rc=$?
+[ "$rc" -eq 0 ] && grep -q "^# recorded time      : NCCL's GPU time of each call" "$work/gpuclock.log" &&
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d['recorded_clock']=='gpu' and all(o['ratio'] is not None for o in d['ops'] if o['op']!='alltoall')))" "$work/gpuclock.json"
+result $? "recorded/gpu-time-compared" "rc $rc: $(grep 'recorded time' "$work/gpuclock.log")"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

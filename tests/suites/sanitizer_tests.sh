@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
+# tier: full
 # The test suite again under AddressSanitizer + UndefinedBehaviorSanitizer (run by tests/run_all.sh;
 # budget about 15 minutes on 2 cores, most of it the build). Builds into a separate folder
-# ($ASAN_BUILD, default $BUILD/asan: `make BUILD=build/asan SAN=... OPT=-O1`) the unit tests, the
-# shim, its process-test program and ncclshim-trace, then runs, with halt_on_error, leak detection
+# ($ASAN_BUILD, default $BUILD/asan: `make BUILD=build/asan SAN=... OPT=-O1`) the engine, the shim
+# and ncclshim-trace, links the unit tests' objects of the main build against them, then runs, with halt_on_error, leak detection
 # and UBSan's -fno-sanitize-recover=all:
 #   - build/asan/unit_tests, except the in-process big matrix "every collective, type and op over
 #     in-process ranks" (6 rank counts x 5 counts up to 1M elements x every type and op: 3 minutes
@@ -42,13 +43,20 @@ if [ ! -f "$ASAN_BUILD/nccl_cflags.txt" ] && [ -f "$BUILD/nccl_cflags.txt" ]; th
   cp "$BUILD/nccl_cflags.txt" "$ASAN_BUILD/nccl_cflags.txt"
 fi
 start=$SECONDS
+# Only the code under test is instrumented: the engine, trace, phynet, tools and shim libraries are
+# compiled again with ASan + UBSan, while the unit tests' own objects and the shim's process-test
+# program (never instrumented) are the main build's, linked as they are (TEST_OBJ_BUILD), so the
+# ~80 test files are compiled once, not twice. What that gives up: inline functions from headers
+# that a test file and the engine both use may be linked in the test file's uninstrumented copy.
 # -g1 (line tables: file:line in every report) compiles a quarter faster than -g. The engine, trace
-# and phynet libraries are built by the first make with every check; the shim's own objects by the
-# second, without UBSan's enum check (see the header).
-make --no-print-directory -j"$(nproc)" BUILD="$ASAN_BUILD" SAN="$SAN" OPT=-O1 EXTRA_CXXFLAGS=-g1 "$ASAN_BUILD/unit_tests" \
-  "$ASAN_BUILD/ncclshim-trace" >"$work/build.log" 2>&1 &&
+# and phynet libraries are built by the second make with every check; the shim's own objects by the
+# third, without UBSan's enum check (see the header).
+make --no-print-directory -j"$(nproc)" BUILD="$BUILD" "$BUILD/unit_tests" "$BUILD/tests/nccl_api_test_program" \
+  >"$work/build.log" 2>&1 &&
+  make --no-print-directory -j"$(nproc)" BUILD="$ASAN_BUILD" TEST_OBJ_BUILD="$BUILD" SAN="$SAN" OPT=-O1 EXTRA_CXXFLAGS=-g1 \
+    "$ASAN_BUILD/unit_tests" "$ASAN_BUILD/ncclshim-trace" >>"$work/build.log" 2>&1 &&
   make --no-print-directory -j"$(nproc)" BUILD="$ASAN_BUILD" SAN="$SAN -fno-sanitize=enum" OPT=-O1 EXTRA_CXXFLAGS=-g1 \
-    "$ASAN_BUILD/libncclshim.so" "$ASAN_BUILD/tests/nccl_api_test_program" >>"$work/build.log" 2>&1
+    "$ASAN_BUILD/libncclshim.so" >>"$work/build.log" 2>&1
 rc=$?
 result "$rc" "build/asan-ubsan ($((SECONDS - start)) s)" "$(grep -m5 -E 'error|Error' "$work/build.log")"
 [ "$rc" -eq 0 ] || finish
@@ -121,7 +129,7 @@ $(grep -m1 -A30 -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$work/unit.l
 # ---- the shim's process tests, libncclshim.so (ASan) preloaded behind the ASan runtime
 asan_rt=$(gcc -print-file-name=libasan.so)
 lib=$(realpath "$ASAN_BUILD/libncclshim.so")
-program="$ASAN_BUILD/tests/nccl_api_test_program"
+program="$BUILD/tests/nccl_api_test_program"  # the main build's: never instrumented
 for n in 2 3 4; do
   log="$work/shim$n.log"
   start=$SECONDS

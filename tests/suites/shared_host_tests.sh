@@ -68,8 +68,8 @@ complete_records() { grep -c '"type":"\(op\|comm\)"' "$1"; }
 shared="$work/shared"
 mkdir -m 777 "$shared" && chmod 777 "$shared"  # world-writable, not sticky (kernel link protection off)
 start_held "$work/planted" env NCCLSHIM_MODE=gpufree NCCLSHIM_TRACE_DIR="$shared" LD_PRELOAD="$lib" "$program" 20 exit
-first="$shared/ncclshim-$host-$held_pid.jsonl"         # the name before the rank is known
-renamed="$shared/ncclshim-$host-$held_pid-rank0.jsonl"  # and after
+first="$shared/ncclshim-$host-$held_pid.jsonl.part"    # the name while written, before the rank is known
+renamed="$shared/ncclshim-$host-$held_pid-rank0.jsonl"  # the final name, the rank known
 as_nobody ln -s "$work/precious" "$first"
 as_nobody sh -c "umask 0; echo planted >'$renamed'"
 release_held
@@ -82,7 +82,7 @@ trace=$(echo "$traces" | head -1)
   [ "$(complete_records "$trace")" -eq 22 ] && tail -n 1 "$trace" | grep -q '"type":"footer"'
 result $? "trace/planted-symlink-and-file-left-alone-trace-whole-in-a-new-file" \
   "rc $rc, precious '$(cat "$work/precious" | head -c 80)', planted '$(head -c 80 "$renamed")', traces: $traces; $(tail -n 3 "$work/planted.err")"
-grep -q "$first exists (not replaced, not followed); writing $shared/ncclshim-$host-$held_pid.1.jsonl" "$work/planted.err" &&
+grep -q "$first exists (not replaced, not followed); writing $shared/ncclshim-$host-$held_pid.jsonl.1.part" "$work/planted.err" &&
   grep -q "$renamed exists (not replaced, not followed); writing $trace" "$work/planted.err"
 result $? "trace/the-log-names-both-names-not-taken" "$(cat "$work/planted.err" | head -5)"
 [ -n "$trace" ] && [ "$(stat -c %a "$trace")" = 600 ] && ! as_nobody cat "$trace" >/dev/null 2>&1
@@ -160,7 +160,7 @@ for kind in full readonly; do
   mounts+=("$dir")
   NCCLSHIM_MODE=gpufree NCCLSHIM_TRACE_DIR="$dir" LD_PRELOAD="$lib" "$program" $calls exit >"$work/$kind.out" 2>"$work/$kind.err"
   rc=$?
-  trace=$(ls "$dir"/*.jsonl 2>/dev/null | head -1)
+  trace=$(ls "$dir"/*.jsonl* 2>/dev/null | head -1)  # .part: no footer could be written
   lost=$(sed -n 's/.*trace: \([0-9]*\) records lost: .*/\1/p' "$work/$kind.err")
   if [ "$kind" = full ]; then
     complete=$(head -n "$(wc -l <"$trace")" "$trace" | grep -c '"type":"\(op\|comm\)"')
@@ -175,11 +175,11 @@ for kind in full readonly; do
     grep -q "$trace: cut at line $((lines + 1)) after $partial bytes (its writer stopped inside that line: killed, or its disk full" "$work/validate.out"
     result $? "lost/validate-names-the-file-the-line-and-the-cut" "$(head -4 "$work/validate.out")"
     # Ended by SIGTERM instead (the writer drains in the signal handler: the warnings written there).
-    rm -f "$dir"/*.jsonl
+    rm -f "$dir"/*.jsonl*
     NCCLSHIM_MODE=gpufree NCCLSHIM_TRACE_DIR="$dir" LD_PRELOAD="$lib" "$program" $calls >/dev/null 2>"$work/sigterm.err" &
     { wait $!; } 2>/dev/null  # no "Terminated" line from bash
     rc=$?
-    trace=$(ls "$dir"/*.jsonl 2>/dev/null | head -1)
+    trace=$(ls "$dir"/*.jsonl* 2>/dev/null | head -1)  # .part: no footer could be written
     lost=$(sed -n 's/.*trace: \([0-9]*\) records lost: .*/\1/p' "$work/sigterm.err")
     complete=$(head -n "$(wc -l <"$trace")" "$trace" | grep -c '"type":"\(op\|comm\)"')
     [ "$rc" -eq 143 ] && [ "$(grep -c "trace: cannot write $trace: No space left on device" "$work/sigterm.err")" -eq 1 ] &&

@@ -16,7 +16,7 @@ trap 'slurm_stop; rm -rf "$work"' EXIT
 export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo
 
 command -v slurmctld >/dev/null && command -v srun >/dev/null
-result $? "slurm/installed" "slurm-wlm is missing: bash scripts/setup.sh installs it"
+result $? "slurm/installed" "slurm-wlm is missing: bash scripts/setup.sh --tests installs it"
 slurm_start "$work/slurm" >"$work/start.log" 2>&1
 result $? "slurm/one-node-up" "$(cat "$work/start.log")"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: full
 # The tests that need a real (soft-RoCE) RDMA device: boots the VM of scripts/soft_roce_vm.sh and
 # runs tests/verbs/in_vm_checks.sh inside on rxe0 ([ibverbs] unit tests, the shim over verbs,
 # phynet over verbs) (ranks as processes, a few MB per test: rxe under

@@ -55,3 +55,37 @@ TEST_CASE("the bundled Megatron TP2 trace shows its 5 steps of 14 calls on every
 
 }  // namespace
 }  // namespace nshim::workload
+
+// Marks win (ncclshimMarkStep's `step` lines): iterations between consecutive marks.
+namespace nshim::workload {
+namespace {
+
+TEST_CASE("iterations between the job's marks", "[iterations]") {
+  // Marks after 4 set-up calls, then every 14 calls: 3 whole iterations, 5 calls after the last.
+  IterationPeriod marked = iterationsFromMarks({4, 18, 32, 46}, 51);
+  CHECK(marked.found);
+  CHECK(marked.marked);
+  CHECK(marked.period == 14);
+  CHECK(marked.iterations == 3);
+  CHECK(marked.firstBoundary == 4);
+  CHECK(marked.tailCalls == 5);
+  // Two marks with no call between them are one boundary.
+  CHECK(iterationsFromMarks({0, 0, 5, 10}, 10).iterations == 2);
+  // Marked steps of different sizes: none, and said so.
+  IterationPeriod uneven = iterationsFromMarks({0, 5, 11}, 11);
+  CHECK_FALSE(uneven.found);
+  CHECK(uneven.unevenMarks);
+  CHECK_FALSE(iterationsFromMarks({3}, 10).found);  // one mark: no whole iteration
+
+  // A rank with marks has its iterations from them, not from the calls' period.
+  RankWork rank;
+  rank.ops.resize(20);
+  rank.stepMarks = {2, 12};
+  IterationPeriod fromMarks = findIterationPeriod(rank);
+  CHECK(fromMarks.marked);
+  CHECK(fromMarks.period == 10);
+  CHECK(fromMarks.iterations == 1);
+}
+
+}  // namespace
+}  // namespace nshim::workload

@@ -1,5 +1,5 @@
 // `ncclshim env`: every NCCLSHIM_* setting of the table (common/settings_list.h) with its value here
-// and where it came from; `--markdown` prints the README's settings table from the same table.
+// and where it came from; `--markdown` prints docs/settings.md's table from the same table.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -18,7 +18,7 @@ const char* kEnvUsage = R"(usage: ncclshim env [--markdown]
 Prints every NCCLSHIM_* setting, its value in this environment and where it came from (default or
 environment); a value the setting does not accept is marked INVALID with what it accepts, and the
 exit status is then 1. NCCLSHIM_* variables that are no setting are listed with the closest name.
-  --markdown   the README's settings table (variable, default, values, meaning) instead
+  --markdown   docs/settings.md's table (variable, default, values, meaning) instead
 )";
 
 std::string markdownDefault(const SettingDecl& decl) {

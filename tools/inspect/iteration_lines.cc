@@ -28,11 +28,14 @@ std::string rankList(const std::vector<int>& ranks) {
 std::vector<std::string> iterationLines(const workload::Workload& workload) {
   // Ranks grouped by what was found: (period, iterations, warm-up calls); period 0 = none.
   std::map<std::tuple<size_t, size_t, size_t>, std::vector<int>> found;
+  bool marked = false, uneven = false;  // any rank's from the job's marks; marked steps of different sizes
   uint64_t bytesPerIteration = 0;
   for (const workload::RankWork& rank : workload.ranks) {
     if (rank.ops.empty()) continue;
     const workload::IterationPeriod p = workload::findIterationPeriod(rank);
     found[{p.period, p.iterations, p.warmupCalls}].push_back(rank.globalRank);
+    marked = marked || p.marked;
+    uneven = uneven || p.unevenMarks;
     for (size_t i = p.firstBoundary; p.found && i < p.firstBoundary + p.period; ++i) {
       bytesPerIteration += rank.ops[i].bytes;
     }
@@ -42,12 +45,17 @@ std::vector<std::string> iterationLines(const workload::Workload& workload) {
   if (found.size() == 1) {
     const auto& [key, ranks] = *found.begin();
     const auto [period, iterations, warmup] = key;
+    if (period == 0 && uneven) {
+      return {"iterations: marked by the job (ncclshimMarkStep), but the marked steps differ in calls"};
+    }
+    if (period == 0 && marked) return {"iterations: marked by the job, but no whole step lies between two marks"};
     if (period == 0) {
       return {"iterations: none found: the calls do not repeat (one step, a benchmark sweep or an irregular job)"};
     }
-    lines.push_back(fmt::format("iterations: {} of {} calls per rank{}, {} bytes per iteration (all ranks)",
-                                iterations, period,
-                                warmup ? fmt::format(" after {} warm-up calls", warmup) : std::string(),
+    lines.push_back(fmt::format("iterations: {} of {} calls per rank{}{}, {} bytes per iteration (all ranks)",
+                                iterations, period, marked ? " (marked by the job)" : "",
+                                warmup ? fmt::format(" after {} {} calls", warmup, marked ? "earlier" : "warm-up")
+                                       : std::string(),
                                 bytesPerIteration));
     return lines;
   }

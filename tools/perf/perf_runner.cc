@@ -10,7 +10,7 @@
 #include <map>
 #include <vector>
 
-#include "collectives/datatype.h"
+#include "model/datatype.h"
 #include "collectives/reduce.h"
 #include "tools/perf/perf_collectives.h"
 

@@ -19,7 +19,7 @@ def load_capture(path, source):
     except (OSError, ValueError) as error:
         raise ReportError(f"{source}: the capture's figures could not be read ({error})") from None
     clock = doc.get("recorded_clock")
-    if clock not in ("gpu", "stated"):
+    if clock not in ("gpu", "file"):
         what = {"cpu_call": "CPU call times (it was captured without GPU timing: NCCL's enqueue of each op, not "
                             "its duration)",
                 "mixed": "GPU time for some ops and CPU call times for others",

@@ -66,17 +66,13 @@ def busbw_chart(plt, runs, rate_gbps):
     return fig, points
 
 
-def comparable_recorded(row):
-    """Whether the op's recorded time is a duration a replay compares with: GPU (or stated) time, never
-    a CPU call (an enqueue); reports written before recorded_clock existed say nothing and count."""
-    return (isinstance(row.get("recorded_us"), (int, float)) and row["recorded_us"] is not None
-            and row.get("recorded_clock", "gpu") in ("gpu", "stated"))
+RECORDED_AXIS = {"gpu": "NCCL's GPU time of the call, recorded (us)",
+                 "file": "time the workload file states (us)"}
 
 
-def recorded_chart(plt, ops, xlabel="recorded time on the GPUs (us)"):
-    """Replayed against recorded time per op (log-log, y = x); None when no op has a recorded time that
-    a replay compares with (comparable_recorded)."""
-    rows = [r for r in ops if comparable_recorded(r)]
+def recorded_chart(plt, ops, clock="gpu"):
+    """Replayed against recorded time per op (log-log, y = x); None when no op has a recorded time."""
+    rows = [r for r in ops if isinstance(r.get("recorded_us"), (int, float)) and r["recorded_us"] is not None]
     if not rows:
         return None, 0
     fig, ax = plt.subplots(figsize=(8, 6))
@@ -92,7 +88,7 @@ def recorded_chart(plt, ops, xlabel="recorded time on the GPUs (us)"):
     ax.plot([lo, hi], [lo, hi], color="gray", linestyle="--", linewidth=1, label="replayed = recorded")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel(xlabel)
+    ax.set_xlabel(RECORDED_AXIS.get(clock, "recorded time (us)"))
     ax.set_ylabel("replayed time (us)")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)

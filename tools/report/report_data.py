@@ -44,10 +44,8 @@ def _check_items(path, name, items, fields):
 
 
 OPTIONAL_OP_FIELDS = {"peers": str, "type": str, "start_us": float, "recorded_us": float, "algbw_gbps": float,
-                      "efficiency_pct": float, "ratio": float, "recorded_clock": str, "arrival_wait_us": float,
-                      "data_us": float, "last_rank": int, "recorded_start_us": float}
-OPTIONAL_SUMMARY_FIELDS = {"mean_efficiency_pct": float, "mean_recorded_us": float, "mean_cpu_call_us": float,
-                           "mean_arrival_wait_us": float, "mean_data_us": float, "last_rank": int}
+                      "efficiency_pct": float, "ratio": float, "recorded_start_us": float}
+OPTIONAL_SUMMARY_FIELDS = {"mean_efficiency_pct": float, "mean_recorded_us": float}
 OPTIONAL_RANK_FIELDS = {"host": str, "nic": str, "local_rank": int, "model_sent": int, "wire_zero_copy": int}
 TRAFFIC_FIELDS = {"bytes": int, "model_bytes": int}
 

@@ -8,11 +8,11 @@ from collections import OrderedDict
 
 import report_charts as charts
 from report_data import human_bytes
-from report_html import Cell, chart, esc, key_values, note, page, section, table
+from report_html import Cell, chart, key_values, note, page, section, table
 
 KNOWN_KEYS = {"description", "world_size", "transport", "pace", "iterations", "warmup", "scale", "rate_gbps",
-              "end_to_end_s", "ranks", "summary", "ops", "hosts", "nics", "host_pairs", "comms", "recorded_clock",
-              "nccl_settings", "nccl_settings_note", "straggler", "timeline"}
+              "end_to_end_s", "ranks", "summary", "ops", "hosts", "nics", "host_pairs", "comms", "straggler",
+              "training_iterations", "recorded_clock", "nccl_settings", "nccl_settings_note", "timeline"}
 OP_ROWS_SHOWN = 300
 EXTRA_ROWS_SHOWN = 200
 TIMELINE_BARS = 60000
@@ -30,14 +30,6 @@ def optional(value):
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def recorded_cell(value, clock):
-    """A recorded time: GPU (or stated) time as a number, a CPU call as "cpu N" (an enqueue, not a duration)."""
-    value = optional(value)
-    if value is None:
-        return None
-    return Cell(value, f"cpu {value:.1f}") if clock == "cpu_call" else value
-
-
 def run_section(run):
     d = run.doc
     ops_total = sum(r["ops"] for r in run.ranks)
@@ -48,6 +40,21 @@ def run_section(run):
              ("rate", f"{run.rate_gbps:g} GB/s" if run.rate_gbps else "- (no --rate: no ideal line)"),
              ("end-to-end", f"{run.end_to_end_s:.6f} s ({run.per_iteration_s * 1e3:.3f} ms per iteration)"),
              ("operations", f"{len(run.ops):,} report rows; {ops_total:,} rank-level ops executed (warmup included)")]
+    steps = d.get("training_iterations")
+    if isinstance(steps, dict) and steps.get("time_us"):
+        times = steps["time_us"]
+        pairs.append(("training iterations", f'{steps["per_pass"]} per pass of {steps["calls"]} calls (found in the '
+                      f'trace): mean {sum(times) / len(times) / 1e3:.3f} ms, min {min(times) / 1e3:.3f}, '
+                      f'max {max(times) / 1e3:.3f}'))
+    late = d.get("straggler")
+    if isinstance(late, dict) and late.get("waiting_ops"):
+        if late.get("rank", -1) >= 0:
+            pairs.append(("waiting for ranks", f'rank {late["rank"]} started last in {late["last_in"]} of the '
+                          f'{late["waiting_ops"]} operations it took part in that waited (a straggler): the others '
+                          f'waited {late["wait_us"] / late["last_in"] / 1e3:.3f} ms per operation for it'))
+        else:
+            pairs.append(("waiting for ranks", "no rank was the late one in 90 % of the waiting operations it "
+                          "took part in"))
     hosts = run.hosts_of_ranks()
     if hosts is not None or "hosts" in d:
         count = d["hosts"] if isinstance(d.get("hosts"), int) else len(set(hosts or []))
@@ -69,15 +76,10 @@ def summary_section(run):
                      s["count"], Cell(s["total_bytes"], human_bytes(s["total_bytes"]), raw=s["total_bytes"]),
                      Cell(s["mean_time_us"], f'{s["mean_time_us"]:.1f}'),
                      Cell(s["mean_busbw_gbps"], f'{s["mean_busbw_gbps"]:.3f}'),
-                     optional(s.get("mean_efficiency_pct")),
-                     recorded_cell(s.get("mean_recorded_us"), "gpu") if optional(s.get("mean_recorded_us")) is not None
-                     else recorded_cell(s.get("mean_cpu_call_us"), "cpu_call"),
-                     optional(s.get("mean_arrival_wait_us")), optional(s.get("mean_data_us")),
-                     optional(s.get("last_rank"))])
+                     optional(s.get("mean_efficiency_pct")), optional(s.get("mean_recorded_us"))])
     busbw = [r["busbw_gbps"] for r in run.ops]
     body = table("summary-table", ["<op", "<group", "size", "ops", "bytes", "mean time (us)", "mean busbw (GB/s)",
-                                   "mean efficiency (%)", "mean recorded (us)", "mean wait (us)", "mean data (us)",
-                                   "last rank"], rows)
+                                   "mean efficiency (%)", "mean recorded (us)"], rows)
     body += (f'<p>Avg bus bandwidth: <span class="big" id="avg-busbw" data-value="{sum(busbw) / len(busbw)!r}">'
              f"{sum(busbw) / len(busbw):.3f} GB/s</span> over {len(busbw):,} operations (nccl-tests' figure)</p>")
     return section("summary", "Summary by op, group and size", body)
@@ -91,29 +93,22 @@ def busbw_section(plt, run):
     return section("busbw", "Bus bandwidth against message size", chart("busbw", fig, caption, points, plt))
 
 
-RECORDED_CLOCKS = {
-    "gpu": "NCCL's GPU time of each op (the trace was captured with NCCLSHIM_GPU_TIMING=1).",
-    "cpu_call": "CPU call times: the trace was captured without GPU timing, so each recorded time is NCCL's enqueue "
-                "of the op on the host (about 10 us), not its duration. They are never compared with the replay; "
-                "capture with NCCLSHIM_GPU_TIMING=1 for GPU time.",
-    "stated": "Durations the input file states (AICB's measured times, Chakra or Kineto durations).",
-    "mixed": "GPU time where the op was GPU-timed; CPU call times (never compared) elsewhere.",
-    "none": "None: the input records no times.",
-}
-
-
 def recorded_section(plt, run):
-    clock = run.get("recorded_clock")
-    gpu = clock in (None, "gpu", "mixed")
-    fig, points = charts.recorded_chart(plt, run.ops, "recorded GPU time (us)" if gpu else "stated time (us)")
-    body = key_values("recorded-clock", [("recorded times", RECORDED_CLOCKS.get(clock, clock or "-"))])
+    clock = run.get("recorded_clock", "gpu")
+    if clock in ("cpu_call", "mixed"):
+        what = ("the CPU time of each call (an enqueue of microseconds, not the op's duration)" if clock == "cpu_call"
+                else "GPU time for some calls and CPU call time for others")
+        return section("recorded", "Replayed against recorded time",
+                       note(f"The capture recorded {what}: a replay is compared only with GPU time, so no chart. "
+                            "Capture with NCCLSHIM_GPU_TIMING=1 to compare."))
+    fig, points = charts.recorded_chart(plt, run.ops, clock)
     if fig is None:
-        body += note("No op has a recorded time to compare the replay with (SimAI workloads carry none; a trace "
-                     "recorded with NCCLSHIM_GPU_TIMING=1 has GPU time).")
+        body = note("No op has a recorded time (SimAI / AICB workloads carry none; a trace recorded with "
+                    "NCCLSHIM_GPU_TIMING=1 does).")
     else:
-        body += chart("recorded", fig, ("Replayed time against the time recorded on the GPUs" if gpu else
-                                        "Replayed time against the stated time") +
-                      ", per op; on the dashed line they are equal.", points, plt)
+        source = "NCCL's GPU time recorded" if clock == "gpu" else "the time the workload file states"
+        body = chart("recorded", fig, f"Replayed time against {source}, per op; on the dashed line they are equal.",
+                     points, plt)
     return section("recorded", "Replayed against recorded time", body)
 
 
@@ -135,34 +130,6 @@ def settings_section(run):
     if run.get("nccl_settings_note"):
         body += note(str(run.get("nccl_settings_note")))
     return section("settings", "NCCL settings", body)
-
-
-def waits_section(run):
-    s = run.get("straggler")
-    if not isinstance(s, dict) or not s.get("rows"):
-        return None
-    if not s.get("rows_waited"):
-        verdict = (f"No op waited for a late rank: the arrivals spread less than 10 us or a tenth of the op's time "
-                   f"in all {s['rows']:,} ops.")
-    elif isinstance(s.get("rank"), int):
-        verdict = (f"Rank {s['rank']} arrived last at every op it took part in where ranks waited "
-                   f"({s.get('rows_caused', s['rows_waited']):,} of {s['rows']:,} ops): the others waited for it "
-                   f"{s['mean_wait_us'] / 1e3:.3f} ms per op "
-                   f"({s['total_wait_us'] / 1e3:.3f} ms in all); moving the data then took "
-                   f"{s['mean_data_us'] / 1e3:.3f} ms per op.")
-    else:
-        verdict = (f"No single straggler: ranks waited at {s['rows_waited']:,} of {s['rows']:,} ops, "
-                   f"{s['mean_wait_us'] / 1e3:.3f} ms per op; the last to arrive varied (table).")
-    body = (f'<p class="big" id="straggler" data-value="{s["rank"] if isinstance(s.get("rank"), int) else ""}">'
-            f'{esc(verdict)}</p>')
-    body += note("Per op, the time from the first member's start to the last member's (waiting for the last rank "
-                 "to arrive: skew or a straggler, not the fabric) is told apart from the time from there to the "
-                 "last member's end (moving the data); the ops table has both per op, the summary per class.")
-    last = [a for a in s.get("last_arrivals") or [] if isinstance(a, dict)]
-    if last:
-        body += table("last-arrivals-table", ["rank", "ops it arrived last in"], [[a.get("rank"), a.get("ops")]
-                                                                                  for a in last[:EXTRA_ROWS_SHOWN]])
-    return section("waits", "Waiting for ranks", body)
 
 
 def job_timeline_section(plt, run):
@@ -375,11 +342,9 @@ def ops_section(run):
     rows = [[r["iteration"], r["op"], r["group"], r["comm"], r["nranks"], r["seq"], r["count"], str(r.get("type", "")),
              r["bytes"], str(r.get("peers") or ""), optional(r.get("start_us")), Cell(r["time_us"], f'{r["time_us"]:.1f}'),
              optional(r.get("algbw_gbps")), r["busbw_gbps"], optional(r.get("efficiency_pct")),
-             recorded_cell(r.get("recorded_us"), r.get("recorded_clock")), optional(r.get("ratio")),
-             optional(r.get("arrival_wait_us")), optional(r.get("data_us")), optional(r.get("last_rank"))] for r in shown]
+             optional(r.get("recorded_us")), optional(r.get("ratio"))] for r in shown]
     body = table("ops-table", ["iter", "<op", "<group", "<comm", "ranks", "seq", "count", "<type", "bytes", "<peers",
-                               "start (us)", "time (us)", "algbw", "busbw", "eff (%)", "recorded (us)", "ratio",
-                               "wait (us)", "data (us)", "last"], rows)
+                               "start (us)", "time (us)", "algbw", "busbw", "eff (%)", "recorded (us)", "ratio"], rows)
     if len(run.ops) > len(shown):
         body = note(f"The first {len(shown)} of {len(run.ops):,} rows; all are in {run.path}.") + body
     return section("ops", "Operations", f"<details><summary>{len(shown)} rows</summary>{body}</details>")
@@ -419,7 +384,7 @@ def host_pairs_section(run):
 def build_page(plt, run, title=""):
     sections = [run_section(run), summary_section(run), busbw_section(plt, run), recorded_section(plt, run)]
     nav = [("run", "run"), ("summary", "summary"), ("busbw", "busbw"), ("recorded", "recorded")]
-    for key, label, made in (("waits", "waits", waits_section(run)), ("settings", "NCCL settings", settings_section(run)),
+    for key, label, made in (("settings", "NCCL settings", settings_section(run)),
                              ("job-timeline", "job timeline", job_timeline_section(plt, run))):
         if made:
             sections.append(made)

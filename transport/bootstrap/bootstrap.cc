@@ -92,7 +92,8 @@ Status acceptFromLowerRanks(int listenFd, const Secret& secret, PeerSockets* out
       nack = PeerAck{kAckSocketsMismatch, static_cast<uint32_t>(socketsPerPeer)};
       fatal = NS_ERROR(Code::kInvalidUsage,
                        "rank {} opens {} sockets per peer but rank {} expects {}: set NCCLSHIM_NSOCKS_PERPEER "
-                       "to the same value on every rank", hello.fromRank, hello.socketsPerPeer, rank, socketsPerPeer);
+                       "(connections) and NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD (data sockets of each) to the "
+                       "same value on every rank", hello.fromRank, hello.socketsPerPeer, rank, socketsPerPeer);
     } else if (hello.nranks != static_cast<uint32_t>(out->nranks)) {
       nack = PeerAck{kAckNranksMismatch, static_cast<uint32_t>(out->nranks)};
       fatal = NS_ERROR(Code::kInvalidUsage, "rank {} thinks the job has {} ranks but rank {} thinks {}",
@@ -150,7 +151,8 @@ Status checkAck(const uint8_t* bytes, const std::string& what, int peer, int ran
   if (!decode(bytes, &ack, &why)) return NS_ERROR(Code::kRemoteError, "{}: {}", what, why);
   if (ack.code == kAckSocketsMismatch) {
     return NS_ERROR(Code::kInvalidUsage, "rank {} expects {} sockets per peer but rank {} opens {}: set "
-                    "NCCLSHIM_NSOCKS_PERPEER to the same value on every rank", peer, ack.value, rank, sockets);
+                    "NCCLSHIM_NSOCKS_PERPEER (connections) and NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD (data "
+                    "sockets of each) to the same value on every rank", peer, ack.value, rank, sockets);
   }
   if (ack.code != kAckOk) {
     return NS_ERROR(Code::kInvalidUsage, "rank {} thinks the job has {} ranks but rank {} thinks {}", peer,

@@ -1,5 +1,8 @@
-// Per-connection state of the TCP transport: the 24-byte message header, the pending operations
-// of each direction (per-peer state: transport/core/peer_link.h).
+// Per-socket state of the TCP transport: the 24-byte message header, the pending operations of
+// each direction (per-peer state: transport/core/peer_link.h). A message travels as one part (its
+// header and payload on the connection's control socket) or, with data sockets
+// (nccl_socket_settings.h), as a header-only part on the control socket and payload tasks on the
+// data sockets.
 #pragma once
 
 #include <endian.h>
@@ -30,8 +33,13 @@ inline void encodeHeader(uint8_t* out, uint64_t tag, uint64_t length) {
 
 struct Op {
   Request* req = nullptr;
-  char* buf = nullptr;
+  char* buf = nullptr;    // this part's payload
+  size_t length = 0;      // this part's payload bytes
+  bool header = true;     // the part starts with the message's header (the control socket's part)
+  bool split = false;     // one of several parts of its message (TcpTransport counts them down)
   size_t progressed = 0;  // header + payload bytes moved so far
+
+  size_t total() const { return (header ? kHeaderBytes : 0) + length; }
 };
 
 struct Channel {

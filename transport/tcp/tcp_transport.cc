@@ -1,8 +1,17 @@
-// TCP transport implementation. Each connection (Channel) keeps a FIFO of pending sends and one of
-// pending receives; only the head of each is on the wire. A progress pass walks the channels that
+// TCP transport implementation. Each socket (Channel) keeps a FIFO of pending sends and one of
+// pending receives; only the head of each is on the wire. A progress pass walks the sockets that
 // have work (the active list), writing with sendmsg and reading with recvmsg until the kernel says
 // EAGAIN. A receive reads its header and its payload in one call, directly into the user's buffer,
 // and checks the header against the posted tag and length before counting a byte.
+//
+// Sockets come in NCCL's connections (nccl_socket_settings.h): per peer `connections` of one
+// control socket and `dataSockets` data sockets each, [peer][connection * perConnection + k], k = 0
+// the control socket. Without data sockets a message is one part on the control socket. With them,
+// as NCCL's Socket transport: the header goes on the control socket and the payload is cut into
+// tasks of max(NCCL_SOCKET_MIN_TASKSIZE, bytes / dataSockets) dealt round robin over the data
+// sockets, the deal continuing from message to message; both ends deal the same way, so the k-th
+// task on a data socket matches the k-th one posted there by the peer. The message completes when
+// its last part does.
 #include "transport/tcp/tcp_transport.h"
 
 #include <errno.h>
@@ -15,9 +24,12 @@
 #include <cstring>
 #include <mutex>
 #include <tuple>
+#include <unordered_map>
 
 #include "common/log.h"
 #include "common/settings.h"
+#include "transport/bootstrap/bootstrap_messages.h"
+#include "transport/bootstrap/socket.h"
 #include "transport/core/network_transport.h"
 #include "transport/tcp/tcp_channel.h"
 
@@ -35,8 +47,13 @@ class TcpTransport final : public NetworkTransport {
                          SpinPolicy{static_cast<int64_t>(std::max(options.spinMicroseconds, 0)) * 1000,
                                     options.spinYield}),
         sockets_(std::move(sockets)),
-        perPeer_(std::max(options.socketsPerPeer, 1)),
-        channels_(static_cast<size_t>(nranks_) * perPeer_) {
+        connections_(std::max(options.socketsPerPeer, 1)),
+        perConnection_(options.socket.socketsPerConnection()),
+        perPeer_(connections_ * perConnection_),
+        socket_(options.socket),
+        channels_(static_cast<size_t>(nranks_) * perPeer_),
+        deals_(static_cast<size_t>(nranks_) * connections_),
+        sendSockets_(static_cast<size_t>(nranks_), 0) {
     for (int peer = 0; peer < nranks_; ++peer) {
       if (peer == rank_ || sockets_.sockets[peer].empty()) continue;  // itself, or a peer left out
       for (int index = 0; index < perPeer_; ++index) {
@@ -62,9 +79,12 @@ class TcpTransport final : public NetworkTransport {
  private:
   static void applySocketBuffers(int fd, const TcpOptions& options) {
     const bool sameHost = connectsSameHost(fd);
+    // NCCLSHIM_SOCKET_*BUF first, then NCCL's NCCL_SOCKET_*BUF, then the automatic choice.
+    const int send = options.sendBufferBytes >= 0 ? options.sendBufferBytes : options.socket.sendBufferBytes;
+    const int recv = options.recvBufferBytes >= 0 ? options.recvBufferBytes : options.socket.recvBufferBytes;
     for (auto [which, configured, local] :
-         {std::tuple{SocketBuffer::kSend, options.sendBufferBytes, TcpOptions::kLocalSendBufferBytes},
-          std::tuple{SocketBuffer::kReceive, options.recvBufferBytes, TcpOptions::kLocalRecvBufferBytes}}) {
+         {std::tuple{SocketBuffer::kSend, send, TcpOptions::kLocalSendBufferBytes},
+          std::tuple{SocketBuffer::kReceive, recv, TcpOptions::kLocalRecvBufferBytes}}) {
       int bytes = configured < 0 ? (sameHost ? local : 0) : configured;
       if (bytes <= 0) continue;  // the kernel's autotuning
       Status set = setSocketBuffer(fd, which, bytes);
@@ -79,20 +99,76 @@ class TcpTransport final : public NetworkTransport {
   }
 
   Channel& channel(int peer, int index) { return channels_[static_cast<size_t>(peer) * perPeer_ + index]; }
+  // Where each direction of a connection deals its next payload task (data socket index).
+  struct Deal {
+    int nextSend = 0;
+    int nextRecv = 0;
+  };
+  Deal& deal(int peer, int connection) { return deals_[static_cast<size_t>(peer) * connections_ + connection]; }
 
   // ---- NetworkTransport hooks.
   bool connectedTo(int peer) const override { return channels_[static_cast<size_t>(peer) * perPeer_].fd >= 0; }
 
   void enqueueLocked(int peer, Request* req, char* buf, bool isSend) override {
-    Channel& ch = channel(peer, peers_[peer].nextLink(*req, isSend, perPeer_));
+    const int connection = peers_[peer].nextLink(*req, isSend, connections_);
+    const int control = connection * perConnection_;
+    const size_t bytes = req->bytes;
+    if (isSend && perConnection_ > 1) markSendSocket(peer, control);
+    if (socket_.onControlSocket(bytes)) {
+      queuePart(channel(peer, control), Op{req, buf, bytes, true, false, 0}, isSend);
+      return;
+    }
+    const int tasks = socket_.taskCount(bytes);
+    const size_t task = socket_.taskBytes(bytes);
+    parts_[req] = tasks + 1;
+    queuePart(channel(peer, control), Op{req, buf, 0, true, true, 0}, isSend);
+    int& next = isSend ? deal(peer, connection).nextSend : deal(peer, connection).nextRecv;
+    for (int i = 0; i < tasks; ++i) {
+      const size_t offset = static_cast<size_t>(i) * task;
+      const int index = control + 1 + next;
+      next = (next + 1) % socket_.dataSockets();
+      if (isSend) markSendSocket(peer, index);
+      queuePart(channel(peer, index), Op{req, buf + offset, std::min(task, bytes - offset), false, true, 0}, isSend);
+    }
+  }
+
+  // With data sockets the flows of a peer are sockets, not connections: PeerLink::nextLink marked
+  // the connection's number, this mask replaces it with the sockets that carried sends.
+  void markSendSocket(int peer, int index) {
+    uint64_t& mask = sendSockets_[static_cast<size_t>(peer)];
+    if (index < 64) mask |= uint64_t{1} << index;
+    peers_[peer].sendLinkMask.store(mask, std::memory_order_relaxed);
+  }
+
+  void queuePart(Channel& ch, const Op& op, bool isSend) {
     OpRing<Op>& queue = isSend ? ch.sends : ch.recvs;
     bool wasIdle = queue.empty();
-    queue.push(Op{req, buf, 0});
+    queue.push(op);
     if (!ch.listed) {
       ch.listed = true;
       active_.push_back(&ch);
     }
     if (isSend && wasIdle) driveSends(ch);  // small messages leave before the caller waits
+  }
+
+  // A part is done: its message completes with its last part.
+  void finishPart(const Op& op) {
+    if (op.split) {
+      auto it = parts_.find(op.req);
+      if (it == parts_.end() || --it->second > 0) return;  // failed already, or more parts to go
+      parts_.erase(it);
+    }
+    op.req->complete(Status());
+  }
+
+  // Fails the messages of a queue's parts (each message once).
+  void failParts(OpRing<Op>& queue, const Status& why) {
+    while (!queue.empty()) {
+      Op op = queue.front();
+      queue.pop();
+      if (op.split && parts_.erase(op.req) == 0) continue;  // its message has failed already
+      fail(op.req, why);
+    }
   }
 
   // One pass over every channel with pending work; idle channels leave the active list. Returns
@@ -162,16 +238,16 @@ class TcpTransport final : public NetworkTransport {
   void dropPeerLocked(int peer, const Status& why, const std::vector<int>& /*alsoEnded*/) override {
     for (int index = 0; index < perPeer_; ++index) {
       Channel& ch = channel(peer, index);
-      failQueue(ch.sends, why);
-      failQueue(ch.recvs, why);
+      failParts(ch.sends, why);
+      failParts(ch.recvs, why);
       ::shutdown(ch.fd, SHUT_RDWR);
     }
   }
 
   void dropAllLocked(const Status& why) override {
     for (Channel& ch : channels_) {
-      failQueue(ch.sends, why);
-      failQueue(ch.recvs, why);
+      failParts(ch.sends, why);
+      failParts(ch.recvs, why);
       if (ch.fd >= 0) ::shutdown(ch.fd, SHUT_RDWR);  // peers see the end of stream at once
     }
     for (Channel* ch : active_) ch->listed = false;
@@ -182,16 +258,16 @@ class TcpTransport final : public NetworkTransport {
   void driveSends(Channel& ch) {
     while (!ch.sends.empty()) {
       Op& op = ch.sends.front();
-      size_t bytes = op.req->bytes;
-      size_t total = kHeaderBytes + bytes;
+      const size_t head = op.header ? kHeaderBytes : 0;
+      const size_t total = op.total();
       iovec iov[2];
       int count = 0;
-      if (op.progressed < kHeaderBytes) {
-        encodeHeader(ch.txHeader, op.req->tag, bytes);
-        iov[count++] = iovec{ch.txHeader + op.progressed, kHeaderBytes - op.progressed};
-        if (bytes > 0) iov[count++] = iovec{op.buf, bytes};
+      if (op.progressed < head) {
+        encodeHeader(ch.txHeader, op.req->tag, op.req->bytes);
+        iov[count++] = iovec{ch.txHeader + op.progressed, head - op.progressed};
+        if (op.length > 0) iov[count++] = iovec{op.buf, op.length};
       } else {
-        iov[count++] = iovec{op.buf + (op.progressed - kHeaderBytes), total - op.progressed};
+        iov[count++] = iovec{op.buf + (op.progressed - head), total - op.progressed};
       }
       msghdr msg{};
       msg.msg_iov = iov;
@@ -204,28 +280,27 @@ class TcpTransport final : public NetworkTransport {
       }
       size_t before = op.progressed;
       op.progressed += static_cast<size_t>(n);
-      addRelaxed(peers_[ch.peer].sent,
-                 std::max(op.progressed, kHeaderBytes) - std::max(before, kHeaderBytes));
+      addRelaxed(peers_[ch.peer].sent, std::max(op.progressed, head) - std::max(before, head));
       addRelaxed(peers_[ch.peer].sentWire, static_cast<uint64_t>(n));
       if (op.progressed < total) return;  // the socket buffer is full
-      Request* req = op.req;
+      Op done = op;
       ch.sends.pop();
-      req->complete(Status());
+      finishPart(done);
     }
   }
 
   void driveRecvs(Channel& ch) {
     while (!ch.recvs.empty()) {
       Op& op = ch.recvs.front();
-      size_t bytes = op.req->bytes;
-      size_t total = kHeaderBytes + bytes;
+      const size_t head = op.header ? kHeaderBytes : 0;
+      const size_t total = op.total();
       iovec iov[2];
       int count = 0;
-      if (op.progressed < kHeaderBytes) {
-        iov[count++] = iovec{ch.rxHeader + op.progressed, kHeaderBytes - op.progressed};
-        if (bytes > 0) iov[count++] = iovec{op.buf, bytes};
+      if (op.progressed < head) {
+        iov[count++] = iovec{ch.rxHeader + op.progressed, head - op.progressed};
+        if (op.length > 0) iov[count++] = iovec{op.buf, op.length};
       } else {
-        iov[count++] = iovec{op.buf + (op.progressed - kHeaderBytes), total - op.progressed};
+        iov[count++] = iovec{op.buf + (op.progressed - head), total - op.progressed};
       }
       msghdr msg{};
       msg.msg_iov = iov;
@@ -239,13 +314,12 @@ class TcpTransport final : public NetworkTransport {
       if (n == 0) return failPeerLocked(ch.peer, "end of stream");
       size_t before = op.progressed;
       op.progressed += static_cast<size_t>(n);
-      if (before < kHeaderBytes && op.progressed >= kHeaderBytes && !headerMatches(ch, op)) return;
-      addRelaxed(peers_[ch.peer].received,
-                 std::max(op.progressed, kHeaderBytes) - std::max(before, kHeaderBytes));
+      if (before < head && op.progressed >= head && !headerMatches(ch, op)) return;
+      addRelaxed(peers_[ch.peer].received, std::max(op.progressed, head) - std::max(before, head));
       if (op.progressed < total) return;  // the socket is drained
-      Request* req = op.req;
+      Op done = op;
       ch.recvs.pop();
-      req->complete(Status());
+      finishPart(done);
     }
   }
 
@@ -263,16 +337,22 @@ class TcpTransport final : public NetworkTransport {
                    "posted by rank {} expects tag {:#x} and {} bytes: the ranks disagree about the operation "
                    "sequence", rank_, ch.peer, tag, length, rank_, op.req->tag, op.req->bytes);
     NS_WARN("{}", error.message());
-    Request* req = op.req;
+    Op failed = op;
     ch.recvs.pop();
-    fail(req, error);
+    if (!failed.split || parts_.erase(failed.req) > 0) fail(failed.req, error);
     abortLocked(error);
     return false;
   }
 
   PeerSockets sockets_;
+  const int connections_;    // NCCL connections per peer (a request's channel picks one)
+  const int perConnection_;  // its control socket and data sockets
   const int perPeer_;
+  const NcclSocketSettings socket_;
   std::vector<Channel> channels_;  // [peer * perPeer_ + index]; never resized (pointers are kept)
+  std::vector<Deal> deals_;        // [peer * connections_ + connection]
+  std::unordered_map<Request*, int> parts_;  // split messages: parts not yet done
+  std::vector<uint64_t> sendSockets_;        // per peer: the sockets that carried sends (data sockets)
   std::vector<Channel*> active_;
   std::vector<pollfd> pollFds_;
   std::vector<Channel*> pollChannels_;
@@ -297,9 +377,24 @@ std::unique_ptr<Transport> createTcpTransport(PeerSockets sockets, const TcpOpti
 
 Result<std::unique_ptr<Transport>> connectTcpTransport(const UniqueId& id, int rank, int nranks,
                                                        const TcpOptions& options, std::vector<bool> peers) {
-  BootstrapOptions bootstrap{options.socketsPerPeer, options.timeoutSeconds, options.interface, std::move(peers)};
-  NS_ASSIGN_OR_RETURN(PeerSockets sockets, bootstrapConnect(id, rank, nranks, bootstrap));
-  return std::unique_ptr<Transport>(createTcpTransport(std::move(sockets), options));
+  TcpOptions resolved = options;
+  Result<InterfaceAddress> nic = findInterface(options.interface);
+  NS_ASSIGN_OR_RETURN(resolved.socket, readNcclSocketSettings(options.ncclVariables, nic.ok() ? nic->name : "lo"));
+  const int sockets = std::max(options.socketsPerPeer, 1) * resolved.socket.socketsPerConnection();
+  if (sockets > bootstrap::kMaxSocketsPerPeer) {
+    return NS_ERROR(Code::kInvalidArgument, "{} connections per peer (NCCLSHIM_NSOCKS_PERPEER) x {} sockets each (a "
+                    "control socket and NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD = {} data sockets, {}) is {} "
+                    "sockets per peer, above the most the TCP transport opens ({})", options.socketsPerPeer,
+                    resolved.socket.socketsPerConnection(), resolved.socket.dataSockets(), resolved.socket.source,
+                    sockets, bootstrap::kMaxSocketsPerPeer);
+  }
+  if (resolved.socket.dataSockets() > 0) {
+    NS_INFO("TCP transport: {} data sockets per connection ({}), tasks of at least {} bytes",
+            resolved.socket.dataSockets(), resolved.socket.source, resolved.socket.minTaskBytes);
+  }
+  BootstrapOptions bootstrap{sockets, options.timeoutSeconds, options.interface, std::move(peers)};
+  NS_ASSIGN_OR_RETURN(PeerSockets connected, bootstrapConnect(id, rank, nranks, bootstrap));
+  return std::unique_ptr<Transport>(createTcpTransport(std::move(connected), resolved));
 }
 
 }  // namespace nshim

@@ -1,6 +1,9 @@
-// The TCP transport (the embedded default): a full mesh of `socketsPerPeer` connections between the
-// ranks, set up by the bootstrap. Message k from rank A to rank B travels on socket k % socketsPerPeer
-// of that pair as a 24-byte header {magic, tag, length} followed by the payload, written straight
+// The TCP transport (the embedded default): a full mesh of `socketsPerPeer` NCCL connections between
+// the ranks, set up by the bootstrap, each a control socket and NCCL's data sockets (`socket`:
+// NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD, none on loopback or an ordinary NIC). Message k from
+// rank A to rank B travels on connection (its channel, else k) % socketsPerPeer of that pair as a
+// 24-byte header {magic, tag, length} followed by the payload (cut into NCCL's tasks over the data
+// sockets when there are some: tcp_transport.cc), written straight
 // from the user's buffer and read straight into the posted receive's buffer; a socket's next message
 // stays in the kernel until its receive is posted. Progress is driven by the waiting thread: a short
 // busy-poll (NCCLSHIM_SPIN_US, re-armed after every wake-up) that yields the CPU on each turn, then
@@ -15,21 +18,29 @@
 #include "transport/bootstrap/bootstrap.h"
 #include "transport/core/transport.h"
 #include "transport/bootstrap/unique_id.h"
+#include "transport/tcp/nccl_socket_settings.h"
 
 namespace nshim {
 
 struct TcpOptions {
-  int socketsPerPeer = 2;        // NCCLSHIM_NSOCKS_PERPEER
+  int socketsPerPeer = 2;        // NCCLSHIM_NSOCKS_PERPEER: NCCL connections (channels) per peer
+  // NCCL's Socket-transport settings: data sockets per connection, task size, buffers. Read by
+  // connectTcpTransport through `ncclVariables` (the environment unless a caller, e.g. a replay
+  // holding the trace's recorded NCCL environment, gives another lookup) for the NIC in use.
+  NcclSocketSettings socket;
+  NcclVariableLookup ncclVariables = environmentLookup();
   double timeoutSeconds = 300;   // NCCLSHIM_TIMEOUT: bootstrap waits
   int spinMicroseconds = 100;    // NCCLSHIM_SPIN_US: busy-poll before blocking in poll()
   bool spinYield = true;         // NCCLSHIM_SPIN_YIELD: sched_yield() while busy-polling
-  // NCCLSHIM_SOCKET_SNDBUF: each connection's send buffer. -1 (default): kLocalSendBufferBytes for a
-  // peer on this host, the kernel's autotuning for others; 0: autotuning for all; N: N bytes for all.
+  // NCCLSHIM_SOCKET_SNDBUF: each socket's send buffer. -1 (default): NCCL_SOCKET_SNDBUF when that is
+  // set, else kLocalSendBufferBytes for a peer on this host and the kernel's autotuning (NCCL's
+  // default) for others; 0: autotuning for all; N: N bytes for all.
   // Between ranks of one host a small buffer keeps the bytes in cache from the sender's copy into
   // the kernel to the receiver's copy out (autotuning grows it to megabytes, which the copies then
   // read back from memory); across hosts the buffer must cover the link's bandwidth-delay product.
   int sendBufferBytes = -1;
-  // NCCLSHIM_SOCKET_RCVBUF: each connection's receive buffer, with the same -1 / 0 / N choices. The
+  // NCCLSHIM_SOCKET_RCVBUF: each socket's receive buffer, with the same -1 / 0 / N choices (and
+  // NCCL_SOCKET_RCVBUF). The
   // local default is large enough that the 512K messages of a 1 MiB collective never wait for the
   // receive window: with autotuning the window grows on its own schedule, and a 1 MiB allgather
   // between two ranks took either about 108 or about 175 µs depending on how that went early in
@@ -46,12 +57,14 @@ struct TcpOptions {
 };
 
 // Bootstraps rank `rank` of `nranks` through the root named by `id` and returns its transport.
-// Every rank of the job must use the same socketsPerPeer. `peers` (indexed by rank, empty: all)
+// Every rank of the job must use the same socketsPerPeer and NCCL data sockets (the bootstrap checks
+// their product). `options.socket` is read here (readNcclSocketSettings). `peers` (indexed by rank, empty: all)
 // names the ranks to connect (BootstrapOptions::peers); a message to another is refused.
 Result<std::unique_ptr<Transport>> connectTcpTransport(const UniqueId& id, int rank, int nranks,
                                                        const TcpOptions& options, std::vector<bool> peers = {});
 
-// Wraps connections that are already set up (sockets[peer][index]; none for a peer left out).
+// Wraps connections that are already set up (sockets[peer][index]; none for a peer left out):
+// socketsPerPeer x options.socket.socketsPerConnection() per peer.
 std::unique_ptr<Transport> createTcpTransport(PeerSockets sockets, const TcpOptions& options);
 
 }  // namespace nshim
