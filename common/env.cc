@@ -3,10 +3,13 @@
 #include "common/env.h"
 
 #include <cstdlib>
+#include <optional>
+#include <string_view>
 #include <map>
 #include <mutex>
 
 #include "common/log.h"
+#include "common/nccl_env.h"
 
 namespace nshim {
 namespace {
@@ -17,8 +20,15 @@ std::map<std::string, std::string>& cache() {
   return values;
 }
 
-// Returns true and the raw value when the variable is set and non-empty.
+// Returns true and the raw value when the variable is set and non-empty. NCCL's own variables
+// come from ncclVariable (the environment, else a replayed capture's value), uncached: a replay
+// installs the capture's values after start-up.
 bool lookup(const char* name, std::string* out) {
+  if (std::string_view(name).substr(0, 5) == "NCCL_") {
+    std::optional<std::string> value = ncclVariable(name);
+    *out = value.value_or("");
+    return !out->empty();
+  }
   std::lock_guard<std::mutex> lock(gEnvMutex);
   auto it = cache().find(name);
   if (it == cache().end()) {

@@ -1,5 +1,7 @@
 // NCCL's own environment variables (NCCL_ALGO, NCCL_P2P_NET_CHUNKSIZE, ...) that ncclshim honours,
-// read once and cached, with defaults; a malformed value is warned about and the default is used.
+// with defaults; a malformed value is warned about and the default is used. NCCL_* names are read
+// through ncclVariable (common/nccl_env.h: the environment, else a replayed capture's value); other
+// names are read once and cached.
 // NCCLSHIM_* settings are not read here: common/settings.h.
 #pragma once
 

@@ -2,6 +2,7 @@
 // 100 ms to notice a failure elsewhere), the batch run, and failure reports with global ranks.
 #include "phynet/comm_executor.h"
 
+#include <algorithm>
 #include <cctype>
 #include <algorithm>
 #include <chrono>
@@ -92,6 +93,10 @@ void CommExecutor::execute(const Batch& batch) {
   for (uint32_t i : batch.ops) list.push_back(&ops[i]);
   std::vector<OpTiming> timing(list.size());
   size_t failedOp = 0;
+  if (batch.started != nullptr) {  // --pace recorded on a GPU timeline: the dispatcher waits for this
+    batch.started->store(nowNs(), std::memory_order_release);
+    shared_.progress->notify();
+  }
   runningOps_.store(static_cast<uint32_t>(list.size()), std::memory_order_relaxed);
   running_.store(uint64_t{batch.iteration} << 32 | batch.ops.front(), std::memory_order_release);
   if (shared_.delayNs > 0 && shared_.batchesStarted != nullptr &&

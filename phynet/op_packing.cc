@@ -14,7 +14,8 @@ constexpr size_t kWordsPerOp = 13;
 int64_t packKinds(const WorkOp& op) {
   return static_cast<int64_t>(op.type) | static_cast<int64_t>(op.reduce) << 8 | static_cast<int64_t>(op.kind) << 16 |
          static_cast<int64_t>(op.algo) << 24 | static_cast<int64_t>(op.channels) << 32 |
-         static_cast<int64_t>(op.proto) << 40 | static_cast<int64_t>(op.origin) << 48;
+         static_cast<int64_t>(op.proto) << 40 | static_cast<int64_t>(op.origin) << 48 |
+         static_cast<int64_t>(op.recordedClock) << 56;
 }
 
 }  // namespace
@@ -71,6 +72,7 @@ Result<std::vector<WorkOp>> unpackOps(const std::vector<int64_t>& words) {
     op.channels = static_cast<uint8_t>((w[3] >> 32) & 0xff);
     op.proto = static_cast<Protocol>((w[3] >> 40) & 0xff);
     op.origin = static_cast<OpOrigin>((w[3] >> 48) & 0xff);
+    op.recordedClock = static_cast<RecordedClock>((w[3] >> 56) & 0xff);
     op.root = static_cast<int>(w[4]);
     op.peer = static_cast<int>(w[5]);
     op.bytes = static_cast<uint64_t>(w[6]);

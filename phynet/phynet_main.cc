@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "common/log_capture.h"
 #include "common/main_fence.h"
+#include "common/nccl_env.h"
 #include "common/peak_rss.h"
 #include "common/settings.h"
 #include "phynet/html_report.h"
@@ -135,6 +136,8 @@ Workload gatherWorkload(const Workload& mine, MpiSession& mpi) {
     all.description = mine.description;
     all.skipped = mine.skipped;
     all.recordedClock = mine.recordedClock;
+    all.ncclEnv = mine.ncclEnv;
+    all.ncclEnvNote = mine.ncclEnvNote;
     all.ranks.resize(static_cast<size_t>(mine.worldSize));
   }
   mpi.gatherToRootEach(
@@ -244,6 +247,26 @@ bool memoryFits(ReplayOptions& options, const Workload& workload, const std::vec
   if (verdict[0] == '\0') return true;
   if (mpi.rank() == 0) say(0, fmt::format("refusing to replay (no traffic was sent): {}", verdict));
   return false;
+}
+
+// The NCCL settings in force (common/nccl_env.h), with --algo / --proto over NCCL_ALGO / NCCL_PROTO.
+std::vector<NcclSettingInForce> settingsInForce(const ReplayOptions& options) {
+  std::vector<NcclSettingInForce> settings = ncclSettingsInForce();
+  auto flag = [&settings](const char* name, const char* option, const std::string& value) {
+    auto it = std::find_if(settings.begin(), settings.end(), [&](const NcclSettingInForce& s) { return s.name == name; });
+    if (it == settings.end()) {
+      it = settings.insert(settings.end(), NcclSettingInForce{});
+      it->name = name;
+    }
+    if (it->source == NcclSource::kCapture && it->captured.empty()) it->captured = it->value;
+    it->source = NcclSource::kOverride;
+    it->via = option;
+    it->value = value;
+    it->read = true;
+  };
+  if (options.algorithm != Algorithm::kAuto) flag("NCCL_ALGO", "--algo", algorithmName(options.algorithm));
+  if (options.protocol != Protocol::kAuto) flag("NCCL_PROTO", "--proto", protocolName(options.protocol));
+  return settings;
 }
 
 // What loading measured, for the validation phase's lines.
@@ -442,10 +465,13 @@ int reportPhase(const ReplayOptions& options, const Workload& everyRank, const T
   for (int r = 0; r < worldSize; ++r) unpackResult(gathered[r], worldSize, &in.counters[r], &in.timings[r]);
   in.endpoints = endpoints;
   in.nodeOfRank = choice.nodeOfRank;
+  in.paced = options.pace == Pace::kRecorded;
   if (choice.intraNodeShm && options.gpusPerNode > 0) {  // nodes within a host: the traffic tables are by node
     for (int g = 0; g < worldSize; ++g) in.endpoints[g].hostId = fmt::format("node{}", choice.nodeOfRank[g]);
   }
   ReplayReport report = buildReport(in);
+  report.ncclSettings = settingsInForce(options);
+  report.ncclNote = everyRank.ncclEnvNote;
   const std::string transportText =
       !choice.intraNodeShm ? options.transport
       : options.gpusPerNode > 0 ? fmt::format("{} between nodes, shm within (nodes of {} ranks)", options.transport,
@@ -508,6 +534,8 @@ int run(int argc, char** argv) {
   LoadFigures loadFigures;
   if (!loadPhase(options, mpi, &input, &loadFigures)) return 1;
   const Workload& workload = input->workload;
+  // The job's NCCL settings travel with its trace: honoured where this environment sets none.
+  useCapturedNcclEnv(workload.ncclEnv);
   RankValidation validation;
   if (!validatePhase(options, *input, loadFigures, mpi, &validation)) return 1;
   TransportChoice choice;

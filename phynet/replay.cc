@@ -14,6 +14,7 @@
 #include "phynet/memory_plan.h"
 #include "phynet/stall_report.h"
 #include "workload/iteration_period.h"
+#include "workload/timeline_figures.h"
 #include "workload/traffic_model.h"
 #include "workload/workload_transform.h"
 
@@ -32,6 +33,9 @@ void sleepUntil(int64_t atNs, const FailureSlot& failure) {
 
 // --pace recorded: the wait before a batch whose first op is `first`: the recorded gap between
 // issues when both are known (same iteration), else the compute time recorded before this op.
+// On a GPU timeline (every op GPU-timed) the gap is between GPU starts, counted from the previous
+// batch's start in the replay (dispatch() waits for it); elsewhere between host calls, counted
+// from the previous batch's dispatch.
 int64_t paceGapNs(const WorkOp* previous, const WorkOp& first) {
   const bool haveIssue = previous && first.issueNs >= 0 && previous->issueNs >= 0 && first.issueNs >= previous->issueNs;
   return haveIssue ? first.issueNs - previous->issueNs : std::max<int64_t>(first.computeNs, 0);
@@ -61,30 +65,49 @@ Status checkPacing(const std::vector<WorkOp>& ops, const std::vector<std::vector
   return Status::Ok();
 }
 
+bool onGpuTimeline(const std::vector<WorkOp>& ops) {
+  std::vector<OpInterval> unused;
+  return capturedGpuTimeline(ops, &unused);
+}
+
 // Walks every iteration's batches in issue order and queues them on their executors.
 // Repetitions of the workload are fenced like training steps: iteration i+1 is issued once every op
 // of iteration i has completed on this rank (no cross-rank barrier), which also bounds the queues.
+// --pace recorded on a GPU timeline reproduces the job's: a batch is queued its recorded offset
+// after the previous batch started (or later, when that one started late), and runs as soon as the
+// previous op of its communicator is done; batches of other communicators run meanwhile.
 void dispatch(const std::vector<WorkOp>& ops, const std::vector<std::vector<uint32_t>>& batches,
               std::map<uint64_t, std::unique_ptr<CommExecutor>>& executors, const ReplayConfig& config,
               const ExecutorShared& shared, std::atomic<uint64_t>& submitted) {
   const FailureSlot& failure = *shared.failure;
   int64_t lastIssue = nowNs();
   const WorkOp* previous = nullptr;
+  const bool gpuTimeline = config.pace == Pace::kRecorded && onGpuTimeline(ops);
+  std::vector<std::atomic<int64_t>> started(gpuTimeline ? batches.size() : 0);
   for (int it = 0; it < config.iterations && !failure.failed(); ++it) {
     const uint64_t issued = submitted.load(std::memory_order_acquire);
     auto fenceDone = [&] { return failure.failed() || shared.opsDone->load(std::memory_order_acquire) >= issued; };
     while (!shared.progress->waitFor(fenceDone, 100'000'000)) {
     }  // the watching thread's stall check bounds this wait
-    for (const std::vector<uint32_t>& batch : batches) {
+    for (std::atomic<int64_t>& s : started) s.store(0, std::memory_order_relaxed);  // the last iteration is done
+    for (size_t b = 0; b < batches.size(); ++b) {
       if (failure.failed()) break;
+      const std::vector<uint32_t>& batch = batches[b];
       const WorkOp& first = ops[batch.front()];
-      if (config.pace == Pace::kRecorded) {
+      if (gpuTimeline && b > 0) {
+        std::atomic<int64_t>& before = started[b - 1];
+        auto beganOrFailed = [&] { return failure.failed() || before.load(std::memory_order_acquire) != 0; };
+        while (!shared.progress->waitFor(beganOrFailed, 100'000'000)) {
+        }  // bounded by the stall check, as the fence
+        const int64_t offset = std::max<int64_t>(0, first.issueNs - previous->issueNs);  // GPU starts
+        sleepUntil(before.load(std::memory_order_acquire) + offset, failure);
+      } else if (config.pace == Pace::kRecorded) {
         sleepUntil(lastIssue + paceGapNs(previous, first), failure);  // within --timeout: checkPacing
-        lastIssue = nowNs();
-        previous = &first;
       }
+      lastIssue = nowNs();
+      previous = &first;
       submitted.fetch_add(batch.size(), std::memory_order_acq_rel);
-      executors.at(first.commId)->submit(Batch{static_cast<uint32_t>(it), batch});
+      executors.at(first.commId)->submit(Batch{static_cast<uint32_t>(it), batch, gpuTimeline ? &started[b] : nullptr});
     }
   }
   for (auto& [id, executor] : executors) executor->close();

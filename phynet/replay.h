@@ -12,6 +12,7 @@
 
 #include "collectives/communicator.h"
 #include "common/status.h"
+#include "phynet/comm_executor.h"
 #include "phynet/op_runner.h"
 #include "phynet/replay_options.h"
 #include "phynet/workload_names.h"

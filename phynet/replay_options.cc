@@ -303,7 +303,10 @@ replay
                             of NVLink GPUs and one 10 Gb/s NIC (1 channel of 1.2 GB/s per graph,
                             2 collective channels): give your cluster's log for its choices
   --pace fast|recorded      issue as fast as possible (default), or keep the recorded gaps (a gap
-                            longer than --timeout is refused before any op is replayed)
+                            longer than --timeout is refused before any op is replayed); on a
+                            GPU-timed trace, the job's timeline: each op its recorded offset after
+                            the rank's previous op started, communicators overlapping as in the job,
+                            scored against the capture (docs/replay_time.md)
   --iterations N            replay the whole workload N times (default 1)
   --warmup N                N more iterations first, left out of the report (default 0)
   --scale X                 multiply every message size by X

@@ -76,7 +76,7 @@ class RowMaker {
     row.algorithm = decision.algorithm;
     row.channels = decision.channels;
     row.protocol = protocolName(decision.protocol);
-    int64_t longest = 0, recorded = -1;
+    int64_t longest = 0, recorded = -1, recordedStart = INT64_MAX;
     double start = -1, lastStart = -1, end = -1;
     for (const Member& m : members) {
       const WorkOp& op = in_.workload->ranks[m.global].ops[m.index];
@@ -91,7 +91,12 @@ class RowMaker {
       }
       end = std::max(end, (t.endNs - in_.counters[m.global].runStartNs) * 1e-3);
       recorded = std::max(recorded, op.recordedNs);
+      // On a GPU timeline, where the op began in the job: the earliest member's recorded start.
+      recordedStart = op.recordedClock == RecordedClock::kGpu && op.issueNs >= 0 && recordedStart >= 0
+                          ? std::min(recordedStart, op.issueNs)
+                          : -1;
     }
+    if (recordedStart >= 0 && recordedStart != INT64_MAX) row.recordedStartUs = recordedStart * 1e-3;
     if (members.size() < 2) row.lastRank = -1;
     row.waitUs = members.size() < 2 ? 0 : lastStart - start;
     row.moveUs = end - lastStart;
@@ -256,6 +261,7 @@ ReplayReport buildReport(const ReportInput& in) {
   report.summary = summarize(report.rows);
   report.steps = stepTimes(in.timings, in.counters, in.warmup, in.iterations);
   report.straggler = tally.find();
+  report.timeline = scoreTimelines(w, in.timings, in.counters, in.warmup, in.iterations, in.paced);
   return report;
 }
 

@@ -9,11 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "common/nccl_env.h"
 #include "phynet/host_traffic.h"
 #include "phynet/op_runner.h"
 #include "phynet/rank_endpoint.h"
 #include "phynet/replay.h"
 #include "phynet/step_times.h"
+#include "phynet/timeline_score.h"
 #include "phynet/workload_names.h"
 #include "workload/size_bucket.h"
 #include "workload/workload.h"
@@ -47,6 +49,7 @@ struct OpRow {
   double waitUs = 0;
   double moveUs = 0;
   int lastRank = -1;
+  double recordedStartUs = -1;  // on a GPU timeline: the earliest member's GPU start since its rank's first op
 };
 
 // The rank the others waited for: of the ops that waited (over 5 % of their time) for a late
@@ -87,6 +90,9 @@ struct ReplayReport {
   StepTimes steps;                      // time per training iteration found in the trace
   Straggler straggler;
   RecordedClock recordedClock = RecordedClock::kNone;  // what "recorded" is; ratios only when comparable
+  TimelineScore timeline;               // against a GPU-timed capture (timeline_score.h)
+  std::vector<NcclSettingInForce> ncclSettings;  // the job's NCCL settings in force (common/nccl_env.h)
+  std::string ncclNote;                 // about them (ranks' captures that differ, settings left out)
 };
 
 struct ReportInput {
@@ -99,6 +105,7 @@ struct ReportInput {
   int warmup = 0;
   double rateGBps = 0;
   CollectiveOptions collectives;               // the engine's options (which algorithm each op ran)
+  bool paced = false;                          // --pace recorded
 };
 
 ReplayReport buildReport(const ReportInput& input);

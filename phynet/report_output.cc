@@ -10,6 +10,7 @@
 #include "phynet/host_traffic_output.h"
 #include "phynet/memory_plan.h"
 #include "phynet/rank_messages.h"
+#include "phynet/report_time_output.h"
 #include "trace/trace_validate.h"
 
 namespace nshim::phynet {
@@ -167,6 +168,8 @@ void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxR
   printRecordedClock(out, r.recordedClock);
   printStepTimes(out, r.steps);
   printStraggler(out, r.straggler);
+  printTimeline(out, r, maxRows);
+  printNcclSettings(out, r);
   printStartAndMemory(out, r);
   fmt::print(out, "# per-rank counts (all iterations; wire = transport payload bytes, model = the algorithms' "
              "formula)\n");
@@ -225,8 +228,8 @@ Status writeJsonReport(const std::string& path, const ReplayReport& r, const Tex
                h.verified ? fmt::format(",\"verified_bytes\":{}", c.bytesVerified) : std::string(),
                rankEndpointJson(r, static_cast<int>(g)));
   }
-  fmt::print(f, "]{},\n\"training_iterations\":{{\"per_pass\":{},\"calls\":{},\"warmup_calls\":{},\"note\":{},"
-             "\"time_us\":[", hostTrafficJson(r), r.steps.perPass, r.steps.callsPerIteration, r.steps.warmupCalls,
+  fmt::print(f, "]{}{},\n\"training_iterations\":{{\"per_pass\":{},\"calls\":{},\"warmup_calls\":{},\"note\":{},"
+             "\"time_us\":[", hostTrafficJson(r), timeJson(r), r.steps.perPass, r.steps.callsPerIteration, r.steps.warmupCalls,
              jsonQuoted(r.steps.note));
   for (size_t i = 0; i < r.steps.timesUs.size(); ++i) fmt::print(f, "{}{:.3f}", i ? "," : "", r.steps.timesUs[i]);
   fmt::print(f, "]}},\n\"straggler\":{{\"rank\":{},\"last_in\":{},\"waiting_ops\":{},\"wait_us\":{:.3f}}},"
@@ -244,12 +247,13 @@ Status writeJsonReport(const std::string& path, const ReplayReport& r, const Tex
     fmt::print(f, "{}\n{{\"op\":{},\"group\":{},\"comm\":{},\"nranks\":{},\"iteration\":{},\"seq\":{},\"count\":{},"
                "\"type\":{},\"bytes\":{},\"peers\":{},\"algorithm\":{},\"channels\":{},\"protocol\":{},\"start_us\":{:.3f},\"time_us\":{:.3f},\"algbw_gbps\":{:.6g},"
                "\"busbw_gbps\":{:.6g},\"efficiency_pct\":{},\"recorded_us\":{},\"ratio\":{},\"wait_us\":{:.3f},"
-               "\"move_us\":{:.3f},\"last_rank\":{}}}", i ? "," : "",
+               "\"move_us\":{:.3f},\"last_rank\":{},\"recorded_start_us\":{}}}", i ? "," : "",
                jsonQuoted(row.op), jsonQuoted(row.label), jsonQuoted(commText(row.commId)), row.nranks, row.iteration,
                row.seq, row.count, jsonQuoted(dataTypeName(row.type)), row.bytes, jsonQuoted(row.ranks), jsonQuoted(row.algorithm),
                row.channels, jsonQuoted(row.protocol), row.startUs,
                row.timeUs, row.algbw, row.busbw, jsonNumber(row.efficiency), jsonNumber(row.recordedUs),
-               jsonNumber(row.ratio), row.waitUs, row.moveUs, row.lastRank);
+               jsonNumber(row.ratio), row.waitUs, row.moveUs, row.lastRank,
+               jsonNumber(row.recordedStartUs));
   }
   fmt::print(f, "]}}\n");
   return closeChecked(std::move(file), path);

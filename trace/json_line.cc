@@ -5,6 +5,7 @@
 // into the object's scratch buffer (reserved to the line's length first, so views into it hold).
 #include "trace/json_line.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -347,6 +348,63 @@ Status getOptionalInt64(const FlatJsonObject& obj, std::string_view key, int64_t
                         int64_t* out) {
   if (obj.find(key) == nullptr) return Status::Ok();
   return getInt64(obj, key, lo, hi, out);
+}
+
+Status takeObjectField(std::string_view line, std::string_view key, std::string* rest, std::string* inner,
+                       bool* found) {
+  *found = false;
+  // Index past a string's closing quote (or the line's end), escapes skipped.
+  auto skipString = [&line](size_t open) {
+    size_t i = open + 1;
+    for (; i < line.size() && line[i] != '"'; ++i) {
+      if (line[i] == '\\') ++i;
+    }
+    return std::min(i + 1, line.size());
+  };
+  int depth = 0;
+  size_t keyStart = std::string_view::npos, keyEnd = 0;  // the last top-level string: [open, past close)
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '"') {
+      const size_t end = skipString(i);
+      if (depth == 1) keyStart = i, keyEnd = end;
+      i = end - 1;
+      continue;
+    }
+    if (c == '{') {
+      const bool isKey = depth == 1 && keyStart != std::string_view::npos && keyEnd - keyStart >= 2 &&
+                         line.substr(keyStart + 1, keyEnd - keyStart - 2) == key;
+      if (isKey) {
+        size_t j = i + 1;
+        for (; j < line.size() && line[j] != '}'; ++j) {
+          if (line[j] == '{') return Status(Code::kInvalidArgument, fmt::format("field '{}': a nested object", key));
+          if (line[j] == '"') j = skipString(j) - 1;
+        }
+        if (j >= line.size()) {
+          return Status(Code::kInvalidArgument, fmt::format("field '{}': the object does not close", key));
+        }
+        *inner = std::string(line.substr(i, j + 1 - i));
+        // The line without `"key":{...}` and one comma next to it.
+        size_t from = keyStart, to = j + 1;
+        const size_t after = line.find_first_not_of(" \t", to);
+        const size_t before = from == 0 ? std::string_view::npos : line.find_last_not_of(" \t", from - 1);
+        if (after != std::string_view::npos && line[after] == ',') {
+          to = after + 1;
+        } else if (before != std::string_view::npos && line[before] == ',') {
+          from = before;
+        }
+        *rest = std::string(line.substr(0, from)) + std::string(line.substr(to));
+        *found = true;
+        return Status::Ok();
+      }
+      ++depth;
+      keyStart = std::string_view::npos;
+      continue;
+    }
+    if (c == '}') --depth;
+    if (c != ' ' && c != '\t' && c != ':') keyStart = std::string_view::npos;  // a value or a comma: no key pending
+  }
+  return Status::Ok();
 }
 
 }  // namespace nshim::trace

@@ -51,6 +51,13 @@ class FlatJsonObject {
 // Errors read "column C: ..." or "field 'k' (column C): ...". Duplicate keys are errors.
 Status parseFlatJson(std::string_view line, FlatJsonObject* out);
 
+// One field of `line` whose value is a flat object (the header's nccl_env): when the top-level
+// object has key `key` with an object value, `*inner` gets that object's text and `*rest` the line
+// without the field (for parseFlatJson), and `*found` is set. Strings are skipped with their escapes;
+// a nested object inside the value, or one that does not close, is an error naming the field.
+Status takeObjectField(std::string_view line, std::string_view key, std::string* rest, std::string* inner,
+                       bool* found);
+
 // Typed access with range checks; errors name the field: "field 'k': ...".
 Status getString(const FlatJsonObject& obj, std::string_view key, std::string* out);
 Status getStringView(const FlatJsonObject& obj, std::string_view key, std::string_view* out);

@@ -89,6 +89,7 @@ Recorder::Recorder(RecorderConfig config) : config_(std::move(config)) {
   header_.version = kTraceFormatVersion;
   header_.abi = static_cast<int32_t>(kTraceRecordAbi);
   header_.ringRecords = config_.ringRecords;
+  header_.ncclEnvLeftOut = encodeNcclEnv(config_.ncclEnv, header_.ncclEnv, sizeof(header_.ncclEnv));
   char host[256] = {0};
   gethostname(host, sizeof(host) - 1);
   for (char* c = host; *c; ++c) {

@@ -33,6 +33,7 @@ struct RecorderConfig {
   bool handleSignals = false;                 // NCCLSHIM_TRACE_SIGNALS (process recorder only)
   uint32_t fileMode = 0600;                   // NCCLSHIM_TRACE_MODE (octal): the trace file's permissions
   bool warnings = true;                       // false with NCCLSHIM_DEBUG=NONE: no warning of a lost file
+  std::vector<std::pair<std::string, std::string>> ncclEnv;  // the header's nccl_env (common/nccl_env.h)
   std::string job;                            // SLURM_JOB_ID, else TORCHELASTIC_RUN_ID: header, %j, default name
   uint64_t maxBytes = 0;                      // NCCLSHIM_TRACE_MAX_MB: the file stops here (0: no limit)
   bool compress = false;                      // NCCLSHIM_TRACE_COMPRESS=zstd: `.jsonl.zst`

@@ -16,6 +16,7 @@
 #include "common/env.h"
 #include "common/hot_section.h"
 #include "common/log.h"
+#include "common/nccl_env.h"
 #include "common/settings.h"
 #include "trace/recorder.h"
 
@@ -169,6 +170,7 @@ RecorderConfig RecorderConfig::fromEnvironment() {
   config.envGlobalRank = rankFromEnvironment();
   config.fileMode = traceFileMode();
   config.warnings = logLevel() != LogLevel::kNone;
+  config.ncclEnv = ncclEnvOfProcess();
   return config;
 }
 

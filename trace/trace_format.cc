@@ -2,6 +2,9 @@
 // spelling here are the schema of FORMAT.md: change them only together with that file.
 #include "trace/trace_format.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "trace/line_buffer.h"
 
 namespace nshim::trace {
@@ -160,7 +163,58 @@ size_t formatHeaderLine(const TraceHeader& h, char* out, size_t capacity) {
   line.key("start_monotonic_ns"); line.putInt(h.startMonotonicNs);
   line.key("ring_records"); line.putUint(h.ringRecords);
   line.key("job"); line.putJsonString(h.job, sizeof(h.job));
+  if (h.version >= 3) {  // the NCCL settings of the capturing process, an object of strings
+    line.key("nccl_env");
+    line.put('{');
+    bool first = true;
+    for (const auto& [name, value] : decodeNcclEnv(h.ncclEnv, sizeof(h.ncclEnv))) {
+      if (!first) line.put(',');
+      first = false;
+      line.putJsonString(name.c_str(), name.size());
+      line.put(':');
+      line.putJsonString(value.c_str(), value.size());
+    }
+    line.put('}');
+    if (h.ncclEnvLeftOut > 0) {
+      line.key("nccl_env_left_out"); line.putUint(h.ncclEnvLeftOut);
+    }
+  }
   return finish(line);
+}
+
+uint32_t encodeNcclEnv(const std::vector<std::pair<std::string, std::string>>& env, char* out, size_t size) {
+  size_t used = 0;
+  uint32_t leftOut = 0;
+  if (size > 0) out[0] = '\0';
+  for (const auto& [name, value] : env) {
+    bool control = false;
+    for (char c : name + value) control = control || static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+    const size_t need = name.size() + 1 + value.size() + 1;
+    if (control || name.find('=') != std::string::npos || used + need + 1 > size) {
+      ++leftOut;
+      continue;
+    }
+    std::memcpy(out + used, name.data(), name.size());
+    out[used + name.size()] = '=';
+    std::memcpy(out + used + name.size() + 1, value.data(), value.size());
+    out[used + need - 1] = '\n';
+    used += need;
+    out[used] = '\0';
+  }
+  return leftOut;
+}
+
+std::vector<std::pair<std::string, std::string>> decodeNcclEnv(const char* text, size_t size) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string_view rest(text, strnlen(text, size));
+  while (!rest.empty()) {
+    const size_t end = std::min(rest.find('\n'), rest.size());
+    const std::string_view entry = rest.substr(0, end);
+    const size_t eq = entry.find('=');
+    if (eq != std::string_view::npos) out.emplace_back(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
+    rest.remove_prefix(std::min(end + 1, rest.size()));
+  }
+  return out;
 }
 
 size_t formatFooterLine(const TraceFooter& f, char* out, size_t capacity) {

@@ -5,7 +5,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "trace/trace_record.h"
 
@@ -13,7 +16,7 @@ namespace nshim::trace {
 
 // Longest line the writer produces (an op line is about 400 bytes); the reader accepts up to
 // kMaxLineBytes so that later writers may add fields.
-constexpr size_t kFormatLineBytes = 1024;
+constexpr size_t kFormatLineBytes = 4096;  // a header with nccl_env (<= 2 x kNcclEnvBytes escaped) fits
 constexpr size_t kMaxLineBytes = 4096;
 
 // Names used in the files. Unknown values give "unknown".
@@ -46,6 +49,12 @@ const char* taskKindName(TaskKind kind);  // "coll", "p2p"
 bool parseTaskKindName(std::string_view name, TaskKind* out);
 size_t formatTaskLine(const TaskRecord& record, uint64_t n, char* out, size_t capacity);
 size_t formatProxyLine(const ProxyRecord& record, uint64_t n, char* out, size_t capacity);
+
+// Version 3: the header's nccl_env. Encodes `env` as "NAME=VALUE\n" entries into `out` (NUL
+// terminated) while they fit; returns how many were left out (too long, or a control character in
+// the value). decodeNcclEnv reads it back.
+uint32_t encodeNcclEnv(const std::vector<std::pair<std::string, std::string>>& env, char* out, size_t size);
+std::vector<std::pair<std::string, std::string>> decodeNcclEnv(const char* text, size_t size);
 
 // Copies a C string into a fixed char array, cut to size-1 bytes, NUL-terminated.
 void copyFixed(char* dst, size_t size, std::string_view src);

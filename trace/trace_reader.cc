@@ -148,12 +148,19 @@ Status TraceParser::parseLine(std::string_view line) {
     }
   }
   const bool fastSkip = skipOps && writerOpLine;
+  std::string headerRest, ncclEnv;  // the header holds one nested object (version 3): read apart
+  bool hasNcclEnv = false;
+  if (!sawHeader_) {
+    NS_RETURN_IF_ERROR(takeObjectField(line, "nccl_env", &headerRest, &ncclEnv, &hasNcclEnv));
+    if (hasNcclEnv) line = headerRest;
+  }
   if (!fastSkip) NS_RETURN_IF_ERROR(parseFlatJson(line, &object_));
   std::string_view type = "op";
   if (!fastSkip) NS_RETURN_IF_ERROR(getStringView(object_, "type", &type));
   if (!sawHeader_) {
     if (type != "header") return Status(Code::kInvalidArgument, "field 'type': the first line must be the header");
-    return parseHeader();
+    NS_RETURN_IF_ERROR(parseHeader());
+    return hasNcclEnv ? parseNcclEnv(ncclEnv) : Status::Ok();
   }
   file_.endsWithFooter = false;
   if (records() >= options_.maxRecords) {
@@ -198,6 +205,22 @@ Status TraceParser::parseHeader() {
   sawHeader_ = true;
   if (options_.keepOpsOfRank >= 0 && h.globalRank == options_.keepOpsOfRank && !options_.onOps) reserveOps();
   return Status::Ok();
+}
+
+Status TraceParser::parseNcclEnv(std::string_view text) {
+  FlatJsonObject env;
+  Status parsed = parseFlatJson(text, &env);
+  if (!parsed.ok()) return Status(Code::kInvalidArgument, fmt::format("field 'nccl_env': {}", parsed.message()));
+  for (size_t i = 0; i < env.size(); ++i) {
+    const JsonField& f = env.field(i);
+    if (f.key.substr(0, 5) != "NCCL_" || f.type != JsonType::kString) {
+      return Status(Code::kInvalidArgument, fmt::format("field 'nccl_env': '{}' is not an NCCL_* name with a string "
+                                                        "value", f.key));
+    }
+    file_.ncclEnv.emplace_back(std::string(f.key), std::string(f.text));
+  }
+  if (!object_.find("nccl_env_left_out")) return Status::Ok();
+  return getUint64(object_, "nccl_env_left_out", &file_.ncclEnvLeftOut);
 }
 
 Status TraceParser::parseComm() {

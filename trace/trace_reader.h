@@ -59,6 +59,10 @@ struct TraceFile {
   std::vector<OpEntry> ops;       // in file order (sort by n for exact recording order)
   std::vector<TaskEntry> tasks;   // version 2: nccl_task lines, in file order
   std::vector<ProxyEntry> proxies;  // version 2: nccl_proxy lines, in file order
+  // Version 3: the header's nccl_env (the capturing process's NCCL settings), in the file's order,
+  // and how many the writer left out (nccl_env_left_out).
+  std::vector<std::pair<std::string, std::string>> ncclEnv;
+  uint64_t ncclEnvLeftOut = 0;
   std::vector<StepEntry> steps;   // version 3: step lines (iteration marks), in file order
   bool hasFooter = false;
   TraceFooter footer{};           // the last footer line
@@ -124,6 +128,7 @@ class TraceParser {
   Status parseComm();
   Status parseOp();
   Status parseFooter();
+  Status parseNcclEnv(std::string_view object);  // the header's nested nccl_env
   Status parseDrops();
   Status parseStep();
   Status parseTask();   // trace_reader_nccl.cc

@@ -17,8 +17,9 @@ namespace nshim::trace {
 
 constexpr uint32_t kTraceRecordAbi = 1;     // layout version of CommRecord / OpRecord / TaskRecord / ProxyRecord
 constexpr int kTraceFormatVersion = 3;      // version of the JSON Lines schema (FORMAT.md); 2 adds nccl_task / nccl_proxy,
-                                            // 3 `step` lines (iteration marks)
+                                            // 3 the header's nccl_env and job, `step` lines (iteration marks)
 constexpr size_t kHostNameBytes = 64;       // host names are cut to 63 bytes + NUL
+constexpr size_t kNcclEnvBytes = 1536;      // the header's nccl_env text (TraceHeader::ncclEnv)
 
 enum class CommEvent : uint32_t { kInit = 0, kSplit = 1, kDestroy = 2, kAbort = 3, kFinalize = 4 };
 constexpr int kNumCommEvents = 5;
@@ -183,6 +184,10 @@ struct TraceHeader {
   int64_t startRealtimeNs;  // CLOCK_REALTIME and CLOCK_MONOTONIC sampled together at start:
   int64_t startMonotonicNs; // realtime = t_ns - startMonotonicNs + startRealtimeNs
   char host[kHostNameBytes];
+  // Version 3: the capturing process's NCCL settings (common/nccl_env.h), "NAME=VALUE\n" each, and
+  // how many did not fit (or held a control character) and were left out.
+  char ncclEnv[kNcclEnvBytes];
+  uint32_t ncclEnvLeftOut;
   char job[kHostNameBytes];  // version 3: SLURM_JOB_ID or TORCHELASTIC_RUN_ID, "" when neither is set
 };
 

@@ -209,6 +209,7 @@ Result<WorkOp> commOp(const Node& node, int rank, ChakraBuilder& builder, const 
   }
   if (node.duration_micros() > 0 && node.duration_micros() < static_cast<uint64_t>(INT64_MAX / 1000)) {
     op.recordedNs = static_cast<int64_t>(node.duration_micros() * 1000);
+    op.recordedClock = RecordedClock::kFile;
   }
   return op;
 }

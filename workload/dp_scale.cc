@@ -230,6 +230,8 @@ trace::TraceFile DataParallelScaler::rank(int rank, bool withOps) const {
       out.ops.push_back(copy);
     }
   }
+  out.ncclEnv = in.ncclEnv;  // the job's NCCL settings travel with the resized job
+  out.ncclEnvLeftOut = in.ncclEnvLeftOut;
   out.hasFooter = in.hasFooter;
   out.footer = in.footer;
   out.footer.globalRank = rank;

@@ -230,6 +230,7 @@ Status convertRank(const RankFile& f, int rank, CommTable& table, Notes* notes, 
     if (withTimes) {
       op.issueNs = toNs(c.ts - f.calls.front().ts);
       op.recordedNs = c.dur >= 0 ? toNs(c.dur) : -1;
+      if (op.recordedNs >= 0) op.recordedClock = RecordedClock::kCpuCall;  // record_param_comms: the CPU side
       op.computeNs = previousEnd >= 0 ? toNs(c.ts - previousEnd) : 0;
       previousEnd = c.ts + std::max(c.dur, 0.0);
     }

@@ -196,6 +196,7 @@ bool WorkloadBuilder::addOp(int rank, GroupKind kind, const OpRequest& request) 
   op.peer = request.peer;
   op.computeNs = pendingNs_[rank];
   op.recordedNs = request.recordedNs;
+  if (op.recordedNs >= 0) op.recordedClock = RecordedClock::kFile;  // AICB's _elapsed_time
   op.group = request.group;
   op.source = request.source;
   if (op.bytes > kMaxOpBytes && (!tooLarge_ || op.source.line() < tooLarge_->source.line())) {

@@ -137,6 +137,26 @@ uint8_t p2pChannelsOf(const WorkOp& op, const std::vector<const trace::TaskRecor
   return channels;
 }
 
+bool isGpuTimed(const trace::OpRecord& r) {
+  return (r.flags & trace::kOpFlagGpuTimed) && r.gpuEndNs >= r.gpuStartNs && r.gpuStartNs > 0;
+}
+
+// Whether the file's timeline is the GPU's: every call that reaches the replay was GPU-timed (then
+// issue times and gaps are taken from the GPU starts and ends, not from the host calls); the
+// earliest GPU start is its origin.
+bool gpuTimeline(const trace::TraceFile& file, int64_t* origin) {
+  bool any = false;
+  *origin = INT64_MAX;
+  for (const trace::OpEntry& e : file.ops) {
+    const trace::OpRecord& r = e.record;
+    if (r.op == OpCode::kGroupStart || r.op == OpCode::kGroupEnd || (r.flags & trace::kOpFlagError)) continue;
+    if (!isGpuTimed(r)) return false;
+    any = true;
+    *origin = std::min(*origin, r.gpuStartNs);
+  }
+  return any;
+}
+
 // One file's op records -> that rank's operations. The records are consumed: their memory is
 // released as the conversion goes (when they are in recording order).
 Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* out, TraceLoadStats* stats) {
@@ -160,6 +180,8 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
   const P2pTasks p2pTasks = ncclP2pTasks(file);
   int depth = 0, groupCounter = 0, currentGroup = 0;
   int64_t firstStart = -1, prevEnd = -1;
+  int64_t gpuOrigin = 0;
+  const bool onGpu = gpuTimeline(file, &gpuOrigin);
   constexpr size_t kReleaseEvery = 1 << 14;  // records (about 2 MiB)
   size_t nextMark = 0;  // file.steps is in order of n, as the writer writes it
   for (size_t i = 0; i < file.ops.size(); ++i) {
@@ -222,14 +244,19 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
       return NS_ERROR(Code::kInvalidArgument, "{}: bytes {} but {} of count {} {} on {} ranks is {} bytes",
                       op.source, r.bytes, opKindName(op.kind), op.count, dataTypeName(op.type), n, op.bytes);
     }
-    if (firstStart < 0) firstStart = r.hostStartNs;
-    op.issueNs = timeBetween(r.hostStartNs, firstStart);
+    // The timeline: the GPU's when every call was GPU-timed, else the host calls'.
+    const int64_t start = onGpu ? r.gpuStartNs : r.hostStartNs;
+    const int64_t end = onGpu ? r.gpuEndNs : r.hostEndNs;
+    if (firstStart < 0) firstStart = onGpu ? gpuOrigin : start;
+    op.issueNs = timeBetween(start, firstStart);
     bool batchStart = depth == 0 || out->ops.empty() || out->ops.back().group != currentGroup;
-    op.computeNs = batchStart && prevEnd >= 0 ? std::max<int64_t>(0, timeBetween(r.hostStartNs, prevEnd)) : 0;
-    prevEnd = std::max(prevEnd, r.hostEndNs);
-    bool gpuTimed = (r.flags & trace::kOpFlagGpuTimed) && r.gpuEndNs >= r.gpuStartNs && r.gpuStartNs > 0;
+    op.computeNs = batchStart && prevEnd >= 0 ? std::max<int64_t>(0, timeBetween(start, prevEnd)) : 0;
+    prevEnd = std::max(prevEnd, end);
+    const bool gpuTimed = isGpuTimed(r);
     op.recordedNs = gpuTimed ? timeBetween(r.gpuEndNs, r.gpuStartNs)
                              : (r.hostEndNs >= r.hostStartNs ? timeBetween(r.hostEndNs, r.hostStartNs) : -1);
+    op.recordedClock = gpuTimed ? RecordedClock::kGpu
+                                : op.recordedNs >= 0 ? RecordedClock::kCpuCall : RecordedClock::kNone;
     if (stats && op.recordedNs >= 0) ++(gpuTimed ? stats->gpuTimedOps : stats->cpuTimedOps);
     op.group = depth > 0 ? currentGroup : 0;
     if (auto decision = decisions.find({op.commId, op.seq}); decision != decisions.end()) {
@@ -245,6 +272,34 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
   for (; nextMark < file.steps.size(); ++nextMark) out->stepMarks.push_back(out->ops.size());
   markUnevenAllToAll(out->ops, workload, out->globalRank);
   return Status::Ok();
+}
+
+// The capture's NCCL settings (version 3 headers): rank 0's (the lowest rank's that recorded any),
+// and a note where other ranks' differ or the writer left some out.
+void capturedNcclEnv(const std::vector<trace::TraceFile*>& byRank, Workload* workload) {
+  const trace::TraceFile* reference = nullptr;
+  for (const trace::TraceFile* file : byRank) {
+    if (file && file->header.version >= 3) {
+      reference = file;
+      break;
+    }
+  }
+  if (reference == nullptr) return;
+  workload->ncclEnv = reference->ncclEnv;
+  std::vector<std::string> notes;
+  if (reference->ncclEnvLeftOut > 0) {
+    notes.push_back(fmt::format("{} left out {} NCCL setting(s) (too long, or a control character)", reference->path,
+                                reference->ncclEnvLeftOut));
+  }
+  for (const trace::TraceFile* file : byRank) {
+    if (file && file != reference && file->header.version >= 3 && file->ncclEnv != reference->ncclEnv) {
+      notes.push_back(fmt::format("global rank {}'s NCCL settings differ from global rank {}'s ({}): the replay uses "
+                                  "global rank {}'s", file->globalRank(), reference->globalRank(), file->path,
+                                  reference->globalRank()));
+      break;
+    }
+  }
+  for (const std::string& note : notes) workload->ncclEnvNote += (workload->ncclEnvNote.empty() ? "" : "; ") + note;
 }
 
 }  // namespace
@@ -273,6 +328,7 @@ Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats
       stats->droppedRecords += file.dropped;
     }
   }
+  capturedNcclEnv(byRank, &workload);
   NS_ASSIGN_OR_RETURN(auto comms, collectComms(set));
   for (auto& [id, build] : comms) {
     workload.comms.push_back(CommGroup{id, std::move(build.members), ""});

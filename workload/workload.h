@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "common/collective_descriptor.h"
@@ -40,6 +41,17 @@ enum class OpOrigin : uint8_t {
 };
 const char* opOriginName(OpOrigin origin);  // "", "alltoallv"
 
+// What an op's recordedNs is, which decides whether a replay may be compared with it: NCCL's GPU
+// time of the call (a GPU-timed trace), the CPU time of the call (an enqueue of ~10 us, not the
+// op's duration: a trace recorded without GPU timing, a PyTorch execution trace), both (some calls
+// GPU-timed), or the time a workload file states (SimAI / AICB / Chakra: the simulators' figures).
+enum class RecordedClock : uint8_t { kNone, kGpu, kCpuCall, kMixed, kFile };
+const char* recordedClockName(RecordedClock clock);  // "none", "gpu", "cpu_call", "mixed", "file"
+// Whether a replay's time may be divided by such a recorded time (GPU time or a file's figure).
+inline bool comparableWithReplay(RecordedClock clock) {
+  return clock == RecordedClock::kGpu || clock == RecordedClock::kFile;
+}
+
 // 88 bytes (a workload may hold tens of millions): fields are ordered to leave no padding.
 struct WorkOp {
   uint64_t commId = 0;
@@ -48,10 +60,12 @@ struct WorkOp {
   DataType type = DataType::kFloat32;
   ReduceKind reduce = ReduceKind::kSum;
   OpOrigin origin = OpOrigin::kCall;
+  RecordedClock recordedClock = RecordedClock::kNone;  // what this op's recordedNs (and issueNs) measured
   int root = -1;             // communicator rank (broadcast/reduce/gather/scatter)
   int peer = -1;             // communicator rank (send/recv)
   uint64_t bytes = 0;        // nccl-tests "size" of the operation (whole buffer)
-  int64_t issueNs = -1;      // recorded issue time relative to the rank's first op; -1 unknown
+  int64_t issueNs = -1;      // recorded start relative to the rank's first op (the GPU start when the rank's
+                             // ops are all GPU-timed: recordedClock kGpu), else the host call; -1 unknown
   int64_t computeNs = 0;     // compute time to spend before issuing this op when pacing
   int64_t recordedNs = -1;   // recorded duration (GPU time if the trace has it); -1 unknown
   OpKind kind = OpKind::kAllReduce;
@@ -87,17 +101,6 @@ struct SkippedRows {
   SourceLine firstSource;   // "file:line" of the first
 };
 
-// What an op's recordedNs is, which decides whether a replay may be compared with it: NCCL's GPU
-// time of the call (a GPU-timed trace), the CPU time of the call (an enqueue of ~10 us, not the
-// op's duration: a trace recorded without GPU timing, a PyTorch execution trace), both (some calls
-// GPU-timed), or the time a workload file states (SimAI / AICB / Chakra: the simulators' figures).
-enum class RecordedClock : uint8_t { kNone, kGpu, kCpuCall, kMixed, kFile };
-const char* recordedClockName(RecordedClock clock);  // "none", "gpu", "cpu_call", "mixed", "file"
-// Whether a replay's time may be divided by such a recorded time (GPU time or a file's figure).
-inline bool comparableWithReplay(RecordedClock clock) {
-  return clock == RecordedClock::kGpu || clock == RecordedClock::kFile;
-}
-
 struct Workload {
   int worldSize = 0;
   std::vector<CommGroup> comms;
@@ -108,6 +111,10 @@ struct Workload {
   int onlyRank = -1;
   std::string description;      // e.g. "SimAI workload x.txt: TP=2 DP=4 EP=1 PP=1, 34 layers"
   std::vector<SkippedRows> skipped;  // what the reader left out, to be said (workload files only)
+  // The NCCL settings the job ran with (a version-3 trace header's nccl_env: name -> value), and what
+  // is to be said about them (ranks that differ, settings left out); empty for other inputs.
+  std::vector<std::pair<std::string, std::string>> ncclEnv;
+  std::string ncclEnvNote;
   RecordedClock recordedClock = RecordedClock::kFile;  // what the ops' recordedNs are
   // id -> index in comms, for findComm (a 9216-rank SimAI job has thousands of communicators and
   // tens of millions of ops). Built by indexComms(); an entry that is stale (comms changed since)

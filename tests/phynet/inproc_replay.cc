@@ -11,6 +11,10 @@
 namespace nshim::phynet::testing {
 
 InProcessReplay replayInThreads(const Workload& workload, const ReplayConfig& config) {
+  return replayInThreads(workload, [&config](int) { return config; });
+}
+
+InProcessReplay replayInThreads(const Workload& workload, const std::function<ReplayConfig(int rank)>& configOf) {
   const int world = workload.worldSize;
   std::vector<std::map<uint64_t, std::unique_ptr<Communicator>>> comms(world);
   CollectiveOptions options;
@@ -26,7 +30,7 @@ InProcessReplay replayInThreads(const Workload& workload, const ReplayConfig& co
   InProcessReplay out;
   out.results.resize(world);
   out.errors = nshim::testing::runRanksInThreads(world, [&](int rank) -> std::string {
-    auto result = replayRank(workload, rank, comms[rank], config);
+    auto result = replayRank(workload, rank, comms[rank], configOf(rank));
     if (!result.ok()) return result.status().message();
     out.results[rank] = std::move(result).value();
     return "";

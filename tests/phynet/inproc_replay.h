@@ -2,6 +2,7 @@
 // the in-process transport (no MPI, no sockets).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,5 +18,7 @@ struct InProcessReplay {
 
 // Every rank of `workload` runs replayRank(config) on its own thread; every wait times out after 30 s.
 InProcessReplay replayInThreads(const Workload& workload, const ReplayConfig& config);
+// The same with each rank's own configuration (--delay holds some ranks only).
+InProcessReplay replayInThreads(const Workload& workload, const std::function<ReplayConfig(int rank)>& configOf);
 
 }  // namespace nshim::phynet::testing

@@ -109,6 +109,18 @@ def check_report(dom, doc):
                (points is None or figure["points"] == points),
                f"chart {name}: one <svg>, {points if points is not None else '>0'} points (page: {figure})")
 
+    straggler = doc.get("straggler") or {}
+    if straggler.get("rows"):  # who the ranks waited for: the rank the JSON names, or none
+        want = str(straggler["rank"]) if isinstance(straggler.get("rank"), int) else ""
+        expect(dom.values.get("straggler") == want, f"straggler: rank '{want}' (page '{dom.values.get('straggler')}')")
+    timeline = doc.get("timeline") or {}
+    if timeline.get("captured"):
+        for key in ("capture", "replay"):
+            expect(same(dom.values.get(f"{key}-overlap"), timeline[f"{key}_overlap_pairs"]),
+                   f"{key} overlapping pairs {timeline[f'{key}_overlap_pairs']} (page {dom.values.get(f'{key}-overlap')})")
+        rows = dom.tables.get("job-timeline-table", [])
+        expect(len(rows) == len(timeline["ranks"]), f"job timeline: {len(timeline['ranks'])} ranks (page {len(rows)})")
+
     rows = dom.tables.get("summary-table", [])
     expect(len(rows) == len(doc["summary"]), f"summary table: {len(doc['summary'])} rows (page {len(rows)})")
     for s, row in zip(doc["summary"], rows):

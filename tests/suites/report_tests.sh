@@ -21,6 +21,10 @@
 #              the JSONs; three runs compare each against the first; --fail-below exits 1 / 0;
 #              different workloads (other ops, world size, a count --scale does not explain) are
 #              refused (exit 2).
+#   time/*     CPU call times are labelled, never divided by, and compare refuses them;
+#              a hand-made GPU capture replays --pace recorded with its ops, bytes, NCCL's recorded
+#              algorithms and its NCCL settings, and compare's capture figures equal the hand
+#              computation (docs/replay_time.md).
 #   load/*     the 64-rank page: written, < 10 MB, opened by chromium in < 5 s (browser start
 #              included), its matrix 64 x 64 equal to the JSON.
 # chromium (scripts/setup.sh --tests installs it) is required: without it the browser checks FAIL.
@@ -244,6 +248,68 @@ result $? "compare/refuses-a-count-the-scale-does-not-explain" "$(cat "$work/ref
 "$tool" compare "$work/s1.json" "$work/only_allreduce.json" >/dev/null 2>"$work/refused.err"
 [ $? -eq 2 ] && grep -q "are not runs of the same workload: .* is only in $work/s1.json" "$work/refused.err"
 result $? "compare/refuses-a-different-workload" "$(cat "$work/refused.err")"
+
+# ---- time (docs/replay_time.md): recorded time for what it is, the job's timeline (--delay: phynet_tests.sh)
+# A CPU-timed capture: its times are labelled CPU calls, never divided by; compare refuses it.
+replay cpu 2 examples/traces/megatron_dp2 --json "$work/cpu.json"
+"$python" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["recorded_clock"] == "cpu_call" and all(o["ratio"] is None for o in d["ops"]), d["recorded_clock"]
+' "$work/cpu.json" &&
+  grep -q "^# recorded time      : the CPU time of each call" "$work/cpu.log"
+result $? "time/cpu-call-times-labelled-never-divided" "$(grep "recorded time" "$work/cpu.log")"
+"$tool" compare examples/traces/megatron_dp2 "$work/cpu.json" >/dev/null 2>"$work/err.txt"
+[ $? -eq 2 ] && grep -q "holds CPU call times" "$work/err.txt"
+result $? "time/compare-refuses-a-cpu-timed-capture" "$(cat "$work/err.txt")"
+
+# The hand-made GPU capture (tests/data/replay_time: two communicators overlapping, two iterations)
+# replayed --pace recorded: ops, bytes and NCCL's recorded algorithms as captured; its NCCL settings
+# in force with where each came from; ncclshim compare's capture figures equal the hand computation
+# of docs/replay_time.md, and the replay's come from the report.
+gpu=tests/data/replay_time/gpu_two_comms
+NCCL_P2P_NET_CHUNKSIZE=262144 replay gpu 2 "$gpu" --pace recorded --iterations 2 --json "$work/gpu.json"
+result $? "time/gpu-capture-replays-paced" "$(tail -5 "$work/gpu.log")"
+"$python" - "$work/gpu.json" >"$work/gpu.txt" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ops = {(o["comm"], o["seq"]): o for o in d["ops"] if o["iteration"] == 0}
+want = {("0x1111111111111111", 0): ("allreduce", 8388608, "tree", 2, "simple", 2100),
+        ("0x2222222222222222", 0): ("allreduce", 65536, "ring", 1, "ll", 300),
+        ("0x1111111111111111", 1): ("allgather", 1048576, "ring", 2, "simple", 500)}
+for key, (op, size, algo, channels, proto, gpu_us) in want.items():
+    o = ops[key]
+    got = (o["op"], o["bytes"], o["algorithm"], o["channels"], o["protocol"], o["recorded_us"])
+    assert got == (op, size, algo, channels, proto, gpu_us) and d["recorded_clock"] == "gpu", (key, got)
+assert [r["ops"] for r in d["ranks"]] == [12, 12] and all(r["op_bytes"] == 2 * 19005440 for r in d["ranks"])
+settings = {s["name"]: s for s in d["nccl_settings"]}
+assert settings["NCCL_P2P_NET_CHUNKSIZE"]["source"] == "environment", settings
+assert settings["NCCL_P2P_NET_CHUNKSIZE"]["captured"] == "131072" and settings["NCCL_P2P_NET_CHUNKSIZE"]["read"]
+assert settings["NCCL_BUFFSIZE"]["source"] == "capture" and settings["NCCL_BUFFSIZE"]["value"] == "4194304"
+assert settings["NCCL_IB_HCA"]["source"] == "capture (not applied)"
+t = d["timeline"]
+assert t["captured"] and t["paced"] and t["capture_overlap_pairs"] == 4, t
+print("ok")
+PY
+result $? "time/gpu-capture-ops-bytes-algorithms-settings" "$(cat "$work/gpu.txt")"
+grep -q "^#   NCCL_BUFFSIZE=4194304  from the capture" "$work/gpu.log" &&
+  grep -q "^#   NCCL_IB_HCA=mlx5_0,mlx5_1  from the capture, not applied" "$work/gpu.log"
+result $? "time/gpu-capture-settings-in-text" "$(grep -A6 "NCCL settings" "$work/gpu.log")"
+"$tool" compare "$gpu" "$work/gpu.json" -o "$work/gpu-compare.html" >"$work/gpu-compare.txt" 2>"$work/err.txt"
+result $? "time/compare-capture-with-replay" "$(cat "$work/err.txt")"
+# By hand (docs/replay_time.md): per op class the longest member's GPU time; per rank communication
+# = the sum of the GPU times, exposed = their union (the capture's span less its idle time).
+for want in "allreduce     world       2      8M     2       2100.0" "allreduce     world       2     64K     2        300.0" \
+            "allgather     world       2      1M     2        500.0" "rank 0: communication 5400.0 -> " "rank 1: communication 5800.0 -> " \
+            "overlapping op pairs: capture 4, replay" "rank 0 iteration 1: communication 2700.0 -> "; do
+  grep -qF -- "$want" "$work/gpu-compare.txt" || { echo "missing: $want"; false; } || break
+done >"$work/missing.txt"
+[ ! -s "$work/missing.txt" ]
+result $? "time/compare-capture-figures-equal-the-hand-computation" "$(cat "$work/missing.txt") $(head -20 "$work/gpu-compare.txt")"
+grep -Eq "rank 0: communication 5400.0 -> [0-9.]+ \([0-9.]+\), exposed 4800.0 -> [0-9.]+ \([0-9.]+\)" "$work/gpu-compare.txt" &&
+  grep -Eq "rank 1: communication 5800.0 -> [0-9.]+ \([0-9.]+\), exposed 5200.0 -> " "$work/gpu-compare.txt" &&
+  grep -q 'id="capture-overlap" data-value="4"' "$work/gpu-compare.html"
+result $? "time/compare-exposed-time-and-page" "$(grep "rank" "$work/gpu-compare.txt" | head -4)"
 
 # ---- 64 ranks, the load test's trace, 7 iterations: 10,080 report rows
 "$gen" "$work/trace64" --ranks 64 --tp 8 --repeat 10 --elements 64 >/dev/null

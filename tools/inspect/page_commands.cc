@@ -4,11 +4,13 @@
 // workload/page_generator.h) reads the reports, prints the comparison and writes the pages.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "tools/inspect/capture_figures.h"
 #include "tools/inspect/commands.h"
 #include "tools/inspect/tool_input.h"
 #include "workload/page_generator.h"
@@ -37,11 +39,17 @@ matplotlib here (nothing written).
 )";
 
 const char* kCompareUsage = R"(usage: ncclshim compare A.json B.json [C.json ...] [-o PAGE.html] [options]
+       ncclshim compare TRACE REPLAY.json [-o PAGE.html]
   The same operations of several phynet replays (JSON reports) side by side, each run against the
   first: per op x group x size the mean time and busbw of each run and the ratios run / A, the
   end-to-end time ratio per measured iteration, largest differences first. Text on stdout; with -o
   also one self-contained HTML page with charts. Runs of different workloads (other ranks, other
   operations, sizes that --scale does not explain) are refused, naming the first difference.
+  Given a GPU-timed capture (an ncclshim trace) first, its replay is compared with it: per op x
+  group x size the mean GPU time against the replayed time (ratio replay / capture), and per rank
+  (and training iteration) the communication and exposed communication time and the overlapping
+  op pairs, capture against replay (the replay's from its report: phynet --pace recorded --json;
+  docs/replay_time.md). A capture without GPU time is refused: CPU call times are no durations.
 options:
   -o PATH             also write the comparison as an HTML page (needs matplotlib)
   --fail-below RATIO  exit 1 when a run's busbw ratio on any row, or its end-to-end speed
@@ -99,7 +107,7 @@ std::string parse(int argc, char** argv, bool compare, PageArgs* a) {
       if (!error.empty()) return error;
     }
   }
-  if (a->inputs.empty()) return compare ? "give two or more phynet JSON reports" : "no input given";
+  if (a->inputs.empty()) return compare ? "give two or more phynet JSON reports (or a trace and its replay's)" : "no input given";
   if (!compare && a->inputs.size() > 1) return "more than one input ('" + a->inputs[0] + "' and '" + a->inputs[1] + "')";
   if (compare && a->inputs.size() < 2) return "give two or more phynet JSON reports to compare";
   if (!compare && a->output.empty()) return "-o PAGE.html is required";
@@ -133,6 +141,18 @@ Result<std::string> commsFile(const PageArgs& a) {
   return std::string(name);
 }
 
+// compare TRACE ...: the capture's own figures (capture_figures.h) in a temporary file.
+Result<std::string> captureFile(const std::string& trace) {
+  NS_ASSIGN_OR_RETURN(LoadedWorkload loaded, loadWorkloadInput(trace, InputKind::kTrace, InputOptions{}));
+  NS_ASSIGN_OR_RETURN(std::string name, workload::temporaryReportFile("compare"));
+  Status written = writeCaptureFigures(name, trace, loaded.workload);
+  if (!written.ok()) {
+    unlink(name.c_str());
+    return written;
+  }
+  return name;
+}
+
 int pageMain(int argc, char** argv, bool compare) {
   const char* name = compare ? "compare" : "report";
   PageArgs a;
@@ -154,6 +174,20 @@ int pageMain(int argc, char** argv, bool compare) {
   args.push_back("--");
   args.insert(args.end(), a.inputs.begin(), a.inputs.end());
   const std::string who = std::string("ncclshim ") + name;
+  std::string capture;  // compare TRACE REPORT: the capture's figures, for the generator's --capture
+  if (compare) {
+    Result<InputKind> kind = detectInput(a.inputs[0], "auto");
+    if (kind.ok() && *kind == InputKind::kTrace) {
+      Result<std::string> written = captureFile(a.inputs[0]);
+      if (!written.ok()) {
+        std::fprintf(stderr, "ncclshim compare: %s\n", written.status().message().c_str());
+        return 2;
+      }
+      capture = *written;
+      args.erase(std::find(args.begin(), args.end(), a.inputs[0]));
+      args.insert(args.begin() + 1, {"--capture=" + capture, "--capture-source=" + a.inputs[0]});
+    }
+  }
   std::string comms;
   if (!a.workload.empty()) {
     Result<std::string> written = commsFile(a);
@@ -166,6 +200,7 @@ int pageMain(int argc, char** argv, bool compare) {
   }
   int rc = workload::runPageGenerator(args, !a.output.empty(), who.c_str());
   if (!comms.empty()) unlink(comms.c_str());
+  if (!capture.empty()) unlink(capture.c_str());
   return rc;
 }
 

@@ -44,7 +44,7 @@ def _check_items(path, name, items, fields):
 
 
 OPTIONAL_OP_FIELDS = {"peers": str, "type": str, "start_us": float, "recorded_us": float, "algbw_gbps": float,
-                      "efficiency_pct": float, "ratio": float}
+                      "efficiency_pct": float, "ratio": float, "recorded_start_us": float}
 OPTIONAL_SUMMARY_FIELDS = {"mean_efficiency_pct": float, "mean_recorded_us": float}
 OPTIONAL_RANK_FIELDS = {"host": str, "nic": str, "local_rank": int, "model_sent": int, "wire_zero_copy": int}
 TRAFFIC_FIELDS = {"bytes": int, "model_bytes": int}

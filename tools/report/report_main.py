@@ -5,6 +5,7 @@ build/ncclshim_report/.
 
   report_main.py report REPORT.json -o PAGE.html [--title TEXT] [--comms COMMS.json]
   report_main.py compare A.json B.json [MORE.json ...] [-o PAGE.html] [--fail-below RATIO] [--rows N]
+  report_main.py compare --capture CAPTURE.json --capture-source TRACE REPORT.json [-o PAGE.html]
 
 Exit status: 0 done, 1 compare: a ratio below --fail-below, 2 bad input (one line on stderr that
 names the file; never a traceback), 3 matplotlib is missing (no page written).
@@ -73,7 +74,22 @@ def run_report(args):
     return 0
 
 
+def run_capture_compare(args):
+    from report_capture import build_capture_page, compare_capture, load_capture, print_capture_text
+    capture = load_capture(args.capture, args.capture_source or args.capture)
+    if len(args.input) != 1:
+        return fail("compare TRACE REPORT.json: give one replay report after the trace")
+    result = compare_capture(capture, load_run(args.input[0]))
+    print_capture_text(result, sys.stdout, args.rows)
+    if args.output:
+        write_page(args.output, build_capture_page(result, args.title))
+        print(f"ncclshim compare: wrote {args.output}", file=sys.stderr)
+    return 0
+
+
 def run_compare(args):
+    if args.capture:
+        return run_capture_compare(args)
     from report_compare import compare_runs, failures, print_text
     runs = [load_run(path) for path in args.input]
     result = compare_runs(runs)
@@ -104,6 +120,8 @@ def main():
     parser.add_argument("--rows", type=int, default=40)
     parser.add_argument("--comms", default="", help="communicator members (phynet --html, report --input)")
     parser.add_argument("--comms-source", default="", help="what --comms was read from, for messages")
+    parser.add_argument("--capture", default="", help="compare: the capture's figures (ncclshim compare TRACE ...)")
+    parser.add_argument("--capture-source", default="", help="the trace --capture was made from, for messages")
     args = parser.parse_args()
     COMMAND = args.command
     try:
@@ -111,7 +129,7 @@ def main():
             if len(args.input) != 1 or not args.output:
                 return fail("usage: report REPORT.json -o PAGE.html")
             return run_report(args)
-        if len(args.input) < 2:
+        if len(args.input) < 2 and not args.capture:
             return fail("give at least two reports to compare")
         return run_compare(args)
     except ReportError as error:

@@ -12,7 +12,7 @@ from report_html import Cell, chart, key_values, note, page, section, table
 
 KNOWN_KEYS = {"description", "world_size", "transport", "pace", "iterations", "warmup", "scale", "rate_gbps",
               "end_to_end_s", "ranks", "summary", "ops", "hosts", "nics", "host_pairs", "comms", "straggler",
-              "training_iterations", "recorded_clock"}
+              "training_iterations", "recorded_clock", "nccl_settings", "nccl_settings_note", "timeline"}
 OP_ROWS_SHOWN = 300
 EXTRA_ROWS_SHOWN = 200
 TIMELINE_BARS = 60000
@@ -110,6 +110,70 @@ def recorded_section(plt, run):
         body = chart("recorded", fig, f"Replayed time against {source}, per op; on the dashed line they are equal.",
                      points, plt)
     return section("recorded", "Replayed against recorded time", body)
+
+
+def settings_section(run):
+    settings = [s for s in run.get("nccl_settings") or [] if isinstance(s, dict)]
+    if "nccl_settings" not in run.doc:
+        return None
+    body = note("The traffic-shaping NCCL_* variables in force for this replay and where each came from: the "
+                "capture (its trace header), this replay's environment, or an override (an NCCLSHIM_* setting, "
+                "--algo, --proto); read = looked up by this replay (its engine or transports).")
+    if settings:
+        rows = [[str(s.get("name", "")), Cell(str(s.get("value", "")), css="wrap"), str(s.get("source", "")),
+                 Cell(str(s.get("via") or ""), css="wrap"), str(s.get("captured") or ""),
+                 "-" if s.get("source") == "capture (not applied)" else "yes" if s.get("read") else "no"]
+                for s in settings]
+        body += table("nccl-settings-table", ["<name", "<value", "<from", "<via", "<capture had", "<read"], rows)
+    else:
+        body += note("None set: neither the capture nor this environment sets one.")
+    if run.get("nccl_settings_note"):
+        body += note(str(run.get("nccl_settings_note")))
+    return section("settings", "NCCL settings", body)
+
+
+def job_timeline_section(plt, run):
+    t = run.get("timeline")
+    if not isinstance(t, dict) or not t.get("note"):
+        return None
+    body = note(str(t["note"]))
+    if t.get("captured"):
+        def ratio(a, b):
+            return Cell(b / a if a else None, f"{b / a:.2f}" if a else "-")
+        rows = []
+        for k in t.get("ranks") or []:
+            c, r = k.get("capture", {}), k.get("replay", {})
+            rows.append([k.get("rank"), Cell(c.get("comm_us"), f'{c.get("comm_us", 0):.1f}'),
+                         Cell(r.get("comm_us"), f'{r.get("comm_us", 0):.1f}'), ratio(c.get("comm_us"), r.get("comm_us")),
+                         Cell(c.get("exposed_us"), f'{c.get("exposed_us", 0):.1f}'),
+                         Cell(r.get("exposed_us"), f'{r.get("exposed_us", 0):.1f}'),
+                         ratio(c.get("exposed_us"), r.get("exposed_us")), c.get("overlap_pairs"),
+                         r.get("overlap_pairs")])
+        body += (f'<p>Overlapping op pairs (ops of different communicators in flight at once on a rank): capture '
+                 f'<span class="big" id="capture-overlap" data-value="{t.get("capture_overlap_pairs")}">'
+                 f'{t.get("capture_overlap_pairs")}</span>, replay <span class="big" id="replay-overlap" '
+                 f'data-value="{t.get("replay_overlap_pairs")}">{t.get("replay_overlap_pairs")}</span> (mean per '
+                 f'pass)</p>')
+        body += table("job-timeline-table", ["rank", "comm capture (us)", "comm replay (us)", "ratio",
+                                             "exposed capture (us)", "exposed replay (us)", "ratio",
+                                             "overlaps capture", "overlaps replay"], rows)
+        iterations = t.get("iterations") or []
+        if iterations:
+            rows = [[k.get("rank"), k.get("iteration"), Cell(k["capture"]["comm_us"], f'{k["capture"]["comm_us"]:.1f}'),
+                     Cell(k["replay"]["comm_us"], f'{k["replay"]["comm_us"]:.1f}'),
+                     Cell(k["capture"]["exposed_us"], f'{k["capture"]["exposed_us"]:.1f}'),
+                     Cell(k["replay"]["exposed_us"], f'{k["replay"]["exposed_us"]:.1f}')]
+                    for k in iterations[:EXTRA_ROWS_SHOWN]]
+            body += ("<details><summary>per training iteration</summary>" +
+                     table("iteration-timeline-table", ["rank", "iteration", "comm capture (us)", "comm replay (us)",
+                                                        "exposed capture (us)", "exposed replay (us)"], rows) +
+                     "</details>")
+        captured = [r for r in run.ops if isinstance(r.get("recorded_start_us"), (int, float))]
+        if captured:
+            body += timeline_chart_of(plt, run, captured, "recorded_start_us", "recorded_us", "capture-timeline",
+                                      "The capture's timeline: each op from its GPU start for its GPU time, on one lane "
+                                      "per rank and communicator (compare with the replay's below).")
+    return section("job-timeline", "The job's timeline: capture against replay", body)
 
 
 def bytes_section(plt, run):
@@ -228,10 +292,12 @@ def row_ranks(row, members):
     return members.get(row["comm"])
 
 
-def timeline_section(plt, run):
+def timeline_chart_of(plt, run, ops, start_key, time_key, chart_id, caption):
+    """A timeline chart of `ops` (bars from row[start_key] for row[time_key]) on one lane per rank and
+    communicator, whole iterations while their bars fit."""
     members = run.comm_members()
     by_iteration = OrderedDict()
-    for r in run.ops:
+    for r in ops:
         by_iteration.setdefault(r["iteration"], []).append(r)
     rows, bars_needed = [], 0
     for chunk in by_iteration.values():  # whole iterations while their bars fit
@@ -254,15 +320,20 @@ def timeline_section(plt, run):
     for i, (rank, comm) in enumerate(ordered):
         lane_of[(rank, comm)] = i
         lanes.append(f"{'rank ' + str(rank) if rank is not None else 'comm'} {group_of[comm]} {comm[-4:]}")
-    bars = [(lane_of[key], float(r.get("start_us") or 0.0), float(r["time_us"]), r["op"]) for key, r in placed]
+    bars = [(lane_of[key], float(r.get(start_key) or 0.0), float(r.get(time_key) or 0.0), r["op"]) for key, r in placed]
     fig, points = charts.timeline_chart(plt, lanes, bars, sorted({r["op"] for r in rows}))
     shown = len({r["iteration"] for r in rows})
-    caption = (f"Each op as a bar from its start for its replayed time, on one lane per rank and communicator "
-               f"({shown} of {len(by_iteration)} measured iteration(s)).")
-    body = chart("timeline", fig, caption, points, plt)
+    body = chart(chart_id, fig, f"{caption} ({shown} of {len(by_iteration)} measured iteration(s)).", points, plt)
     if unknown:
         body += note(f"{len(unknown)} communicator(s) have one lane each (label 'comm'): the report does not list "
                      "their members; ncclshim report --input TRACE|WORKLOAD (or phynet --html) gives them.")
+    return body
+
+
+def timeline_section(plt, run):
+    body = timeline_chart_of(plt, run, run.ops, "start_us", "time_us", "timeline",
+                             "Each op as a bar from its start for its replayed time, on one lane per rank and "
+                             "communicator")
     return section("timeline", "Timeline per rank and communicator", body)
 
 
@@ -311,13 +382,18 @@ def host_pairs_section(run):
 
 
 def build_page(plt, run, title=""):
-    sections = [run_section(run), summary_section(run), busbw_section(plt, run), recorded_section(plt, run),
-                bytes_section(plt, run), matrix_section(plt, run)]
+    sections = [run_section(run), summary_section(run), busbw_section(plt, run), recorded_section(plt, run)]
+    nav = [("run", "run"), ("summary", "summary"), ("busbw", "busbw"), ("recorded", "recorded")]
+    for key, label, made in (("settings", "NCCL settings", settings_section(run)),
+                             ("job-timeline", "job timeline", job_timeline_section(plt, run))):
+        if made:
+            sections.append(made)
+            nav.append((key, label))
+    sections += [bytes_section(plt, run), matrix_section(plt, run)]
     pairs = host_pairs_section(run)
     if pairs:
         sections.append(pairs)
     sections += [timeline_section(plt, run), ops_section(run)] + extra_sections(run)
-    nav = [("run", "run"), ("summary", "summary"), ("busbw", "busbw"), ("recorded", "recorded"),
-           ("bytes", "bytes"), ("matrix", "matrix"), ("timeline", "timeline"), ("ops", "ops")]
+    nav += [("bytes", "bytes"), ("matrix", "matrix"), ("timeline", "timeline"), ("ops", "ops")]
     return page(title or f"phynet replay: {run.get('description', run.path)}", nav, sections,
                 "ncclshim report")

@@ -12,6 +12,7 @@
 
 #include "common/host_identity.h"
 #include "common/log.h"
+#include "common/nccl_env.h"
 #include "common/settings.h"
 #include "transport/bootstrap/bootstrap.h"
 #include "transport/bootstrap/nic_list.h"
@@ -253,8 +254,8 @@ IbverbsOptions IbverbsOptions::fromEnvironment() {
   IbverbsOptions o;
   o.hca = nicForLocalRank(settingString(Setting::NCCLSHIM_IB_HCA), localRankFromEnvironment());
   o.gidIndex = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_GID_INDEX));  // -1: auto
-  o.trafficClass = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_TC));
-  o.serviceLevel = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_SL));
+  o.trafficClass = static_cast<int>(settingOrNcclInt(Setting::NCCLSHIM_IB_TC, "NCCL_IB_TC"));  // a capture's too
+  o.serviceLevel = static_cast<int>(settingOrNcclInt(Setting::NCCLSHIM_IB_SL, "NCCL_IB_SL"));
   o.qpsPerPeer = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_QPS_PER_PEER));
   o.slots = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_SLOTS));
   o.slotBytes = static_cast<size_t>(settingInt(Setting::NCCLSHIM_IB_SLOT_BYTES));

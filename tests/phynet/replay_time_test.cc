@@ -1,0 +1,107 @@
+// What a replay's clock means (docs/replay_time.md), with ranks as threads: a capture that is not
+// GPU-timed has no timeline to score and no ratio; --pace recorded on a GPU timeline starts
+// each op its recorded offset after the previous op started (an op of another communicator does
+// not wait for the previous one to end), so communicators overlap as in the job.
+#include <map>
+#include <vector>
+
+#include "phynet/replay.h"
+#include "phynet/report.h"
+#include "tests/catch.h"
+#include "tests/phynet/inproc_replay.h"
+
+namespace nshim::phynet {
+namespace {
+
+constexpr uint64_t kWorld = 1, kSide = 2;
+
+WorkOp allReduce(uint64_t comm, uint64_t count, int nranks) {
+  WorkOp op;
+  op.commId = comm;
+  op.kind = OpKind::kAllReduce;
+  op.count = count;
+  op.type = DataType::kFloat32;
+  op.bytes = opBytes(op.kind, count, op.type, nranks);
+  return op;
+}
+
+Workload worldOf(int nranks, const std::vector<WorkOp>& ops) {
+  Workload w;
+  w.worldSize = nranks;
+  std::vector<int> members;
+  for (int r = 0; r < nranks; ++r) members.push_back(r);
+  w.comms = {{kWorld, members, "world"}, {kSide, members, "side"}};
+  w.indexComms();
+  w.ranks.resize(nranks);
+  for (int g = 0; g < nranks; ++g) {
+    w.ranks[g].globalRank = g;
+    w.ranks[g].ops = ops;
+    std::map<uint64_t, uint64_t> seq;
+    for (WorkOp& op : w.ranks[g].ops) op.seq = seq[op.commId]++;
+  }
+  return w;
+}
+
+ReplayReport reportOf(const Workload& w, const testing::InProcessReplay& replay, bool paced = false) {
+  REQUIRE(replay.errors == std::vector<std::string>(w.worldSize, ""));
+  ReportInput in;
+  in.workload = &w;
+  in.paced = paced;
+  for (const RankReplayResult& r : replay.results) {
+    in.timings.push_back(r.timings);
+    in.counters.push_back(r.counters);
+  }
+  return buildReport(in);
+}
+
+TEST_CASE("a capture not GPU-timed on every op has no job timeline to score", "[phynet]") {
+  WorkOp cpu = allReduce(kWorld, 256, 2), gpu = allReduce(kWorld, 256, 2);
+  cpu.recordedNs = 8000;
+  cpu.recordedClock = RecordedClock::kCpuCall;
+  gpu.recordedNs = 50'000;
+  gpu.recordedClock = RecordedClock::kGpu;
+  Workload w = worldOf(2, {cpu, cpu, gpu});
+  w.recordedClock = RecordedClock::kMixed;
+  const ReplayReport r = reportOf(w, testing::replayInThreads(w, ReplayConfig{}));
+  REQUIRE(r.rows.size() == 3);
+  for (const OpRow& row : r.rows) CHECK(row.ratio == -1);  // a CPU call time is never divided by
+  CHECK_FALSE(r.timeline.captured);
+  CHECK(r.timeline.note.find("CPU call") != std::string::npos);
+}
+
+TEST_CASE("--pace recorded on a GPU timeline keeps the recorded offsets and overlaps communicators", "[phynet]") {
+  // GPU times (us): W [0, 2000], W [2100, 4100], side [2100, 2400]: the side op runs under the second W op.
+  // 64 MiB W ops: several ms even on a busy machine, while the side op needs the dispatcher only.
+  std::vector<WorkOp> ops = {allReduce(kWorld, 1 << 24, 2), allReduce(kWorld, 1 << 24, 2), allReduce(kSide, 1024, 2)};
+  const int64_t starts[] = {0, 2'100'000, 2'100'000}, times[] = {2'000'000, 2'000'000, 300'000};
+  for (size_t i = 0; i < ops.size(); ++i) {
+    ops[i].issueNs = starts[i];
+    ops[i].recordedNs = times[i];
+    ops[i].recordedClock = RecordedClock::kGpu;
+  }
+  Workload w = worldOf(2, ops);
+  w.recordedClock = RecordedClock::kGpu;
+  ReplayConfig config;
+  config.pace = Pace::kRecorded;
+  const testing::InProcessReplay replay = testing::replayInThreads(w, config);
+  const ReplayReport r = reportOf(w, replay, true);
+  for (const RankReplayResult& rank : replay.results) {
+    const std::vector<OpTiming>& t = rank.timings;
+    CHECK(t[1].startNs >= t[0].endNs);                    // one communicator: one op after the other
+    CHECK(t[1].startNs - t[0].startNs >= 2'100'000);      // and not before its recorded offset
+    INFO("second W op: " << (t[1].endNs - t[1].startNs) / 1000 << " us; side op after its start: "
+                         << (t[2].startNs - t[1].startNs) / 1000 << " us");
+    CHECK(t[2].startNs >= t[0].endNs);                    // after the previous op began (it waited for the first) ...
+    CHECK(t[2].startNs < t[1].endNs);                     // ... not its end: the side op runs under it
+  }
+  REQUIRE(r.timeline.captured);
+  CHECK(r.timeline.captureOverlapPairs == 2);
+  CHECK(r.timeline.replayOverlapPairs == Approx(2));
+  REQUIRE(r.timeline.ranks.size() == 2);
+  CHECK(r.timeline.ranks[0].capture.commUs == Approx(4300));
+  CHECK(r.timeline.ranks[0].capture.exposedUs == Approx(4000));  // busy: [0, 2000] and [2100, 4100]
+  CHECK(r.timeline.ranks[0].replay.exposedUs == Approx(r.timeline.ranks[0].replay.spanUs - 100));
+}
+
+}  // namespace
+}  // namespace nshim::phynet
