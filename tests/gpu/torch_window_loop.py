@@ -20,7 +20,10 @@ def main():
     parser.add_argument("--cost", type=int, default=0)
     args = parser.parse_args()
     rank = int(os.environ["RANK"])
-    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+    gpus = torch.cuda.device_count()
+    if gpus < int(os.environ["LOCAL_WORLD_SIZE"]):  # ranks share a GPU: each its own node to NCCL
+        os.environ["NCCL_HOSTID"] = f"node{rank}"
+    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]) % gpus)
     dist.init_process_group("nccl")
     world = dist.get_world_size()
     if args.cost:
