@@ -188,11 +188,20 @@ trace::TraceFile DataParallelScaler::rank(int rank, bool withOps) const {
   out.path = fmt::format("{} as rank {} of DP={}", in.path, rank, to_.dp);
   out.header = in.header;
   out.header.globalRank = rank;
-  // Comm and op lines in the template's recording order (its `n`), renumbered from 0.
-  size_t c = 0, o = 0;
+  // Comm, op and step lines in the template's recording order (its `n`), renumbered from 0; the
+  // job's step marks stay between the same calls.
+  size_t c = 0, o = 0, s = 0;
   uint64_t n = 0;
+  const auto stepsBefore = [&](uint64_t original) {
+    for (; s < in.steps.size() && in.steps[s].n < original; ++s) {
+      trace::StepEntry step = in.steps[s];
+      step.n = n++;
+      out.steps.push_back(step);
+    }
+  };
   while (c < in.comms.size() || o < in.ops.size()) {
     const bool takeComm = o == in.ops.size() || (c < in.comms.size() && in.comms[c].n < in.ops[o].n);
+    stepsBefore(takeComm ? in.comms[c].n : in.ops[o].n);
     if (takeComm) {
       const trace::CommEntry& entry = in.comms[c++];
       auto role = roles.find(entry.record.commId);
@@ -230,6 +239,7 @@ trace::TraceFile DataParallelScaler::rank(int rank, bool withOps) const {
       out.ops.push_back(copy);
     }
   }
+  stepsBefore(UINT64_MAX);
   out.ncclEnv = in.ncclEnv;  // the job's NCCL settings travel with the resized job
   out.ncclEnvLeftOut = in.ncclEnvLeftOut;
   out.hasFooter = in.hasFooter;

@@ -334,6 +334,53 @@ result $? "scale/summary-shows-both-shapes" "$(grep -E '^# (shape|scaled)' "$wor
 "$tool" scale "$scale_data/megatron_tp2_dp2_plain" --dp 4 -o "$work/scaled_plain" >"$work/scale_again.txt" 2>&1
 [ $? -eq 2 ] && grep -q "already holds trace files" "$work/scale_again.txt"
 result $? "scale/refuses-a-used-directory" "$(cat "$work/scale_again.txt")"
+# A version-3 capture (the job's NCCL settings in the header, a step mark before every 14 calls):
+# the scaled files keep both, the marks between the same calls.
+python3 - "$scale_data/megatron_tp2_dp2_plain" "$work/v3_in" <<'PY'
+import json, os, sys
+src, out = sys.argv[1], sys.argv[2]
+os.makedirs(out)
+for name in sorted(os.listdir(src)):
+    lines, calls, step, n = [], 0, 0, 0
+    for raw in open(os.path.join(src, name)):
+        rec = json.loads(raw)
+        if rec["type"] == "header":
+            rec["version"] = 3
+            rec["nccl_env"] = {"NCCL_BUFFSIZE": "8388608", "NCCL_ALGO": "Ring"}
+        if rec["type"] == "op" and calls % 14 == 0:
+            step += 1
+            lines.append(json.dumps({"type": "step", "n": n, "step": step, "t_ns": rec["t_start_ns"]}))
+            n += 1
+        if rec["type"] == "op":
+            calls += 1
+        if rec["type"] in ("op", "comm"):
+            rec["n"] = n
+            n += 1
+        if rec["type"] == "footer":
+            rec["records"], rec["steps"] = n, step
+        lines.append(json.dumps(rec, separators=(",", ":")))
+    open(os.path.join(out, name), "w").write("\n".join(lines) + "\n")
+PY
+"$tool" scale "$work/v3_in" --dp 4 -o "$work/v3_out" >/dev/null 2>"$work/v3.err" &&
+  python3 - "$work/v3_in" "$work/v3_out" >"$work/v3.txt" 2>&1 <<'PY'
+import json, os, sys
+def read(d):
+    files = {}
+    for name in os.listdir(d):
+        if name.endswith(".jsonl"):
+            recs = [json.loads(l) for l in open(os.path.join(d, name))]
+            files[recs[0]["global_rank"]] = recs
+    return files
+src, out = read(sys.argv[1]), read(sys.argv[2])
+assert len(out) == 8, len(out)
+for rank, recs in out.items():
+    assert recs[0]["version"] == 3 and recs[0]["nccl_env"] == {"NCCL_BUFFSIZE": "8388608", "NCCL_ALGO": "Ring"}, recs[0]
+    kinds = [r["type"] for r in recs if r["type"] in ("op", "step")]
+    want = [r["type"] for r in src[rank % 4] if r["type"] in ("op", "step")]
+    assert kinds == want, (rank, kinds[:30], want[:30])
+print("ok")
+PY
+result $? "scale/version-3-settings-and-step-marks-kept" "$(cat "$work/v3.err" "$work/v3.txt" | tail -5)"
 "$tool" scale "$scale_data/megatron_tp2_dp2_plain" -o "$work/scaled_x" >"$work/scale_nodp.txt" 2>&1
 [ $? -eq 2 ] && grep -q -- "--dp is required" "$work/scale_nodp.txt"
 result $? "scale/needs-dp" "$(cat "$work/scale_nodp.txt")"

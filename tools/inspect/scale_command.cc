@@ -113,10 +113,18 @@ Status writeText(const std::string& path, const std::string& text) {
 Status writeTrace(const std::string& path, const trace::TraceFile& file) {
   std::string text;
   char line[trace::kFormatLineBytes];
-  text.append(line, trace::formatHeaderLine(file.header, line, sizeof(line)));
-  size_t c = 0, o = 0;
-  while (c < file.comms.size() || o < file.ops.size()) {
-    if (o == file.ops.size() || (c < file.comms.size() && file.comms[c].n < file.ops[o].n)) {
+  trace::TraceHeader header = file.header;  // the job's NCCL settings, as read, back into the header
+  header.ncclEnvLeftOut = file.ncclEnvLeftOut + trace::encodeNcclEnv(file.ncclEnv, header.ncclEnv, sizeof(header.ncclEnv));
+  text.append(line, trace::formatHeaderLine(header, line, sizeof(line)));
+  size_t c = 0, o = 0, s = 0;
+  while (c < file.comms.size() || o < file.ops.size() || s < file.steps.size()) {
+    const uint64_t next = std::min(c < file.comms.size() ? file.comms[c].n : UINT64_MAX,
+                                   o < file.ops.size() ? file.ops[o].n : UINT64_MAX);
+    if (s < file.steps.size() && file.steps[s].n < next) {
+      const trace::StepEntry& step = file.steps[s++];
+      const trace::StepRecord record{trace::kTraceRecordAbi, 0, step.step, step.timestampNs};
+      text.append(line, trace::formatStepLine(record, step.n, line, sizeof(line)));
+    } else if (o == file.ops.size() || (c < file.comms.size() && file.comms[c].n < file.ops[o].n)) {
       text.append(line, trace::formatCommLine(file.comms[c].record, file.comms[c].n, line, sizeof(line)));
       ++c;
     } else {
