@@ -315,9 +315,23 @@ Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats
       return NS_ERROR(Code::kInvalidArgument, "{}: no global rank (header, footer and comm records carry none)",
                       file.path);
     }
-    if (g >= workload.worldSize) {
-      return NS_ERROR(Code::kInvalidArgument, "{}: global rank {}, but the trace has only {} files (ranks 0..{})",
-                      file.path, g, workload.worldSize, workload.worldSize - 1);
+    if (g >= workload.worldSize) {  // a rank's file is missing: name the ranks without one
+      int highest = g;
+      for (const trace::TraceFile& f : set.files) highest = std::max(highest, f.globalRank());
+      std::vector<bool> present(static_cast<size_t>(highest) + 1, false);
+      for (const trace::TraceFile& f : set.files) {
+        const int r = f.globalRank();
+        if (r >= 0 && r < static_cast<int>(present.size())) present[r] = true;
+      }
+      std::string missing;
+      int count = 0;
+      for (size_t r = 0; r < present.size(); ++r) {
+        if (present[r]) continue;
+        if (++count <= 8) missing += fmt::format("{}{}", missing.empty() ? "" : ", ", r);
+      }
+      return NS_ERROR(Code::kInvalidArgument, "{}: global rank {}, but the trace has only {} files: no file for "
+                      "global rank{} {}{} (ncclshim-trace validate lists a job's files)", file.path, g,
+                      workload.worldSize, count == 1 ? "" : "s", missing, count > 8 ? ", ..." : "");
     }
     if (byRank[g]) {
       return NS_ERROR(Code::kInvalidArgument, "{} and {} both hold global rank {}", byRank[g]->path, file.path, g);

@@ -107,6 +107,9 @@ status=$?
 result "$([ $status -eq 1 ] && grep -q 'ranks have no trace file: global ranks 17$' "$work/many.valid" &&
   grep -q 'ncclshim-job2-rank40.jsonl: from another job: job2' "$work/many.valid"; echo $?)" many/missing-and-other-job-named \
   "exit $status; $(grep -v '^/' "$work/many.valid" | head -5)"
+"$tool" summary "$work/many" >"$work/many.summary" 2>&1
+[ $? -ne 0 ] && grep -q "no file for global rank 17 " "$work/many.summary"
+result $? many/summary-names-the-missing-rank "$(head -2 "$work/many.summary")"
 python3 tests/lib/replicate_ranks.py examples/traces/megatron_tp2 "$work/whole" 64
 "$trace_tool" validate "$work/whole" >"$work/whole.valid" 2>&1
 result $? many/whole-job-valid "$(tail -2 "$work/whole.valid")"
