@@ -23,6 +23,7 @@
 #include "common/nccl_env.h"
 #include "common/peak_rss.h"
 #include "common/settings.h"
+#include "phynet/failure_place.h"
 #include "phynet/html_report.h"
 #include "phynet/input_loader.h"
 #include "phynet/job_runner.h"
@@ -410,7 +411,8 @@ bool connectPhase(const ReplayOptions& options, const Workload& workload, const 
 // the file). Rank 0 gets every rank's packed timings and counters back; the transports are closed
 // after everyone has finished.
 std::vector<std::vector<int64_t>> replayPhase(const ReplayOptions& options, const Workload& workload,
-                                              MpiSession& mpi, BootstrapOutcome* boot) {
+                                              const std::vector<RankEndpoint>& endpoints, MpiSession& mpi,
+                                              BootstrapOutcome* boot) {
   const int self = mpi.rank();
   const double timeout = options.timeoutSeconds;
   setFenceActivity("replaying " + options.input);
@@ -431,7 +433,8 @@ std::vector<std::vector<int64_t>> replayPhase(const ReplayOptions& options, cons
   config.startTogether = [&mpi] { mpi.barrier("the start of timing (every rank's buffers ready)"); };
   Result<RankReplayResult> replayed = replayRank(workload, self, boot->comms, config);
   if (!replayed.ok()) {
-    say(self, fmt::format("replay failed: {}", replayed.status().message()));
+    const std::string& why = replayed.status().message();
+    say(self, fmt::format("replay failed: {}{}", why, fabricPlaceOfFailure(why, self, endpoints)));
     std::fflush(stdout);
     // Peers may be blocked on us: leave without MPI_Finalize (mpirun then ends the job), after a
     // moment for mpirun to forward this message and for our peers to print theirs.
@@ -547,7 +550,7 @@ int run(int argc, char** argv) {
   }
   BootstrapOutcome boot;
   if (!connectPhase(options, workload, validation, mpi, &choice, &boot)) return 1;
-  const std::vector<std::vector<int64_t>> gathered = replayPhase(options, workload, mpi, &boot);
+  const std::vector<std::vector<int64_t>> gathered = replayPhase(options, workload, endpoints, mpi, &boot);
   const Workload everyRank = gatherWorkload(workload, mpi);  // rank 0: the world's ops; others: empty
 
   int rc = 0;

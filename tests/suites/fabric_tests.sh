@@ -152,7 +152,8 @@ wait "$downer"
 ip link set nsbed2r0 up
 [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$took" -le 20 ]
 result $? "fault/link-down-ends-in-time" "rc $rc after ${took}s: $(tail -5 "$work/down.log")"
-grep -q "timed out after 4.0 s waiting for rank" "$work/down.log"
-result $? "fault/link-down-names-the-peer" "$(tail -5 "$work/down.log")"
+grep -q "timed out after 4.0 s waiting for rank" "$work/down.log" &&
+  grep -Eq "on the fabric: global rank [01] on host [^ ]+ NIC r0 \(10\.99\.0\.[12]\), global rank [01] on host [^ ]+ NIC r0 \(10\.99\.0\.[12]\): host pair [^ ]+ - [^ ]+" "$work/down.log"
+result $? "fault/link-down-names-the-peer-host-pair-and-nics" "$(tail -5 "$work/down.log")"
 
 echo "$passed passed, $failed failed"
