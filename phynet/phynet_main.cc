@@ -469,6 +469,9 @@ int reportPhase(const ReplayOptions& options, const Workload& everyRank, const T
   in.endpoints = endpoints;
   in.nodeOfRank = choice.nodeOfRank;
   in.paced = options.pace == Pace::kRecorded;
+  in.sharedClock = !endpoints.empty() && std::all_of(endpoints.begin(), endpoints.end(), [&](const RankEndpoint& e) {
+    return e.hostId == endpoints.front().hostId;
+  });
   if (choice.intraNodeShm && options.gpusPerNode > 0) {  // nodes within a host: the traffic tables are by node
     for (int g = 0; g < worldSize; ++g) in.endpoints[g].hostId = fmt::format("node{}", choice.nodeOfRank[g]);
   }

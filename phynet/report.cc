@@ -77,19 +77,27 @@ class RowMaker {
     row.channels = decision.channels;
     row.protocol = protocolName(decision.protocol);
     int64_t longest = 0, recorded = -1, recordedStart = INT64_MAX;
-    double start = -1, lastStart = -1, end = -1;
+    double start = -1, firstArrival = 0, lastArrival = 0, end = 0;
+    bool first = true;
     for (const Member& m : members) {
       const WorkOp& op = in_.workload->ranks[m.global].ops[m.index];
       size_t perIteration = in_.workload->ranks[m.global].ops.size();
       const OpTiming& t = in_.timings[m.global][(it + in_.warmup) * perIteration + m.index];
       longest = std::max(longest, t.endNs - t.startNs);
-      double s = (t.startNs - in_.counters[m.global].runStartNs) * 1e-3;
+      const int64_t runStart = in_.counters[m.global].runStartNs;
+      double s = (t.startNs - runStart) * 1e-3;
       start = start < 0 ? s : std::min(start, s);
-      if (s > lastStart) {
-        lastStart = s;
+      // Arrivals on one clock: the host's own where every rank shares it, else each rank's run
+      // start (the ranks left the start barrier together, within the barrier's skew).
+      const int64_t origin = in_.sharedClock ? 0 : runStart;
+      const double arrival = (t.startNs - origin) * 1e-3;
+      if (first || arrival > lastArrival) {
+        lastArrival = arrival;
         row.lastRank = m.global;
       }
-      end = std::max(end, (t.endNs - in_.counters[m.global].runStartNs) * 1e-3);
+      firstArrival = first ? arrival : std::min(firstArrival, arrival);
+      end = first ? (t.endNs - origin) * 1e-3 : std::max(end, (t.endNs - origin) * 1e-3);
+      first = false;
       recorded = std::max(recorded, op.recordedNs);
       // On a GPU timeline, where the op began in the job: the earliest member's recorded start.
       recordedStart = op.recordedClock == RecordedClock::kGpu && op.issueNs >= 0 && recordedStart >= 0
@@ -98,8 +106,8 @@ class RowMaker {
     }
     if (recordedStart >= 0 && recordedStart != INT64_MAX) row.recordedStartUs = recordedStart * 1e-3;
     if (members.size() < 2) row.lastRank = -1;
-    row.waitUs = members.size() < 2 ? 0 : lastStart - start;
-    row.moveUs = end - lastStart;
+    row.waitUs = members.size() < 2 ? 0 : lastArrival - firstArrival;
+    row.moveUs = end - lastArrival;
     row.startUs = start;
     row.timeUs = longest * 1e-3;
     row.algbw = longest > 0 ? static_cast<double>(row.bytes) / static_cast<double>(longest) : 0;  // bytes/ns = GB/s
@@ -261,6 +269,7 @@ ReplayReport buildReport(const ReportInput& in) {
   report.summary = summarize(report.rows);
   report.steps = stepTimes(in.timings, in.counters, in.warmup, in.iterations);
   report.straggler = tally.find();
+  report.slowOps = findSlowOps(report.rows, w, in.endpoints);
   report.timeline = scoreTimelines(w, in.timings, in.counters, in.warmup, in.iterations, in.paced);
   return report;
 }

@@ -14,6 +14,7 @@
 #include "phynet/op_runner.h"
 #include "phynet/rank_endpoint.h"
 #include "phynet/replay.h"
+#include "phynet/slow_ops.h"
 #include "phynet/step_times.h"
 #include "phynet/timeline_score.h"
 #include "phynet/workload_names.h"
@@ -91,6 +92,7 @@ struct ReplayReport {
   Straggler straggler;
   RecordedClock recordedClock = RecordedClock::kNone;  // what "recorded" is; ratios only when comparable
   TimelineScore timeline;               // against a GPU-timed capture (timeline_score.h)
+  std::vector<SlowOp> slowOps;          // ops far slower than their like (slow_ops.h), slowest first
   std::vector<NcclSettingInForce> ncclSettings;  // the job's NCCL settings in force (common/nccl_env.h)
   std::string ncclNote;                 // about them (ranks' captures that differ, settings left out)
 };
@@ -106,6 +108,7 @@ struct ReportInput {
   double rateGBps = 0;
   CollectiveOptions collectives;               // the engine's options (which algorithm each op ran)
   bool paced = false;                          // --pace recorded
+  bool sharedClock = false;                    // every rank on one host: arrivals compared on its clock
 };
 
 ReplayReport buildReport(const ReportInput& input);

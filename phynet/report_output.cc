@@ -74,6 +74,28 @@ void printRecordedClock(FILE* out, RecordedClock clock) {
   fmt::print(out, "# recorded time      : {}\n", what);
 }
 
+// The ops far slower than their like (slow_ops.h): a fault or a burst of traffic, with the hosts
+// their members sit on.
+void printSlowOps(FILE* out, const ReplayReport& r, int maxRows) {
+  if (r.slowOps.empty()) {
+    fmt::print(out, "# slow operations    : none over {:g}x its class's median (op, group, size)\n", kSlowFactor);
+    return;
+  }
+  fmt::print(out, "# slow operations    : {} over {:g}x its class's median (op, group, size), slowest first\n",
+             r.slowOps.size(), kSlowFactor);
+  int shown = 0;
+  for (const SlowOp& s : r.slowOps) {
+    if (shown++ >= std::min(maxRows, 10)) {
+      fmt::print(out, "#   ... {} more (all are in --json)\n", r.slowOps.size() - static_cast<size_t>(shown - 1));
+      break;
+    }
+    const OpRow& row = r.rows[s.row];
+    fmt::print(out, "#   {} {} {} iteration {} seq {}: {:.1f} us, {:.1f}x the median {:.1f} us{}\n", row.op, row.label,
+               bucketName(workload::sizeBucket(row.bytes)), row.iteration, row.seq, row.timeUs, s.factor, s.medianUs,
+               s.hosts.empty() ? "" : "; hosts " + s.hosts);
+  }
+}
+
 // Waiting for a late rank against moving data (report.h Straggler).
 void printStraggler(FILE* out, const Straggler& s) {
   if (s.waitingOps == 0) {
@@ -168,6 +190,7 @@ void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxR
   printRecordedClock(out, r.recordedClock);
   printStepTimes(out, r.steps);
   printStraggler(out, r.straggler);
+  printSlowOps(out, r, maxRows);
   printTimeline(out, r, maxRows);
   printNcclSettings(out, r);
   printStartAndMemory(out, r);
@@ -233,7 +256,16 @@ Status writeJsonReport(const std::string& path, const ReplayReport& r, const Tex
              jsonQuoted(r.steps.note));
   for (size_t i = 0; i < r.steps.timesUs.size(); ++i) fmt::print(f, "{}{:.3f}", i ? "," : "", r.steps.timesUs[i]);
   fmt::print(f, "]}},\n\"straggler\":{{\"rank\":{},\"last_in\":{},\"waiting_ops\":{},\"wait_us\":{:.3f}}},"
-             "\n\"summary\":[", r.straggler.rank, r.straggler.lastIn, r.straggler.waitingOps, r.straggler.waitUs);
+             "\n\"slow_ops\":[", r.straggler.rank, r.straggler.lastIn, r.straggler.waitingOps, r.straggler.waitUs);
+  for (size_t i = 0; i < r.slowOps.size(); ++i) {
+    const SlowOp& s = r.slowOps[i];
+    const OpRow& row = r.rows[s.row];
+    fmt::print(f, "{}\n{{\"op\":{},\"group\":{},\"iteration\":{},\"seq\":{},\"bytes\":{},\"time_us\":{:.3f},"
+               "\"median_us\":{:.3f},\"factor\":{:.2f},\"hosts\":{}}}", i ? "," : "", jsonQuoted(row.op),
+               jsonQuoted(row.label), row.iteration, row.seq, row.bytes, row.timeUs, s.medianUs, s.factor,
+               jsonQuoted(s.hosts));
+  }
+  fmt::print(f, "],\n\"summary\":[");
   for (size_t i = 0; i < r.summary.size(); ++i) {
     const SummaryRow& s = r.summary[i];
     fmt::print(f, "{}\n{{\"op\":{},\"group\":{},\"size_bucket\":{},\"count\":{},\"total_bytes\":{},\"mean_time_us\":{:.3f},"
