@@ -122,7 +122,7 @@ result $? "background/busbw-what-the-link-has-left" "$(cat "$work"/bg/*.send.log
 tc qdisc del dev nsbed1r0 root; tc qdisc del dev nsbed2r0 root
 
 # 4. 2 % loss into host 2 (nftables numgen), then r0 of host 2 down for 100 ms, mid-replay: the
-# run completes, 0 wrong.
+# run completes, 0 wrong, and the report names the slow ops with their host pair.
 ip netns exec nsbed2 nft -f - <<'NFT'
 table inet fabric_loss {
   chain input { type filter hook input priority 0; iifname "r0" numgen random mod 100 < 2 drop; }
@@ -139,6 +139,10 @@ drops=$(ip netns exec nsbed2 nstat -az TcpRetransSegs 2>/dev/null | awk '/TcpRet
 echo "lossy run: rc $rc, host 2 TCP retransmitted segments ${drops:-?}"
 [ $rc -eq 0 ] && grep -q "^# data check .*, 0 wrong)" "$work/lossy.log"
 result $? "fault/loss-and-100ms-down-complete-0-wrong" "$(tail -5 "$work/lossy.log")"
+# The report names the ops that suffered (retransmissions, the blip) and the host pair they crossed.
+grep -Eq "^# slow operations    : [1-9][0-9]* over" "$work/lossy.log" &&
+  grep -A1 "^# slow operations" "$work/lossy.log" | grep -Eq "x the median .* us; hosts [^ ]+ - [^ ]+$"
+result $? "fault/loss-report-names-slow-ops-and-host-pair" "$(grep -A3 '^# slow operations' "$work/lossy.log")"
 
 # 5. Host 2's r0 down for good mid-replay, --timeout 4: ends in time naming the host and NIC.
 ( sleep 2.5; ip link set nsbed2r0 down ) &
