@@ -9,27 +9,12 @@
 #include "common/env.h"
 #include "common/nccl_env.h"
 #include "tests/catch.h"
+#include "tests/common/scoped_env.h"
 
 namespace nshim {
 namespace {
 
-// Sets (or with null unsets) a variable for one test, restoring it after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (had_) setenv(name_.c_str(), old_.c_str(), 1);
-    else unsetenv(name_.c_str());
-  }
-
- private:
-  std::string name_, old_;
-  bool had_ = false;
-};
+using testing::ScopedEnv;
 
 // Installs a capture's values for one test, and none after it.
 struct ScopedCapture {

@@ -14,6 +14,7 @@
 #include "collectives/communicator.h"
 #include "common/clock.h"
 #include "tests/catch.h"
+#include "tests/common/scoped_env.h"
 #include "transport/ibverbs/ibverbs_transport.h"
 #include "transport/shm/shm_transport.h"
 #include "transport/tcp/tcp_transport.h"
@@ -33,23 +34,7 @@ std::string refusal(Setting setting, const char* text) {
   return message;
 }
 
-// Sets (or with null unsets) a variable for one test, restoring it after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (had_) setenv(name_.c_str(), old_.c_str(), 1);
-    else unsetenv(name_.c_str());
-  }
-
- private:
-  std::string name_, old_;
-  bool had_ = false;
-};
+using testing::ScopedEnv;
 
 }  // namespace
 
