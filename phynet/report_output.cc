@@ -260,9 +260,10 @@ Status writeJsonReport(const std::string& path, const ReplayReport& r, const Tex
   for (size_t i = 0; i < r.slowOps.size(); ++i) {
     const SlowOp& s = r.slowOps[i];
     const OpRow& row = r.rows[s.row];
-    fmt::print(f, "{}\n{{\"op\":{},\"group\":{},\"iteration\":{},\"seq\":{},\"bytes\":{},\"time_us\":{:.3f},"
-               "\"median_us\":{:.3f},\"factor\":{:.2f},\"hosts\":{}}}", i ? "," : "", jsonQuoted(row.op),
-               jsonQuoted(row.label), row.iteration, row.seq, row.bytes, row.timeUs, s.medianUs, s.factor,
+    // "group" first: a slow op is not an op row to readers that scan for {"op": lines (job_report.cc)
+    fmt::print(f, "{}\n{{\"group\":{},\"op\":{},\"iteration\":{},\"seq\":{},\"bytes\":{},\"time_us\":{:.3f},"
+               "\"median_us\":{:.3f},\"factor\":{:.2f},\"hosts\":{}}}", i ? "," : "", jsonQuoted(row.label),
+               jsonQuoted(row.op), row.iteration, row.seq, row.bytes, row.timeUs, s.medianUs, s.factor,
                jsonQuoted(s.hosts));
   }
   fmt::print(f, "],\n\"summary\":[");

@@ -73,6 +73,8 @@ if [ "$tests" -eq 1 ]; then
   # GNU time for peak RSS).
   install_optional "the fuzz and load suites will say so" clang-14 libclang-rt-14-dev time
   install_optional "tests/suites/slurm_tests.sh will fail: no one-node Slurm" slurm-wlm
+  # The fabric suite's faults: loss with an nftables rule, counters with nstat (iproute2).
+  install_optional "tests/suites/fabric_tests.sh cannot make a lossy link" nftables iproute2
   python3 -c 'import matplotlib' 2>/dev/null || dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q "install ok installed" || DEBIAN_FRONTEND=noninteractive $([ "$(id -u)" -eq 0 ] || echo sudo) apt-get install -y -qq python3-matplotlib >/dev/null 2>&1 || echo "setup: no matplotlib (python3-matplotlib not installable here): 'ncclshim plot' will skip plots" >&2
   # The report pages' browser checks (tests/suites/report_tests.sh opens every page in headless
   # chromium and fails without it).
