@@ -44,6 +44,7 @@ std::string ratioSpread(const std::vector<RankTimeline>& rows, Figure figure) {
 }  // namespace
 
 void printNcclSettings(FILE* out, const ReplayReport& r) {
+  if (r.ncclSettings.empty() && r.ncclNote.empty()) return;  // nothing set anywhere: nothing to say
   if (r.ncclSettings.empty()) {
     fmt::print(out, "# NCCL settings       : none set (neither the capture nor this environment sets a traffic-shaping "
                "NCCL_* variable)\n");
@@ -68,7 +69,9 @@ void printNcclSettings(FILE* out, const ReplayReport& r) {
 
 void printTimeline(FILE* out, const ReplayReport& r, int maxRows) {
   const TimelineScore& t = r.timeline;
-  if (t.note.empty()) return;
+  // Said where there is a timeline to score, or where --pace recorded asked for one; a workload
+  // file or a CPU-timed trace replayed fast has none, and a line saying so is noise.
+  if (t.note.empty() || (!t.captured && !t.paced)) return;
   fmt::print(out, "# job timeline        : {}\n", t.note);
   if (!t.captured) return;
   fmt::print(out, "#   per rank, capture -> replay: communication (us), exposed communication (us), overlapping op "
