@@ -76,14 +76,16 @@ bool onGpuTimeline(const std::vector<WorkOp>& ops) {
 // --pace recorded on a GPU timeline reproduces the job's: a batch is queued its recorded offset
 // after the previous batch started (or later, when that one started late), and runs as soon as the
 // previous op of its communicator is done; batches of other communicators run meanwhile.
+// `started` (one per batch on a GPU timeline, else empty) is the caller's: executors write it, and
+// they outlive this function.
 void dispatch(const std::vector<WorkOp>& ops, const std::vector<std::vector<uint32_t>>& batches,
               std::map<uint64_t, std::unique_ptr<CommExecutor>>& executors, const ReplayConfig& config,
-              const ExecutorShared& shared, std::atomic<uint64_t>& submitted) {
+              const ExecutorShared& shared, std::atomic<uint64_t>& submitted,
+              std::vector<std::atomic<int64_t>>& started) {
   const FailureSlot& failure = *shared.failure;
   int64_t lastIssue = nowNs();
   const WorkOp* previous = nullptr;
-  const bool gpuTimeline = config.pace == Pace::kRecorded && onGpuTimeline(ops);
-  std::vector<std::atomic<int64_t>> started(gpuTimeline ? batches.size() : 0);
+  const bool gpuTimeline = !started.empty();
   for (int it = 0; it < config.iterations && !failure.failed(); ++it) {
     const uint64_t issued = submitted.load(std::memory_order_acquire);
     auto fenceDone = [&] { return failure.failed() || shared.opsDone->load(std::memory_order_acquire) >= issued; };
@@ -211,6 +213,9 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
   shared.delayNs = config.delayNs;
   shared.delayEvery = std::max(config.delayEvery, 1);
   shared.batchesStarted = &batchesStarted;
+  // When each batch began, on a GPU timeline (dispatch): written by the executors, so it lives longer.
+  std::vector<std::atomic<int64_t>> batchStarts(config.pace == Pace::kRecorded && onGpuTimeline(ops) ? batches.size()
+                                                                                                    : 0);
   std::map<uint64_t, std::unique_ptr<CommExecutor>> executors;
   for (const auto& [id, need] : plan.arenas) {
     executors[id] = std::make_unique<CommExecutor>(*workload.findComm(id), *comms[id], shared, need);
@@ -222,7 +227,7 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
   result.counters.readyNs = nowNs();
   if (config.startTogether) config.startTogether();
   result.counters.runStartNs = nowNs();
-  std::thread dispatcher([&] { dispatch(ops, batches, executors, config, shared, submitted); });
+  std::thread dispatcher([&] { dispatch(ops, batches, executors, config, shared, submitted, batchStarts); });
   int64_t nextProgress = result.counters.runStartNs + kProgressEveryNs;
   uint64_t lastDone = 0;
   int64_t lastChange = nowNs();
