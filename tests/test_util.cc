@@ -11,7 +11,13 @@
 
 #include "common/clock.h"
 
+// Defined by ASan's runtime only; null elsewhere.
+extern "C" void __asan_init() __attribute__((weak));
+
 namespace nshim::testing {
+
+bool runningUnderAddressSanitizer() { return &__asan_init != nullptr; }
+
 
 std::vector<std::string> runRanksInThreads(int nranks, const std::function<std::string(int)>& fn) {
   std::vector<std::string> results(nranks);

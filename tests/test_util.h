@@ -17,6 +17,10 @@ std::vector<std::string> runRanksInThreads(int nranks, const std::function<std::
 std::vector<int> runRanksInProcesses(int nranks, const std::function<std::string(int rank)>& fn,
                                      double timeoutSeconds);
 
+// Whether AddressSanitizer's runtime is in the process. Asked at run time: the sanitizer suite links
+// test objects compiled without it against its ASan engine, so __SANITIZE_ADDRESS__ cannot tell.
+bool runningUnderAddressSanitizer();
+
 // Deterministic test pattern: small integers exactly representable in every NCCL type.
 double patternValue(int rank, size_t index, int salt);
 
