@@ -247,7 +247,8 @@ trace::TraceFile DataParallelScaler::rank(int rank, bool withOps) const {
   out.footer.globalRank = rank;
   out.footer.comms = out.comms.size();
   out.footer.ops = out.ops.size();
-  out.footer.records = out.comms.size() + out.ops.size();
+  out.footer.steps = out.steps.size();
+  out.footer.records = out.comms.size() + out.ops.size() + out.steps.size();  // as the recorder counts
   out.footer.tasks = 0;
   out.footer.proxies = 0;
   out.footer.dropped = 0;
