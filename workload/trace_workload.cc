@@ -12,6 +12,7 @@
 #include <new>
 
 #include "common/parallel_for.h"
+#include "common/rank_ranges.h"
 #include "trace/trace_validate.h"
 #include "workload/uneven_alltoall.h"
 
@@ -317,21 +318,19 @@ Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats
     }
     if (g >= workload.worldSize) {  // a rank's file is missing: name the ranks without one
       int highest = g;
+      std::vector<bool> present;
       for (const trace::TraceFile& f : set.files) highest = std::max(highest, f.globalRank());
-      std::vector<bool> present(static_cast<size_t>(highest) + 1, false);
+      present.assign(static_cast<size_t>(highest) + 1, false);
       for (const trace::TraceFile& f : set.files) {
-        const int r = f.globalRank();
-        if (r >= 0 && r < static_cast<int>(present.size())) present[r] = true;
+        if (f.globalRank() >= 0) present[f.globalRank()] = true;
       }
-      std::string missing;
-      int count = 0;
-      for (size_t r = 0; r < present.size(); ++r) {
-        if (present[r]) continue;
-        if (++count <= 8) missing += fmt::format("{}{}", missing.empty() ? "" : ", ", r);
+      std::vector<int> missing;
+      for (int r = 0; r <= highest; ++r) {
+        if (!present[r]) missing.push_back(r);
       }
       return NS_ERROR(Code::kInvalidArgument, "{}: global rank {}, but the trace has only {} files: no file for "
-                      "global rank{} {}{} (ncclshim-trace validate lists a job's files)", file.path, g,
-                      workload.worldSize, count == 1 ? "" : "s", missing, count > 8 ? ", ..." : "");
+                      "global rank{} {} (ncclshim-trace validate lists a job's files)", file.path, g,
+                      workload.worldSize, missing.size() == 1 ? "" : "s", rankRangesText(missing));
     }
     if (byRank[g]) {
       return NS_ERROR(Code::kInvalidArgument, "{} and {} both hold global rank {}", byRank[g]->path, file.path, g);
