@@ -30,6 +30,7 @@ struct TransportChoice {
   bool verbose = false;
   // --intra-node shm: peers on this rank's node go over shared memory, the others over `name`.
   bool intraNodeShm = false;
+  bool severalHosts = false;    // the ranks span more than one host (placeRanks)
   std::vector<int> nodeOfRank;  // per global rank (node_map.h): the communicators' node layouts
   ShmOptions shm;
 };

@@ -180,6 +180,7 @@ bool placeRanks(const ReplayOptions& options, MpiSession& mpi, TransportChoice* 
   // network itself).
   Result<std::vector<int>> shared = nodesOfRanks(hostIds, options.gpusPerNode, /*mustShareHost=*/true);
   const bool severalHosts = std::set<std::string>(hostIds.begin(), hostIds.end()).size() > 1;
+  choice->severalHosts = severalHosts;
   const bool useShm = options.intraNode == "shm" ||
                       (options.intraNode == "auto" && shared.ok() && (severalHosts || options.gpusPerNode > 0));
   Result<std::vector<int>> nodes = useShm || options.intraNode == "shm"
@@ -469,9 +470,7 @@ int reportPhase(const ReplayOptions& options, const Workload& everyRank, const T
   in.endpoints = endpoints;
   in.nodeOfRank = choice.nodeOfRank;
   in.paced = options.pace == Pace::kRecorded;
-  in.sharedClock = !endpoints.empty() && std::all_of(endpoints.begin(), endpoints.end(), [&](const RankEndpoint& e) {
-    return e.hostId == endpoints.front().hostId;
-  });
+  in.sharedClock = !choice.severalHosts;  // one host: one clock
   if (choice.intraNodeShm && options.gpusPerNode > 0) {  // nodes within a host: the traffic tables are by node
     for (int g = 0; g < worldSize; ++g) in.endpoints[g].hostId = fmt::format("node{}", choice.nodeOfRank[g]);
   }
