@@ -7,7 +7,7 @@ BUILD ?= build
 OPT ?= -O2
 SAN ?=
 CXXFLAGS := -std=c++20 $(OPT) -g -fPIC -fvisibility=hidden -Wall -Wextra -Wno-unused-parameter \
-            -DFMT_HEADER_ONLY -I. -I$(BUILD)/gen -MMD -MP $(SAN) $(EXTRA_CXXFLAGS)
+            -I. -I$(BUILD)/gen -MMD -MP $(SAN) $(EXTRA_CXXFLAGS)
 LDFLAGS := $(SAN) -pthread
 LDLIBS := -ldl
 

@@ -2,6 +2,7 @@
 // the validation pass of the entry points, and the accessors.
 #include "common/settings.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>

@@ -6,7 +6,7 @@
 FUZZ_CXX ?= clang++-14
 FUZZ_BUILD ?= build/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Wno-unused-parameter -DFMT_HEADER_ONLY -I. -I$(FUZZ_BUILD)/gen -MMD -MP \
+FUZZ_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Wno-unused-parameter -I. -I$(FUZZ_BUILD)/gen -MMD -MP \
   $(FUZZ_SAN)
 
 FUZZ_TARGETS := trace_reader simai_workload aicb_workload bootstrap unique_id chakra_et pytorch_et
