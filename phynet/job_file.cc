@@ -99,7 +99,7 @@ class Reader {
     NS_RETURN_IF_ERROR(onlyKeys(t, "[[job]]",
                                 {"name", "kind", "input", "hosts", "ranks_per_host", "nics", "start_ms", "args",
                                  "alone_time_s", "alone_busbw_gbps", "rate_mbit", "on_ms", "off_ms", "seconds",
-                                 "port"}));
+                                 "port", "transport"}));
     NS_RETURN_IF_ERROR(string(t, "name", true, &out->name));
     std::string kind = "replay";
     NS_RETURN_IF_ERROR(string(t, "kind", false, &kind));
@@ -127,13 +127,16 @@ class Reader {
       NS_RETURN_IF_ERROR(strings(t, "args", false, &out->args));
       NS_RETURN_IF_ERROR(number(t, "alone_time_s", 0, 1e6, &out->aloneTimeS));
       NS_RETURN_IF_ERROR(number(t, "alone_busbw_gbps", 0, 1e6, &out->aloneBusbwGBps));
-      for (std::string_view k : {"rate_mbit", "on_ms", "off_ms", "seconds", "port"})
+      for (std::string_view k : {"rate_mbit", "on_ms", "off_ms", "seconds", "port", "transport"})
         if (t.get(k)) return error(t.get(k), k, "belongs to kind = \"background\"");
     } else {
       if (out->hosts.size() != 2) return error(t.get("hosts"), "hosts", "a background flow needs [sender, receiver]");
       if (out->nics.size() != 1) return error(&t, "nics", "a background flow needs one NIC, [\"nic\"]");
       for (std::string_view k : {"input", "ranks_per_host", "args", "alone_time_s", "alone_busbw_gbps"})
         if (t.get(k)) return error(t.get(k), k, "belongs to kind = \"replay\"");
+      NS_RETURN_IF_ERROR(string(t, "transport", false, &out->transport));
+      if (out->transport != "tcp" && out->transport != "rdma")
+        return error(t.get("transport"), "transport", fmt::format("must be \"tcp\" or \"rdma\", not \"{}\"", out->transport));
       NS_RETURN_IF_ERROR(number(t, "rate_mbit", 0.001, 1e6, &out->rateMbit));
       if (!t.get("rate_mbit")) return error(&t, "rate_mbit", "missing");
       NS_RETURN_IF_ERROR(number(t, "on_ms", 0, 3.6e6, &out->onMs));

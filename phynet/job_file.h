@@ -1,7 +1,7 @@
 // The job file of `phynet --jobs FILE` (TOML, read with toml++): the hosts of a shared fabric, how
 // to launch onto them, and the jobs that run on it at once: replays (a trace or workload on given
 // hosts, ranks per host and NICs, from a start offset) and background flows (constant-rate or on/off
-// TCP between two hosts). Every error names the file, the line and the key. docs/fabric.md.
+// TCP or RDMA writes between two hosts). Every error names the file, the line and the key. docs/fabric.md.
 #pragma once
 
 #include <map>
@@ -34,6 +34,7 @@ struct JobSpec {
   double aloneTimeS = 0;            // given "alone" figures (0: measure them)
   double aloneBusbwGBps = 0;
   // kBackground: hosts[0] sends to hosts[1]
+  std::string transport = "tcp";    // "tcp" (paced writes on a socket) or "rdma" (paced RDMA writes, RC QP)
   double rateMbit = 0;
   double onMs = 0, offMs = 0;       // offMs 0: constant rate
   double seconds = 0;               // how long it runs (0: until the replays end)

@@ -216,7 +216,7 @@ int runJobsChecked(const Options& o) {
     if (job.kind != JobKind::kBackground) continue;
     const FabricHost& to = *file.host(job.hosts[1]);
     sinks.push_back(std::make_unique<Child>(
-        onHost(file, to, {executableDir() + "/phynet_flow", "sink", to.nics.at(job.nics[0]), std::to_string(job.port ? job.port : 47000)}),
+        onHost(file, to, {executableDir() + "/phynet_flow", "sink", to.nics.at(job.nics[0]), std::to_string(job.port ? job.port : 47000), job.transport}),
         fmt::format("{}/{}.sink.log", o.outDir, job.name), 0));
   }
   if (!sinks.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -231,10 +231,10 @@ int runJobsChecked(const Options& o) {
           onHost(file, from, {executableDir() + "/phynet_flow", "send", from.nics.at(job.nics[0]),
                               fmt::format("{}:{}", to.nics.at(job.nics[0]), job.port ? job.port : 47000),
                               fmt::format("{:g}", job.rateMbit), fmt::format("{:g}", job.onMs),
-                              fmt::format("{:g}", job.offMs), fmt::format("{:g}", job.seconds)}),
+                              fmt::format("{:g}", job.offMs), fmt::format("{:g}", job.seconds), job.transport}),
           fmt::format("{}/{}.send.log", o.outDir, job.name), (startAt - wallSeconds()) * 1e3 + job.startMs));
-      outcomes[j].note = fmt::format("{} -> {} over {}: {:g} Mbit/s{}", job.hosts[0], job.hosts[1], job.nics[0],
-                                     job.rateMbit, job.offMs > 0 ? fmt::format(", {:g} ms on / {:g} ms off", job.onMs, job.offMs) : "");
+      outcomes[j].note = fmt::format("{} -> {} over {} ({}): {:g} Mbit/s{}", job.hosts[0], job.hosts[1], job.nics[0],
+                                     job.transport, job.rateMbit, job.offMs > 0 ? fmt::format(", {:g} ms on / {:g} ms off", job.onMs, job.offMs) : "");
       continue;
     }
     std::string base = fmt::format("{}/{}.shared", o.outDir, job.name);

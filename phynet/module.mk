@@ -35,9 +35,13 @@ $(PHYNET): $(PHYNET_MPI_OBJS) $(PHYNET_LIB) $(WORKLOAD_LIB) $(BUILD)/libtrace.a 
 $(PHYNET_TRACE_GEN): $(BUILD)/obj/tests/phynet/tools/make_test_trace.o $(BUILD)/libtrace.a $(ENGINE_LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# Background flows of `phynet --jobs` (phynet/flow/: outside the library's wildcard).
-$(PHYNET_FLOW): $(BUILD)/obj/phynet/flow/phynet_flow.o
-	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+# Background flows of `phynet --jobs` (phynet/flow/: outside the library's wildcard). The RDMA flow
+# opens its device and QP through the ibverbs transport (transport/ibverbs/ibverbs_write_stream.h):
+# phynet may use transport/ (tests/suites/layers_tests.sh), and libibverbs is still loaded at run
+# time, so the TCP flow runs where rdma-core is absent.
+PHYNET_FLOW_OBJS := $(patsubst %.cc,$(BUILD)/obj/%.o,$(wildcard phynet/flow/*.cc))
+$(PHYNET_FLOW): $(PHYNET_FLOW_OBJS) $(TRANSPORT_LIB) $(COMMON_LIB)
+	$(CXX) $(LDFLAGS) -o $@ $(PHYNET_FLOW_OBJS) $(TRANSPORT_LIB) $(COMMON_LIB) $(LDLIBS)
 
 # The job file of `phynet --jobs` is TOML, read with toml++ (header-only, Debian libtomlplusplus-dev).
 # Where it is missing (the GPU machine), phynet builds and --jobs says it is unavailable.

@@ -1,8 +1,9 @@
-// phynet_flow: the background traffic of `phynet --jobs` (job kind "background"). A TCP sink that
-// reads and drops what arrives, and a sender bound to a NIC's address that writes at a fixed rate,
-// constant or on/off, paced by a token bucket in 64 KiB writes:
-//   phynet_flow sink ADDRESS PORT
-//   phynet_flow send FROM_ADDRESS TO_ADDRESS:PORT RATE_MBIT ON_MS OFF_MS SECONDS(0 = until stopped)
+// phynet_flow: the background traffic of `phynet --jobs` (job kind "background"). A sink, and a
+// sender bound to a NIC's address that sends at a fixed rate, constant or on/off, paced by a token
+// bucket (pacer.h) in 64 KiB writes: over TCP (the sink reads and drops what arrives), or as RDMA
+// writes over an RC QP on the NIC's RDMA device (rdma_flow.cc):
+//   phynet_flow sink ADDRESS PORT [tcp|rdma]
+//   phynet_flow send FROM_ADDRESS TO_ADDRESS:PORT RATE_MBIT ON_MS OFF_MS SECONDS(0 = until stopped) [tcp|rdma]
 // Each prints one line when it ends: the bytes it moved and for how long.
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -20,6 +21,9 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "phynet/flow/pacer.h"
+#include "phynet/flow/rdma_flow.h"
 
 namespace {
 
@@ -84,29 +88,23 @@ int send(const std::string& from, const std::string& to, double mbit, double onM
     if (!connected) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   if (!connected) return fail("connect");
-  using Clock = std::chrono::steady_clock;
-  const double bytesPerS = mbit * 1e6 / 8;
   const size_t chunk = 1 << 16;
   std::vector<char> buf(chunk, 'f');
-  Clock::time_point start = Clock::now();
-  double credit = 0, lastS = 0;
+  nshim::phynet::Pacer pacer(mbit, onMs, offMs, seconds, chunk);
   uint64_t total = 0;
   while (!stopRequested) {
-    double nowS = std::chrono::duration<double>(Clock::now() - start).count();
-    if (seconds > 0 && nowS >= seconds) break;
-    bool on = offMs <= 0 || std::fmod(nowS * 1e3, onMs + offMs) < onMs;
-    if (on) credit = std::min(credit + (nowS - lastS) * bytesPerS, bytesPerS * 0.05 + chunk);
-    lastS = nowS;
-    if (!on || credit < chunk) {
+    nshim::phynet::Pacer::Step step = pacer.next();
+    if (step == nshim::phynet::Pacer::Step::kStop) break;
+    if (step == nshim::phynet::Pacer::Step::kWait) {
       std::this_thread::sleep_for(std::chrono::microseconds(500));
       continue;
     }
     ssize_t n = write(s.get(), buf.data(), chunk);
     if (n <= 0) break;
-    credit -= static_cast<double>(n);
+    pacer.sent(static_cast<size_t>(n));
     total += static_cast<uint64_t>(n);
   }
-  double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  double elapsed = pacer.elapsedS();
   std::printf("phynet_flow send: %llu bytes in %.3f s (%.1f Mbit/s)\n", static_cast<unsigned long long>(total),
               elapsed, elapsed > 0 ? total * 8 / elapsed / 1e6 : 0.0);
   return 0;
@@ -121,9 +119,20 @@ int main(int argc, char** argv) {
   sigaction(SIGINT, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
   std::string mode = argc > 1 ? argv[1] : "";
-  if (mode == "sink" && argc == 4) return sink(argv[2], std::atoi(argv[3]));
-  if (mode == "send" && argc == 8)
-    return send(argv[2], argv[3], std::atof(argv[4]), std::atof(argv[5]), std::atof(argv[6]), std::atof(argv[7]));
-  std::fprintf(stderr, "usage: phynet_flow sink ADDRESS PORT | send FROM TO:PORT RATE_MBIT ON_MS OFF_MS SECONDS\n");
+  // The transport is an optional last argument: tcp (the default) or rdma.
+  std::string transport = (mode == "sink" && argc == 5) || (mode == "send" && argc == 9) ? argv[argc - 1] : "tcp";
+  bool known = transport == "tcp" || transport == "rdma";
+  bool rdma = transport == "rdma";
+  if (known && mode == "sink" && (argc == 4 || argc == 5))
+    return rdma ? nshim::phynet::rdmaSink(argv[2], std::atoi(argv[3]), stopRequested) : sink(argv[2], std::atoi(argv[3]));
+  if (known && mode == "send" && (argc == 8 || argc == 9)) {
+    if (!rdma) return send(argv[2], argv[3], std::atof(argv[4]), std::atof(argv[5]), std::atof(argv[6]), std::atof(argv[7]));
+    std::string to = argv[3];
+    size_t colon = to.rfind(':');
+    if (colon == std::string::npos) return fail("bad address");
+    return nshim::phynet::rdmaSend(argv[2], to.substr(0, colon), std::atoi(to.c_str() + colon + 1), std::atof(argv[4]),
+                                   std::atof(argv[5]), std::atof(argv[6]), std::atof(argv[7]), stopRequested);
+  }
+  std::fprintf(stderr, "usage: phynet_flow sink ADDRESS PORT [tcp|rdma] | send FROM TO:PORT RATE_MBIT ON_MS OFF_MS SECONDS [tcp|rdma]\n");
   return 2;
 }

@@ -10,6 +10,12 @@
 #        let the host cut it out of the captures; 4. rxe1 removed on VM B: the rank there names its
 #        host and device, every rank ends at once. The reports go to $VM_PAIR_DIR/report-*.json for
 #        the host's pcap checks.
+#   faults (2 rails; MPI and ssh on rail 0, the checked traffic on rail 1): 1. an RDMA background
+#        flow (phynet_flow ... rdma) alone from A to B at 40 Mbit/s for 3 s: achieved within 15 % of
+#        it, the sink told the bytes, and markers (flow-start / flow-end) let the host find exactly
+#        those bytes in rail 1's capture ($VM_PAIR_DIR/flow-bytes.txt); 2. a verbs replay on rail 1,
+#        VM B's r1 taken down (ip link, inside B) once 2 MB crossed it: the run ends within its
+#        --timeout + 10 s naming the host pair and the NICs, then r1 comes back up; 3. as stop.
 #   stop (1 rail): a long replay; VM B is frozen (SIGSTOP of its QEMU) mid-replay; the rank on VM A
 #        must name the lost rank within its --timeout.
 # Ends with 'N passed, N failed'.
@@ -126,10 +132,67 @@ stop_check() {
   for t in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
 }
 
+# seconds_since <EPOCHREALTIME at the start>
+seconds_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
+
+flow_check() {
+  echo "== RDMA background flow alone, rail 1, A -> B, 40 Mbit/s for 3 s"
+  local rate=40 port=47100
+  python3 tests/multihost/roce_pcap.py mark flow-start 10.88.1.2
+  $ssh_agent 10.88.0.2 "cd '$PWD' && timeout 40 '$BUILD/phynet_flow' sink 10.88.1.2 $port rdma" \
+    >"$dir/flow-sink.log" 2>&1 &
+  local sink=$!
+  timeout 40 "$BUILD/phynet_flow" send 10.88.1.1 "10.88.1.2:$port" "$rate" 0 0 3 rdma >"$dir/flow-send.log" 2>&1
+  local rc=$?
+  wait "$sink"
+  python3 tests/multihost/roce_pcap.py mark flow-end 10.88.1.2
+  sed 's/^/    /' "$dir/flow-send.log" "$dir/flow-sink.log"
+  local bytes achieved
+  bytes=$(sed -n 's/^phynet_flow send: \([0-9]*\) bytes .* by RDMA write on rxe1$/\1/p' "$dir/flow-send.log")
+  achieved=$(sed -n 's/^phynet_flow send: .*(\([0-9.]*\) Mbit\/s) by RDMA.*/\1/p' "$dir/flow-send.log")
+  [ "$rc" -eq 0 ] && [ -n "$bytes" ] && awk -v a="$achieved" -v r="$rate" 'BEGIN { exit !(a >= 0.85 * r && a <= 1.15 * r) }'
+  result $? "rdma-flow/achieved-within-15-percent-of-40-mbit" "rc $rc, achieved ${achieved:-?} Mbit/s"
+  grep -q "^phynet_flow sink: received $bytes bytes by RDMA write on rxe1$" "$dir/flow-sink.log"
+  result $? "rdma-flow/sink-told-the-bytes" "$(cat "$dir/flow-sink.log")"
+  echo "${bytes:-0}" >"$dir/flow-bytes.txt"  # the host finds them in rail 1's capture
+}
+
+portdown_check() {
+  echo "== VM B's r1 down mid-replay over verbs (rail 1)"
+  local log="$dir/portdown.log" limit=15
+  rm -f "$dir/down-at"
+  # Inside B: r1 down once 2 MB arrived on it (the replay is running, whatever its launch took).
+  $ssh_agent 10.88.0.2 "nohup bash -c 'f=/sys/class/net/r1/statistics/rx_bytes; b=\$(cat \$f);
+    for i in \$(seq 1 1200); do (( \$(cat \$f) - b > 2000000 )) && break; sleep 0.05; done;
+    ip link set r1 down; touch $dir/down-at' >/dev/null 2>&1 &"
+  run 150 10.88.0.1:1,10.88.0.2:1 2 "$log" --ifname r1 --hca rxe1 --iterations 100000 --timeout "$limit" \
+    examples/traces/megatron_tp2 &
+  local pid=$! t
+  for t in $(seq 1 1200); do [ -f "$dir/down-at" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  local down=$EPOCHREALTIME
+  [ -f "$dir/down-at" ] || echo "    (r1 of VM B never went down)"
+  wait "$pid"
+  local rc=$? took
+  took=$(seconds_since "$down")
+  $ssh_agent 10.88.0.2 ip link set r1 up
+  echo "    ended rc $rc, ${took} s after r1 went down (--timeout $limit)"
+  grep -m2 "replay failed" "$log" | cut -c1-600 | sed 's/^/    /'
+  [ -f "$dir/down-at" ] && [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] &&
+    awk -v t="$took" -v l="$limit" 'BEGIN { exit !(t <= l + 10) }'
+  result $? "port-down/verbs-run-ends-within-timeout" "rc $rc after ${took} s: $(tail -3 "$log")"
+  grep -Eq "on the fabric: global rank [01] on host [^ ]+ NIC [^ ]+( port 1)? \(10\.88\.1\.[12]\), global rank [01] on host [^ ]+ NIC [^ ]+( port 1)? \(10\.88\.1\.[12]\): host pair [^ ]+ - [^ ]+" "$log"
+  result $? "port-down/names-the-host-pair-and-nics" "$(grep -m3 'phynet: rank' "$log" | cut -c1-600)"
+  # r1 is back: its rxe port active again.
+  for t in $(seq 1 50); do $ssh_agent 10.88.0.2 ibv_devinfo -d rxe1 2>/dev/null | grep -q PORT_ACTIVE && break; sleep 0.2; done
+  $ssh_agent 10.88.0.2 ibv_devinfo -d rxe1 | grep -q PORT_ACTIVE
+  result $? "port-down/r1-back-up"
+}
+
 case "${1:-main}" in
   main) main_checks ;;
   stop) stop_check ;;
-  *) echo "usage: $0 main|stop" >&2; exit 2 ;;
+  faults) flow_check; portdown_check; stop_check ;;
+  *) echo "usage: $0 main|stop|faults" >&2; exit 2 ;;
 esac
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -6,6 +6,7 @@ Usage:
   roce_pcap.py mark NAME ADDRESS...                    send the marker NAME to each address (on VM A)
   roce_pcap.py check REPORT.json[,REPORT.json...] CAPTURE.pcap... [--mtu 4096] [--window FROM,TO]
   roce_pcap.py shm REPORT.json CAPTURE.pcap... [--window FROM,TO]
+  roce_pcap.py bytes SRC DST BYTES CAPTURE.pcap... [--window FROM,TO]
 
 A flow is one direction of one queue pair: (source IP, destination IP, destination QP). Its payload
 is what RoCE carries after the base transport header and its extension headers (RETH, immediate
@@ -29,6 +30,9 @@ moved them over shared memory (16 bytes of framing per message in the report, pa
 model), such bytes exist (else the check says nothing), and none of them is in the captures: no flow
 between the addresses of one host, and the captured total equals exactly the bytes the report says
 crossed between hosts (payload equal to the model's). Exit status 0 when every figure matches.
+
+`bytes` checks one sender's RDMA writes (an RDMA background flow of phynet_flow): the payload of all
+flows from address SRC to address DST equals exactly BYTES, what the sender says its writes carried.
 """
 import json
 import socket
@@ -259,6 +263,15 @@ def shm(report_path, rest):
     return 1 if failures else 0
 
 
+def sender_bytes(src, dst, want, rest):
+    captures, _, window = options(rest)
+    totals, largest, count, duplicates = flows(captures, window)
+    got = sum(payload for (s, d, qp), payload in totals.items() if (s, d) == (src, dst))
+    print(f"{src} -> {dst}: capture {got} bytes of RoCEv2 payload, sender {want}; {count} RoCE packets "
+          f"({duplicates} retransmitted), largest payload {largest}")
+    return 0 if got == int(want) and got > 0 else 1
+
+
 def mark(name, addresses):
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         for address in addresses:
@@ -277,6 +290,8 @@ def main(argv):
         return mark(argv[1], argv[2:])
     if len(argv) >= 3 and argv[0] == "check":
         return check(argv[1].split(","), argv[2:])
+    if len(argv) >= 5 and argv[0] == "bytes":
+        return sender_bytes(argv[1], argv[2], argv[3], argv[4:])
     if len(argv) >= 3 and argv[0] == "shm":
         return shm(argv[1], argv[2:])
     print(__doc__)

@@ -1,6 +1,7 @@
 // The job file of `phynet --jobs`: a good file reads into hosts and jobs; bad input is refused
 // with the file, the line and the key named (unknown key, unknown host, missing NIC, NICs two
-// jobs share without share_nics, a background key on a replay, TOML syntax).
+// jobs share without share_nics, a background key on a replay, a flow transport other than tcp or
+// rdma, TOML syntax).
 #include "phynet/job_file.h"
 #include "tests/catch.h"
 
@@ -41,13 +42,20 @@ nics = ["r0"]
 rate_mbit = 100
 on_ms = 50
 off_ms = 50
+[[job]]
+name = "verbs-load"
+kind = "background"
+transport = "rdma"
+hosts = ["h1", "h2"]
+nics = ["r0"]
+rate_mbit = 40
 )", "jobs.toml");
   REQUIRE(f.ok());
   CHECK(f->timeoutS == 30);
   CHECK(f->launcher == std::vector<std::string>{"mpirun", "--allow-run-as-root"});
   REQUIRE(f->hosts.size() == 2);
   CHECK(f->host("h1")->nics.at("r1") == "10.100.1.2");
-  REQUIRE(f->jobs.size() == 2);
+  REQUIRE(f->jobs.size() == 3);
   CHECK(f->jobs[0].kind == JobKind::kReplay);
   CHECK(f->jobs[0].line == 10);
   CHECK(f->jobs[0].ranksPerHost == 2);
@@ -56,13 +64,15 @@ off_ms = 50
   CHECK(f->jobs[1].kind == JobKind::kBackground);
   CHECK(f->jobs[1].rateMbit == 100);
   CHECK(f->jobs[1].offMs == 50);
+  CHECK(f->jobs[1].transport == "tcp");
+  CHECK(f->jobs[2].transport == "rdma");
 }
 
 TEST_CASE("job file: bad input names file, line and key", "[phynet][jobs]") {
   const std::string job = "[[job]]\nname = \"a\"\ninput = \"t\"\nhosts = [\"h1\", \"h2\"]\nnics = [\"r0\"]\n";
   CHECK(refusal(job + "colour = \"red\"\n") ==
         "jobs.toml:15: key 'colour': unknown key in [[job]] (known: alone_busbw_gbps, alone_time_s, args, hosts, input, "
-        "kind, name, nics, off_ms, on_ms, port, ranks_per_host, rate_mbit, seconds, start_ms)");
+        "kind, name, nics, off_ms, on_ms, port, ranks_per_host, rate_mbit, seconds, start_ms, transport)");
   CHECK(refusal("[[job]]\nname = \"a\"\ninput = \"t\"\nhosts = [\"h1\", \"h9\"]\n") ==
         "jobs.toml:13: key 'hosts': no host 'h9' in [hosts]");
   CHECK(refusal("[[job]]\nname = \"a\"\ninput = \"t\"\nhosts = [\"h1\", \"h2\"]\nnics = [\"r1\"]\n") ==
@@ -75,6 +85,10 @@ TEST_CASE("job file: bad input names file, line and key", "[phynet][jobs]") {
   CHECK(refusal(job + job) == "jobs.toml:16: key 'name': job 'a' twice");
   CHECK(refusal("[[job]]\nname = \"a\"\nkind = \"background\"\nhosts = [\"h1\"]\nnics = [\"r0\"]\nrate_mbit = 1\n") ==
         "jobs.toml:13: key 'hosts': a background flow needs [sender, receiver]");
+  const std::string flow = "[[job]]\nname = \"f\"\nkind = \"background\"\nhosts = [\"h1\", \"h2\"]\nnics = [\"r0\"]\n"
+                           "rate_mbit = 1\n";
+  CHECK(refusal(flow + "transport = \"udp\"\n") == "jobs.toml:16: key 'transport': must be \"tcp\" or \"rdma\", not \"udp\"");
+  CHECK(refusal(job + "transport = \"rdma\"\n") == "jobs.toml:15: key 'transport': belongs to kind = \"background\"");
   CHECK(refusal("[[job\n").find("jobs.toml:10:") == 0);
   Result<JobFile> noLauncher = parseJobFile("[hosts.h1]\naddress = \"x\"\n", "j.toml");
   REQUIRE_FALSE(noLauncher.ok());

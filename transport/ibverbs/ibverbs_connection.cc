@@ -25,9 +25,14 @@ void Connection::onCompletion(const ibv_wc& wc, int qpsPerPeer) {
     if (owner_->aborted() || peerLink_->lost) return;  // the flush of a connection that already failed
     owner_->linkFailed(
         peer, fmt::format("{} on the {} QP of link {} of {} (QP number {:#x}) completed with error: {} "
-                                       "(status {}, vendor error {:#x})", isRecv ? "a receive" : "an RDMA write/send",
+                                       "(status {}, vendor error {:#x}){}", isRecv ? "a receive" : "an RDMA write/send",
                                        isInbound ? "inbound" : "outbound", index, qpsPerPeer, lane.qpn,
-                                       api_->wcStatusStr(wc.status), static_cast<int>(wc.status), wc.vendor_err));
+                                       api_->wcStatusStr(wc.status), static_cast<int>(wc.status), wc.vendor_err,
+                                       wc.status == IBV_WC_RETRY_EXC_ERR
+                                           ? fmt::format("; no acknowledgement came back from rank {}'s NIC after every "
+                                                         "retry: the link or that NIC's port is down, or its host stopped",
+                                                         peer)
+                                           : std::string()));
     return;
   }
   if (!isRecv) {  // a signaled write or credit send: it and every request before it are done

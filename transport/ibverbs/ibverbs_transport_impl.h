@@ -46,7 +46,10 @@ class IbverbsTransport final : public NetworkTransport, private LinkOwner {
   void dropAllLocked(const Status& why) override;
 
   // LinkOwner, for the connections.
-  void linkFailed(int peer, const std::string& detail) override { failPeerLocked(peer, detail); }
+  // The local device goes into the message: with several NICs per host, which one saw the failure.
+  void linkFailed(int peer, const std::string& detail) override {
+    failPeerLocked(peer, fmt::format("{} (local RDMA device {} port {})", detail, res_->device.name, res_->device.port));
+  }
   void requestFailed(Request* req, const Status& why) override { fail(req, why); }
   void transportFailed(const Status& why) override { abortLocked(why); }
   void activate(Connection& c) override;
