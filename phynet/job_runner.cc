@@ -30,14 +30,24 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // A child in its own process group, its output in a log; killed (the whole group) when dropped
-// while still running.
+// while still running. With `stopByStdin` (background flows) its stdin is a pipe this process
+// holds open: stopping closes it first and gives the child a moment to end by itself, because a
+// flow started through ssh never sees a signal sent to the local ssh (phynet_flow stops at the end
+// of a piped stdin, which ssh passes on), and its final line would be lost.
 class Child {
  public:
-  Child(const std::vector<std::string>& args, const std::string& log, double delayMs) {
+  Child(const std::vector<std::string>& args, const std::string& log, double delayMs, bool stopByStdin = false) {
     std::fflush(nullptr);
+    int pipeFds[2] = {-1, -1};
+    if (stopByStdin && pipe2(pipeFds, O_CLOEXEC) != 0) pipeFds[0] = pipeFds[1] = -1;
     pid_ = fork();
-    if (pid_ != 0) return;
+    if (pid_ != 0) {
+      if (pipeFds[0] >= 0) close(pipeFds[0]);
+      stdinWrite_ = pipeFds[1];
+      return;
+    }
     setpgid(0, 0);
+    if (pipeFds[0] >= 0) dup2(pipeFds[0], STDIN_FILENO);
     int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0) {
       dup2(fd, STDOUT_FILENO);
@@ -67,6 +77,11 @@ class Child {
     return status_;
   }
   void stop() {
+    if (stdinWrite_ >= 0) {
+      close(stdinWrite_);
+      stdinWrite_ = -1;
+      for (int i = 0; i < 150 && poll() < 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     if (pid_ <= 0) return;
     kill(-pid_, SIGTERM);
     kill(pid_, SIGTERM);
@@ -84,6 +99,7 @@ class Child {
  private:
   pid_t pid_ = -1;
   int status_ = -1;
+  int stdinWrite_ = -1;  // the write end of the child's stdin, with stopByStdin
 };
 
 double wallSeconds() {
@@ -217,7 +233,7 @@ int runJobsChecked(const Options& o) {
     const FabricHost& to = *file.host(job.hosts[1]);
     sinks.push_back(std::make_unique<Child>(
         onHost(file, to, {executableDir() + "/phynet_flow", "sink", to.nics.at(job.nics[0]), std::to_string(job.port ? job.port : 47000), job.transport}),
-        fmt::format("{}/{}.sink.log", o.outDir, job.name), 0));
+        fmt::format("{}/{}.sink.log", o.outDir, job.name), 0, true));
   }
   if (!sinks.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(300));
   // The replays start at one wall-clock time, far enough ahead for every mpirun to launch and connect.
@@ -232,7 +248,7 @@ int runJobsChecked(const Options& o) {
                               fmt::format("{}:{}", to.nics.at(job.nics[0]), job.port ? job.port : 47000),
                               fmt::format("{:g}", job.rateMbit), fmt::format("{:g}", job.onMs),
                               fmt::format("{:g}", job.offMs), fmt::format("{:g}", job.seconds), job.transport}),
-          fmt::format("{}/{}.send.log", o.outDir, job.name), (startAt - wallSeconds()) * 1e3 + job.startMs));
+          fmt::format("{}/{}.send.log", o.outDir, job.name), (startAt - wallSeconds()) * 1e3 + job.startMs, true));
       outcomes[j].note = fmt::format("{} -> {} over {} ({}): {:g} Mbit/s{}", job.hosts[0], job.hosts[1], job.nics[0],
                                      job.transport, job.rateMbit, job.offMs > 0 ? fmt::format(", {:g} ms on / {:g} ms off", job.onMs, job.offMs) : "");
       continue;

@@ -4,11 +4,14 @@
 // writes over an RC QP on the NIC's RDMA device (rdma_flow.cc):
 //   phynet_flow sink ADDRESS PORT [tcp|rdma]
 //   phynet_flow send FROM_ADDRESS TO_ADDRESS:PORT RATE_MBIT ON_MS OFF_MS SECONDS(0 = until stopped) [tcp|rdma]
-// Each prints one line when it ends: the bytes it moved and for how long.
+// Each stops on SIGTERM/SIGINT or at the end of a piped stdin, and prints one line when it ends:
+// the bytes it moved and for how long.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -110,6 +113,26 @@ int send(const std::string& from, const std::string& to, double mbit, double onM
   return 0;
 }
 
+// A piped stdin (what `phynet --jobs` gives a flow, and ssh passes on) that ends means stop: a
+// watcher thread, with the signals blocked, sends the process SIGTERM so that the main thread's
+// blocked accept/read/write returns. A terminal or /dev/null on stdin is not watched.
+void watchStdin() {
+  struct stat st {};
+  if (fstat(STDIN_FILENO, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) return;
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);  // inherited by the thread; undone below for main
+  std::thread([] {
+    char byte;
+    while (read(STDIN_FILENO, &byte, 1) > 0) {
+    }
+    kill(getpid(), SIGTERM);
+  }).detach();
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -118,6 +141,7 @@ int main(int argc, char** argv) {
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  watchStdin();
   std::string mode = argc > 1 ? argv[1] : "";
   // The transport is an optional last argument: tcp (the default) or rdma.
   std::string transport = (mode == "sink" && argc == 5) || (mode == "send" && argc == 9) ? argv[argc - 1] : "tcp";

@@ -13,9 +13,11 @@
 #   faults (2 rails; MPI and ssh on rail 0, the checked traffic on rail 1): 1. an RDMA background
 #        flow (phynet_flow ... rdma) alone from A to B at 40 Mbit/s for 3 s: achieved within 15 % of
 #        it, the sink told the bytes, and markers (flow-start / flow-end) let the host find exactly
-#        those bytes in rail 1's capture ($VM_PAIR_DIR/flow-bytes.txt); 2. a verbs replay on rail 1,
+#        those bytes in rail 1's capture ($VM_PAIR_DIR/flow-bytes.txt); 2. phynet --jobs: the
+#        Megatron trace over verbs on rail 1 alone, then beside an RDMA flow of 150 Mbit/s on the
+#        same rail: the flow runs and the replay's busbw shared / alone is below 0.9; 3. a verbs replay on rail 1,
 #        VM B's r1 taken down (ip link, inside B) once 2 MB crossed it: the run ends within its
-#        --timeout + 10 s naming the host pair and the NICs, then r1 comes back up; 3. as stop.
+#        --timeout + 10 s naming the host pair and the NICs, then r1 comes back up; 4. as stop.
 #   stop (1 rail): a long replay; VM B is frozen (SIGSTOP of its QEMU) mid-replay; the rank on VM A
 #        must name the lost rank within its --timeout.
 # Ends with 'N passed, N failed'.
@@ -157,6 +159,48 @@ flow_check() {
   echo "${bytes:-0}" >"$dir/flow-bytes.txt"  # the host finds them in rail 1's capture
 }
 
+jobs_check() {
+  echo "== phynet --jobs on rail 1: a verbs replay alone, then beside an RDMA background flow A -> B of 150 Mbit/s"
+  local out="$dir/jobs" file="$dir/jobs.toml"
+  cat >"$file" <<EOF2
+launcher = ["mpirun", "--allow-run-as-root", "--mca", "plm_rsh_agent", "$ssh_agent", "--mca", "oob_tcp_if_include",
+            "10.88.0.0/24", "--mca", "pml", "ob1", "--mca", "btl", "self,tcp", "--mca", "btl_tcp_if_include", "10.88.0.0/24"]
+exec = [$(printf '"%s", ' $ssh_agent)]
+timeout_s = 60
+launch_s = 8
+[hosts.a]
+address = "10.88.0.1"
+nics = { r1 = "10.88.1.1" }
+[hosts.b]
+address = "10.88.0.2"
+nics = { r1 = "10.88.1.2" }
+[[job]]
+name = "tp"
+input = "examples/traces/megatron_tp2"
+hosts = ["a", "b"]
+nics = ["r1"]
+args = ["--transport", "ibverbs", "--hca", "rxe1", "--iterations", "5"]
+[[job]]
+name = "load"
+kind = "background"
+transport = "rdma"
+hosts = ["a", "b"]
+nics = ["r1"]
+rate_mbit = 150
+port = 47200
+EOF2
+  local begin=$EPOCHREALTIME
+  timeout 200 "$BUILD/phynet" --jobs "$file" --out "$out" >"$dir/jobs.log" 2>&1
+  local rc=$?
+  echo "    phynet --jobs exit $rc after $(seconds_since "$begin") s"
+  sed 's/^/    /' "$dir/jobs.log" | tail -12
+  sed 's/^/    /' "$out/load.send.log" "$out/load.sink.log" 2>/dev/null
+  [ "$rc" -eq 0 ] && grep -q "by RDMA write on rxe1" "$out/load.send.log"
+  result $? "jobs-rdma-flow/ran-beside-the-replay" "$(tail -5 "$dir/jobs.log")"
+  python3 tests/multihost/jobs_check.py busbw "$out" tp 0 0.9
+  result $? "jobs-rdma-flow/replay-busbw-drops-beside-the-flow"
+}
+
 portdown_check() {
   echo "== VM B's r1 down mid-replay over verbs (rail 1)"
   local log="$dir/portdown.log" limit=15
@@ -191,7 +235,7 @@ portdown_check() {
 case "${1:-main}" in
   main) main_checks ;;
   stop) stop_check ;;
-  faults) flow_check; portdown_check; stop_check ;;
+  faults) flow_check; jobs_check; portdown_check; stop_check ;;
   *) echo "usage: $0 main|stop|faults" >&2; exit 2 ;;
 esac
 echo "$passed passed, $failed failed"
