@@ -141,10 +141,12 @@ flow_check() {
   echo "== RDMA background flow alone, rail 1, A -> B, 40 Mbit/s for 3 s"
   local rate=40 port=47100
   python3 tests/multihost/roce_pcap.py mark flow-start 10.88.1.2
-  $ssh_agent 10.88.0.2 "cd '$PWD' && timeout 40 '$BUILD/phynet_flow' sink 10.88.1.2 $port rdma" \
-    >"$dir/flow-sink.log" 2>&1 &
+  # stdin from /dev/null: phynet_flow stops at the end of a piped stdin (what ssh would give it).
+  $ssh_agent 10.88.0.2 "cd '$PWD' && timeout 40 '$BUILD/phynet_flow' sink 10.88.1.2 $port rdma </dev/null" \
+    >"$dir/flow-sink.log" 2>&1 </dev/null &
   local sink=$!
-  timeout 40 "$BUILD/phynet_flow" send 10.88.1.1 "10.88.1.2:$port" "$rate" 0 0 3 rdma >"$dir/flow-send.log" 2>&1
+  timeout 40 "$BUILD/phynet_flow" send 10.88.1.1 "10.88.1.2:$port" "$rate" 0 0 3 rdma </dev/null \
+    >"$dir/flow-send.log" 2>&1
   local rc=$?
   wait "$sink"
   python3 tests/multihost/roce_pcap.py mark flow-end 10.88.1.2
