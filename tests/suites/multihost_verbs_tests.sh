@@ -21,7 +21,7 @@
 #      payload A -> B in rail 1's capture between its markers: roce_pcap.py bytes); VM B's r1 taken
 #      down mid verbs replay (the run ends within --timeout + 10 s naming the host pair and NICs, r1
 #      back up after); VM B frozen mid-replay, the rank on VM A names it within its timeout.
-# When the VMs cannot start it prints SKIPPED and passes. About 5 minutes on 2 cores.
+# When the VMs cannot start it prints SKIPPED and passes. About 7 minutes on 2 cores.
 # Ends with 'N passed, N failed'.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
