@@ -16,6 +16,21 @@
 #include "transport/ibverbs/ibverbs_transport_impl.h"
 
 namespace nshim::ib {
+namespace {
+
+// What a failed completion most likely means on the fabric (a port down shows as one of these).
+std::string completionHint(ibv_wc_status status, int peer) {
+  if (status == IBV_WC_RETRY_EXC_ERR) {
+    return fmt::format("; no acknowledgement came back from rank {}'s NIC after every retry: the link or that NIC's "
+                       "port is down, or its host stopped", peer);
+  }
+  if (status == IBV_WC_LOC_QP_OP_ERR) {
+    return "; this host's RDMA device could not send it (soft-RoCE does this when its network interface is down)";
+  }
+  return "";
+}
+
+}  // namespace
 
 void Connection::onCompletion(const ibv_wc& wc, int qpsPerPeer) {
   bool isRecv = (wc.wr_id & kWrIdRecv) != 0;
@@ -28,11 +43,7 @@ void Connection::onCompletion(const ibv_wc& wc, int qpsPerPeer) {
                                        "(status {}, vendor error {:#x}){}", isRecv ? "a receive" : "an RDMA write/send",
                                        isInbound ? "inbound" : "outbound", index, qpsPerPeer, lane.qpn,
                                        api_->wcStatusStr(wc.status), static_cast<int>(wc.status), wc.vendor_err,
-                                       wc.status == IBV_WC_RETRY_EXC_ERR
-                                           ? fmt::format("; no acknowledgement came back from rank {}'s NIC after every "
-                                                         "retry: the link or that NIC's port is down, or its host stopped",
-                                                         peer)
-                                           : std::string()));
+                                       completionHint(wc.status, peer)));
     return;
   }
   if (!isRecv) {  // a signaled write or credit send: it and every request before it are done
