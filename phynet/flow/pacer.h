@@ -16,8 +16,8 @@ class Pacer {
   enum class Step { kStop, kWait, kSend };
 
   Pacer(double mbit, double onMs, double offMs, double seconds, size_t chunk)
-      : bytesPerS_(mbit * 1e6 / 8), onMs_(onMs), offMs_(offMs), seconds_(seconds), chunk_(chunk),
-        start_(Clock::now()) {}
+      : bytesPerS_(mbit * 1e6 / 8), onMs_(onMs), offMs_(offMs), seconds_(seconds), chunk_(chunk), start_(Clock::now()) {
+  }
 
   // What to do now: stop (the duration has passed), wait (no credit or an off phase), or send a chunk.
   Step next() {

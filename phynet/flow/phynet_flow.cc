@@ -11,15 +11,15 @@
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <cmath>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -36,7 +36,9 @@ void onStop(int) { stopRequested = 1; }
 class Fd {  // closes the socket it owns
  public:
   explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() { if (fd_ >= 0) close(fd_); }
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
   int get() const { return fd_; }
@@ -81,7 +83,8 @@ int sink(const std::string& ip, int port) {
 int send(const std::string& from, const std::string& to, double mbit, double onMs, double offMs, double seconds) {
   size_t colon = to.rfind(':');
   sockaddr_in src, dst;
-  if (colon == std::string::npos || !address(from, 0, &src) || !address(to.substr(0, colon), std::atoi(to.c_str() + colon + 1), &dst))
+  if (colon == std::string::npos || !address(from, 0, &src) ||
+      !address(to.substr(0, colon), std::atoi(to.c_str() + colon + 1), &dst))
     return fail("bad address");
   Fd s(socket(AF_INET, SOCK_STREAM, 0));
   if (bind(s.get(), reinterpret_cast<sockaddr*>(&src), sizeof(src)) != 0) return fail("bind");
@@ -108,8 +111,8 @@ int send(const std::string& from, const std::string& to, double mbit, double onM
     total += static_cast<uint64_t>(n);
   }
   double elapsed = pacer.elapsedS();
-  std::printf("phynet_flow send: %llu bytes in %.3f s (%.1f Mbit/s)\n", static_cast<unsigned long long>(total),
-              elapsed, elapsed > 0 ? total * 8 / elapsed / 1e6 : 0.0);
+  std::printf("phynet_flow send: %llu bytes in %.3f s (%.1f Mbit/s)\n", static_cast<unsigned long long>(total), elapsed,
+              elapsed > 0 ? total * 8 / elapsed / 1e6 : 0.0);
   return 0;
 }
 
@@ -126,8 +129,7 @@ void watchStdin() {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);  // inherited by the thread; undone below for main
   std::thread([] {
     char byte;
-    while (read(STDIN_FILENO, &byte, 1) > 0) {
-    }
+    while (read(STDIN_FILENO, &byte, 1) > 0) {}
     kill(getpid(), SIGTERM);
   }).detach();
   pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
@@ -148,15 +150,19 @@ int main(int argc, char** argv) {
   bool known = transport == "tcp" || transport == "rdma";
   bool rdma = transport == "rdma";
   if (known && mode == "sink" && (argc == 4 || argc == 5))
-    return rdma ? nshim::phynet::rdmaSink(argv[2], std::atoi(argv[3]), stopRequested) : sink(argv[2], std::atoi(argv[3]));
+    return rdma ? nshim::phynet::rdmaSink(argv[2], std::atoi(argv[3]), stopRequested)
+                : sink(argv[2], std::atoi(argv[3]));
   if (known && mode == "send" && (argc == 8 || argc == 9)) {
-    if (!rdma) return send(argv[2], argv[3], std::atof(argv[4]), std::atof(argv[5]), std::atof(argv[6]), std::atof(argv[7]));
+    if (!rdma)
+      return send(argv[2], argv[3], std::atof(argv[4]), std::atof(argv[5]), std::atof(argv[6]), std::atof(argv[7]));
     std::string to = argv[3];
     size_t colon = to.rfind(':');
     if (colon == std::string::npos) return fail("bad address");
     return nshim::phynet::rdmaSend(argv[2], to.substr(0, colon), std::atoi(to.c_str() + colon + 1), std::atof(argv[4]),
                                    std::atof(argv[5]), std::atof(argv[6]), std::atof(argv[7]), stopRequested);
   }
-  std::fprintf(stderr, "usage: phynet_flow sink ADDRESS PORT [tcp|rdma] | send FROM TO:PORT RATE_MBIT ON_MS OFF_MS SECONDS [tcp|rdma]\n");
+  std::fprintf(stderr,
+               "usage: phynet_flow sink ADDRESS PORT [tcp|rdma] | send FROM TO:PORT RATE_MBIT ON_MS OFF_MS SECONDS "
+               "[tcp|rdma]\n");
   return 2;
 }

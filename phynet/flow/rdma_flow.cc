@@ -93,9 +93,11 @@ int rdmaSend(const std::string& from, const std::string& toAddress, int port, do
   const std::string peer = fmt::format("sink {}:{}", toAddress, port);
   auto source = SocketAddress::parse(from, 0);
   auto target = SocketAddress::parse(toAddress, port);
-  if (!source.ok() || !target.ok()) return failed("send", "", from, peer, source.ok() ? target.status() : source.status());
+  if (!source.ok() || !target.ok())
+    return failed("send", "", from, peer, source.ok() ? target.status() : source.status());
   // The sink may still be starting (ssh into a slow VM): retry for a while.
-  auto conn = connectWithRetry(*target, Deadline::after(kSetupS), [&] { return stop != 0; }, *source);
+  auto conn = connectWithRetry(
+      *target, Deadline::after(kSetupS), [&] { return stop != 0; }, *source);
   if (!conn.ok()) return stop ? 0 : failed("send", "", from, peer, conn.status());
   auto opened = RdmaWriteStream::open(from, kChunk);
   if (!opened.ok()) return failed("send", "", from, peer, opened.status());

@@ -49,7 +49,8 @@ transport = "rdma"
 hosts = ["h1", "h2"]
 nics = ["r0"]
 rate_mbit = 40
-)", "jobs.toml");
+)",
+                                   "jobs.toml");
   REQUIRE(f.ok());
   CHECK(f->timeoutS == 30);
   CHECK(f->launcher == std::vector<std::string>{"mpirun", "--allow-run-as-root"});
@@ -70,9 +71,10 @@ rate_mbit = 40
 
 TEST_CASE("job file: bad input names file, line and key", "[phynet][jobs]") {
   const std::string job = "[[job]]\nname = \"a\"\ninput = \"t\"\nhosts = [\"h1\", \"h2\"]\nnics = [\"r0\"]\n";
-  CHECK(refusal(job + "colour = \"red\"\n") ==
-        "jobs.toml:15: key 'colour': unknown key in [[job]] (known: alone_busbw_gbps, alone_time_s, args, hosts, input, "
-        "kind, name, nics, off_ms, on_ms, port, ranks_per_host, rate_mbit, seconds, start_ms, transport)");
+  CHECK(
+      refusal(job + "colour = \"red\"\n") ==
+      "jobs.toml:15: key 'colour': unknown key in [[job]] (known: alone_busbw_gbps, alone_time_s, args, hosts, input, "
+      "kind, name, nics, off_ms, on_ms, port, ranks_per_host, rate_mbit, seconds, start_ms, transport)");
   CHECK(refusal("[[job]]\nname = \"a\"\ninput = \"t\"\nhosts = [\"h1\", \"h9\"]\n") ==
         "jobs.toml:13: key 'hosts': no host 'h9' in [hosts]");
   CHECK(refusal("[[job]]\nname = \"a\"\ninput = \"t\"\nhosts = [\"h1\", \"h2\"]\nnics = [\"r1\"]\n") ==
@@ -85,9 +87,11 @@ TEST_CASE("job file: bad input names file, line and key", "[phynet][jobs]") {
   CHECK(refusal(job + job) == "jobs.toml:16: key 'name': job 'a' twice");
   CHECK(refusal("[[job]]\nname = \"a\"\nkind = \"background\"\nhosts = [\"h1\"]\nnics = [\"r0\"]\nrate_mbit = 1\n") ==
         "jobs.toml:13: key 'hosts': a background flow needs [sender, receiver]");
-  const std::string flow = "[[job]]\nname = \"f\"\nkind = \"background\"\nhosts = [\"h1\", \"h2\"]\nnics = [\"r0\"]\n"
-                           "rate_mbit = 1\n";
-  CHECK(refusal(flow + "transport = \"udp\"\n") == "jobs.toml:16: key 'transport': must be \"tcp\" or \"rdma\", not \"udp\"");
+  const std::string flow =
+      "[[job]]\nname = \"f\"\nkind = \"background\"\nhosts = [\"h1\", \"h2\"]\nnics = [\"r0\"]\n"
+      "rate_mbit = 1\n";
+  CHECK(refusal(flow + "transport = \"udp\"\n") ==
+        "jobs.toml:16: key 'transport': must be \"tcp\" or \"rdma\", not \"udp\"");
   CHECK(refusal(job + "transport = \"rdma\"\n") == "jobs.toml:15: key 'transport': belongs to kind = \"background\"");
   CHECK(refusal("[[job\n").find("jobs.toml:10:") == 0);
   Result<JobFile> noLauncher = parseJobFile("[hosts.h1]\naddress = \"x\"\n", "j.toml");

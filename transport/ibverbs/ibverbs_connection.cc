@@ -21,8 +21,10 @@ namespace {
 // What a failed completion most likely means on the fabric (a port down shows as one of these).
 std::string completionHint(ibv_wc_status status, int peer) {
   if (status == IBV_WC_RETRY_EXC_ERR) {
-    return fmt::format("; no acknowledgement came back from rank {}'s NIC after every retry: the link or that NIC's "
-                       "port is down, or its host stopped", peer);
+    return fmt::format(
+        "; no acknowledgement came back from rank {}'s NIC after every retry: the link or that NIC's "
+        "port is down, or its host stopped",
+        peer);
   }
   if (status == IBV_WC_LOC_QP_OP_ERR) {
     return "; this host's RDMA device could not send it (soft-RoCE does this when its network interface is down)";
@@ -40,10 +42,10 @@ void Connection::onCompletion(const ibv_wc& wc, int qpsPerPeer) {
     if (owner_->aborted() || peerLink_->lost) return;  // the flush of a connection that already failed
     owner_->linkFailed(
         peer, fmt::format("{} on the {} QP of link {} of {} (QP number {:#x}) completed with error: {} "
-                                       "(status {}, vendor error {:#x}){}", isRecv ? "a receive" : "an RDMA write/send",
-                                       isInbound ? "inbound" : "outbound", index, qpsPerPeer, lane.qpn,
-                                       api_->wcStatusStr(wc.status), static_cast<int>(wc.status), wc.vendor_err,
-                                       completionHint(wc.status, peer)));
+                          "(status {}, vendor error {:#x}){}",
+                          isRecv ? "a receive" : "an RDMA write/send", isInbound ? "inbound" : "outbound", index,
+                          qpsPerPeer, lane.qpn, api_->wcStatusStr(wc.status), static_cast<int>(wc.status),
+                          wc.vendor_err, completionHint(wc.status, peer)));
     return;
   }
   if (!isRecv) {  // a signaled write or credit send: it and every request before it are done
@@ -65,10 +67,9 @@ void Connection::onCompletion(const ibv_wc& wc, int qpsPerPeer) {
     return;
   }
   if (((imm & kCreditFlag) != 0) == isInbound) {
-    owner_->linkFailed(
-        peer, fmt::format("a {} arrived on the {} QP of link {}, which carries only {}",
-                                       isInbound ? "credit" : "data fragment", isInbound ? "inbound" : "outbound",
-                                       index, isInbound ? "data" : "credits"));
+    owner_->linkFailed(peer, fmt::format("a {} arrived on the {} QP of link {}, which carries only {}",
+                                         isInbound ? "credit" : "data fragment", isInbound ? "inbound" : "outbound",
+                                         index, isInbound ? "data" : "credits"));
     return;
   }
   if ((imm & kCreditFlag) && (imm & kOfferFlag)) {
@@ -77,9 +78,8 @@ void Connection::onCompletion(const ibv_wc& wc, int qpsPerPeer) {
     creditsSeen += ((imm & kSeqMask) - (creditsSeen & kSeqMask)) & kSeqMask;
   } else {
     if ((imm & kSeqMask) != (fragsArrived & kSeqMask)) {
-      owner_->linkFailed(
-        peer, fmt::format("fragment {} arrived on QP {} where fragment {} was due", imm & kSeqMask,
-                                         index, fragsArrived & kSeqMask));
+      owner_->linkFailed(peer, fmt::format("fragment {} arrived on QP {} where fragment {} was due", imm & kSeqMask,
+                                           index, fragsArrived & kSeqMask));
       return;
     }
     arrivals.push((imm & kDirectFlag) != 0 ? 1 : 0);
@@ -118,16 +118,21 @@ bool Connection::fragmentMatches(PendingOp& op, const FragmentHeader& h) {
   const Request* req = op.req;
   Status error;
   if (h.magic != kFragmentMagic || h.bytes > shape_->payloadBytes()) {
-    error = NS_ERROR(Code::kRemoteError, "rank {} received a corrupt fragment header from rank {} on QP {} (magic "
-                     "{:#010x}, {} bytes)", rank_, peer, index, h.magic, h.bytes);
+    error = NS_ERROR(Code::kRemoteError,
+                     "rank {} received a corrupt fragment header from rank {} on QP {} (magic "
+                     "{:#010x}, {} bytes)",
+                     rank_, peer, index, h.magic, h.bytes);
   } else if (!op.started && (h.tag != req->tag || h.total != req->bytes)) {
     error = NS_ERROR(Code::kRemoteError,
                      "rank {} received a message from rank {} with tag {:#x} and {} bytes, but the matching receive "
                      "posted by rank {} expects tag {:#x} and {} bytes: the ranks disagree about the operation "
-                     "sequence", rank_, peer, h.tag, h.total, rank_, req->tag, req->bytes);
+                     "sequence",
+                     rank_, peer, h.tag, h.total, rank_, req->tag, req->bytes);
   } else if (h.tag != req->tag || h.total != req->bytes || h.offset != op.offset || h.bytes > h.total - op.offset) {
-    error = NS_ERROR(Code::kRemoteError, "rank {} received an out-of-order fragment from rank {} on QP {} (offset {} "
-                     "of {}, expected offset {})", rank_, peer, index, h.offset, h.total, op.offset);
+    error = NS_ERROR(Code::kRemoteError,
+                     "rank {} received an out-of-order fragment from rank {} on QP {} (offset {} "
+                     "of {}, expected offset {})",
+                     rank_, peer, index, h.offset, h.total, op.offset);
   } else {
     return true;
   }
@@ -224,8 +229,8 @@ void Connection::driveSends() {
   }
 }
 
-ibv_send_wr& Connection::addWrite(const char* local, uint32_t bytes, uint32_t lkey, uint64_t remote,
-                                        uint32_t rkey, uint32_t imm) {
+ibv_send_wr& Connection::addWrite(const char* local, uint32_t bytes, uint32_t lkey, uint64_t remote, uint32_t rkey,
+                                  uint32_t imm) {
   QpLane& lane = outbound;
   size_t i = lane.listed++;
   lane.sges[i] = ibv_sge{reinterpret_cast<uintptr_t>(local), bytes, lkey};
@@ -285,10 +290,9 @@ void Connection::flush(QpLane& lane) {
   ibv_send_wr* bad = nullptr;
   int rc = ibv_post_send(lane.qp.get(), lane.wrs.data(), &bad);
   if (rc != 0) {
-    return owner_->linkFailed(
-        peer, fmt::format("ibv_post_send of {} work requests on the {} QP of link {} failed: {}",
-                                              count, &lane == &inbound ? "inbound" : "outbound", index,
-                                              std::strerror(rc)));
+    return owner_->linkFailed(peer,
+                              fmt::format("ibv_post_send of {} work requests on the {} QP of link {} failed: {}", count,
+                                          &lane == &inbound ? "inbound" : "outbound", index, std::strerror(rc)));
   }
   lane.wrPosted += count;
 }

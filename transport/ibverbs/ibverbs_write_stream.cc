@@ -44,9 +44,11 @@ struct RdmaWriteStream::Impl {
       if (n < 0) return NS_ERROR(Code::kSystemError, "ibv_poll_cq failed on {} ({})", device.name, n);
       for (int i = 0; i < n; ++i) {
         if (wcs[i].status != IBV_WC_SUCCESS) {
-          return NS_ERROR(Code::kRemoteError, "an RDMA write on {} to {} completed with error: {} (status {}, vendor "
-                          "error {:#x})", device.name, peer, api->wcStatusStr(wcs[i].status),
-                          static_cast<int>(wcs[i].status), wcs[i].vendor_err);
+          return NS_ERROR(Code::kRemoteError,
+                          "an RDMA write on {} to {} completed with error: {} (status {}, vendor "
+                          "error {:#x})",
+                          device.name, peer, api->wcStatusStr(wcs[i].status), static_cast<int>(wcs[i].status),
+                          wcs[i].vendor_err);
         }
         for (uint64_t done = wcs[i].wr_id + 1; retired < done; ++retired) bytesDone += sizes[retired % kDepth];
       }
@@ -104,17 +106,19 @@ Result<std::unique_ptr<RdmaWriteStream>> RdmaWriteStream::open(const std::string
   request.preferredGid = addressAsGid(address.sockaddrPtr());
   NS_ASSIGN_OR_RETURN(s->device, openIbverbsDevice(api, request));
   if (std::memcmp(s->device.gid.raw, request.preferredGid.data(), 16) != 0) {
-    return NS_ERROR(Code::kInvalidArgument, "no RDMA device has a RoCE v2 GID for {} (the first usable one, {}, has {})",
-                    localAddress, s->device.name, gidText(s->device.gid.raw));
+    return NS_ERROR(Code::kInvalidArgument,
+                    "no RDMA device has a RoCE v2 GID for {} (the first usable one, {}, has {})", localAddress,
+                    s->device.name, gidText(s->device.gid.raw));
   }
   const std::string& dev = s->device.name;
   s->pd.reset(api.allocPd(s->device.context.get()));
   if (!s->pd) return NS_ERROR(Code::kSystemError, "ibv_alloc_pd on {} failed: {}", dev, std::strerror(errno));
   NS_ASSIGN_OR_RETURN(s->memory, PinnedBuffer::allocate(bufferBytes));
-  s->mr.reset(api.regMr(s->pd.get(), s->memory.data(), s->memory.size(), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE));
+  s->mr.reset(
+      api.regMr(s->pd.get(), s->memory.data(), s->memory.size(), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE));
   if (!s->mr) {
-    return NS_ERROR(Code::kSystemError, "ibv_reg_mr of {} bytes on {} failed: {} (ulimit -l too low?)", bufferBytes, dev,
-                    std::strerror(errno));
+    return NS_ERROR(Code::kSystemError, "ibv_reg_mr of {} bytes on {} failed: {} (ulimit -l too low?)", bufferBytes,
+                    dev, std::strerror(errno));
   }
   s->cq.reset(api.createCq(s->device.context.get(), 2 * kDepth, nullptr, nullptr, 0));
   if (!s->cq) return NS_ERROR(Code::kSystemError, "ibv_create_cq on {} failed: {}", dev, std::strerror(errno));
