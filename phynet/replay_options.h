@@ -1,6 +1,7 @@
 // The command line of phynet: what to replay, how (transport, pacing, filters, repetitions) and
-// where the report goes. Parsing never exits or prints: it returns the options or an error, and the
-// help text is a separate string, so main decides what rank 0 prints.
+// where the report goes, read through common/command_line.h (the options: replay_command_line.h).
+// Parsing never exits or prints: it returns the options or an error, and the help text is a
+// separate string, so main decides what rank 0 prints.
 #pragma once
 
 #include <cstdint>
@@ -63,15 +64,18 @@ struct ReplayOptions {
   int worldSize = 0, tp = 0, ep = 0, pp = 0;  // layout for SimAI / AICB inputs
   SimAiRules simaiRules;                      // --simai-rules (SimAI inputs)
   bool verify = false;                 // patterned data, every received byte checked (data_check.h)
+  std::string jobsPath;                // --jobs FILE.toml: several jobs at once (job_runner.h)
+  std::string jobsOutDir = "phynet-jobs";  // --out DIR beside --jobs
   bool help = false;
   bool verbose = false;
   bool checkOnly = false;  // --check: stop before the first connection
 };
 
-// Parses argv (argv[0] is skipped). Values are checked (ranges, known names).
+// Parses argv (argv[0] is skipped). Values are checked (ranges, known names); an error is the one
+// line to print. --jobs takes only --out beside it.
 Result<ReplayOptions> parseReplayOptions(int argc, char** argv);
 
-// The --help text.
+// The --help text (generated from the options).
 std::string replayUsage();
 
 // The format of `options.input`: --format, else detected (workload/input_format.h).

@@ -13,8 +13,9 @@
 #include <fmt/format.h>
 
 #include "common/private_file.h"
-#include "tools/inspect/command_line.h"
+#include "common/command_line.h"
 #include "tools/inspect/commands.h"
+#include "tools/inspect/input_command_line.h"
 #include "tools/inspect/job_shape_lines.h"
 #include "trace/trace_format.h"
 #include "trace/trace_reader.h"
@@ -23,50 +24,37 @@
 namespace nshim::tools {
 namespace {
 
-const char* kScaleUsage = R"(usage: ncclshim scale <trace> --dp N -o DIR [--tp N] [--pp N]
-  Writes the captured job at data-parallel size N (larger or smaller): the job's tensor, data and
+const char* kScaleDescription = R"(  Writes the captured job at data-parallel size N (larger or smaller): the job's tensor, data and
   pipeline groups are recovered from its communicators' members; every new data-parallel replica
   does what a captured replica did; data-parallel allreduces keep their buffer, reduce-scatters and
   all-gathers of a sharded buffer divide it by N (padded as Megatron pads it). Rules: docs/scale.md.
   One file per new rank, DIR/ncclshim-scaled-rank<R>.jsonl (DIR is created, 0700; it must hold no
-  .jsonl file yet). Exit status: 0 written, 2 error (nothing is written when the rules refuse).
-options:
-  --dp N           the new data-parallel size (required)
-  -o, --output DIR the directory of the new trace (required)
-  --tp N, --pp N   the captured tensor / pipeline size, when the communicators leave it ambiguous
-  -h, --help       this text
-)";
+  .jsonl file yet). Exit status: 0 written, 2 error (nothing is written when the rules refuse).)";
 
 struct ScaleArgs {
   std::string input;
   std::string output;
   int dp = 0;
-  bool help = false;
   InputOptions inputOptions;
 };
 
-std::string parseArgs(int argc, char** argv, ScaleArgs* a) {
-  CommandLineHandlers handlers;
-  handlers.takeInput = [a](const std::string& argument) { return takeSingleInput(argument, &a->input); };
-  handlers.takeOption = [a](const std::string& flag, const std::string& value) -> std::optional<std::string> {
-    if (flag == "-o" || flag == "--output") {
-      a->output = value;
-      return "";
-    }
-    if (flag != "--dp") return std::nullopt;
+void addOptions(CLI::App& app, ScaleArgs* a) {
+  app.add_option("trace", a->input, "the captured trace");
+  addValueOption(app, "--dp", "N", [a](const std::string& value) {
     int64_t number = 0;
     if (!parseCount(value, &number) || number < 1 || number > (1 << 20)) {
-      return fmt::format("--dp: '{}' is not a data-parallel size (1..1048576)", value);
+      refuseValue(fmt::format("--dp: '{}' is not a data-parallel size (1..1048576)", value));
     }
     a->dp = static_cast<int>(number);
-    return "";
-  };
-  std::string error = walkCommandLine(argc, argv, &a->inputOptions, &a->help, handlers);
-  if (!error.empty() || a->help) return error;
-  if (a->input.empty()) return "a trace to scale is needed";
-  if (a->dp == 0) return "--dp is required";
-  if (a->output.empty()) return "-o DIR is required";
-  return "";
+  }, "the new data-parallel size (required)");
+  addValueOption(app, "-o,--output", "DIR", [a](const std::string& value) { a->output = value; },
+                 "the directory of the new trace (required)");
+  addInputOptions(app, &a->inputOptions);  // --tp N, --pp N: the captured sizes, when ambiguous
+  app.callback([a] {
+    if (a->input.empty()) refuseValue("a trace to scale is needed");
+    if (a->dp == 0) refuseValue("--dp is required");
+    if (a->output.empty()) refuseValue("-o DIR is required");
+  });
 }
 
 // DIR created 0700, or an existing directory (not a symlink) holding no trace file yet.
@@ -170,21 +158,14 @@ Status run(const ScaleArgs& a) {
 
 int scaleMain(int argc, char** argv) {
   ScaleArgs args;
-  std::string error = parseArgs(argc, argv, &args);
-  if (args.help) {
-    std::printf("%s", kScaleUsage);
+  CLI::App app("", "ncclshim scale");
+  describeCommand(app, "<trace> --dp N -o DIR [--tp N] [--pp N]", kScaleDescription,
+                  "--tp N, --pp N: the captured tensor / pipeline size, when the communicators leave it ambiguous.");
+  addOptions(app, &args);
+  return runCommand(app, argc, argv, [&args]() -> Result<int> {
+    NS_RETURN_IF_ERROR(run(args));
     return 0;
-  }
-  if (!error.empty()) {
-    std::fprintf(stderr, "ncclshim scale: %s (see --help)\n", error.c_str());
-    return 2;
-  }
-  Status status = run(args);
-  if (!status.ok()) {
-    std::fprintf(stderr, "ncclshim scale: %s\n", status.message().c_str());
-    return 2;
-  }
-  return 0;
+  });
 }
 
 }  // namespace nshim::tools
