@@ -130,4 +130,11 @@ int runCommand(CLI::App& app, int argc, char** argv, const std::function<Result<
   return *status;
 }
 
+std::function<Result<int>()> exitZeroWhenOk(std::function<Status()> work) {
+  return [work = std::move(work)]() -> Result<int> {
+    NS_RETURN_IF_ERROR(work());
+    return 0;
+  };
+}
+
 }  // namespace nshim

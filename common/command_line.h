@@ -43,4 +43,7 @@ Result<Parsed> parseCommandLine(CLI::App& app, int argc, char** argv);
 // ("<program>: <message>") and returns 2.
 int runCommand(CLI::App& app, int argc, char** argv, const std::function<Result<int>()>& run);
 
+// runCommand's body for a command whose work returns a Status: exit status 0 when it is ok.
+std::function<Result<int>()> exitZeroWhenOk(std::function<Status()> work);
+
 }  // namespace nshim

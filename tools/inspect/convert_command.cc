@@ -146,10 +146,7 @@ int convertMain(int argc, char** argv) {
   describeCommand(app, "<input> --to FORMAT [-o OUT] [options]", kConvertDescription,
                   "--tp N, --ep N, --pp N also fix the layout sizes of simai / aicb output (default: searched).");
   addOptions(app, &args);
-  return runCommand(app, argc, argv, [&args]() -> Result<int> {
-    NS_RETURN_IF_ERROR(run(args));
-    return 0;
-  });
+  return runCommand(app, argc, argv, exitZeroWhenOk([&args] { return run(args); }));
 }
 
 }  // namespace nshim::tools

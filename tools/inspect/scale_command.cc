@@ -162,10 +162,7 @@ int scaleMain(int argc, char** argv) {
   describeCommand(app, "<trace> --dp N -o DIR [--tp N] [--pp N]", kScaleDescription,
                   "--tp N, --pp N: the captured tensor / pipeline size, when the communicators leave it ambiguous.");
   addOptions(app, &args);
-  return runCommand(app, argc, argv, [&args]() -> Result<int> {
-    NS_RETURN_IF_ERROR(run(args));
-    return 0;
-  });
+  return runCommand(app, argc, argv, exitZeroWhenOk([&args] { return run(args); }));
 }
 
 }  // namespace nshim::tools

@@ -112,10 +112,7 @@ int summaryMain(int argc, char** argv) {
   CLI::App app("", "ncclshim summary");
   describeCommand(app, "<input> [options]", kSummaryDescription);
   addOptions(app, &args);
-  return runCommand(app, argc, argv, [&args]() -> Result<int> {
-    NS_RETURN_IF_ERROR(run(args));
-    return 0;
-  });
+  return runCommand(app, argc, argv, exitZeroWhenOk([&args] { return run(args); }));
 }
 
 }  // namespace nshim::tools
