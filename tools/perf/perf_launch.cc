@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/command_line.h"
+#include "common/main_fence.h"
 #include "tools/perf/id_file.h"
 #include "tools/perf/perf_options.h"
 #include "tools/perf/perf_runner.h"
@@ -176,7 +177,10 @@ int perfMain(int argc, char** argv) {
   std::vector<std::string> args = rewriteNcclTestsFlags(argc, argv);
   std::vector<char*> pointers;
   for (std::string& arg : args) pointers.push_back(arg.data());
-  return runCommand(app, argc, pointers.data(), [&options]() -> Result<int> { return runPerf(options); });
+  return runCommand(app, argc, pointers.data(), [&options]() -> Result<int> {
+    setFenceActivity("running " + options.op);  // the op, not an input read (common/main_fence.h)
+    return runPerf(options);
+  });
 }
 
 }  // namespace nshim::perf
