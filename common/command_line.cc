@@ -40,17 +40,18 @@ class HouseFormatter : public CLI::Formatter {
   std::string synopsis_;
 };
 
-// The one line for a bad command line, in the words the commands have always used.
+// The one line for a bad command line, in the words the commands have always used. An unknown option
+// comes first: the value after it may have been taken for a positional and refused.
 std::string errorText(const CLI::ParseError& error, const CLI::App& app) {
   std::string text = error.what();
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) != nullptr && text.find(" required ") != std::string::npos) {
     return text.substr(0, text.find(':')) + " needs a value";  // "--html: 1 required TEXT missing"
   }
-  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
-    std::vector<std::string> left = app.remaining(true);  // a subcommand's too
-    auto option = std::find_if(left.begin(), left.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; });
-    if (option != left.end()) return "unknown option " + option->substr(0, option->find('='));
-    if (!left.empty()) return "unexpected argument '" + left.front() + "'";
+  std::vector<std::string> left = app.remaining(true);  // a subcommand's too
+  auto option = std::find_if(left.begin(), left.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; });
+  if (option != left.end()) return "unknown option " + option->substr(0, option->find('='));
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr && !left.empty()) {
+    return "unexpected argument '" + left.front() + "'";
   }
   return text;
 }

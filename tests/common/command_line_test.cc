@@ -62,6 +62,7 @@ TEST_CASE("command line: a bad one is one line naming the option and the value",
   CHECK(error({"in.txt", "--max", "x"}) == "--max: 'x' is not a count");
   CHECK(error({"in.txt", "other.txt"}) == "unexpected argument 'other.txt'");
   CHECK(error({}) == "no input given");
+  CHECK(error({"--bogus", "in.txt", "--max", "x"}) == "unknown option --bogus");  // before the value refused
 }
 
 TEST_CASE("command line: --help wins over a missing input and is generated the house way", "[common][cli]") {
