@@ -2,7 +2,10 @@
 // (command_line.h).
 #include "common/command_line.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -93,6 +96,17 @@ CLI::Option* addValueOption(CLI::App& app, const std::string& names, const std::
   return app.add_option_function<std::string>(names, std::move(take), description)->option_text(valueName);
 }
 
+void printHelpText(const std::string& text, std::FILE* out) {
+  std::fflush(out);
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fileno(out), text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
 std::string commandHelp(CLI::App& app) {
   addHelpFlag(app);
   return app.help();
@@ -119,7 +133,7 @@ int runCommand(CLI::App& app, int argc, char** argv, const std::function<Result<
     return 2;
   }
   if (*parsed == Parsed::kHelp) {
-    std::fputs(commandHelp(app).c_str(), stdout);
+    printHelpText(commandHelp(app), stdout);
     return 0;
   }
   nameInputsForFence(app);

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
 #include <functional>
 #include <string>
 
@@ -30,6 +31,10 @@ CLI::Option* addValueOption(CLI::App& app, const std::string& names, const std::
 
 // The generated help of `app` (with -h/--help in it).
 std::string commandHelp(CLI::App& app);
+
+// Writes a help text to `out` in one write: a reader that stops at the line it wants (`| grep -q`)
+// then never cuts the writer off mid-text (SIGPIPE).
+void printHelpText(const std::string& text, std::FILE* out);
 
 enum class Parsed { kRun, kHelp };
 

@@ -15,6 +15,7 @@
 
 #include "collectives/collectives.h"
 #include "common/clock.h"
+#include "common/command_line.h"
 #include "common/env.h"
 #include "common/host_identity.h"
 #include "common/log.h"
@@ -530,7 +531,7 @@ int run(int argc, char** argv) {
   }
   ReplayOptions& options = parsed.value();  // memoryFits may lower the default --max-buffer
   if (options.help) {
-    if (self == 0) std::fputs(replayUsage().c_str(), stdout);
+    if (self == 0) printHelpText(replayUsage(), stdout);
     return 0;
   }
   const Status settings = validateSettings();  // every rank checks its own environment

@@ -83,12 +83,12 @@ int main(int argc, char** argv) {
     app.add_subcommand(command.name, command.summary)->group("commands");
   }
   if (argc < 2) {
-    std::fputs(nshim::commandHelp(app).c_str(), stderr);
+    nshim::printHelpText(nshim::commandHelp(app), stderr);
     return 2;
   }
   nshim::Result<nshim::Parsed> parsed = nshim::parseCommandLine(app, 1, argv + 1);  // the command's name alone
   if (parsed.ok() && *parsed == nshim::Parsed::kHelp) {
-    std::fputs(nshim::commandHelp(app).c_str(), stdout);
+    nshim::printHelpText(nshim::commandHelp(app), stdout);
     return 0;
   }
   const std::string name = argv[1];

@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
     CLI::App app("", "ncclshim-trace");
     nshim::trace::buildCommand(app, &dump, &validatePath);
     if (argc < 2) {
-      std::fputs(nshim::commandHelp(app).c_str(), stderr);
+      nshim::printHelpText(nshim::commandHelp(app), stderr);
       return 2;
     }
     if (std::string(argv[1]) == "help") argv[1] = const_cast<char*>("--help");
