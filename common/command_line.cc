@@ -51,7 +51,8 @@ std::string errorText(const CLI::ParseError& error, const CLI::App& app) {
     return text.substr(0, text.find(':')) + " needs a value";  // "--html: 1 required TEXT missing"
   }
   std::vector<std::string> left = app.remaining(true);  // a subcommand's too
-  auto option = std::find_if(left.begin(), left.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; });
+  auto option =
+      std::find_if(left.begin(), left.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; });
   if (option != left.end()) return "unknown option " + option->substr(0, option->find('='));
   if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr && !left.empty()) {
     return "unexpected argument '" + left.front() + "'";
@@ -72,7 +73,8 @@ void addHelpFlag(CLI::App& app) {
   if (app.get_help_ptr() == nullptr) {
     std::vector<CLI::Option*> options = app.get_options([](CLI::Option* o) { return o->nonpositional(); });
     CLI::Option* help = app.set_help_flag("-h,--help", "this text");
-    const bool plain = std::any_of(options.begin(), options.end(), [](CLI::Option* o) { return o->get_group() == "options"; });
+    const bool plain =
+        std::any_of(options.begin(), options.end(), [](CLI::Option* o) { return o->get_group() == "options"; });
     if (!options.empty() && !plain) help->group(options.back()->get_group());
   }
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) addHelpFlag(*sub);
@@ -118,9 +120,7 @@ Result<Parsed> parseCommandLine(CLI::App& app, int argc, char** argv) {
   std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
   try {
     app.parse(args);
-  } catch (const CLI::CallForHelp&) {
-    return Parsed::kHelp;
-  } catch (const CLI::ParseError& error) {
+  } catch (const CLI::CallForHelp&) { return Parsed::kHelp; } catch (const CLI::ParseError& error) {
     return Status(Code::kInvalidArgument, errorText(error, app));
   }
   return Parsed::kRun;

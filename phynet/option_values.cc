@@ -44,7 +44,8 @@ int parseInt(const std::string& name, const std::string& text, int low, int high
 
 void parseDelay(const std::string& value, ReplayOptions* o) {
   const size_t colon = value.find(':');
-  if (colon == std::string::npos) refuseValue(fmt::format("--delay: '{}' (RANK[,RANK...]:MICROSECONDS[:EVERY])", value));
+  if (colon == std::string::npos)
+    refuseValue(fmt::format("--delay: '{}' (RANK[,RANK...]:MICROSECONDS[:EVERY])", value));
   o->delayRanks.clear();
   for (const std::string& word : splitList(value.substr(0, colon))) {
     o->delayRanks.push_back(parseInt("--delay rank", word, 0, 1 << 24));

@@ -14,8 +14,8 @@ std::string canonicalOpFilter(const std::string& word) {
   for (char c : word) {
     if (c != '_' && c != '-') w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
-  for (const char* name : {"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "gather",
-                           "scatter"}) {
+  for (const char* name :
+       {"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "gather", "scatter"}) {
     if (w == name) return name;
   }
   if (w == "sendrecv" || w == "p2p" || w == "send" || w == "recv") return "sendrecv";
@@ -41,20 +41,22 @@ how it replays, SimAI / AICB rules, memory: docs/replay.md; settings: ncclshim e
 
 // The command with every option storing into *o; the checks across options run after the parse.
 void buildCommand(CLI::App& app, ReplayOptions* o) {
-  describeCommand(app, "[options] <trace dir | SimAI .txt | AICB .csv | Chakra ET | PyTorch ET>", kDescription, kExamples);
+  describeCommand(app, "[options] <trace dir | SimAI .txt | AICB .csv | Chakra ET | PyTorch ET>", kDescription,
+                  kExamples);
   addReplayOptions(app, o);
   app.callback([&app, o] {
     if (!o->jobsPath.empty()) {
       for (const CLI::Option* given : app.get_options([](const CLI::Option* opt) { return opt->count() > 0; })) {
         const std::string name = given->get_name();
         if (name == "--jobs" || name == "--out") continue;
-        refuseValue(fmt::format("--jobs takes only --out DIR beside it, not '{}'",
-                                given->get_positional() ? o->input : name));
+        refuseValue(
+            fmt::format("--jobs takes only --out DIR beside it, not '{}'", given->get_positional() ? o->input : name));
       }
       return;
     }
     if (o->input.empty()) {
-      refuseValue("no input: give a trace directory, a SimAI .txt, an AICB .csv, a Chakra trace or PyTorch execution traces");
+      refuseValue(
+          "no input: give a trace directory, a SimAI .txt, an AICB .csv, a Chakra trace or PyTorch execution traces");
     }
   });
 }

@@ -77,11 +77,10 @@ int dispatch(const SubCommand& command, std::vector<std::string> args) {
 // own arguments (runCommand, common/command_line.h), so a subcommand passes them on untouched.
 int main(int argc, char** argv) {
   CLI::App app("", "ncclshim");
-  nshim::describeCommand(app, "<command> [options]", "", "run 'ncclshim <command> --help' for the options of a command.");
+  nshim::describeCommand(app, "<command> [options]", "",
+                         "run 'ncclshim <command> --help' for the options of a command.");
   app.allow_extras();
-  for (const SubCommand& command : kCommands) {
-    app.add_subcommand(command.name, command.summary)->group("commands");
-  }
+  for (const SubCommand& command : kCommands) { app.add_subcommand(command.name, command.summary)->group("commands"); }
   if (argc < 2) {
     nshim::printHelpText(nshim::commandHelp(app), stderr);
     return 2;

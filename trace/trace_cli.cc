@@ -53,17 +53,18 @@ std::string csvField(std::string_view text) {
 }
 
 void dumpCsvOps(const TraceSet& set) {
-  std::printf("global_rank,n,comm,rank,seq,op,count,dtype,redop,root,peer,nranks,bytes,stream,group,"
-              "t_start_ns,t_end_ns,gpu_start_ns,gpu_end_ns,flags,result\n");
+  std::printf(
+      "global_rank,n,comm,rank,seq,op,count,dtype,redop,root,peer,nranks,bytes,stream,group,"
+      "t_start_ns,t_end_ns,gpu_start_ns,gpu_end_ns,flags,result\n");
   for (const TraceFile& file : set.files) {
     int32_t globalRank = file.globalRank();
     for (const OpEntry& e : file.ops) {
       const OpRecord& r = e.record;
-      std::string row = fmt::format(
-          "{},{},{},{},{},{},{},{},{},{},{},{},{},0x{:016x},{},{},{},{},{},{},{}\n", globalRank, e.n,
-          commIdText(r.commId), r.rank, r.seq, opName(r.op), r.count, datatypeName(r.datatype),
-          redopName(r.redop, (r.flags & kOpFlagPreMulSum) != 0), r.root, r.peer, r.nranks, r.bytes, r.stream,
-          r.groupDepth, r.hostStartNs, r.hostEndNs, r.gpuStartNs, r.gpuEndNs, r.flags, r.result);
+      std::string row =
+          fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},0x{:016x},{},{},{},{},{},{},{}\n", globalRank, e.n,
+                      commIdText(r.commId), r.rank, r.seq, opName(r.op), r.count, datatypeName(r.datatype),
+                      redopName(r.redop, (r.flags & kOpFlagPreMulSum) != 0), r.root, r.peer, r.nranks, r.bytes,
+                      r.stream, r.groupDepth, r.hostStartNs, r.hostEndNs, r.gpuStartNs, r.gpuEndNs, r.flags, r.result);
       std::fputs(row.c_str(), stdout);
     }
   }
@@ -74,10 +75,10 @@ void dumpCsvComms(const TraceSet& set) {
   for (const TraceFile& file : set.files) {
     for (const CommEntry& e : file.comms) {
       const CommRecord& r = e.record;
-      std::string row = fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.globalRank, e.n,
-                                    commEventName(r.event), commIdText(r.commId), commIdText(r.parentId),
-                                    r.splitSeq, r.color, r.key, r.nranks, r.rank, csvField(r.host), r.pid,
-                                    r.cudaDevice, r.timestampNs);
+      std::string row =
+          fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.globalRank, e.n, commEventName(r.event),
+                      commIdText(r.commId), commIdText(r.parentId), r.splitSeq, r.color, r.key, r.nranks, r.rank,
+                      csvField(r.host), r.pid, r.cudaDevice, r.timestampNs);
       std::fputs(row.c_str(), stdout);
     }
   }
@@ -105,7 +106,8 @@ int runDump(const DumpArgs& args) {
     for (const TraceFile& file : set->files) dumpJsonl(file);
   }
   for (const TraceFile& file : set->files) {
-    if (file.truncated) std::fprintf(stderr, "ncclshim-trace: %s: %s\n", file.path.c_str(), file.endDescription().c_str());
+    if (file.truncated)
+      std::fprintf(stderr, "ncclshim-trace: %s: %s\n", file.path.c_str(), file.endDescription().c_str());
   }
   return 0;
 }
@@ -118,8 +120,8 @@ int runValidate(const std::string& path) {
   }
   for (const TraceFile& file : set->files) {
     std::printf("%s: global rank %d, %zu comm events, %zu ops, %llu dropped, %s\n", file.path.c_str(),
-                file.globalRank(), file.comms.size(), file.ops.size(),
-                static_cast<unsigned long long>(file.dropped), file.endDescription().c_str());
+                file.globalRank(), file.comms.size(), file.ops.size(), static_cast<unsigned long long>(file.dropped),
+                file.endDescription().c_str());
   }
   ValidationReport report = validateTraceSet(*set);
   for (const std::string& e : report.errors) std::printf("error: %s\n", e.c_str());
@@ -128,23 +130,27 @@ int runValidate(const std::string& path) {
     std::printf("... and %zu more %s of this kind: %s (the first %zu are shown)\n", more.count,
                 more.error ? "errors" : "warnings", more.kind.c_str(), kMessagesShownPerKind);
   }
-  std::printf("%s: %zu files, %zu errors, %zu warnings\n", report.ok() ? "valid" : "INVALID",
-              set->files.size(), report.errorCount, report.warningCount);
+  std::printf("%s: %zu files, %zu errors, %zu warnings\n", report.ok() ? "valid" : "INVALID", set->files.size(),
+              report.errorCount, report.warningCount);
   return report.ok() ? 0 : 1;
 }
 
 // The command and its two subcommands (common/command_line.h), storing into *dump and *validatePath.
 void buildCommand(CLI::App& app, DumpArgs* dump, std::string* validatePath) {
-  describeCommand(app, "dump|validate [options] <trace file | trace dir>", "Reads ncclshim trace files (one file or a directory of per-rank files).",
+  describeCommand(app, "dump|validate [options] <trace file | trace dir>",
+                  "Reads ncclshim trace files (one file or a directory of per-rank files).",
                   "exit status: 0 ok, 1 validation errors, 2 unreadable input or bad usage.");
   app.require_subcommand(1, 1);
   CLI::App* dumpCommand = app.add_subcommand("dump")->group("commands");
   describeCommand(*dumpCommand, "[--format jsonl|csv] [--comms] <trace file | trace dir>",
                   "Re-emits the records: normalised JSON Lines, or a CSV table of ops, or of communicator events.");
-  addValueOption(*dumpCommand, "--format", "jsonl|csv", [dump](const std::string& value) {
-    if (value != "jsonl" && value != "csv") refuseValue(fmt::format("--format: '{}' is not jsonl or csv", value));
-    dump->format = value;
-  }, "output format (default jsonl)");
+  addValueOption(
+      *dumpCommand, "--format", "jsonl|csv",
+      [dump](const std::string& value) {
+        if (value != "jsonl" && value != "csv") refuseValue(fmt::format("--format: '{}' is not jsonl or csv", value));
+        dump->format = value;
+      },
+      "output format (default jsonl)");
   dumpCommand->add_flag("--comms", dump->comms, "with --format csv: the communicator events instead of the ops");
   dumpCommand->add_option("trace", dump->path, "the trace")->required();
   CLI::App* validateCommand = app.add_subcommand("validate")->group("commands");

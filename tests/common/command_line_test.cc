@@ -21,10 +21,14 @@ struct Demo {
 void build(CLI::App& app, Demo* d) {
   describeCommand(app, "<input> [options]", "  Does what a demo does.", "example: demo in.txt --max 3");
   app.add_option("input", d->input, "the input");
-  addValueOption(app, "--max", "N", [d](const std::string& v) {
-    if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) refuseValue("--max: '" + v + "' is not a count");
-    d->max = std::stoi(v);
-  }, "divergences listed\n(default 10)");
+  addValueOption(
+      app, "--max", "N",
+      [d](const std::string& v) {
+        if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
+          refuseValue("--max: '" + v + "' is not a count");
+        d->max = std::stoi(v);
+      },
+      "divergences listed\n(default 10)");
   app.add_flag("-q,--quiet", d->quiet, "print nothing")->group("output");
   app.callback([d] {
     if (d->input.empty()) refuseValue("no input given");

@@ -47,14 +47,17 @@ struct ConvertArgs {
 
 void addOptions(CLI::App& app, ConvertArgs* a) {
   app.add_option("input", a->input, "the trace or workload");
-  addValueOption(app, "--to", "FORMAT", [a](const std::string& value) {
-    if (value != "simai" && value != "aicb" && value != "chakra" && value != "chrome" && value != "csv") {
-      refuseValue(fmt::format("--to: '{}' is not simai, aicb, chakra, chrome or csv", value));
-    }
-    a->to = value;
-  }, "simai, aicb, chakra, chrome or csv (required)");
-  addValueOption(app, "-o,--output", "PATH", [a](const std::string& value) { a->output = value; },
-                 "output file (default stdout)");
+  addValueOption(
+      app, "--to", "FORMAT",
+      [a](const std::string& value) {
+        if (value != "simai" && value != "aicb" && value != "chakra" && value != "chrome" && value != "csv") {
+          refuseValue(fmt::format("--to: '{}' is not simai, aicb, chakra, chrome or csv", value));
+        }
+        a->to = value;
+      },
+      "simai, aicb, chakra, chrome or csv (required)");
+  addValueOption(
+      app, "-o,--output", "PATH", [a](const std::string& value) { a->output = value; }, "output file (default stdout)");
   addInputOptions(app, &a->inputOptions);  // --tp, --ep, --pp also fix the layout of simai / aicb output
   app.callback([a] {
     if (a->input.empty()) refuseValue("no input given");
@@ -88,8 +91,8 @@ Status convertWorkload(const ConvertArgs& a, InputKind kind) {
   if (a.to == "simai") writeSimAi(out.get(), job);
   else writeAicb(out.get(), job);
   NS_RETURN_IF_ERROR(out.close());
-  std::fprintf(stderr, "ncclshim convert: %zu ops per rank, %d ranks -> %s (%s)\n", job.ops.size(),
-               job.layout.world, out.path().c_str(), a.to.c_str());
+  std::fprintf(stderr, "ncclshim convert: %zu ops per rank, %d ranks -> %s (%s)\n", job.ops.size(), job.layout.world,
+               out.path().c_str(), a.to.c_str());
   return Status::Ok();
 }
 
@@ -116,9 +119,11 @@ Status convertToChakra(const ConvertArgs& a, InputKind kind) {
     NS_RETURN_IF_ERROR(writeWhole(fmt::format("{}.{}.et", prefix, r), exported.rankFiles[r]));
   }
   NS_RETURN_IF_ERROR(writeWhole(dir + "/comm_group.json", exported.commGroupJson));
-  std::fprintf(stderr, "ncclshim convert: %zu ranks, %zu nodes (%zu communication, %zu collectives of one rank as "
-               "compute) -> %s.<rank>.et and %s/comm_group.json (chakra)\n", exported.rankFiles.size(), exported.nodes,
-               exported.commNodes, exported.oneRankOps, prefix.c_str(), dir.c_str());
+  std::fprintf(stderr,
+               "ncclshim convert: %zu ranks, %zu nodes (%zu communication, %zu collectives of one rank as "
+               "compute) -> %s.<rank>.et and %s/comm_group.json (chakra)\n",
+               exported.rankFiles.size(), exported.nodes, exported.commNodes, exported.oneRankOps, prefix.c_str(),
+               dir.c_str());
   return Status::Ok();
 }
 

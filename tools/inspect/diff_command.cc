@@ -1,7 +1,7 @@
 // `ncclshim diff <a> <b>`: two traces (or workloads, or a trace and a phynet report) compared op by
 // op per rank and communicator; prints the first divergence; exit 0 same, 1 different, 2 error.
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,7 +16,8 @@
 namespace nshim::tools {
 namespace {
 
-const char* kDiffDescription = R"(  Compares two inputs op by op, per rank and per communicator, and names the first divergence
+const char* kDiffDescription =
+    R"(  Compares two inputs op by op, per rank and per communicator, and names the first divergence
   (rank, communicator, seq, field, both values). Inputs: ncclshim traces (directory or .jsonl), SimAI
   .txt or AICB .csv workloads, or one phynet report .csv (compared with the other input as phynet
   replayed it: collectives once per communicator, sends as sendrecv; fields op, count, dtype, peer,
@@ -35,12 +36,15 @@ void addOptions(CLI::App& app, DiffArgs* a) {
   app.add_option("inputs", a->inputs, "the two inputs")->expected(0, 2);
   for (const char* name : {"--max", "--iteration"}) {
     const std::string flag = name;
-    addValueOption(app, flag, "N", [a, flag](const std::string& value) {
-      int64_t number = 0;
-      if (!parseCount(value, &number)) refuseValue(fmt::format("{}: '{}' is not a count", flag, value));
-      if (flag == "--max") a->maxListed = static_cast<size_t>(std::max<int64_t>(number, 1));
-      else a->iteration = static_cast<int>(number);
-    }, flag == "--max" ? "divergences listed (default 10)" : "the report's measured iteration to compare (default 0)");
+    addValueOption(
+        app, flag, "N",
+        [a, flag](const std::string& value) {
+          int64_t number = 0;
+          if (!parseCount(value, &number)) refuseValue(fmt::format("{}: '{}' is not a count", flag, value));
+          if (flag == "--max") a->maxListed = static_cast<size_t>(std::max<int64_t>(number, 1));
+          else a->iteration = static_cast<int>(number);
+        },
+        flag == "--max" ? "divergences listed (default 10)" : "the report's measured iteration to compare (default 0)");
   }
   app.add_flag("-q,--quiet", a->quiet, "print nothing, only the exit status");
   addInputOptions(app, &a->inputOptions);

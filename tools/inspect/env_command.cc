@@ -14,7 +14,8 @@ extern char** environ;
 namespace nshim::tools {
 namespace {
 
-const char* kEnvDescription = R"(Prints every NCCLSHIM_* setting, its value in this environment and where it came from (default or
+const char* kEnvDescription =
+    R"(Prints every NCCLSHIM_* setting, its value in this environment and where it came from (default or
 environment); a value the setting does not accept is marked INVALID with what it accepts, and the
 exit status is then 1. NCCLSHIM_* variables that are no setting are listed with the closest name.)";
 

@@ -20,18 +20,21 @@
 namespace nshim::tools {
 namespace {
 
-const char* kReportDescription = R"(  One self-contained HTML page (no server; nothing is fetched when it is opened) for one replay,
+const char* kReportDescription =
+    R"(  One self-contained HTML page (no server; nothing is fetched when it is opened) for one replay,
   from the JSON that phynet writes with --json FILE (phynet --html FILE writes the same page):
   what was replayed (input, layout, transport, hosts, NICs), the summary by op x group x size, busbw
   against message size per op and group (with the ideal line when --rate was given), replayed
   against recorded time, bytes per rank (per host and NIC when the report has them), the traffic
   matrix between ranks (and hosts) as a heat map, and a timeline per rank and communicator.
   Charts: matplotlib (Debian: apt-get install python3-matplotlib), as SVG inside the page.)";
-const char* kReportFooter = R"(environment: NCCLSHIM_PYTHON (the Python to use), NCCLSHIM_REPORT_SCRIPT (the generator script).
+const char* kReportFooter =
+    R"(environment: NCCLSHIM_PYTHON (the Python to use), NCCLSHIM_REPORT_SCRIPT (the generator script).
 exit status: 0 written, 2 bad input or usage (the message names the file), 3 no Python 3 with
 matplotlib here (nothing written).)";
 
-const char* kCompareDescription = R"(  The same operations of several phynet replays (JSON reports) side by side, each run against the
+const char* kCompareDescription =
+    R"(  The same operations of several phynet replays (JSON reports) side by side, each run against the
   first: per op x group x size the mean time and busbw of each run and the ratios run / A, the
   end-to-end time ratio per measured iteration, largest differences first. Text on stdout; with -o
   also one self-contained HTML page with charts. Runs of different workloads (other ranks, other
@@ -41,7 +44,8 @@ const char* kCompareDescription = R"(  The same operations of several phynet rep
   (and training iteration) the communication and exposed communication time and the overlapping
   op pairs, capture against replay (the replay's from its report: phynet --pace recorded --json;
   docs/replay_time.md). A capture without GPU time is refused: CPU call times are no durations.)";
-const char* kCompareFooter = R"(exit status: 0 compared, 1 below --fail-below, 2 bad input, different workloads or usage, 3 -o
+const char* kCompareFooter =
+    R"(exit status: 0 compared, 1 below --fail-below, 2 bad input, different workloads or usage, 3 -o
 without a Python 3 with matplotlib here.)";
 
 struct PageArgs {
@@ -53,24 +57,33 @@ struct PageArgs {
 
 CLI::Option* addText(CLI::App& app, const std::string& names, const std::string& valueName, std::string* target,
                      const std::string& description) {
-  return addValueOption(app, names, valueName, [target](const std::string& value) { *target = value; }, description);
+  return addValueOption(
+      app, names, valueName, [target](const std::string& value) { *target = value; }, description);
 }
 
 void addOptions(CLI::App& app, bool compare, PageArgs* a) {
   app.add_option("inputs", a->inputs, "the reports (and the capture)");
   if (compare) {
     addText(app, "-o,--output", "PATH", &a->output, "also write the comparison as an HTML page (needs matplotlib)");
-    addValueOption(app, "--fail-below", "RATIO", [a](const std::string& value) {
-      char* end = nullptr;
-      if (std::strtod(value.c_str(), &end) <= 0 || *end != '\0') refuseValue("--fail-below: '" + value + "' is not a ratio > 0");
-      a->failBelow = value;
-    }, "exit 1 when a run's busbw ratio on any row, or its end-to-end speed\n"
-       "(A's time / its time), is below RATIO (e.g. 0.9: more than 10 % slower)");
-    addValueOption(app, "--rows", "N", [a](const std::string& value) {
-      char* end = nullptr;
-      if (std::strtol(value.c_str(), &end, 10) < 0 || *end != '\0' || value.empty()) refuseValue("--rows: '" + value + "' is not a count");
-      a->rows = value;
-    }, "rows printed on stdout (default 40; the page has all)");
+    addValueOption(
+        app, "--fail-below", "RATIO",
+        [a](const std::string& value) {
+          char* end = nullptr;
+          if (std::strtod(value.c_str(), &end) <= 0 || *end != '\0')
+            refuseValue("--fail-below: '" + value + "' is not a ratio > 0");
+          a->failBelow = value;
+        },
+        "exit 1 when a run's busbw ratio on any row, or its end-to-end speed\n"
+        "(A's time / its time), is below RATIO (e.g. 0.9: more than 10 % slower)");
+    addValueOption(
+        app, "--rows", "N",
+        [a](const std::string& value) {
+          char* end = nullptr;
+          if (std::strtol(value.c_str(), &end, 10) < 0 || *end != '\0' || value.empty())
+            refuseValue("--rows: '" + value + "' is not a count");
+          a->rows = value;
+        },
+        "rows printed on stdout (default 40; the page has all)");
   } else {
     addText(app, "-o,--output", "PATH", &a->output, "the page to write (required)");
     addText(app, "--input", "PATH", &a->workload,
@@ -81,8 +94,10 @@ void addOptions(CLI::App& app, bool compare, PageArgs* a) {
   }
   addText(app, "--title", "TEXT", &a->title, "page title");
   app.callback([a, compare] {
-    if (a->inputs.empty()) refuseValue(compare ? "give two or more phynet JSON reports (or a trace and its replay's)" : "no input given");
-    if (!compare && a->inputs.size() > 1) refuseValue("more than one input ('" + a->inputs[0] + "' and '" + a->inputs[1] + "')");
+    if (a->inputs.empty())
+      refuseValue(compare ? "give two or more phynet JSON reports (or a trace and its replay's)" : "no input given");
+    if (!compare && a->inputs.size() > 1)
+      refuseValue("more than one input ('" + a->inputs[0] + "' and '" + a->inputs[1] + "')");
     if (compare && a->inputs.size() < 2) refuseValue("give two or more phynet JSON reports to compare");
     if (!compare && a->output.empty()) refuseValue("-o PAGE.html is required");
   });
@@ -92,8 +107,7 @@ void addOptions(CLI::App& app, bool compare, PageArgs* a) {
 Result<std::string> commsFile(const PageArgs& a) {
   NS_ASSIGN_OR_RETURN(InputKind kind, detectInput(a.workload, a.inputOptions.format));
   if (kind == InputKind::kReport) {
-    return NS_ERROR(Code::kInvalidArgument, "{} is a report; give the trace or workload that was replayed",
-                    a.workload);
+    return NS_ERROR(Code::kInvalidArgument, "{} is a report; give the trace or workload that was replayed", a.workload);
   }
   NS_ASSIGN_OR_RETURN(LoadedWorkload loaded, loadWorkloadInput(a.workload, kind, a.inputOptions));
   char name[] = "/tmp/ncclshim-comms-XXXXXX.json";
@@ -161,8 +175,10 @@ int pageMain(int argc, char** argv, bool compare) {
   PageArgs args;
   CLI::App app("", compare ? "ncclshim compare" : "ncclshim report");
   if (compare) {
-    describeCommand(app, "A.json B.json [C.json ...] [-o PAGE.html] [options]\n       ncclshim compare TRACE REPLAY.json [-o PAGE.html]",
-                    kCompareDescription, kCompareFooter);
+    describeCommand(
+        app,
+        "A.json B.json [C.json ...] [-o PAGE.html] [options]\n       ncclshim compare TRACE REPLAY.json [-o PAGE.html]",
+        kCompareDescription, kCompareFooter);
   } else {
     describeCommand(app, "<phynet JSON report> -o PAGE.html [--title TEXT]", kReportDescription, kReportFooter);
   }

@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "common/command_line.h"
 #include "common/settings.h"
 #include "common/subprocess.h"
-#include "common/command_line.h"
 #include "tools/inspect/commands.h"
-#include "tools/inspect/input_command_line.h"
 #include "tools/inspect/distribution.h"
 #include "tools/inspect/distribution_output.h"
+#include "tools/inspect/input_command_line.h"
 #include "tools/inspect/output_file.h"
 #include "tools/inspect/report_reader.h"
 #include "tools/inspect/tool_input.h"
@@ -43,15 +43,19 @@ struct PlotArgs {
 
 void addOptions(CLI::App& app, PlotArgs* a) {
   app.add_option("input", a->input, "the trace, workload or report");
-  addValueOption(app, "-o,--output", "PATH", [a](const std::string& value) { a->output = value; },
-                 "the PNG to write (required)");
-  addValueOption(app, "--kind", "KIND", [a](const std::string& value) {
-    if (value != "sizes" && value != "busbw" && value != "replay") {
-      refuseValue(fmt::format("--kind: '{}' is not sizes, busbw or replay", value));
-    }
-    a->kind = value;
-  }, "sizes, busbw or replay");
-  addValueOption(app, "--title", "TEXT", [a](const std::string& value) { a->title = value; }, "chart title");
+  addValueOption(
+      app, "-o,--output", "PATH", [a](const std::string& value) { a->output = value; }, "the PNG to write (required)");
+  addValueOption(
+      app, "--kind", "KIND",
+      [a](const std::string& value) {
+        if (value != "sizes" && value != "busbw" && value != "replay") {
+          refuseValue(fmt::format("--kind: '{}' is not sizes, busbw or replay", value));
+        }
+        a->kind = value;
+      },
+      "sizes, busbw or replay");
+  addValueOption(
+      app, "--title", "TEXT", [a](const std::string& value) { a->title = value; }, "chart title");
   addInputOptions(app, &a->inputOptions);
   app.callback([a] {
     if (a->input.empty()) refuseValue("no input given");
@@ -90,7 +94,8 @@ Result<int> run(PlotArgs a) {
   }
   const std::string script = findScript();
   if (script.empty()) {
-    return NS_ERROR(Code::kInvalidArgument, "ncclshim_plot.py not found next to the binary nor in ../tools/plot "
+    return NS_ERROR(Code::kInvalidArgument,
+                    "ncclshim_plot.py not found next to the binary nor in ../tools/plot "
                     "(set NCCLSHIM_PLOT_SCRIPT)");
   }
   std::string data = a.input, temporary;
@@ -109,7 +114,8 @@ Result<int> run(PlotArgs a) {
   const std::string python = findPython("matplotlib");
   int rc = kNoPlotter;
   if (python.empty()) {
-    std::fprintf(stderr, "ncclshim plot: skipped: no Python 3 with matplotlib here (Debian: apt-get install "
+    std::fprintf(stderr,
+                 "ncclshim plot: skipped: no Python 3 with matplotlib here (Debian: apt-get install "
                  "python3-matplotlib, or set NCCLSHIM_PYTHON); no PNG written\n");
   } else {
     std::vector<std::string> argv = {python, script, a.kind, data, "-o", a.output};

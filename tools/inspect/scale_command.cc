@@ -12,8 +12,8 @@
 
 #include <fmt/format.h>
 
-#include "common/private_file.h"
 #include "common/command_line.h"
+#include "common/private_file.h"
 #include "tools/inspect/commands.h"
 #include "tools/inspect/input_command_line.h"
 #include "tools/inspect/job_shape_lines.h"
@@ -24,7 +24,8 @@
 namespace nshim::tools {
 namespace {
 
-const char* kScaleDescription = R"(  Writes the captured job at data-parallel size N (larger or smaller): the job's tensor, data and
+const char* kScaleDescription =
+    R"(  Writes the captured job at data-parallel size N (larger or smaller): the job's tensor, data and
   pipeline groups are recovered from its communicators' members; every new data-parallel replica
   does what a captured replica did; data-parallel allreduces keep their buffer, reduce-scatters and
   all-gathers of a sharded buffer divide it by N (padded as Megatron pads it). Rules: docs/scale.md.
@@ -40,15 +41,19 @@ struct ScaleArgs {
 
 void addOptions(CLI::App& app, ScaleArgs* a) {
   app.add_option("trace", a->input, "the captured trace");
-  addValueOption(app, "--dp", "N", [a](const std::string& value) {
-    int64_t number = 0;
-    if (!parseCount(value, &number) || number < 1 || number > (1 << 20)) {
-      refuseValue(fmt::format("--dp: '{}' is not a data-parallel size (1..1048576)", value));
-    }
-    a->dp = static_cast<int>(number);
-  }, "the new data-parallel size (required)");
-  addValueOption(app, "-o,--output", "DIR", [a](const std::string& value) { a->output = value; },
-                 "the directory of the new trace (required)");
+  addValueOption(
+      app, "--dp", "N",
+      [a](const std::string& value) {
+        int64_t number = 0;
+        if (!parseCount(value, &number) || number < 1 || number > (1 << 20)) {
+          refuseValue(fmt::format("--dp: '{}' is not a data-parallel size (1..1048576)", value));
+        }
+        a->dp = static_cast<int>(number);
+      },
+      "the new data-parallel size (required)");
+  addValueOption(
+      app, "-o,--output", "DIR", [a](const std::string& value) { a->output = value; },
+      "the directory of the new trace (required)");
   addInputOptions(app, &a->inputOptions);  // --tp N, --pp N: the captured sizes, when ambiguous
   app.callback([a] {
     if (a->input.empty()) refuseValue("a trace to scale is needed");
@@ -102,7 +107,8 @@ Status writeTrace(const std::string& path, const trace::TraceFile& file) {
   std::string text;
   char line[trace::kFormatLineBytes];
   trace::TraceHeader header = file.header;  // the job's NCCL settings, as read, back into the header
-  header.ncclEnvLeftOut = file.ncclEnvLeftOut + trace::encodeNcclEnv(file.ncclEnv, header.ncclEnv, sizeof(header.ncclEnv));
+  header.ncclEnvLeftOut =
+      file.ncclEnvLeftOut + trace::encodeNcclEnv(file.ncclEnv, header.ncclEnv, sizeof(header.ncclEnv));
   text.append(line, trace::formatHeaderLine(header, line, sizeof(line)));
   size_t c = 0, o = 0, s = 0;
   while (c < file.comms.size() || o < file.ops.size() || s < file.steps.size()) {
@@ -130,8 +136,7 @@ Status run(const ScaleArgs& a) {
   shapeOptions.tp = a.inputOptions.tp;
   shapeOptions.pp = a.inputOptions.pp;
   NS_ASSIGN_OR_RETURN(workload::JobShape shape, workload::recoverJobShape(traces, shapeOptions));
-  NS_ASSIGN_OR_RETURN(workload::DataParallelScaler scaler,
-                      workload::DataParallelScaler::create(traces, shape, a.dp));
+  NS_ASSIGN_OR_RETURN(workload::DataParallelScaler scaler, workload::DataParallelScaler::create(traces, shape, a.dp));
   NS_RETURN_IF_ERROR(prepareDirectory(a.output));
   const int world = scaler.to().world;
   std::fprintf(stderr, "ncclshim scale: %s -> %s\n", shape.toString().c_str(),

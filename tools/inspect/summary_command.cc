@@ -19,7 +19,8 @@
 namespace nshim::tools {
 namespace {
 
-const char* kSummaryDescription = R"(  The communication distribution of <input>: an ncclshim trace (directory or .jsonl file), a SimAI
+const char* kSummaryDescription =
+    R"(  The communication distribution of <input>: an ncclshim trace (directory or .jsonl file), a SimAI
   workload .txt, an AICB .csv, or a phynet report .csv (--report FILE of phynet).
   Trace / workload: calls and bytes by op x group x message-size bucket (powers of two), per
   communicator and per rank, with the payload bytes each rank sends under ring algorithms.
@@ -37,24 +38,33 @@ struct SummaryArgs {
 
 void addOptions(CLI::App& app, SummaryArgs* a) {
   app.add_option("input", a->input, "the trace, workload or report");
-  addValueOption(app, "--format", "text|csv|json", [a](const std::string& value) {
-    if (value != "text" && value != "csv" && value != "json") {
-      refuseValue(fmt::format("--format: '{}' is not text, csv or json", value));
-    }
-    a->format = value;
-  }, "output format (default text); --csv and --json are shorthands");
-  app.add_flag_callback("--csv", [a] { a->format = "csv"; }, "--format csv");
-  app.add_flag_callback("--json", [a] { a->format = "json"; }, "--format json");
-  addValueOption(app, "--table", "dist|comms|ranks|decisions", [a](const std::string& value) {
-    if (value == "dist" || value == "distribution") a->table = SummaryTable::kDistribution;
-    else if (value == "comms") a->table = SummaryTable::kComms;
-    else if (value == "ranks") a->table = SummaryTable::kRanks;
-    else if (value == "decisions") a->table = SummaryTable::kDecisions;
-    else refuseValue(fmt::format("--table: '{}' is not dist, comms, ranks or decisions", value));
-  }, "the table CSV carries for a trace / workload (default dist;\n"
-     "decisions: NCCL's algorithm / protocol mix, traces only)");
-  addValueOption(app, "-o,--output", "PATH", [a](const std::string& value) { a->output = value; },
-                 "write to PATH instead of stdout");
+  addValueOption(
+      app, "--format", "text|csv|json",
+      [a](const std::string& value) {
+        if (value != "text" && value != "csv" && value != "json") {
+          refuseValue(fmt::format("--format: '{}' is not text, csv or json", value));
+        }
+        a->format = value;
+      },
+      "output format (default text); --csv and --json are shorthands");
+  app.add_flag_callback(
+      "--csv", [a] { a->format = "csv"; }, "--format csv");
+  app.add_flag_callback(
+      "--json", [a] { a->format = "json"; }, "--format json");
+  addValueOption(
+      app, "--table", "dist|comms|ranks|decisions",
+      [a](const std::string& value) {
+        if (value == "dist" || value == "distribution") a->table = SummaryTable::kDistribution;
+        else if (value == "comms") a->table = SummaryTable::kComms;
+        else if (value == "ranks") a->table = SummaryTable::kRanks;
+        else if (value == "decisions") a->table = SummaryTable::kDecisions;
+        else refuseValue(fmt::format("--table: '{}' is not dist, comms, ranks or decisions", value));
+      },
+      "the table CSV carries for a trace / workload (default dist;\n"
+      "decisions: NCCL's algorithm / protocol mix, traces only)");
+  addValueOption(
+      app, "-o,--output", "PATH", [a](const std::string& value) { a->output = value; },
+      "write to PATH instead of stdout");
   addInputOptions(app, &a->inputOptions);
   app.callback([a] {
     if (a->input.empty()) refuseValue("no input given");
@@ -86,9 +96,8 @@ Status run(const SummaryArgs& a) {
   DistributionCounter counter;
   NS_ASSIGN_OR_RETURN(LoadedWorkload loaded,
                       loadWorkloadInput(a.input, kind, a.inputOptions,
-                                        [&counter](int rank, const workload::WorkOp& op, const workload::CommGroup& comm) {
-                                          counter.add(rank, op, comm);
-                                        }));
+                                        [&counter](int rank, const workload::WorkOp& op,
+                                                   const workload::CommGroup& comm) { counter.add(rank, op, comm); }));
   for (const std::string& note : loaded.notes) std::fprintf(stderr, "ncclshim summary: note: %s\n", note.c_str());
   WorkloadDistribution d = loaded.opsStreamed ? counter.finish(loaded.workload) : distributionOf(loaded.workload);
   if (kind == InputKind::kTrace) {
