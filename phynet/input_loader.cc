@@ -24,7 +24,7 @@ Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize, in
   layout.pp = options.pp;
   layout.simai = options.simaiRules;
   layout.onlyRank = onlyRank;
-  if (options.resizeDp > 0 && loaded.format != InputFormat::kTrace) {
+  if ((options.resizeDp > 0 || options.resizeEp > 0) && loaded.format != InputFormat::kTrace) {
     return NS_ERROR(Code::kInvalidArgument, "--resize applies to ncclshim traces (SimAI / AICB workloads take "
                     "--world-size, --tp, --ep, --pp)");
   }
@@ -52,11 +52,12 @@ Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize, in
     }
     default: {
       TraceLoadStats stats;
-      if (options.resizeDp > 0) {
+      if (options.resizeDp > 0 || options.resizeEp > 0) {
         ShapeOptions shape;
         shape.tp = options.tp;
         shape.pp = options.pp;
-        NS_ASSIGN_OR_RETURN(loaded.workload, loadResizedTraceWorkload(options.input, options.resizeDp, shape,
+        NS_ASSIGN_OR_RETURN(loaded.workload, loadResizedTraceWorkload(options.input, options.resizeDp,
+                                                                      options.resizeEp, shape,
                                                                       onlyRank, &loaded.notes));
         break;
       }

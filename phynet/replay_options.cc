@@ -172,10 +172,13 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
     } else if (name == "--scale") {
       NS_RETURN_IF_ERROR(parseNumber(name, value, 1e-9, 1e6, &o.scale));
     } else if (name == "--resize") {
-      if (value.rfind("dp=", 0) != 0) {
-        return Status(Code::kInvalidArgument, fmt::format("--resize: '{}' (dp=N)", value));
+      for (const std::string& word : splitList(value)) {  // dp=N, ep=N or both
+        const bool dp = word.rfind("dp=", 0) == 0;
+        if (!dp && word.rfind("ep=", 0) != 0) {
+          return Status(Code::kInvalidArgument, fmt::format("--resize: '{}' (dp=N, ep=N or dp=N,ep=N)", value));
+        }
+        NS_RETURN_IF_ERROR(parseInt(name, word.substr(3), 1, 1 << 20, dp ? &o.resizeDp : &o.resizeEp));
       }
-      NS_RETURN_IF_ERROR(parseInt(name, value.substr(3), 1, 1 << 20, &o.resizeDp));
     } else if (name == "--delay") {
       NS_RETURN_IF_ERROR(parseDelay(value, &o));
     } else if (name == "--ops") {
@@ -312,8 +315,9 @@ replay
   --scale X                 multiply every message size by X
   --delay R[,R...]:US[:N]   ranks R wait US microseconds before every (N-th) operation (a straggler);
                             the report names the rank the others waited for and how long
-  --resize dp=N             replay an ncclshim trace at data-parallel size N (larger or smaller),
-                            by the rules of `ncclshim scale` (docs/scale.md); mpirun -np is the new size
+  --resize dp=N[,ep=M]      replay an ncclshim trace at data-parallel size N (larger or smaller),
+                            and / or expert-parallel size M (ep=M alone keeps DP), by the rules of
+                            `ncclshim scale` (docs/scale.md); mpirun -np is the new size
   --ops LIST                only these ops: allreduce,allgather,reducescatter,broadcast,reduce,
                             alltoall,gather,scatter,sendrecv
   --groups LIST             only communicators with these labels: world,tp,dp,pp,ep,dp_ep,comm<N>

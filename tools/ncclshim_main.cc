@@ -23,7 +23,7 @@ commands:
   summary   communication distribution of a trace / SimAI / AICB workload, or of a phynet report
   diff      compare two traces (or a trace and a phynet report) op by op; exit 0 same, 1 different
   convert   a trace to SimAI workload text, AICB CSV, Chrome trace JSON or CSV
-  scale     a captured job written at another data-parallel size (--dp N)
+  scale     a captured job written at another data-parallel or expert-parallel size (--dp N, --ep M)
   plot      PNG charts: message sizes, busbw vs size, replayed vs recorded time
   report    one self-contained HTML page for a phynet JSON report (charts, traffic matrix, timeline)
   compare   several phynet JSON reports of one workload side by side: ratios, text or HTML

@@ -381,8 +381,70 @@ for rank, recs in out.items():
 print("ok")
 PY
 result $? "scale/version-3-settings-and-step-marks-kept" "$(cat "$work/v3.err" "$work/v3.txt" | tail -5)"
+# scale --ep: the MoE DP8 x EP2 capture at EP4 (docs/scale.md), checked here independently: every
+# rank's op kinds, counts and communicator members; sends spread by expert ownership, receives
+# matching them, the experts' gradient allreduce halved on DP/EP ranks, the rest byte for byte.
+"$tool" scale "$scale_data/megatron_moe_tp1_dp8_ep2" --ep 4 -o "$work/scaled_ep4" 2>"$work/scale_ep.err" &&
+  grep -q "TP=1 DP=8 EP=2 PP=1 (8 ranks) -> TP=1 DP=8 EP=4 PP=1 (8 ranks)" "$work/scale_ep.err" &&
+  python3 - "$scale_data/megatron_moe_tp1_dp8_ep2" "$work/scaled_ep4" >"$work/scale_ep.txt" 2>&1 <<'PY'
+import glob, json, os, sys
+from collections import defaultdict
+def read(d):  # files by global rank, and every communicator's members in rank order
+    files = [[json.loads(l) for l in open(path)] for path in glob.glob(os.path.join(d, "*.jsonl"))]
+    files = {recs[0]["global_rank"]: recs for recs in files}
+    members = defaultdict(dict)
+    for recs in files.values():
+        for r in recs:
+            if r["type"] == "comm":
+                members[r["comm"]][r["rank"]] = r["global_rank"]
+    return files, {c: [m[i] for i in range(len(m))] for c, m in members.items()}
+(old, old_m), (new, new_m) = read(sys.argv[1]), read(sys.argv[2])
+assert sorted(new) == list(range(8)), sorted(new)
+def ops(files, mem, rank):
+    return [(r["op"], r["count"], r["dtype"], mem[r["comm"]], r["peer"]) for r in files[rank]
+            if r["type"] == "op" and r["comm"] != "0x0000000000000000"]
+def exchanges(files, mem, kind):  # (from, to) -> counts in order
+    out = defaultdict(list)
+    for rank in files:
+        for op, count, _, m, peer in ops(files, mem, rank):
+            if op == kind:
+                out[(rank, m[peer]) if kind == "send" else (m[peer], rank)].append(count)
+    return out
+before, after = exchanges(old, old_m, "send"), exchanges(new, new_m, "send")
+assert after == exchanges(new, new_m, "recv"), "a send without its receive"
+ep4 = lambda r: list(range(r // 4 * 4, r // 4 * 4 + 4))
+for r in range(8):
+    assert sorted(p for (s, p) in after if s == r) == ep4(r), (r, sorted(after))
+    pos, old_group = r % 4, list(range(r // 2 * 2, r // 2 * 2 + 2))
+    for q in range(4):  # new position q holds half of old position q // 2's experts
+        for (peer, counts) in ((ep4(r)[q], after[(r, ep4(r)[q])]),):
+            want = [c // 2 + (c % 2 if q % 2 == 0 else 0) for c in before[(r, old_group[q // 2])]]
+            assert counts == want, (r, q, counts[:4], want[:4])
+    assert sum(map(sum, (after[(r, p)] for p in ep4(r)))) == sum(map(sum, (before[(r, p)] for p in old_group)))
+    rest = lambda files, mem: [o for o in ops(files, mem, r) if o[0] not in ("send", "recv")]
+    want = []
+    for op, count, dtype, m, peer in rest(old, old_m):
+        if len(m) == 2:   # the expert group: its all-gather keeps 4 per rank over 4 ranks
+            want.append((op, count, dtype, ep4(r), peer))
+        elif len(m) == 4:  # expert-data parallel: half the experts' gradients, 8 / 4 ranks
+            want.append((op, count // 2, dtype, [r % 4, r % 4 + 4], peer))
+        else:
+            want.append((op, count, dtype, m, peer))
+    assert rest(new, new_m) == want, (r, rest(new, new_m)[:6], want[:6])
+print("ok")
+PY
+result $? "scale/moe-ep2-to-ep4-as-the-rule-says" "$(cat "$work/scale_ep.err" "$work/scale_ep.txt" | tail -5)"
+if command -v mpirun >/dev/null && [ -x "$phynet" ]; then
+  timeout 120 mpirun --allow-run-as-root --oversubscribe -np 8 --mca pml ob1 --mca btl self,tcp \
+    "$phynet" "$work/scaled_ep4" --verify >"$work/ep4_replay.txt" 2>&1 &&
+    grep -q "every result byte verified (.*, 0 wrong)" "$work/ep4_replay.txt"
+  result $? "scale/moe-ep4-replays-0-wrong" "$(tail -5 "$work/ep4_replay.txt")"
+fi
+"$tool" scale "$scale_data/megatron_moe_tp1_dp8_ep2" --ep 3 -o "$work/scaled_ep3" >"$work/scale_ep3.txt" 2>&1
+[ $? -eq 2 ] && grep -q -- "--ep 3: the captured EP=2 and 3 do not divide one another" "$work/scale_ep3.txt"
+result $? "scale/ep-refuses-sizes-without-a-rule" "$(cat "$work/scale_ep3.txt")"
 "$tool" scale "$scale_data/megatron_tp2_dp2_plain" -o "$work/scaled_x" >"$work/scale_nodp.txt" 2>&1
-[ $? -eq 2 ] && grep -q -- "--dp is required" "$work/scale_nodp.txt"
+[ $? -eq 2 ] && grep -q -- "--dp or --ep is required" "$work/scale_nodp.txt"
 result $? "scale/needs-dp" "$(cat "$work/scale_nodp.txt")"
 
 # ---- iterations found in a trace: the Megatron TP2 trace's 5 steps of 14 calls; the distributed
