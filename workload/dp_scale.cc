@@ -87,7 +87,7 @@ Result<DataParallelScaler> DataParallelScaler::create(const trace::TraceSet& tra
                     newEp > 0 ? fmt::format(" --ep {}", newEp) : "", to.ep, newDp);
   }
   to.dp = newDp;
-  const int64_t world = static_cast<int64_t>(to.tp) * to.pp * newDp;
+  const int64_t world = static_cast<int64_t>(to.tp) * to.cp * to.pp * newDp;
   if (world > (1 << 20)) return NS_ERROR(Code::kInvalidArgument, "--dp {}: {} ranks is more than 1,048,576", newDp, world);
   to.world = static_cast<int>(world);
   DataParallelScaler scaler(traces, shape, to);
@@ -115,7 +115,7 @@ Result<DataParallelScaler> DataParallelScaler::create(const trace::TraceSet& tra
 
 int DataParallelScaler::templateRank(int rank) const {
   const RankLayout& from = shape_.layout;
-  return from.rankOf(to_.ppIndex(rank), to_.dpIndex(rank) % from.dp, to_.tpIndex(rank));
+  return from.rankOf(to_.ppIndex(rank), to_.dpIndex(rank) % from.dp, to_.tpIndex(rank), to_.cpIndex(rank));
 }
 
 Status DataParallelScaler::assignRoles() {
@@ -172,6 +172,7 @@ Status DataParallelScaler::checkOps() {
       }
       const int newSize = to_.groupSize(r.kind);
       const char* group = r.kind == GroupKind::kDp     ? "data-parallel group"
+                          : r.kind == GroupKind::kDpCp ? "data-and-context-parallel group"
                           : r.kind == GroupKind::kDpEp ? "expert-data-parallel group"
                                                        : "group of every rank";
       if (op.root >= newSize) {
@@ -217,7 +218,8 @@ Status DataParallelScaler::checkOps() {
 }
 
 bool DataParallelScaler::keepsItsOps(GroupKind kind) const {
-  return kind == GroupKind::kTp || kind == GroupKind::kPp || (isExpertGroup(kind) && !expertsChange());
+  return kind == GroupKind::kTp || kind == GroupKind::kPp || kind == GroupKind::kCp ||
+         (isExpertGroup(kind) && !expertsChange());
 }
 
 BufferShare DataParallelScaler::bufferShare(GroupKind kind) const {
@@ -251,7 +253,8 @@ void DataParallelScaler::scaleOp(trace::OpRecord* op, const CommRole& role, int 
   const std::vector<int> members = to_.groupMembers(role.kind, rank);
   const int newSize = static_cast<int>(members.size());
   const uint64_t oldEp = static_cast<uint64_t>(shape_.layout.ep), newEp = static_cast<uint64_t>(to_.ep);
-  if ((role.kind == GroupKind::kDp || role.kind == GroupKind::kDpEp) && isSharded(op->op)) {
+  if ((role.kind == GroupKind::kDp || role.kind == GroupKind::kDpCp || role.kind == GroupKind::kDpEp) &&
+      isSharded(op->op)) {
     Result<ShardCount> shard = resizeShard(op->count, op->nranks, newSize, bufferShare(role.kind));  // checked
     if (shard.ok()) op->count = shard->count;
   } else if (role.kind == GroupKind::kDpEp && isWholeBuffer(op->op)) {

@@ -1,10 +1,11 @@
 // A captured job at another data-parallel size (weak scaling: every replica keeps its micro-batches,
 // so what one replica does is unchanged and only the data-parallel groups change size). Rules,
 // stated in docs/scale.md:
-//   * rank r' of the new job (TP x N x PP, Megatron's order) does what captured rank
-//     (pp, dp' mod DP, tp) did, op for op, on the groups of the same kind and creation order;
-//   * tensor, pipeline, expert (EP) and expert-tensor groups, and one-rank communicators, keep their
-//     ops byte for byte (EP stays: it must divide N); expert-data-parallel groups grow to N / EP and
+//   * rank r' of the new job (TP x CP x N x PP, Megatron's order) does what captured rank
+//     (pp, dp' mod DP, cp, tp) did, op for op, on the groups of the same kind and creation order;
+//   * tensor, context (CP), pipeline, expert (EP) and expert-tensor groups, and one-rank
+//     communicators, keep their ops byte for byte; data-and-context groups (DP x CP) follow the
+//     data-parallel rules at N x CP ranks (EP stays: it must divide N); expert-data-parallel groups grow to N / EP and
 //     follow the data-parallel rules;
 //   * on a data-parallel group, allreduce / broadcast / reduce keep their count (the whole buffer);
 //     reduce-scatter / all-gather of a sharded buffer divide the buffer by the new size, padded as

@@ -16,6 +16,7 @@ bool isPointToPoint(trace::OpCode op) { return op == trace::OpCode::kSend || op 
 
 Result<std::map<uint64_t, CommFacts>> readComms(const trace::TraceSet& traces) {
   std::map<uint64_t, CommFacts> comms;
+  std::map<uint64_t, uint64_t> firstCount;  // per communicator: the first exchange's count + 1
   const int world = static_cast<int>(traces.files.size());
   for (const trace::TraceFile& file : traces.files) {
     for (const trace::CommEntry& entry : file.comms) {
@@ -39,6 +40,13 @@ Result<std::map<uint64_t, CommFacts>> readComms(const trace::TraceSet& traces) {
       auto it = comms.find(entry.record.commId);
       if (it == comms.end()) continue;  // trace_validate reports ops on unknown communicators
       it->second.carriesOps = true;
+      const trace::OpRecord& op = entry.record;
+      if (op.op == trace::OpCode::kSend || op.op == trace::OpCode::kAlltoAll) {
+        uint64_t& first = firstCount[op.commId];
+        if (first == 0) first = op.count + 1;  // 0: none yet
+        it->second.evenExchange = it->second.evenExchange && first == op.count + 1;
+        it->second.sendsToSelf = it->second.sendsToSelf || (op.op == trace::OpCode::kSend && op.peer == op.rank);
+      }
       it->second.pointToPointOnly = it->second.pointToPointOnly && isPointToPoint(entry.record.op);
       it->second.exchanges = it->second.exchanges || isPointToPoint(entry.record.op) ||
                              entry.record.op == trace::OpCode::kAlltoAll;
@@ -60,13 +68,19 @@ Result<std::map<uint64_t, CommFacts>> readComms(const trace::TraceSet& traces) {
 // expert-data or world first; a pipeline group carries only sends and receives. *agrees: it
 // exchanges and is an expert or pipeline group, as its ops suggest.
 bool fitKind(const RankLayout& layout, const CommFacts& facts, GroupKind* kind, bool* agrees) {
-  static constexpr GroupKind kReducing[] = {GroupKind::kTp, GroupKind::kDp, GroupKind::kDpEp, GroupKind::kEpTp,
-                                            GroupKind::kWorld, GroupKind::kEp, GroupKind::kPp};
-  static constexpr GroupKind kExchanging[] = {GroupKind::kEp, GroupKind::kPp, GroupKind::kEpTp, GroupKind::kTp,
-                                              GroupKind::kDp, GroupKind::kDpEp, GroupKind::kWorld};
+  static constexpr GroupKind kReducing[] = {GroupKind::kTp,    GroupKind::kCp,   GroupKind::kDp,
+                                            GroupKind::kDpCp,  GroupKind::kDpEp, GroupKind::kEpTp,
+                                            GroupKind::kWorld, GroupKind::kEp,   GroupKind::kPp};
+  static constexpr GroupKind kExchanging[] = {GroupKind::kEp, GroupKind::kPp,   GroupKind::kCp,
+                                              GroupKind::kEpTp, GroupKind::kTp, GroupKind::kDp,
+                                              GroupKind::kDpCp, GroupKind::kDpEp, GroupKind::kWorld};
+  // An even ring of sends (no sender addressing itself) is pipeline or context parallel, not the
+  // token all-to-all, whose counts follow the data and which sends each rank its own block.
+  const bool evenRing = facts.pointToPointOnly && facts.evenExchange && !facts.sendsToSelf;
   const int first = facts.members.front();
   for (GroupKind candidate : facts.exchanges ? kExchanging : kReducing) {
     if (candidate == GroupKind::kPp && !facts.pointToPointOnly) continue;
+    if ((candidate == GroupKind::kCp || candidate == GroupKind::kDpCp) && layout.cp == 1) continue;
     if ((candidate == GroupKind::kEp || candidate == GroupKind::kDpEp || candidate == GroupKind::kEpTp) &&
         layout.ep == 1) {
       continue;  // no expert groups in this layout
@@ -74,7 +88,8 @@ bool fitKind(const RankLayout& layout, const CommFacts& facts, GroupKind* kind, 
     if (candidate == GroupKind::kEpTp && layout.tp == 1) continue;  // the expert group itself
     if (layout.groupMembers(candidate, first) == facts.members) {
       *kind = candidate;
-      *agrees = facts.exchanges && (candidate == GroupKind::kEp || candidate == GroupKind::kPp);
+      *agrees = facts.exchanges && (candidate == GroupKind::kPp || (candidate == GroupKind::kEp && !evenRing) ||
+                                    (candidate == GroupKind::kCp && facts.evenExchange));
       return true;
     }
   }
@@ -91,6 +106,7 @@ std::string membersText(const std::vector<int>& members) {
 }  // namespace
 
 std::string sizesText(const RankLayout& layout) {
+  if (layout.cp > 1) return fmt::format("TP={} CP={} DP={} PP={}", layout.tp, layout.cp, layout.dp, layout.pp);
   if (layout.ep > 1) return fmt::format("TP={} DP={} EP={} PP={}", layout.tp, layout.dp, layout.ep, layout.pp);
   return fmt::format("TP={} DP={} PP={}", layout.tp, layout.dp, layout.pp);
 }
@@ -140,21 +156,24 @@ Result<JobShape> recoverJobShape(int world, const std::vector<CommUse>& uses, co
 
   struct Fit {
     RankLayout layout;
-    int agreeing = 0;    // exchanging communicators that are expert or pipeline groups
+    int agreeing = 0;    // exchanging communicators that are expert, pipeline or context groups
     int worldAsData = 0;  // communicators of every rank that are its data-parallel group
   };
   std::vector<Fit> fits;
   std::vector<std::string> misfits;  // per layout tried: the first communicator that fits none of its groups
   for (int tp = 1; tp <= world; ++tp) {
     if (world % tp != 0 || (options.tp && tp != options.tp)) continue;
-    for (int pp = 1; pp <= world / tp; ++pp) {
-      if (world / tp % pp != 0 || (options.pp && pp != options.pp)) continue;
-      const int dp = world / tp / pp;
-      for (int ep = 1; ep <= dp; ++ep) {
+    for (int cp = 1; cp <= world / tp; ++cp) {
+    if (world / tp % cp != 0 || (options.cp && cp != options.cp)) continue;
+    for (int pp = 1; pp <= world / tp / cp; ++pp) {
+      if (world / tp / cp % pp != 0 || (options.pp && pp != options.pp)) continue;
+      const int dp = world / tp / cp / pp;
+      for (int ep = 1; ep <= (cp > 1 ? 1 : dp); ++ep) {  // expert groups are not laid out with CP
         if (dp % ep != 0 || (options.ep && ep != options.ep)) continue;
         RankLayout layout;
         layout.world = world;
         layout.tp = tp;
+        layout.cp = cp;
         layout.pp = pp;
         layout.dp = dp;
         layout.ep = ep;
@@ -162,6 +181,7 @@ Result<JobShape> recoverJobShape(int world, const std::vector<CommUse>& uses, co
         int worldAsData = 0;
         int agreeing = 0;
         bool expertExchange = false;  // an exchanging communicator is an expert group
+        bool contextExchange = false;  // one is a context-parallel group
         for (const auto& [id, facts] : *comms) {
           if (!facts.carriesOps || facts.members.size() < 2) continue;
           GroupKind kind;
@@ -173,14 +193,18 @@ Result<JobShape> recoverJobShape(int world, const std::vector<CommUse>& uses, co
           }
           agreeing += agrees ? 1 : 0;
           expertExchange = expertExchange || (agrees && kind == GroupKind::kEp);
-          worldAsData += kind == GroupKind::kDp && static_cast<int>(facts.members.size()) == world ? 1 : 0;
+          contextExchange = contextExchange || (agrees && kind == GroupKind::kCp);
+          worldAsData += (kind == GroupKind::kDp || kind == GroupKind::kDpCp) &&
+                                 static_cast<int>(facts.members.size()) == world ? 1 : 0;
         }
         if (!misfit.empty()) {
           if (ep == 1) misfits.push_back(misfit);  // one line per TP x PP: the expert sizes add little
-        } else if (ep == 1 || expertExchange || options.ep) {  // experts only where an all-to-all needs them
+        } else if ((ep == 1 || expertExchange || options.ep) &&  // experts only where an all-to-all needs them
+                   (cp == 1 || contextExchange || options.cp)) {  // context groups where an exchange needs them
           fits.push_back(Fit{layout, agreeing, worldAsData});
         }
       }
+    }
     }
   }
   if (fits.empty()) {
@@ -200,14 +224,16 @@ Result<JobShape> recoverJobShape(int world, const std::vector<CommUse>& uses, co
   std::vector<RankLayout> chosen;
   for (const Fit& fit : fits) {
     if (rank(fit) != best) continue;
-    const bool sameSizes = !chosen.empty() && chosen.back().tp == fit.layout.tp && chosen.back().pp == fit.layout.pp;
+    const bool sameSizes = !chosen.empty() && chosen.back().tp == fit.layout.tp && chosen.back().cp == fit.layout.cp &&
+                           chosen.back().pp == fit.layout.pp;
     if (!sameSizes) chosen.push_back(fit.layout);  // EP ascends within a TP x PP
   }
   if (chosen.size() > 1) {
     std::string candidates;
     for (const RankLayout& layout : chosen) candidates += (candidates.empty() ? "" : ", ") + sizesText(layout);
     return NS_ERROR(Code::kInvalidArgument, "the job's shape is ambiguous: {} all fit its communicators (the groups "
-                    "that would tell them apart carry no ops); choose with --tp and --pp", candidates);
+                    "that would tell them apart carry no ops, or a ring / an even all-to-all may be context, pipeline or "
+                    "expert parallel); choose with --tp, --pp, --ep or --cp", candidates);
   }
 
   JobShape shape;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tests/catch.h"
+#include "tests/workload/synthetic_job.h"
 #include "trace/trace_format.h"
 #include "trace/trace_reader.h"
 #include "workload/dp_scale.h"
@@ -118,46 +119,6 @@ TEST_CASE("sharded buffers are resized as Megatron pads them, or divided, or ref
   CHECK(refused.status().message().find("21 elements divides neither into 4 blocks") != std::string::npos);
 }
 
-// A job of `world` ranks whose communicators are `groups` (members in rank order), each carrying
-// one op of `op` with `count` on every member.
-trace::TraceSet syntheticJob(int world, const std::vector<std::vector<int>>& groups,
-                             trace::OpCode op = trace::OpCode::kAllReduce, uint64_t count = 256) {
-  trace::TraceSet set;
-  set.files.resize(world);
-  for (int rank = 0; rank < world; ++rank) {
-    set.files[rank].path = "job/rank" + std::to_string(rank) + ".jsonl";
-    set.files[rank].header.globalRank = rank;
-  }
-  uint64_t n = 0;
-  for (size_t g = 0; g < groups.size(); ++g) {
-    for (size_t r = 0; r < groups[g].size(); ++r) {
-      trace::TraceFile& file = set.files[groups[g][r]];
-      trace::CommEntry comm;
-      comm.record.event = trace::CommEvent::kInit;
-      comm.record.commId = 100 + g;
-      comm.record.nranks = static_cast<int32_t>(groups[g].size());
-      comm.record.rank = static_cast<int32_t>(r);
-      comm.record.globalRank = groups[g][r];
-      comm.n = n++;
-      comm.line = static_cast<int64_t>(file.comms.size() + file.ops.size() + 2);
-      file.comms.push_back(comm);
-      trace::OpEntry entry;
-      entry.record.op = op;
-      entry.record.commId = 100 + g;
-      entry.record.count = count;
-      entry.record.datatype = 7;  // float32
-      entry.record.root = trace::kNoRank;
-      entry.record.peer = trace::kNoRank;
-      entry.record.rank = comm.record.rank;
-      entry.record.nranks = comm.record.nranks;
-      entry.n = n++;
-      entry.line = comm.line + 1;
-      file.ops.push_back(entry);
-    }
-  }
-  return set;
-}
-
 TEST_CASE("shapes that fit no layout or several, and ops without a rule, are refused", "[scale]") {
   Result<JobShape> mixed = recoverJobShape(syntheticJob(4, {{0, 1, 2}, {3}}));
   REQUIRE_FALSE(mixed.ok());
@@ -191,6 +152,10 @@ TEST_CASE("shapes that fit no layout or several, and ops without a rule, are ref
   ShapeOptions noExperts;
   noExperts.tp = 2;
   noExperts.ep = 1;
+  Result<JobShape> contextShape = recoverJobShape(alltoall, noExperts);  // an even all-to-all: CP's
+  REQUIRE(contextShape.ok());
+  CHECK(contextShape->toString() == "TP=2 CP=2 DP=1 PP=1 (4 ranks)");
+  noExperts.cp = 1;
   Result<JobShape> a2aShape = recoverJobShape(alltoall, noExperts);
   REQUIRE(a2aShape.ok());
   Result<DataParallelScaler> noRule = DataParallelScaler::create(alltoall, *a2aShape, 4);

@@ -23,7 +23,7 @@
 namespace nshim::tools {
 namespace {
 
-const char* kScaleUsage = R"(usage: ncclshim scale <trace> [--dp N] [--ep M] -o DIR [--tp N] [--pp N]
+const char* kScaleUsage = R"(usage: ncclshim scale <trace> [--dp N] [--ep M] -o DIR [--tp N] [--pp N] [--cp N]
   Writes the captured job at data-parallel size N (larger or smaller): the job's tensor, data and
   pipeline groups are recovered from its communicators' members; every new data-parallel replica
   does what a captured replica did; data-parallel allreduces keep their buffer, reduce-scatters and
@@ -36,7 +36,9 @@ options:
   --dp N           the new data-parallel size (default: as captured)
   --ep M           the new expert-parallel size (default: as captured; --dp or --ep is required)
   -o, --output DIR the directory of the new trace (required)
-  --tp N, --pp N   the captured tensor / pipeline size, when the communicators leave it ambiguous
+  --tp N, --pp N, --cp N
+                   the captured tensor / pipeline / context-parallel size, when the communicators
+                   leave it ambiguous (context-parallel groups keep their ops as they are)
   -h, --help       this text
 )";
 
@@ -44,6 +46,7 @@ struct ScaleArgs {
   std::string input;
   std::string output;
   int dp = 0;
+  int cp = 0;  // the captured context-parallel size (0: recovered)
   bool help = false;
   InputOptions inputOptions;
 };
@@ -56,12 +59,13 @@ std::string parseArgs(int argc, char** argv, ScaleArgs* a) {
       a->output = value;
       return "";
     }
-    if (flag != "--dp") return std::nullopt;
+    if (flag != "--dp" && flag != "--cp") return std::nullopt;
     int64_t number = 0;
     if (!parseCount(value, &number) || number < 1 || number > (1 << 20)) {
-      return fmt::format("--dp: '{}' is not a data-parallel size (1..1048576)", value);
+      return fmt::format("{}: '{}' is not a {}-parallel size (1..1048576)", flag, value,
+                         flag == "--dp" ? "data" : "context");
     }
-    a->dp = static_cast<int>(number);
+    (flag == "--dp" ? a->dp : a->cp) = static_cast<int>(number);
     return "";
   };
   std::string error = walkCommandLine(argc, argv, &a->inputOptions, &a->help, handlers);
@@ -144,6 +148,7 @@ Status run(const ScaleArgs& a) {
   workload::ShapeOptions shapeOptions;
   shapeOptions.tp = a.inputOptions.tp;
   shapeOptions.pp = a.inputOptions.pp;
+  shapeOptions.cp = a.cp;
   NS_ASSIGN_OR_RETURN(workload::JobShape shape, workload::recoverJobShape(traces, shapeOptions));
   NS_ASSIGN_OR_RETURN(workload::DataParallelScaler scaler,
                       workload::DataParallelScaler::create(traces, shape, a.dp, a.inputOptions.ep));
