@@ -104,11 +104,15 @@ Result<DataParallelScaler> DataParallelScaler::create(const trace::TraceSet& tra
     Result<ExpertExchange> exchange = ExpertExchange::create(traces, expertComms, shape.layout.ep, to.ep);
     if (!exchange.ok()) return exchange.status();
     scaler.exchange_.emplace(std::move(*exchange));
+    const std::string how =
+        to.ep > shape.layout.ep
+            ? fmt::format("{} of the captured sends did not divide by {} and are spread to within one element",
+                          scaler.exchange_->unevenSplits(), to.ep / shape.layout.ep)
+            : fmt::format("the sends to the {} old peers whose experts one rank now holds are merged (summed)",
+                          shape.layout.ep / to.ep);
     scaler.notes_.push_back(fmt::format("token all-to-alls: experts keep their global order, {} per rank now; "
-                                        "every rank keeps its tokens (its send total); {} of the captured sends "
-                                        "did not divide by {} and are spread to within one element",
-                                        to.ep > shape.layout.ep ? "fewer" : "more", scaler.exchange_->unevenSplits(),
-                                        std::max(to.ep / shape.layout.ep, 1)));
+                                        "every rank keeps its tokens (its send total); {}",
+                                        to.ep > shape.layout.ep ? "fewer" : "more", how));
   }
   return scaler;
 }

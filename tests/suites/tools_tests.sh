@@ -450,6 +450,9 @@ print("ok")
 PY
 result $? "scale/moe-ep2-to-ep4-as-the-rule-says" "$(cat "$work/scale_ep.err" "$work/scale_ep.txt" | tail -5)"
 replays_without_error scaled_ep4 scale/moe-ep4-replays-0-wrong
+"$tool" scale "$work/scaled_ep4" --ep 2 -o "$work/scaled_ep2" 2>"$work/scale_ep2.err" &&
+  "$tool" diff "$work/scaled_ep2" "$scale_data/megatron_moe_tp1_dp8_ep2" >"$work/scale_ep2_diff.txt" 2>&1
+result $? "scale/moe-ep4-back-to-ep2-equals-capture" "$(cat "$work/scale_ep2.err"; tail -3 "$work/scale_ep2_diff.txt")"
 "$tool" scale "$scale_data/megatron_moe_tp1_dp8_ep2" --ep 3 -o "$work/scaled_ep3" >"$work/scale_ep3.txt" 2>&1
 [ $? -eq 2 ] && grep -q -- "--ep 3: the captured EP=2 and 3 do not divide one another" "$work/scale_ep3.txt"
 result $? "scale/ep-refuses-sizes-without-a-rule" "$(cat "$work/scale_ep3.txt")"
