@@ -205,9 +205,12 @@ Status DataParallelScaler::checkOps() {
     notes_.push_back(within == 0 ? fmt::format("{} sharded ops: buffers padded as Megatron pads them (lcm(DP, 128) "
                                                "elements); counts exact", padded)
                                  : fmt::format("{} sharded ops: buffers padded as Megatron pads them; a count may be "
-                                               "off by fewer than {} elements of the whole buffer (lcm({}, 128) "
-                                               "does not divide lcm({}, 128))", padded, within,
-                                               shape_.layout.dp, to_.dp));  // the data-parallel sizes
+                                               "off by fewer than {} elements of the whole buffer ({})", padded,
+                                               within, expertsChange()
+                                                   ? fmt::format("the experts' buffers are EP {} / {} as large, "
+                                                                 "their padding unknown", shape_.layout.ep, to_.ep)
+                                                   : fmt::format("lcm({}, 128) does not divide lcm({}, 128)",
+                                                                 shape_.layout.dp, to_.dp)));
   }
   if (exact) notes_.push_back(fmt::format("{} sharded ops divided exactly by {}", exact, to_.dp));
   if (to_.dp < shape_.layout.dp) {
