@@ -275,6 +275,22 @@ TEST_CASE("expert-parallel sizes without a rule are refused by name", "[scale][e
   REQUIRE(even.ok());
   CHECK(even->rank(3).ops.at(0).record.count == 2);
   CHECK(even->rank(3).ops.at(0).record.nranks == 4);
+  // The experts' gradients on expert-data groups {0,2}, {1,3}: 3 elements do not halve at EP4; 6 do,
+  // and the group becomes rank 3 alone (DP / EP = 1).
+  trace::TraceSet grads = mixedJob(4, {{{{0, 1}, {2, 3}}, trace::OpCode::kAlltoAll, 4},
+                                       {{{0, 2}, {1, 3}}, trace::OpCode::kAllReduce, 3}});
+  Result<JobShape> gradShape = recoverJobShape(grads, experts);
+  REQUIRE(gradShape.ok());
+  Result<DataParallelScaler> oddGrads = DataParallelScaler::create(grads, *gradShape, 0, 4);
+  REQUIRE_FALSE(oddGrads.ok());
+  INFO(oddGrads.status().message());
+  CHECK(oddGrads.status().message().find("job/rank0.jsonl:5: allreduce of count 3 on an expert-data-parallel group: "
+                                         "the experts' buffer at EP=4 would be 3 x 2 / 4 elements") == 0);
+  for (trace::TraceFile& file : grads.files) file.ops.at(1).record.count = 6;
+  Result<DataParallelScaler> halved = DataParallelScaler::create(grads, *gradShape, 0, 4);
+  REQUIRE(halved.ok());
+  CHECK(halved->rank(3).ops.at(1).record.count == 3);
+  CHECK(halved->rank(3).ops.at(1).record.nranks == 1);
 }
 
 TEST_CASE("expert buffers sharded over expert-data groups are resized by their share", "[scale][ep]") {
