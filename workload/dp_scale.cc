@@ -68,7 +68,9 @@ Result<DataParallelScaler> DataParallelScaler::create(const trace::TraceSet& tra
                                                       int newDp, int newEp) {
   if (newDp == 0) newDp = shape.layout.dp;
   if (newDp < 1) return NS_ERROR(Code::kInvalidArgument, "--dp {}: the new data-parallel size must be at least 1", newDp);
-  if (newEp < 0) return NS_ERROR(Code::kInvalidArgument, "--ep {}: the new expert-parallel size must be at least 1", newEp);
+  if (newEp < 0) {
+    return NS_ERROR(Code::kInvalidArgument, "--ep {}: the new expert-parallel size must be at least 1", newEp);
+  }
   RankLayout to = shape.layout;
   if (newEp > 0 && newEp != to.ep) {
     if (to.ep == 1) {
@@ -396,8 +398,8 @@ Result<Workload> loadResizedTraceWorkload(const std::string& path, int newDp, in
   NS_ASSIGN_OR_RETURN(JobShape shape, recoverJobShape(captured, shapeOptions));
   NS_ASSIGN_OR_RETURN(DataParallelScaler scaler, DataParallelScaler::create(captured, shape, newDp, newEp));
   if (notes) {
-    notes->push_back(fmt::format("--resize {}: the trace's {} replayed as {}", resizeText(newDp, newEp), shape.toString(),
-                                 shapeText(scaler.to())));
+    notes->push_back(fmt::format("--resize {}: the trace's {} replayed as {}", resizeText(newDp, newEp),
+                                 shape.toString(), shapeText(scaler.to())));
     for (const std::string& note : scaler.notes()) notes->push_back("--resize: " + note);
   }
   trace::TraceSet resized;

@@ -232,8 +232,8 @@ Result<JobShape> recoverJobShape(int world, const std::vector<CommUse>& uses, co
     std::string candidates;
     for (const RankLayout& layout : chosen) candidates += (candidates.empty() ? "" : ", ") + sizesText(layout);
     return NS_ERROR(Code::kInvalidArgument, "the job's shape is ambiguous: {} all fit its communicators (the groups "
-                    "that would tell them apart carry no ops, or a ring / an even all-to-all may be context, pipeline or "
-                    "expert parallel); choose with --tp, --pp, --ep or --cp", candidates);
+                    "that would tell them apart carry no ops, or a ring / an even all-to-all may be context, "
+                    "pipeline or expert parallel); choose with --tp, --pp, --ep or --cp", candidates);
   }
 
   JobShape shape;

@@ -90,7 +90,9 @@ std::string RankLayout::problem() const {
                        static_cast<int64_t>(tp) * cp * dp * pp, world);
   }
   if (dp % ep != 0) return fmt::format("EP={} does not divide DP={}", ep, dp);
-  if (ep > 1 && cp > 1) return fmt::format("EP={} with CP={}: expert groups are not laid out with context parallelism", ep, cp);
+  if (ep > 1 && cp > 1) {
+    return fmt::format("EP={} with CP={}: expert groups are not laid out with context parallelism", ep, cp);
+  }
   return "";
 }
 

@@ -186,7 +186,8 @@ std::map<std::pair<int, int>, std::vector<uint64_t>> exchanges(const trace::Trac
       const trace::OpRecord& op = entry.record;
       if (op.op != (sends ? trace::OpCode::kSend : trace::OpCode::kRecv)) continue;
       const int peer = shape->comms.at(op.commId).members.at(op.peer);
-      out[sends ? std::make_pair(file.globalRank(), peer) : std::make_pair(peer, file.globalRank())].push_back(op.count);
+      const int self = file.globalRank();
+      out[sends ? std::make_pair(self, peer) : std::make_pair(peer, self)].push_back(op.count);
     }
   }
   return out;

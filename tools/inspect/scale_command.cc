@@ -1,6 +1,7 @@
 // `ncclshim scale <trace> --dp N [--ep M] -o DIR`: a captured job written at another data-parallel
-// and / or expert-parallel size (the rules: workload/dp_scale.h, docs/scale.md), one trace file per rank of the new job, each created
-// new and private in DIR. Prints the captured and the new shape and what the rules decided.
+// and / or expert-parallel size (the rules: workload/dp_scale.h, docs/scale.md), one trace file per
+// rank of the new job, each created new and private in DIR. Prints the captured and the new shape
+// and what the rules decided.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
