@@ -58,39 +58,47 @@ Result<ShardCount> resizeShard(uint64_t count, int oldSize, int newSize, BufferS
     out.count = shared / static_cast<uint64_t>(newSize);
     return out;
   }
-  return NS_ERROR(Code::kInvalidArgument, "a buffer of {} x {} = {} elements{} divides neither into {} blocks nor as "
-                                   "Megatron pads it (a multiple of lcm({}, 128) = {})", count, oldSize, total,
-                                   num == den ? "" : fmt::format(" times {} / {}", num, den), newSize, oldSize,
-                                   oldPad);
+  return NS_ERROR(Code::kInvalidArgument,
+                  "a buffer of {} x {} = {} elements{} divides neither into {} blocks nor as "
+                  "Megatron pads it (a multiple of lcm({}, 128) = {})",
+                  count, oldSize, total, num == den ? "" : fmt::format(" times {} / {}", num, den), newSize, oldSize,
+                  oldPad);
 }
 
-Result<DataParallelScaler> DataParallelScaler::create(const trace::TraceSet& traces, const JobShape& shape,
-                                                      int newDp, int newEp) {
+Result<DataParallelScaler> DataParallelScaler::create(const trace::TraceSet& traces, const JobShape& shape, int newDp,
+                                                      int newEp) {
   if (newDp == 0) newDp = shape.layout.dp;
-  if (newDp < 1) return NS_ERROR(Code::kInvalidArgument, "--dp {}: the new data-parallel size must be at least 1", newDp);
+  if (newDp < 1)
+    return NS_ERROR(Code::kInvalidArgument, "--dp {}: the new data-parallel size must be at least 1", newDp);
   if (newEp < 0) {
     return NS_ERROR(Code::kInvalidArgument, "--ep {}: the new expert-parallel size must be at least 1", newEp);
   }
   RankLayout to = shape.layout;
   if (newEp > 0 && newEp != to.ep) {
     if (to.ep == 1) {
-      return NS_ERROR(Code::kInvalidArgument, "--ep {}: the capture has no expert groups (EP=1), so its token "
-                      "exchanges were never recorded", newEp);
+      return NS_ERROR(Code::kInvalidArgument,
+                      "--ep {}: the capture has no expert groups (EP=1), so its token "
+                      "exchanges were never recorded",
+                      newEp);
     }
     if (newEp % to.ep != 0 && to.ep % newEp != 0) {
-      return NS_ERROR(Code::kInvalidArgument, "--ep {}: the captured EP={} and {} do not divide one another (one "
-                      "rank's experts would be split unevenly over the new expert groups)", newEp, to.ep, newEp);
+      return NS_ERROR(Code::kInvalidArgument,
+                      "--ep {}: the captured EP={} and {} do not divide one another (one "
+                      "rank's experts would be split unevenly over the new expert groups)",
+                      newEp, to.ep, newEp);
     }
     to.ep = newEp;
   }
   if (newDp % to.ep != 0) {
-    return NS_ERROR(Code::kInvalidArgument, "--dp {}{}: the expert-parallel size EP={} must divide the data-parallel "
-                    "size DP={} (expert groups are blocks of the data-parallel group)", newDp,
-                    newEp > 0 ? fmt::format(" --ep {}", newEp) : "", to.ep, newDp);
+    return NS_ERROR(Code::kInvalidArgument,
+                    "--dp {}{}: the expert-parallel size EP={} must divide the data-parallel "
+                    "size DP={} (expert groups are blocks of the data-parallel group)",
+                    newDp, newEp > 0 ? fmt::format(" --ep {}", newEp) : "", to.ep, newDp);
   }
   to.dp = newDp;
   const int64_t world = static_cast<int64_t>(to.tp) * to.cp * to.pp * newDp;
-  if (world > (1 << 20)) return NS_ERROR(Code::kInvalidArgument, "--dp {}: {} ranks is more than 1,048,576", newDp, world);
+  if (world > (1 << 20))
+    return NS_ERROR(Code::kInvalidArgument, "--dp {}: {} ranks is more than 1,048,576", newDp, world);
   to.world = static_cast<int>(world);
   DataParallelScaler scaler(traces, shape, to);
   Status status = scaler.assignRoles();
@@ -112,9 +120,10 @@ Result<DataParallelScaler> DataParallelScaler::create(const trace::TraceSet& tra
                           scaler.exchange_->unevenSplits(), to.ep / shape.layout.ep)
             : fmt::format("the sends to the {} old peers whose experts one rank now holds are merged (summed)",
                           shape.layout.ep / to.ep);
-    scaler.notes_.push_back(fmt::format("token all-to-alls: experts keep their global order, {} per rank now; "
-                                        "every rank keeps its tokens (its send total); {}",
-                                        to.ep > shape.layout.ep ? "fewer" : "more", how));
+    scaler.notes_.push_back(
+        fmt::format("token all-to-alls: experts keep their global order, {} per rank now; "
+                    "every rank keeps its tokens (its send total); {}",
+                    to.ep > shape.layout.ep ? "fewer" : "more", how));
   }
   return scaler;
 }
@@ -149,8 +158,10 @@ Status DataParallelScaler::assignRoles() {
     }
   }
   if (dropped) {
-    notes_.push_back(fmt::format("{} communicator records of groups that carry no ops and are no group of the "
-                                 "layout are left out", dropped));
+    notes_.push_back(
+        fmt::format("{} communicator records of groups that carry no ops and are no group of the "
+                    "layout are left out",
+                    dropped));
   }
   return Status();
 }
@@ -183,45 +194,54 @@ Status DataParallelScaler::checkOps() {
                                                        : "group of every rank";
       if (op.root >= newSize) {
         return NS_ERROR(Code::kInvalidArgument, "{}: root {} is beyond the {} of {} ranks", where(), op.root, group,
-                                         newSize);
+                        newSize);
       }
       if (r.kind == GroupKind::kDpEp && expertsChange() && isWholeBuffer(op.op) &&
           op.count * static_cast<uint64_t>(shape_.layout.ep) % static_cast<uint64_t>(to_.ep) != 0) {
-        return NS_ERROR(Code::kInvalidArgument, "{} of count {} on an {}: the experts' buffer at EP={} would be {} x "
-                        "{} / {} elements, not a whole number", where(), op.count, group, to_.ep, op.count,
-                        shape_.layout.ep, to_.ep);
+        return NS_ERROR(Code::kInvalidArgument,
+                        "{} of count {} on an {}: the experts' buffer at EP={} would be {} x "
+                        "{} / {} elements, not a whole number",
+                        where(), op.count, group, to_.ep, op.count, shape_.layout.ep, to_.ep);
       }
       if (isWholeBuffer(op.op) || (r.kind == GroupKind::kWorld && op.op == trace::OpCode::kAllGather)) continue;
       if (r.kind == GroupKind::kWorld || !isSharded(op.op)) {
-        return NS_ERROR(Code::kInvalidArgument, "{} on a {}: no data-parallel scaling rule covers it (allreduce, "
-                                         "broadcast and reduce keep their buffer; reduce-scatter and all-gather "
-                                         "shard it)", where(), group);
+        return NS_ERROR(Code::kInvalidArgument,
+                        "{} on a {}: no data-parallel scaling rule covers it (allreduce, "
+                        "broadcast and reduce keep their buffer; reduce-scatter and all-gather "
+                        "shard it)",
+                        where(), group);
       }
       Result<ShardCount> shard = resizeShard(op.count, op.nranks, newSize, bufferShare(r.kind));
-      if (!shard.ok()) return NS_ERROR(Code::kInvalidArgument, "{} of count {}: {}", where(), op.count, shard.status().message());
+      if (!shard.ok())
+        return NS_ERROR(Code::kInvalidArgument, "{} of count {}: {}", where(), op.count, shard.status().message());
       ++(shard->megatronPadding ? padded : exact);
       within = std::max(within, shard->withinElements);
     }
   }
   if (padded) {
-    notes_.push_back(within == 0 ? fmt::format("{} sharded ops: buffers padded as Megatron pads them (lcm(DP, 128) "
-                                               "elements); counts exact", padded)
-                                 : fmt::format("{} sharded ops: buffers padded as Megatron pads them; a count may be "
-                                               "off by fewer than {} elements of the whole buffer ({})", padded,
-                                               within, expertsChange()
-                                                   ? fmt::format("the experts' buffers are EP {} / {} as large, "
-                                                                 "their padding unknown", shape_.layout.ep, to_.ep)
-                                                   : fmt::format("lcm({}, 128) does not divide lcm({}, 128)",
-                                                                 shape_.layout.dp, to_.dp)));
+    notes_.push_back(within == 0
+                         ? fmt::format("{} sharded ops: buffers padded as Megatron pads them (lcm(DP, 128) "
+                                       "elements); counts exact",
+                                       padded)
+                         : fmt::format("{} sharded ops: buffers padded as Megatron pads them; a count may be "
+                                       "off by fewer than {} elements of the whole buffer ({})",
+                                       padded, within,
+                                       expertsChange() ? fmt::format("the experts' buffers are EP {} / {} as large, "
+                                                                     "their padding unknown",
+                                                                     shape_.layout.ep, to_.ep)
+                                                       : fmt::format("lcm({}, 128) does not divide lcm({}, 128)",
+                                                                     shape_.layout.dp, to_.dp)));
   }
   if (exact) notes_.push_back(fmt::format("{} sharded ops divided exactly by {}", exact, to_.dp));
   if (to_.dp < shape_.layout.dp) {
-    notes_.push_back(fmt::format("data-parallel replicas {}..{} of the capture are left out", to_.dp,
-                                 shape_.layout.dp - 1));
+    notes_.push_back(
+        fmt::format("data-parallel replicas {}..{} of the capture are left out", to_.dp, shape_.layout.dp - 1));
   }
   if (tasks) {
-    notes_.push_back(fmt::format("{} nccl_task / nccl_proxy records (NCCL's decisions at the captured size) are "
-                                 "not carried: NCCL decides anew at the new size", tasks));
+    notes_.push_back(
+        fmt::format("{} nccl_task / nccl_proxy records (NCCL's decisions at the captured size) are "
+                    "not carried: NCCL decides anew at the new size",
+                    tasks));
   }
   return Status();
 }
@@ -244,12 +264,15 @@ Status DataParallelScaler::checkExpertOp(const trace::OpRecord& op, GroupKind ki
   if (kind == GroupKind::kEp && isPointToPoint(op.op)) return Status();
   if (kind == GroupKind::kEp && op.op == trace::OpCode::kAlltoAll) {
     if (op.count * static_cast<uint64_t>(shape_.layout.ep) % static_cast<uint64_t>(to_.ep) == 0) return Status();
-    return NS_ERROR(Code::kInvalidArgument, "{} of count {} per peer: at EP={} a peer's block would be {} x {} / {} "
-                    "elements, not a whole number", where, op.count, to_.ep, op.count, shape_.layout.ep, to_.ep);
+    return NS_ERROR(Code::kInvalidArgument,
+                    "{} of count {} per peer: at EP={} a peer's block would be {} x {} / {} "
+                    "elements, not a whole number",
+                    where, op.count, to_.ep, op.count, shape_.layout.ep, to_.ep);
   }
-  return NS_ERROR(Code::kInvalidArgument, "{} on an {} group: no expert-parallel scaling rule covers it (sends and "
-                  "receives of the token all-to-all, all-to-all and all-gather do)", where,
-                  kind == GroupKind::kEp ? "expert" : "expert-tensor");
+  return NS_ERROR(Code::kInvalidArgument,
+                  "{} on an {} group: no expert-parallel scaling rule covers it (sends and "
+                  "receives of the token all-to-all, all-to-all and all-gather do)",
+                  where, kind == GroupKind::kEp ? "expert" : "expert-tensor");
 }
 
 uint64_t DataParallelScaler::newCommId(const CommRole& role, int rank) const {
@@ -307,7 +330,7 @@ trace::TraceFile DataParallelScaler::rank(int rank, bool withOps) const {
   size_t c = 0, o = 0, s = 0;
   uint64_t n = 0;
   std::map<std::tuple<uint64_t, int, int>, uint64_t> ordinals;  // expert sends / receives by (comm, op, peer)
-  std::map<uint64_t, uint64_t> nextSeq;                        // by new expert communicator
+  std::map<uint64_t, uint64_t> nextSeq;                         // by new expert communicator
   const auto stepsBefore = [&](uint64_t original) {
     for (; s < in.steps.size() && in.steps[s].n < original; ++s) {
       trace::StepEntry step = in.steps[s];
@@ -324,8 +347,8 @@ trace::TraceFile DataParallelScaler::rank(int rank, bool withOps) const {
       if (role == roles.end()) continue;
       trace::CommEntry copy = entry;
       trace::CommRecord& record = copy.record;
-      const std::vector<int> members = role->second.single ? std::vector<int>{rank}
-                                                          : to_.groupMembers(role->second.kind, rank);
+      const std::vector<int> members =
+          role->second.single ? std::vector<int>{rank} : to_.groupMembers(role->second.kind, rank);
       if (record.event == trace::CommEvent::kSplit) record.event = trace::CommEvent::kInit;
       record.commId = newCommId(role->second, rank);
       record.parentId = 0;
@@ -367,8 +390,8 @@ trace::TraceFile DataParallelScaler::rank(int rank, bool withOps) const {
         }
         copy.record.commId = newCommId(role, rank);
         scaleOp(&copy.record, role, rank);
-        copy.record.bytes = trace::traceBytes(copy.record.op, copy.record.count, copy.record.datatype,
-                                              copy.record.nranks);
+        copy.record.bytes =
+            trace::traceBytes(copy.record.op, copy.record.count, copy.record.datatype, copy.record.nranks);
       }
       copy.n = n++;
       out.ops.push_back(copy);
@@ -408,9 +431,9 @@ Result<Workload> loadResizedTraceWorkload(const std::string& path, int newDp, in
     resized.files.push_back(scaler.rank(rank, onlyRank < 0 || rank == onlyRank));
   }
   NS_ASSIGN_OR_RETURN(Workload workload, workloadFromTraceSet(std::move(resized), nullptr, onlyRank));
-  workload.description = fmt::format("ncclshim trace: {} ranks, {} communicators ({}: captured as {}, resized to {})",
-                                     workload.worldSize, workload.comms.size(), path, shape.toString(),
-                                     sizesText(scaler.to()));
+  workload.description =
+      fmt::format("ncclshim trace: {} ranks, {} communicators ({}: captured as {}, resized to {})", workload.worldSize,
+                  workload.comms.size(), path, shape.toString(), sizesText(scaler.to()));
   return workload;
 }
 

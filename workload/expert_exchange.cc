@@ -16,8 +16,10 @@ Result<ExpertExchange> ExpertExchange::create(const trace::TraceSet& traces,
                                               const std::vector<std::map<uint64_t, int>>& expertComms, int oldEp,
                                               int newEp) {
   if (oldEp < 1 || newEp < 1 || (newEp % oldEp != 0 && oldEp % newEp != 0)) {
-    return NS_ERROR(Code::kInvalidArgument, "EP={} to EP={}: the sizes do not divide one another, so one rank's "
-                    "experts would be split unevenly over the new ranks (no rule)", oldEp, newEp);
+    return NS_ERROR(Code::kInvalidArgument,
+                    "EP={} to EP={}: the sizes do not divide one another, so one rank's "
+                    "experts would be split unevenly over the new ranks (no rule)",
+                    oldEp, newEp);
   }
   ExpertExchange out(oldEp, newEp);
   out.sends_.resize(traces.files.size());
@@ -51,15 +53,16 @@ Result<ExpertExchange> ExpertExchange::create(const trace::TraceSet& traces,
       const uint64_t n = perPeer[0].size();
       for (int peer = 0; peer < oldEp; ++peer) {
         if (perPeer[peer].size() != n || recvs[peer] != n) {
-          return NS_ERROR(Code::kInvalidArgument, "{}: expert group {}: {} sends to peer 0 but {} sends to and {} "
+          return NS_ERROR(Code::kInvalidArgument,
+                          "{}: expert group {}: {} sends to peer 0 but {} sends to and {} "
                           "receives from peer {}: not an all-to-all, which the expert-parallel rule needs",
                           file.path, instance, n, perPeer[peer].size(), recvs[peer], peer);
         }
       }
       const uint64_t first = out.sends_[0].count(instance) ? out.sends_[0].at(instance)[0].size() : 0;
       if (n != first) {
-        return NS_ERROR(Code::kInvalidArgument, "{}: expert group {}: {} all-to-alls where rank 0 has {}",
-                        file.path, instance, n, first);
+        return NS_ERROR(Code::kInvalidArgument, "{}: expert group {}: {} all-to-alls where rank 0 has {}", file.path,
+                        instance, n, first);
       }
     }
   }
@@ -81,9 +84,9 @@ std::vector<ExpertExchange::NewOp> ExpertExchange::expand(bool send, int instanc
       const int newPeer = peer * k + j;
       // Sending: part j of what went to old peer `peer`. Receiving: part position % k of what the
       // new peer's template sent to the experts this position now holds (old peer position / k).
-      const uint64_t count = send ? spreadPart(sent(peerTemplates[position], instance, peer, ordinal), k, j)
-                                  : spreadPart(sent(peerTemplates[newPeer], instance, position / k, ordinal), k,
-                                               position % k);
+      const uint64_t count =
+          send ? spreadPart(sent(peerTemplates[position], instance, peer, ordinal), k, j)
+               : spreadPart(sent(peerTemplates[newPeer], instance, position / k, ordinal), k, position % k);
       out.push_back({newPeer, count});
     }
     return out;

@@ -26,8 +26,7 @@ class ExpertExchange {
   // expert groups); every rank must send each peer of one the same number of times and receive as
   // often. oldEp and newEp must divide one another.
   static Result<ExpertExchange> create(const trace::TraceSet& traces,
-                                       const std::vector<std::map<uint64_t, int>>& expertComms, int oldEp,
-                                       int newEp);
+                                       const std::vector<std::map<uint64_t, int>>& expertComms, int oldEp, int newEp);
 
   struct NewOp {
     int peer = 0;  // new position in the expert group

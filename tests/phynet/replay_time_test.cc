@@ -8,8 +8,8 @@
 #include "phynet/replay.h"
 #include "phynet/report.h"
 #include "tests/catch.h"
-#include "tests/test_util.h"
 #include "tests/phynet/inproc_replay.h"
+#include "tests/test_util.h"
 
 namespace nshim::phynet {
 namespace {
@@ -88,11 +88,11 @@ TEST_CASE("--pace recorded on a GPU timeline keeps the recorded offsets and over
   const ReplayReport r = reportOf(w, replay, true);
   for (const RankReplayResult& rank : replay.results) {
     const std::vector<OpTiming>& t = rank.timings;
-    CHECK(t[1].startNs >= t[0].endNs);                    // one communicator: one op after the other
-    CHECK(t[1].startNs - t[0].startNs >= 2'100'000);      // and not before its recorded offset
-    INFO("second W op: " << (t[1].endNs - t[1].startNs) / 1000 << " us; side op after its start: "
-                         << (t[2].startNs - t[1].startNs) / 1000 << " us");
-    CHECK(t[2].startNs >= t[0].endNs);                    // after the previous op began (it waited for the first) ...
+    CHECK(t[1].startNs >= t[0].endNs);                // one communicator: one op after the other
+    CHECK(t[1].startNs - t[0].startNs >= 2'100'000);  // and not before its recorded offset
+    INFO("second W op: " << (t[1].endNs - t[1].startNs) / 1000
+                         << " us; side op after its start: " << (t[2].startNs - t[1].startNs) / 1000 << " us");
+    CHECK(t[2].startNs >= t[0].endNs);  // after the previous op began (it waited for the first) ...
     // ... not its end: the side op runs under it. A matter of scheduling: under ASan on a loaded
     // machine (the sanitizer suite) the side op's thread may wake after the 64 MiB op, so there it
     // is the memory that is checked, not the overlap.

@@ -44,8 +44,8 @@ TEST_CASE("CP groups are recovered in Megatron's tp-cp-dp-pp order", "[scale][cp
   CHECK(shape->toString() == "TP=2 CP=2 DP=2 PP=1 (8 ranks)");
   std::map<GroupKind, int> kinds;
   for (const auto& [id, comm] : shape->comms) ++kinds[comm.kind];
-  CHECK(kinds == std::map<GroupKind, int>{{GroupKind::kTp, 4}, {GroupKind::kCp, 4}, {GroupKind::kDpCp, 4},
-                                          {GroupKind::kDp, 4}});
+  CHECK(kinds ==
+        std::map<GroupKind, int>{{GroupKind::kTp, 4}, {GroupKind::kCp, 4}, {GroupKind::kDpCp, 4}, {GroupKind::kDp, 4}});
 }
 
 TEST_CASE("scale --dp keeps CP groups byte for byte and resizes DP x CP", "[scale][cp]") {
@@ -70,12 +70,12 @@ TEST_CASE("scale --dp keeps CP groups byte for byte and resizes DP x CP", "[scal
                        std::to_string(op.peer) + " rank " + std::to_string(op.rank) + "/" + std::to_string(op.nranks);
     ops.push_back(text + " size " + std::to_string(members[op.commId].size()));
   }
-  CHECK(ops == std::vector<std::string>{"allreduce 256 peer -1 rank 1/2 size 2",       // tensor {12,13}
-                                        "send 4096 peer 1 rank 0/2 size 2",            // CP ring {13,15}
+  CHECK(ops == std::vector<std::string>{"allreduce 256 peer -1 rank 1/2 size 2",  // tensor {12,13}
+                                        "send 4096 peer 1 rank 0/2 size 2",       // CP ring {13,15}
                                         "recv 4096 peer 1 rank 0/2 size 2",
-                                        "allreduce 1000 peer -1 rank 6/8 size 8",      // DP x CP, 8 ranks
-                                        "reducescatter 64 peer -1 rank 6/8 size 8",   // 512 padded / 8
-                                        "allreduce 1 peer -1 rank 3/4 size 4"});      // DP {1,5,9,13}
+                                        "allreduce 1000 peer -1 rank 6/8 size 8",    // DP x CP, 8 ranks
+                                        "reducescatter 64 peer -1 rank 6/8 size 8",  // 512 padded / 8
+                                        "allreduce 1 peer -1 rank 3/4 size 4"});     // DP {1,5,9,13}
   CHECK(rank13.ops[1].record.commId == rank13.ops[2].record.commId);
   // The CP ring's members: 13 and 15 (strided by TP within the DP x CP block).
   const trace::TraceFile rank15 = scaler->rank(15);

@@ -51,8 +51,8 @@ std::vector<std::string> opsWithMembers(const trace::TraceSet& traces) {
       lines.push_back(std::to_string(file.globalRank()) + " " + trace::opName(op.op) + " count " +
                       std::to_string(op.count) + " " + trace::datatypeName(op.datatype) + " root " +
                       std::to_string(op.root) + " peer " + std::to_string(op.peer) + " rank " +
-                      std::to_string(op.rank) + "/" + std::to_string(op.nranks) + " bytes " +
-                      std::to_string(op.bytes) + " seq " + std::to_string(op.seq) + " members " + members);
+                      std::to_string(op.rank) + "/" + std::to_string(op.nranks) + " bytes " + std::to_string(op.bytes) +
+                      " seq " + std::to_string(op.seq) + " members " + members);
     }
   }
   return lines;
@@ -72,8 +72,7 @@ TEST_CASE("the shape of Megatron captures is recovered from their communicators"
   CHECK(kinds[GroupKind::kWorld] == 2);
 }
 
-TEST_CASE("MoE TP1 x DP4 x EP2 scaled to DP8 equals the DP8 capture: expert groups stay, expert-data grow",
-          "[scale]") {
+TEST_CASE("MoE TP1 x DP4 x EP2 scaled to DP8 equals the DP8 capture: expert groups stay, expert-data grow", "[scale]") {
   trace::TraceSet dp4 = load("megatron_moe_tp1_dp4_ep2");
   trace::TraceSet dp8 = load("megatron_moe_tp1_dp8_ep2");
   Result<JobShape> shape = recoverJobShape(dp4);
@@ -109,7 +108,7 @@ TEST_CASE("sharded buffers are resized as Megatron pads them, or divided, or ref
   Result<ShardCount> coarse = resizeShard(128, 3, 2);  // 384 elements, padded to lcm(3, 128)
   REQUIRE(coarse.ok());
   CHECK(coarse->count == 192);
-  CHECK(coarse->withinElements == 384);  // the unpadded buffer may have been as small as 257
+  CHECK(coarse->withinElements == 384);             // the unpadded buffer may have been as small as 257
   Result<ShardCount> even = resizeShard(10, 3, 5);  // 30 elements, not padded: divided exactly
   REQUIRE(even.ok());
   CHECK(even->count == 6);
@@ -278,8 +277,8 @@ TEST_CASE("expert-parallel sizes without a rule are refused by name", "[scale][e
   CHECK(even->rank(3).ops.at(0).record.nranks == 4);
   // The experts' gradients on expert-data groups {0,2}, {1,3}: 3 elements do not halve at EP4; 6 do,
   // and the group becomes rank 3 alone (DP / EP = 1).
-  trace::TraceSet grads = mixedJob(4, {{{{0, 1}, {2, 3}}, trace::OpCode::kAlltoAll, 4},
-                                       {{{0, 2}, {1, 3}}, trace::OpCode::kAllReduce, 3}});
+  trace::TraceSet grads =
+      mixedJob(4, {{{{0, 1}, {2, 3}}, trace::OpCode::kAlltoAll, 4}, {{{0, 2}, {1, 3}}, trace::OpCode::kAllReduce, 3}});
   Result<JobShape> gradShape = recoverJobShape(grads, experts);
   REQUIRE(gradShape.ok());
   Result<DataParallelScaler> oddGrads = DataParallelScaler::create(grads, *gradShape, 0, 4);
@@ -300,7 +299,7 @@ TEST_CASE("expert buffers sharded over expert-data groups are resized by their s
   REQUIRE(half.ok());
   CHECK(half->count == 32768);
   CHECK(half->megatronPadding);
-  CHECK(half->withinElements == 64 + 128);  // lcm(4, 128) x 2 / 4, and the new padding
+  CHECK(half->withinElements == 64 + 128);                             // lcm(4, 128) x 2 / 4, and the new padding
   Result<ShardCount> plain = resizeShard(6, 3, 3, BufferShare{2, 1});  // 18 elements, twice as many
   REQUIRE(plain.ok());
   CHECK(plain->count == 12);

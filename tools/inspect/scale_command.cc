@@ -122,7 +122,8 @@ Status writeTrace(const std::string& path, const trace::TraceFile& file) {
   std::string text;
   char line[trace::kFormatLineBytes];
   trace::TraceHeader header = file.header;  // the job's NCCL settings, as read, back into the header
-  header.ncclEnvLeftOut = file.ncclEnvLeftOut + trace::encodeNcclEnv(file.ncclEnv, header.ncclEnv, sizeof(header.ncclEnv));
+  header.ncclEnvLeftOut =
+      file.ncclEnvLeftOut + trace::encodeNcclEnv(file.ncclEnv, header.ncclEnv, sizeof(header.ncclEnv));
   text.append(line, trace::formatHeaderLine(header, line, sizeof(line)));
   size_t c = 0, o = 0, s = 0;
   while (c < file.comms.size() || o < file.ops.size() || s < file.steps.size()) {
