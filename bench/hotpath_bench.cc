@@ -12,9 +12,9 @@
 // evicted too), as a job's calls run on caches and a TLB its own work has cooled; each call is
 // timed with the TSC (no memory touched), `calls` of them, one line per case as above.
 #include <nccl.h>
-#include <x86intrin.h>
 #include <time.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -53,8 +53,7 @@ void measureCold(const char* name, long calls, size_t evictBytes, size_t stride,
   other.resize(evictBytes + 64);
   const int64_t wall0 = nowNs();
   const uint64_t tsc0 = __rdtsc();
-  while (nowNs() - wall0 < 50'000'000) {
-  }
+  while (nowNs() - wall0 < 50'000'000) {}
   const double nsPerTick = double(nowNs() - wall0) / double(__rdtsc() - tsc0);
   for (int i = 0; i < 20; ++i) call();
   std::vector<double> perCall;
@@ -86,9 +85,8 @@ int run(int argc, char** argv) {
     const char* strideText = std::getenv("HOTPATH_EVICT_STRIDE");
     const size_t stride = strideText != nullptr && std::atol(strideText) > 0 ? std::atol(strideText) : 64;
     const size_t bytes = size_t(std::atol(evict)) * 1024;
-    measureCold("ncclAllReduce(count=1)", calls, bytes, stride, [&] {
-      ok &= ncclAllReduce(&send, &recv, 1, ncclFloat, ncclSum, comm, nullptr) == ncclSuccess;
-    });
+    measureCold("ncclAllReduce(count=1)", calls, bytes, stride,
+                [&] { ok &= ncclAllReduce(&send, &recv, 1, ncclFloat, ncclSum, comm, nullptr) == ncclSuccess; });
     ncclCommDestroy(comm);
     return ok ? 0 : 1;
   }

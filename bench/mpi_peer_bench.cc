@@ -18,9 +18,9 @@
  * is what an MPI program must do for NCCL's out-of-place semantics (the root's recvbuff receives a
  * copy of its sendbuff): a memcpy at the root, then MPI_Bcast of recvbuff.
  */
-#include <mpi.h>
 #include <errno.h>
 #include <math.h>
+#include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,9 +46,9 @@ static const CollInfo kColls[] = {
 static const int kNumColls = sizeof(kColls) / sizeof(kColls[0]);
 
 using nshim::describe;
-static const char* nameOf(CollKind kind) { return describe(kind).ncclTestsName; }     /* as given to -o */
+static const char* nameOf(CollKind kind) { return describe(kind).ncclTestsName; } /* as given to -o */
 static const char* redopOf(CollKind kind) { return describe(kind).reduces ? "sum" : "none"; }
-static int rootOf(CollKind kind) { return describe(kind).rooted ? 0 : -1; }          /* the root column */
+static int rootOf(CollKind kind) { return describe(kind).rooted ? 0 : -1; } /* the root column */
 static const CollInfo* infoOf(CollKind kind) {
   for (int k = 0; k < kNumColls; k++) {
     if (kColls[k].kind == kind) return &kColls[k];
@@ -65,9 +65,9 @@ typedef struct {
 
 /* Element counts of one size, as nccl-tests' getCollByteCount computes them. */
 typedef struct {
-  size_t paramCount;  /* the count column and the count given to the call */
-  size_t sendCount;   /* elements in the send buffer */
-  size_t recvCount;   /* elements in the receive buffer */
+  size_t paramCount; /* the count column and the count given to the call */
+  size_t sendCount;  /* elements in the send buffer */
+  size_t recvCount;  /* elements in the receive buffer */
 } Counts;
 
 static int gRank, gSize;
@@ -85,9 +85,21 @@ static size_t parseSize(const char* text) {
   double value = strtod(text, &end);
   if (errno != 0 || end == text || value < 0) die("bad size argument");
   switch (*end) {
-    case 'k': case 'K': value *= 1024.0; end++; break;
-    case 'm': case 'M': value *= 1024.0 * 1024.0; end++; break;
-    case 'g': case 'G': value *= 1024.0 * 1024.0 * 1024.0; end++; break;
+    case 'k':
+    case 'K':
+      value *= 1024.0;
+      end++;
+      break;
+    case 'm':
+    case 'M':
+      value *= 1024.0 * 1024.0;
+      end++;
+      break;
+    case 'g':
+    case 'G':
+      value *= 1024.0 * 1024.0 * 1024.0;
+      end++;
+      break;
     default: break;
   }
   if (*end == 'B' || *end == 'b') end++;
@@ -111,9 +123,15 @@ static Options parseOptions(int argc, char** argv) {
       case 'o': {
         int found = 0;
         for (int k = 0; k < kNumColls; k++) {
-          if (strcmp(optarg, nameOf(kColls[k].kind)) == 0) { opt.kind = kColls[k].kind; found = 1; }
+          if (strcmp(optarg, nameOf(kColls[k].kind)) == 0) {
+            opt.kind = kColls[k].kind;
+            found = 1;
+          }
         }
-        if (!found) { usage(); die("unknown collective for -o"); }
+        if (!found) {
+          usage();
+          die("unknown collective for -o");
+        }
         haveOp = 1;
         break;
       }
@@ -123,11 +141,17 @@ static Options parseOptions(int argc, char** argv) {
       case 'w': opt.warmup = atoi(optarg); break;
       case 'n': opt.iters = atoi(optarg); break;
       case 'c': opt.check = atoi(optarg); break;
-      case 'h': usage(); MPI_Finalize(); exit(0);
+      case 'h':
+        usage();
+        MPI_Finalize();
+        exit(0);
       default: usage(); die("bad option");
     }
   }
-  if (!haveOp) { usage(); die("-o <collective> is required"); }
+  if (!haveOp) {
+    usage();
+    die("-o <collective> is required");
+  }
   if (opt.factor <= 1.0) die("-f must be greater than 1");
   if (opt.iters < 1 || opt.warmup < 0) die("-n must be >= 1 and -w >= 0");
   if (opt.minBytes > opt.maxBytes) die("-b is larger than -e");
@@ -202,8 +226,7 @@ static long long countWrong(CollKind kind, const Counts* c, const float* recvbuf
       break;
     case kAllToAll:
       for (int s = 0; s < gSize; s++)
-        for (size_t j = 0; j < pc; j++)
-          wrong += recvbuf[(size_t)s * pc + j] != inputValue(s, (size_t)gRank * pc + j);
+        for (size_t j = 0; j < pc; j++) wrong += recvbuf[(size_t)s * pc + j] != inputValue(s, (size_t)gRank * pc + j);
       break;
     default: break;
   }
@@ -217,9 +240,7 @@ static void runColl(CollKind kind, int inPlace, const Counts* c, float* sendbuf,
   switch (kind) {
     case kAllReduce: rc = MPI_Allreduce(in, recvbuf, pc, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); break;
     case kAllGather: rc = MPI_Allgather(in, pc, MPI_FLOAT, recvbuf, pc, MPI_FLOAT, MPI_COMM_WORLD); break;
-    case kReduceScatter:
-      rc = MPI_Reduce_scatter_block(in, recvbuf, pc, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-      break;
+    case kReduceScatter: rc = MPI_Reduce_scatter_block(in, recvbuf, pc, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); break;
     case kBroadcast:
       if (!inPlace && gRank == 0) memcpy(recvbuf, sendbuf, (size_t)pc * sizeof(float));
       rc = MPI_Bcast(recvbuf, pc, MPI_FLOAT, 0, MPI_COMM_WORLD);
@@ -232,13 +253,14 @@ static void runColl(CollKind kind, int inPlace, const Counts* c, float* sendbuf,
 
 typedef struct {
   double timeUs, algbw, busbw;
-  long long wrong;  /* -1: not checked */
+  long long wrong; /* -1: not checked */
 } Result;
 
 /* Warmup, one timed batch, then the check. Returns rank-0-visible, max-over-ranks numbers. */
 static Result measure(const Options* opt, int inPlace, const Counts* c, float* sendbuf, float* recvbuf) {
   CollKind kind = opt->kind;
-  if (kind == kBroadcast) fillBroadcast(inPlace, c, sendbuf, recvbuf); else fillInput(kind, inPlace, c, sendbuf, recvbuf);
+  if (kind == kBroadcast) fillBroadcast(inPlace, c, sendbuf, recvbuf);
+  else fillInput(kind, inPlace, c, sendbuf, recvbuf);
   for (int i = 0; i < opt->warmup; i++) runColl(kind, inPlace, c, sendbuf, recvbuf);
 
   MPI_Barrier(MPI_COMM_WORLD);
@@ -288,15 +310,19 @@ static void printHeader(const Options* opt) {
   MPI_Gather(pids, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (gRank != 0) return;
   printf("# mpi_peer_bench %s: %s, %d ranks\n", nameOf(opt->kind), version, gSize);
-  printf("# nThread 1 nGpus 1 minBytes %zu maxBytes %zu step: %g(factor) warmup iters: %d iters: %d "
-         "agg iters: 1 validation: %d graph: 0\n",
-         opt->minBytes, opt->maxBytes, opt->factor, opt->warmup, opt->iters, opt->check);
+  printf(
+      "# nThread 1 nGpus 1 minBytes %zu maxBytes %zu step: %g(factor) warmup iters: %d iters: %d "
+      "agg iters: 1 validation: %d graph: 0\n",
+      opt->minBytes, opt->maxBytes, opt->factor, opt->warmup, opt->iters, opt->check);
   printf("#\n# Using devices\n");
-  for (int r = 0; r < gSize; r++) printf("#  Rank %2d Group  0 Pid %6d on %10s device  0 [cpu] host memory\n", r, all[r], host);
+  for (int r = 0; r < gSize; r++)
+    printf("#  Rank %2d Group  0 Pid %6d on %10s device  0 [cpu] host memory\n", r, all[r], host);
   free(all);
-  if (!infoOf(opt->kind)->hasInPlace) printf("# note: no MPI_IN_PLACE for this call; in-place columns repeat out-of-place\n");
+  if (!infoOf(opt->kind)->hasInPlace)
+    printf("# note: no MPI_IN_PLACE for this call; in-place columns repeat out-of-place\n");
   printf("#\n");
-  printf("# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "", "", "", "", "");
+  printf("# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "", "", "",
+         "", "");
   printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s  %7s  %6s  %6s %6s\n", "size", "count", "type", "redop",
          "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
   printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s\n", "(B)", "(elements)", "", "", "",

@@ -39,8 +39,8 @@ int main(int argc, char** argv) {
   const char* evictEnv = std::getenv("PROFILER_BENCH_EVICT");
   const size_t evictBytes = evictEnv != nullptr ? std::strtoull(evictEnv, nullptr, 10) * 1024 : 0;
   const char* strideEnv = std::getenv("PROFILER_BENCH_EVICT_STRIDE");
-  const size_t stride = strideEnv != nullptr && std::strtoull(strideEnv, nullptr, 10) > 0
-                            ? std::strtoull(strideEnv, nullptr, 10) : 64;
+  const size_t stride =
+      strideEnv != nullptr && std::strtoull(strideEnv, nullptr, 10) > 0 ? std::strtoull(strideEnv, nullptr, 10) : 64;
   std::vector<char> evictBuffer(evictBytes + 64);
   auto evict = [&](int i) {
     for (size_t k = 0; k < evictBytes; k += stride) evictBuffer[k] = static_cast<char>(i + k);
@@ -53,8 +53,7 @@ int main(int argc, char** argv) {
   if (evictBytes != 0) {
     const auto wall0 = std::chrono::steady_clock::now();
     const uint64_t tsc0 = __rdtsc();
-    while (std::chrono::steady_clock::now() - wall0 < std::chrono::milliseconds(50)) {
-    }
+    while (std::chrono::steady_clock::now() - wall0 < std::chrono::milliseconds(50)) {}
     nsPerTick = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - wall0).count() /
                 double(__rdtsc() - tsc0);
     double sum = 0;
@@ -127,9 +126,7 @@ int main(int argc, char** argv) {
       if (task != nullptr) table->stopEvent(task);
       if (plan != nullptr) table->stopEvent(plan);
       if (group != nullptr) table->stopEvent(group);
-      if (evictBytes != 0) {
-        timedNs += double(__rdtsc() - t0) * nsPerTick - clockPairNs;
-      }
+      if (evictBytes != 0) { timedNs += double(__rdtsc() - t0) * nsPerTick - clockPairNs; }
     }
     for (int i = 0; i < iters && !coll; ++i) {
       abi::EventDescrV5 e{};

@@ -132,4 +132,6 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return nshim::runFenced("shm_bench", [&] { return run(argc, argv); }); }
+int main(int argc, char** argv) {
+  return nshim::runFenced("shm_bench", [&] { return run(argc, argv); });
+}

@@ -6,16 +6,16 @@
 #include <cstdint>
 
 #include "collectives/communicator.h"
-#include "model/datatype.h"
 #include "common/status.h"
+#include "model/datatype.h"
 
 namespace nshim {
 
-Status ringAllReduce(Communicator& comm, const void* input, void* recv, size_t count, DataType type,
-                     const ReduceOp& op, uint64_t seq, int channels);
+Status ringAllReduce(Communicator& comm, const void* input, void* recv, size_t count, DataType type, const ReduceOp& op,
+                     uint64_t seq, int channels);
 Status recursiveDoublingAllReduce(Communicator& comm, const void* input, void* recv, size_t count, DataType type,
                                   const ReduceOp& op, uint64_t seq);
-Status treeAllReduce(Communicator& comm, const void* input, void* recv, size_t count, DataType type,
-                     const ReduceOp& op, uint64_t seq, int channels);
+Status treeAllReduce(Communicator& comm, const void* input, void* recv, size_t count, DataType type, const ReduceOp& op,
+                     uint64_t seq, int channels);
 
 }  // namespace nshim

@@ -5,8 +5,8 @@
 #include <cstring>
 
 #include "collectives/collectives.h"
-#include "model/double_binary_tree.h"
 #include "collectives/reduce.h"
+#include "model/double_binary_tree.h"
 
 namespace nshim {
 

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "collectives/communicator.h"
+#include "common/status.h"
 #include "model/call_choice.h"
 #include "model/datatype.h"
-#include "common/status.h"
 
 namespace nshim {
 

@@ -7,14 +7,14 @@
 #include <span>
 
 #include "collectives/communicator.h"
+#include "common/status.h"
 #include "model/allreduce_plan.h"
 #include "model/datatype.h"
-#include "common/status.h"
 
 namespace nshim {
 
-Status allReduce(Communicator& comm, const void* send, void* recv, size_t count, DataType type,
-                 const ReduceOp& op, CallChoice choice = {});
+Status allReduce(Communicator& comm, const void* send, void* recv, size_t count, DataType type, const ReduceOp& op,
+                 CallChoice choice = {});
 // recv holds nranks * sendCount elements, rank r's contribution at r * sendCount. The ring, or
 // NCCL's PAT where `choice` (else the options) says kPat and every node has one rank.
 Status allGather(Communicator& comm, const void* send, void* recv, size_t sendCount, DataType type,
@@ -26,8 +26,8 @@ Status reduceScatter(Communicator& comm, const void* send, void* recv, size_t re
 Status broadcast(Communicator& comm, const void* send, void* recv, size_t count, DataType type, int root,
                  CallChoice choice = {});
 // recv is only written on the root (may be null elsewhere).
-Status reduce(Communicator& comm, const void* send, void* recv, size_t count, DataType type,
-              const ReduceOp& op, int root, CallChoice choice = {});
+Status reduce(Communicator& comm, const void* send, void* recv, size_t count, DataType type, const ReduceOp& op,
+              int root, CallChoice choice = {});
 // count elements to and from each peer: send and recv hold nranks * count elements. `channels`: each
 // transfer's, as NCCL moved them (0: as NCCL would choose, p2p_channels.h).
 Status allToAll(Communicator& comm, const void* send, void* recv, size_t count, DataType type, int channels = 0);

@@ -8,9 +8,9 @@
 #include <optional>
 #include <vector>
 
+#include "common/clock.h"
 #include "model/collective_options.h"
 #include "model/node_layout.h"
-#include "common/clock.h"
 #include "transport/core/transport.h"
 
 namespace nshim {
@@ -52,7 +52,7 @@ class Communicator {
   uint64_t operationSeq_ = 0;
   std::vector<char> scratch_;
   MemoryRegistration scratchRegistration_;  // after scratch_ and transport_: ends before either
-  std::shared_ptr<PxnRelay> relay_;          // last: its thread stops and joins first
+  std::shared_ptr<PxnRelay> relay_;         // last: its thread stops and joins first
 };
 
 }  // namespace nshim

@@ -57,27 +57,17 @@ void storeFromDouble(DataType type, void* buf, size_t index, double value) {
     case DataType::kInt8: static_cast<int8_t*>(buf)[index] = saturateCast<int8_t>(value); return;
     case DataType::kUint8: static_cast<uint8_t*>(buf)[index] = saturateCast<uint8_t>(value); return;
     case DataType::kInt32: static_cast<int32_t*>(buf)[index] = saturateCast<int32_t>(value); return;
-    case DataType::kUint32:
-      static_cast<uint32_t*>(buf)[index] = saturateCast<uint32_t>(value);
-      return;
+    case DataType::kUint32: static_cast<uint32_t*>(buf)[index] = saturateCast<uint32_t>(value); return;
     case DataType::kInt64: static_cast<int64_t*>(buf)[index] = saturateCast<int64_t>(value); return;
-    case DataType::kUint64:
-      static_cast<uint64_t*>(buf)[index] = saturateCast<uint64_t>(value);
-      return;
-    case DataType::kFloat16:
-      static_cast<uint16_t*>(buf)[index] = floatToHalf(doubleToFloatRoundOdd(value));
-      return;
+    case DataType::kUint64: static_cast<uint64_t*>(buf)[index] = saturateCast<uint64_t>(value); return;
+    case DataType::kFloat16: static_cast<uint16_t*>(buf)[index] = floatToHalf(doubleToFloatRoundOdd(value)); return;
     case DataType::kFloat32: static_cast<float*>(buf)[index] = static_cast<float>(value); return;
     case DataType::kFloat64: static_cast<double*>(buf)[index] = value; return;
     case DataType::kBfloat16:
       static_cast<uint16_t*>(buf)[index] = floatToBfloat16(doubleToFloatRoundOdd(value));
       return;
-    case DataType::kFp8E4M3:
-      static_cast<uint8_t*>(buf)[index] = floatToFp8e4m3(doubleToFloatRoundOdd(value));
-      return;
-    case DataType::kFp8E5M2:
-      static_cast<uint8_t*>(buf)[index] = floatToFp8e5m2(doubleToFloatRoundOdd(value));
-      return;
+    case DataType::kFp8E4M3: static_cast<uint8_t*>(buf)[index] = floatToFp8e4m3(doubleToFloatRoundOdd(value)); return;
+    case DataType::kFp8E5M2: static_cast<uint8_t*>(buf)[index] = floatToFp8e5m2(doubleToFloatRoundOdd(value)); return;
   }
 }
 

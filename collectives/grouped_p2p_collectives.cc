@@ -39,8 +39,8 @@ Status allToAll(Communicator& comm, const void* send, void* recv, size_t count, 
   ops.reserve(2 * comm.nranks());
   for (int peer = 0; peer < comm.nranks(); ++peer) {
     ops.push_back({P2POp::Kind::kRecv, peer, static_cast<char*>(recv) + peer * block, block, channels});
-    ops.push_back({P2POp::Kind::kSend, peer, const_cast<char*>(static_cast<const char*>(send)) + peer * block, block,
-                   channels});
+    ops.push_back(
+        {P2POp::Kind::kSend, peer, const_cast<char*>(static_cast<const char*>(send)) + peer * block, block, channels});
   }
   return runTaggedPointToPoint(comm, ops, makeTag(seq, OpCode::kAllToAll, 0));
 }
@@ -71,7 +71,8 @@ Status scatter(Communicator& comm, const void* send, void* recv, size_t count, D
   ops.push_back({P2POp::Kind::kRecv, root, recv, block});
   if (isRoot) {
     for (int peer = 0; peer < comm.nranks(); ++peer) {
-      ops.push_back({P2POp::Kind::kSend, peer, const_cast<char*>(static_cast<const char*>(send)) + peer * block, block});
+      ops.push_back(
+          {P2POp::Kind::kSend, peer, const_cast<char*>(static_cast<const char*>(send)) + peer * block, block});
     }
   }
   return runCollectiveBatch(comm, ops, makeTag(seq, OpCode::kScatter, 0));

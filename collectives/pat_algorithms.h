@@ -6,8 +6,8 @@
 #include <cstdint>
 
 #include "collectives/communicator.h"
-#include "model/datatype.h"
 #include "common/status.h"
+#include "model/datatype.h"
 
 namespace nshim {
 

@@ -12,8 +12,7 @@ namespace nshim {
 
 PatChunks patChunks(bool allGather, size_t perRank, size_t elemSize, int nranks, int channels) {
   PatChunks cut{std::max(1, channels), 0, {}, 0};
-  cut.chunkElems =
-      std::max<size_t>(1, patChunkBytes(allGather, perRank * elemSize * nranks, cut.channels) / elemSize);
+  cut.chunkElems = std::max<size_t>(1, patChunkBytes(allGather, perRank * elemSize * nranks, cut.channels) / elemSize);
   for (int c = 0; c < cut.channels; ++c) {
     cut.parts.push_back(partRange(perRank, cut.channels, c));
     cut.rounds = std::max(cut.rounds, (cut.parts.back().size() + cut.chunkElems - 1) / cut.chunkElems);

@@ -12,9 +12,9 @@
 #include "collectives/collectives.h"
 #include "collectives/op_tags.h"
 #include "collectives/pat_exchange.h"
-#include "model/pat_schedule.h"
 #include "collectives/reduce.h"
 #include "collectives/ring_pipeline.h"
+#include "model/pat_schedule.h"
 
 namespace nshim {
 

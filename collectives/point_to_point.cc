@@ -12,9 +12,9 @@
 #include "collectives/collective_support.h"
 #include "collectives/collectives.h"
 #include "collectives/op_tags.h"
-#include "model/p2p_channels.h"
 #include "collectives/point_to_point.h"
 #include "collectives/ring_pipeline.h"
+#include "model/p2p_channels.h"
 
 namespace nshim {
 namespace {
@@ -48,8 +48,8 @@ int p2pPartsOf(const Communicator& comm, const P2POp& op) {
   return op.channels > 0 ? op.channels : p2pChannelsFor(op.bytes, comm.nranks(), comm.nodes().nodes(), comm.options());
 }
 
-Status checkPointToPointOps(const Communicator& comm, std::span<const P2POp> ops,
-                            std::vector<const P2POp*>* selfSends, std::vector<const P2POp*>* selfRecvs) {
+Status checkPointToPointOps(const Communicator& comm, std::span<const P2POp> ops, std::vector<const P2POp*>* selfSends,
+                            std::vector<const P2POp*>* selfRecvs) {
   const int self = comm.rank();
   for (const P2POp& op : ops) {
     if (op.peer < 0 || op.peer >= comm.nranks()) {
@@ -74,8 +74,8 @@ Status checkPointToPointOps(const Communicator& comm, std::span<const P2POp> ops
   return Status::Ok();
 }
 
-Status postTransferParts(Transport& transport, bool isSend, int peer, uint64_t tag, char* base, size_t bytes,
-                         int parts, size_t slice, const std::function<Request*()>& nextRequest) {
+Status postTransferParts(Transport& transport, bool isSend, int peer, uint64_t tag, char* base, size_t bytes, int parts,
+                         size_t slice, const std::function<Request*()>& nextRequest) {
   for (int p = 0; p < parts; ++p) {
     const Range range = partRange(bytes, parts, p);
     size_t offset = range.begin;
@@ -91,8 +91,8 @@ Status postTransferParts(Transport& transport, bool isSend, int peer, uint64_t t
   return Status::Ok();
 }
 
-Status copySelfTransfers(Transport& transport, std::span<const P2POp* const> sends,
-                         std::span<const P2POp* const> recvs, size_t slice) {
+Status copySelfTransfers(Transport& transport, std::span<const P2POp* const> sends, std::span<const P2POp* const> recvs,
+                         size_t slice) {
   for (size_t i = 0; i < sends.size(); ++i) {
     NS_RETURN_IF_ERROR(copyToSelf(transport, recvs[i]->buffer, sends[i]->buffer, sends[i]->bytes, slice));
   }

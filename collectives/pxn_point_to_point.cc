@@ -74,10 +74,10 @@ Status runPxnPointToPoint(Communicator& comm, std::span<const P2POp> ops, uint64
   std::vector<std::vector<const P2POp*>> myRelayed(mates.size());
   for (const P2POp& op : ops) {
     if (op.kind != P2POp::Kind::kSend || op.peer == me || !pxnRelayed(nodes, me, op.peer)) continue;
-    const size_t m = static_cast<size_t>(std::find(mates.begin(), mates.end(), pxnRelayOf(nodes, me, op.peer)) -
-                                         mates.begin());
-    myLists[m].insert(myLists[m].end(), {static_cast<uint64_t>(op.peer), op.bytes,
-                                         static_cast<uint64_t>(p2pPartsOf(comm, op))});
+    const size_t m =
+        static_cast<size_t>(std::find(mates.begin(), mates.end(), pxnRelayOf(nodes, me, op.peer)) - mates.begin());
+    myLists[m].insert(myLists[m].end(),
+                      {static_cast<uint64_t>(op.peer), op.bytes, static_cast<uint64_t>(p2pPartsOf(comm, op))});
     myRelayed[m].push_back(&op);
     ++myCounts[m];
   }
@@ -101,8 +101,8 @@ Status runPxnPointToPoint(Communicator& comm, std::span<const P2POp> ops, uint64
   for (size_t m = 0; m < mates.size(); ++m) {
     if (theirCounts[m] == 0) continue;
     if (theirCounts[m] > (uint64_t{1} << 24)) {
-      return guard.completed(NS_ERROR(Code::kRemoteError, "rank {} announced {} transfers to relay: corrupt",
-                                      mates[m], theirCounts[m]));
+      return guard.completed(
+          NS_ERROR(Code::kRemoteError, "rank {} announced {} transfers to relay: corrupt", mates[m], theirCounts[m]));
     }
     theirLists[m].resize(theirCounts[m] * kEntryWords);
     NS_RETURN_IF_ERROR(post(false, mates[m], theirLists[m].data(), theirLists[m].size() * sizeof(uint64_t), 1));
@@ -116,8 +116,10 @@ Status runPxnPointToPoint(Communicator& comm, std::span<const P2POp> ops, uint64
       const uint64_t to = entry[0], parts = entry[2];
       if (to >= static_cast<uint64_t>(comm.nranks()) || parts < 1 || parts > 64 ||
           pxnRelayOf(nodes, mates[m], static_cast<int>(to)) != me) {
-        return guard.completed(NS_ERROR(Code::kRemoteError, "rank {} asked rank {} to relay to rank {} in {} parts: "
-                                        "not its rail", mates[m], me, to, parts));
+        return guard.completed(NS_ERROR(Code::kRemoteError,
+                                        "rank {} asked rank {} to relay to rank {} in {} parts: "
+                                        "not its rail",
+                                        mates[m], me, to, parts));
       }
       staging.emplace_back(entry[1]);
       const size_t before = all.size();
@@ -131,8 +133,8 @@ Status runPxnPointToPoint(Communicator& comm, std::span<const P2POp> ops, uint64
   for (size_t m = 0; m < mates.size(); ++m) {
     for (size_t e = 0; e < theirCounts[m]; ++e, ++next) {
       const uint64_t* entry = &theirLists[m][e * kEntryWords];
-      NS_RETURN_IF_ERROR(post(true, static_cast<int>(entry[0]), staging[next].data(), entry[1],
-                              static_cast<int>(entry[2])));
+      NS_RETURN_IF_ERROR(
+          post(true, static_cast<int>(entry[0]), staging[next].data(), entry[1], static_cast<int>(entry[2])));
     }
   }
   // (3)

@@ -60,7 +60,8 @@ std::unique_ptr<PxnRelay::Batch> PxnRelay::submit(std::span<const P2POp> ops) {
     job->peer = op.peer;
     job->buffer = static_cast<char*>(op.buffer);
     job->bytes = op.bytes;
-    job->relay = job->isSend ? pxnFirstHopOf(state_->nodes, rank, op.peer) : pxnFirstHopOf(state_->nodes, op.peer, rank);
+    job->relay =
+        job->isSend ? pxnFirstHopOf(state_->nodes, rank, op.peer) : pxnFirstHopOf(state_->nodes, op.peer, rank);
     batch->jobs.push_back(std::move(job));
   }
   {
@@ -93,15 +94,18 @@ Status PxnRelay::wait(Batch& batch, Deadline deadline) {
         }
       }
       if (late == nullptr || deadline.expired()) break;
-      state_->done.wait_for(lock, std::chrono::milliseconds(std::clamp<int64_t>(deadline.remainingNs() / 1000000, 1, 100)));
+      state_->done.wait_for(lock,
+                            std::chrono::milliseconds(std::clamp<int64_t>(deadline.remainingNs() / 1000000, 1, 100)));
     }
   }
   if (late != nullptr) {
-    const std::string what =
-        late->isSend ? fmt::format("send to rank {} through relay rank {}", late->peer, late->relay)
-                     : fmt::format("receive from rank {} relayed by rank {}", late->peer, late->relay);
-    Status timeout = NS_ERROR(Code::kTimeout, "rank {}: PXN relayed {} not done before the deadline (waiting for "
-                              "rank {})", state_->rank, what, late->relay);
+    const std::string what = late->isSend
+                                 ? fmt::format("send to rank {} through relay rank {}", late->peer, late->relay)
+                                 : fmt::format("receive from rank {} relayed by rank {}", late->peer, late->relay);
+    Status timeout = NS_ERROR(Code::kTimeout,
+                              "rank {}: PXN relayed {} not done before the deadline (waiting for "
+                              "rank {})",
+                              state_->rank, what, late->relay);
     abortAndWait(batch, timeout.message());
     return timeout;
   }

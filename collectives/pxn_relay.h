@@ -31,9 +31,9 @@
 #include <vector>
 
 #include "collectives/collectives.h"
-#include "model/node_layout.h"
 #include "common/clock.h"
 #include "common/status.h"
+#include "model/node_layout.h"
 #include "transport/core/transport.h"
 
 namespace nshim {

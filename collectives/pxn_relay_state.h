@@ -22,7 +22,7 @@ struct WireHeader {
 
 constexpr uint64_t kHeaderTag = 0x50584E5248445200ull;   // "PXNRHDR"
 constexpr uint64_t kPayloadTag = 0x50584E5250415900ull;  // "PXNRPAY"
-constexpr int64_t kMaxSleepUs = 1000;                     // the idle thread's longest nap
+constexpr int64_t kMaxSleepUs = 1000;                    // the idle thread's longest nap
 
 // A header receive kept posted from one node-mate (forwards) or rail peer (deliveries).
 struct HeaderSlot {
@@ -86,7 +86,7 @@ struct PxnRelay::State {
   std::vector<std::unique_ptr<pxn_relay_internal::HeaderSlot>> slots;
   std::list<std::unique_ptr<pxn_relay_internal::Forward>> forwards;
   std::vector<std::deque<std::unique_ptr<pxn_relay_internal::Incoming>>> incoming;  // by source
-  std::vector<std::deque<Job*>> waiting;                          // receives not yet met, by source
+  std::vector<std::deque<Job*>> waiting;                                            // receives not yet met, by source
   std::list<Job*> sends;
   std::deque<Job*> fresh;  // taken from the queue, being started
   std::vector<PeerBytes> counted;

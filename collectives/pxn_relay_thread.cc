@@ -13,8 +13,7 @@ Status PxnRelay::State::start(Job* job) {
   if (job->isSend) {
     job->header = {rank, job->peer, job->bytes};
     count(job->relay, job->bytes, true);
-    NS_RETURN_IF_ERROR(
-        transport->postSend(job->relay, kHeaderTag, &job->header, sizeof(job->header), &job->headerReq));
+    NS_RETURN_IF_ERROR(transport->postSend(job->relay, kHeaderTag, &job->header, sizeof(job->header), &job->headerReq));
     if (job->bytes > 0) {
       NS_RETURN_IF_ERROR(transport->postSend(job->relay, kPayloadTag, job->buffer, job->bytes, &job->payloadReq));
     }
@@ -31,8 +30,10 @@ Status PxnRelay::State::start(Job* job) {
 // Pairs a relayed message with its receive (same source, issue order).
 Status PxnRelay::State::meet(Incoming& in, Job* job) {
   if (in.bytes != job->bytes) {
-    return NS_ERROR(Code::kRemoteError, "rank {}: PXN relayed message from rank {} (through rank {}) is {} bytes, "
-                    "the receive expects {}", rank, in.source, in.relay, in.bytes, job->bytes);
+    return NS_ERROR(Code::kRemoteError,
+                    "rank {}: PXN relayed message from rank {} (through rank {}) is {} bytes, "
+                    "the receive expects {}",
+                    rank, in.source, in.relay, in.bytes, job->bytes);
   }
   in.job = job;
   return Status::Ok();
@@ -44,8 +45,10 @@ Status PxnRelay::State::onHeader(HeaderSlot& slot) {
   const bool sane = h.source >= 0 && h.source < n && h.destination >= 0 && h.destination < n;
   if (slot.fromMate) {
     if (!sane || h.source != slot.peer || pxnFirstHopOf(nodes, h.source, h.destination) != rank) {
-      return NS_ERROR(Code::kRemoteError, "rank {}: rank {} asked it to relay a message from {} to {} that is not "
-                      "its to relay", rank, slot.peer, h.source, h.destination);
+      return NS_ERROR(Code::kRemoteError,
+                      "rank {}: rank {} asked it to relay a message from {} to {} that is not "
+                      "its to relay",
+                      rank, slot.peer, h.source, h.destination);
     }
     auto f = std::make_unique<Forward>();
     f->from = slot.peer;
@@ -96,7 +99,10 @@ Status PxnRelay::State::step(bool* moved) {
   for (auto it = forwards.begin(); it != forwards.end();) {
     Forward& f = **it;
     if (!f.received) {
-      if (!f.in.done()) { ++it; continue; }
+      if (!f.in.done()) {
+        ++it;
+        continue;
+      }
       NS_RETURN_IF_ERROR(f.in.status());
       f.received = true;
       *moved = true;
@@ -110,7 +116,10 @@ Status PxnRelay::State::step(bool* moved) {
         f.outPayload.complete(Status::Ok());
       }
     }
-    if (!f.outHeader.done() || !f.outPayload.done()) { ++it; continue; }
+    if (!f.outHeader.done() || !f.outPayload.done()) {
+      ++it;
+      continue;
+    }
     NS_RETURN_IF_ERROR(f.outHeader.status());
     NS_RETURN_IF_ERROR(f.outPayload.status());
     it = forwards.erase(it);
@@ -125,7 +134,10 @@ Status PxnRelay::State::step(bool* moved) {
         count(in.relay, in.bytes, false);
         *moved = true;
       }
-      if (!in.arrived || in.job == nullptr) { ++it; continue; }
+      if (!in.arrived || in.job == nullptr) {
+        ++it;
+        continue;
+      }
       if (!in.owned.empty()) std::copy(in.owned.begin(), in.owned.end(), in.job->buffer);
       finish(in.job);
       it = list.erase(it);
@@ -133,7 +145,10 @@ Status PxnRelay::State::step(bool* moved) {
   }
   for (auto it = sends.begin(); it != sends.end();) {
     Job* job = *it;
-    if (!job->headerReq.done() || (job->bytes > 0 && !job->payloadReq.done())) { ++it; continue; }
+    if (!job->headerReq.done() || (job->bytes > 0 && !job->payloadReq.done())) {
+      ++it;
+      continue;
+    }
     NS_RETURN_IF_ERROR(job->headerReq.status());
     if (job->bytes > 0) NS_RETURN_IF_ERROR(job->payloadReq.status());
     finish(job);

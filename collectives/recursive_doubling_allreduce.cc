@@ -10,8 +10,8 @@
 
 namespace nshim {
 
-Status recursiveDoublingAllReduce(Communicator& comm, const void* input, void* recv, size_t count,
-                                  DataType type, const ReduceOp& op, uint64_t seq) {
+Status recursiveDoublingAllReduce(Communicator& comm, const void* input, void* recv, size_t count, DataType type,
+                                  const ReduceOp& op, uint64_t seq) {
   Transport& transport = comm.transport();
   const size_t bytes = count * dataTypeSize(type);
   char* stage = comm.scratch(bytes);

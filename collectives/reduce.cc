@@ -52,8 +52,7 @@ constexpr float decodeMini(uint32_t bits) {
   const uint32_t em = bits & kMagMask;
   // Subnormals: em * 2^(1 - bias - M), exact in float.
   constexpr float kSubScale = std::bit_cast<float>((127 + 1 - kBias<E, M> - M) << 23);
-  const uint32_t sub =
-      std::bit_cast<uint32_t>(static_cast<float>(static_cast<int32_t>(em)) * kSubScale);
+  const uint32_t sub = std::bit_cast<uint32_t>(static_cast<float>(static_cast<int32_t>(em)) * kSubScale);
   uint32_t normal = (em << (23 - M)) + ((127 - kBias<E, M>) << 23);
   if constexpr (kHasInf) {
     normal = em >= kExpMask ? normal + ((128 - (1u << (E - 1))) << 23) : normal;  // exponent 255
@@ -176,8 +175,7 @@ bool cpuHasF16c() {
   static const bool kHas = [] {
     __builtin_cpu_init();
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0 &&
-           __builtin_cpu_supports("avx2");
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0 && __builtin_cpu_supports("avx2");
   }();
   return kHas;
 }
@@ -209,17 +207,14 @@ NSHIM_INLINE T combineOne(T a, T b) {
 }
 
 template <ReduceKind K, class T>
-NSHIM_INLINE void combineLoop(T* __restrict out, const T* __restrict a, const T* __restrict b,
-                              size_t n) {
+NSHIM_INLINE void combineLoop(T* __restrict out, const T* __restrict a, const T* __restrict b, size_t n) {
   for (size_t i = 0; i < n; ++i) out[i] = combineOne<K>(a[i], b[i]);
 }
 
 // io = io (op) x, or io = x (op) io with kSwap (keeps the operand order of max/min with NaN).
 template <ReduceKind K, bool kSwap, class T>
 NSHIM_INLINE void combineInPlace(T* __restrict io, const T* __restrict x, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    io[i] = kSwap ? combineOne<K>(x[i], io[i]) : combineOne<K>(io[i], x[i]);
-  }
+  for (size_t i = 0; i < n; ++i) { io[i] = kSwap ? combineOne<K>(x[i], io[i]) : combineOne<K>(io[i], x[i]); }
 }
 
 template <ReduceKind K, class T>
@@ -253,8 +248,7 @@ NSHIM_INLINE void scaleInPlace(T* io, S s, size_t n) {
 // Kernels of the types computed natively (integers, float, double).
 template <class T>
 struct NativeKernels {
-  static NSHIM_INLINE void combine(ReduceKind kind, void* out, const void* a, const void* b,
-                                   size_t n) {
+  static NSHIM_INLINE void combine(ReduceKind kind, void* out, const void* a, const void* b, size_t n) {
     T* o = static_cast<T*>(out);
     const T* x = static_cast<const T*>(a);
     const T* y = static_cast<const T*>(b);
@@ -306,8 +300,7 @@ struct BlockedKernels {
       Codec::encodeN(out + base, x, m);  // after reading a and b: out may alias them
     }
   }
-  static NSHIM_INLINE void combine(ReduceKind kind, void* out, const void* a, const void* b,
-                                   size_t n) {
+  static NSHIM_INLINE void combine(ReduceKind kind, void* out, const void* a, const void* b, size_t n) {
     Storage* o = static_cast<Storage*>(out);
     const Storage* x = static_cast<const Storage*>(a);
     const Storage* y = static_cast<const Storage*>(b);
@@ -330,23 +323,20 @@ struct BlockedKernels {
     }
   }
   static NSHIM_INLINE void scale(void* out, const void* in, size_t n, const ReduceOp& op) {
-    mapAs<false>(static_cast<Storage*>(out), static_cast<const Storage*>(in),
-                 static_cast<float>(op.floatScalar), n);
+    mapAs<false>(static_cast<Storage*>(out), static_cast<const Storage*>(in), static_cast<float>(op.floatScalar), n);
   }
   static void divide(void* buf, size_t n, int divisor) {
-    mapAs<true>(static_cast<Storage*>(buf), static_cast<const Storage*>(buf),
-                static_cast<float>(divisor), n);
+    mapAs<true>(static_cast<Storage*>(buf), static_cast<const Storage*>(buf), static_cast<float>(divisor), n);
   }
 };
 
 // One non-template function per type so that target_clones applies (it does not take templates).
-#define NSHIM_DEFINE_KERNELS(Name, Kernels)                                                  \
-  NSHIM_HOT void combine##Name(ReduceKind kind, void* out, const void* a, const void* b,    \
-                               size_t n) {                                                   \
-    Kernels::combine(kind, out, a, b, n);                                                    \
-  }                                                                                          \
-  NSHIM_HOT void scale##Name(void* out, const void* in, size_t n, const ReduceOp& op) {     \
-    Kernels::scale(out, in, n, op);                                                          \
+#define NSHIM_DEFINE_KERNELS(Name, Kernels)                                                          \
+  NSHIM_HOT void combine##Name(ReduceKind kind, void* out, const void* a, const void* b, size_t n) { \
+    Kernels::combine(kind, out, a, b, n);                                                            \
+  }                                                                                                  \
+  NSHIM_HOT void scale##Name(void* out, const void* in, size_t n, const ReduceOp& op) {              \
+    Kernels::scale(out, in, n, op);                                                                  \
   }
 
 NSHIM_DEFINE_KERNELS(Int8, NativeKernels<int8_t>)
@@ -362,8 +352,7 @@ NSHIM_DEFINE_KERNELS(Bfloat16, BlockedKernels<Bf16Codec>)
 NSHIM_DEFINE_KERNELS(Fp8E4M3, BlockedKernels<E4m3Codec>)
 NSHIM_DEFINE_KERNELS(Fp8E5M2, BlockedKernels<E5m2Codec>)
 #if NSHIM_X86_DISPATCH
-NSHIM_F16C void combineFloat16F16c(ReduceKind kind, void* out, const void* a, const void* b,
-                                   size_t n) {
+NSHIM_F16C void combineFloat16F16c(ReduceKind kind, void* out, const void* a, const void* b, size_t n) {
   BlockedKernels<HalfF16cCodec>::combine(kind, out, a, b, n);
 }
 NSHIM_F16C void scaleFloat16F16c(void* out, const void* in, size_t n, const ReduceOp& op) {
@@ -374,8 +363,7 @@ NSHIM_F16C void scaleFloat16F16c(void* out, const void* in, size_t n, const Redu
 
 }  // namespace
 
-void reduceTo(DataType type, ReduceKind kind, void* out, const void* a, const void* b,
-              size_t count) {
+void reduceTo(DataType type, ReduceKind kind, void* out, const void* a, const void* b, size_t count) {
   kind = baseReduceKind(kind);
   switch (type) {
     case DataType::kInt8: return combineInt8(kind, out, a, b, count);

@@ -4,8 +4,8 @@
 #include "collectives/collective_support.h"
 #include "collectives/collectives.h"
 #include "collectives/pat_algorithms.h"
-#include "model/pat_schedule.h"
 #include "collectives/ring_pipeline.h"
+#include "model/pat_schedule.h"
 
 namespace nshim {
 namespace {
@@ -13,12 +13,8 @@ namespace {
 class RingAllGatherPass final : public RingPass {
  public:
   RingAllGatherPass(Communicator& comm, char* output, size_t perRank, DataType type)
-      : n_(comm.nranks()),
-        rank_(comm.nodes().ringPosition(comm.rank())),
-        nodes_(comm.nodes()),
-        output_(output),
-        perRank_(perRank),
-        elemSize_(dataTypeSize(type)), sliceElems_(ringSliceElements(comm, type, perRank)),
+      : n_(comm.nranks()), rank_(comm.nodes().ringPosition(comm.rank())), nodes_(comm.nodes()), output_(output),
+        perRank_(perRank), elemSize_(dataTypeSize(type)), sliceElems_(ringSliceElements(comm, type, perRank)),
         blocks_(static_cast<int>((perRank + sliceElems_ - 1) / sliceElems_)) {}
 
   int numBlocks() const override { return blocks_; }
@@ -50,8 +46,7 @@ class RingAllGatherPass final : public RingPass {
 
 }  // namespace
 
-Status allGather(Communicator& comm, const void* send, void* recv, size_t sendCount, DataType type,
-                 CallChoice choice) {
+Status allGather(Communicator& comm, const void* send, void* recv, size_t sendCount, DataType type, CallChoice choice) {
   NS_RETURN_IF_ERROR(validateCollective(comm, "allgather", send, recv, sendCount, type, nullptr, -1, {true, true}));
   const CallProtocol callProtocol(comm, choice.protocol);  // the call's protocol, Simple again after
   uint64_t seq = comm.nextCollectiveSeq();

@@ -6,8 +6,8 @@
 // one block per NCCL channel where it can; block b travels on channel b % channels.
 #include <vector>
 
-#include "collectives/collective_support.h"
 #include "collectives/allreduce_algorithms.h"
+#include "collectives/collective_support.h"
 #include "collectives/reduce.h"
 #include "collectives/ring_pipeline.h"
 
@@ -19,13 +19,9 @@ class RingAllReducePass final : public RingPass {
  public:
   RingAllReducePass(Communicator& comm, const char* input, char* output, size_t count, DataType type,
                     const ReduceOp& op, int channels)
-      : n_(comm.nranks()),
-        rank_(comm.nodes().ringPosition(comm.rank())),
-        input_(input),
-        output_(output),
-        count_(count),
-        type_(type),
-        op_(op), elemSize_(dataTypeSize(type)), blockElems_(ringAllReduceSliceElements(comm, type, count, channels) * n_),
+      : n_(comm.nranks()), rank_(comm.nodes().ringPosition(comm.rank())), input_(input), output_(output), count_(count),
+        type_(type), op_(op), elemSize_(dataTypeSize(type)),
+        blockElems_(ringAllReduceSliceElements(comm, type, count, channels) * n_),
         blocks_(static_cast<int>((count + blockElems_ - 1) / blockElems_)) {
     int window = ringWindow(comm);
     stage_ = comm.scratch(static_cast<size_t>(window) * 2 * (blockElems_ / n_) * elemSize_);
@@ -97,8 +93,8 @@ class RingAllReducePass final : public RingPass {
 
 }  // namespace
 
-Status ringAllReduce(Communicator& comm, const void* input, void* recv, size_t count, DataType type,
-                     const ReduceOp& op, uint64_t seq, int channels) {
+Status ringAllReduce(Communicator& comm, const void* input, void* recv, size_t count, DataType type, const ReduceOp& op,
+                     uint64_t seq, int channels) {
   RingAllReducePass pass(comm, static_cast<const char*>(input), static_cast<char*>(recv), count, type, op, channels);
   return runRingPipeline(comm, pass, OpCode::kAllReduce, seq, pass.window(), channels);
 }

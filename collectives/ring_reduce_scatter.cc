@@ -8,9 +8,9 @@
 #include "collectives/collective_support.h"
 #include "collectives/collectives.h"
 #include "collectives/pat_algorithms.h"
-#include "model/pat_schedule.h"
 #include "collectives/reduce.h"
 #include "collectives/ring_pipeline.h"
+#include "model/pat_schedule.h"
 
 namespace nshim {
 namespace {
@@ -19,14 +19,9 @@ class RingReduceScatterPass final : public RingPass {
  public:
   RingReduceScatterPass(Communicator& comm, const char* input, char* output, size_t perRank, DataType type,
                         const ReduceOp& op)
-      : n_(comm.nranks()),
-        rank_(comm.nodes().ringPosition(comm.rank())),
-        nodes_(comm.nodes()),
-        input_(input),
-        output_(output),
-        perRank_(perRank),
-        type_(type),
-        op_(op), elemSize_(dataTypeSize(type)), sliceElems_(std::min(sliceElements(comm, type), std::max<size_t>(1, perRank))),  // scratch follows the bytes
+      : n_(comm.nranks()), rank_(comm.nodes().ringPosition(comm.rank())), nodes_(comm.nodes()), input_(input),
+        output_(output), perRank_(perRank), type_(type), op_(op), elemSize_(dataTypeSize(type)),
+        sliceElems_(std::min(sliceElements(comm, type), std::max<size_t>(1, perRank))),  // scratch follows the bytes
         blocks_(static_cast<int>((perRank + sliceElems_ - 1) / sliceElems_)), window_(ringWindow(comm)) {
     stage_ = comm.scratch(static_cast<size_t>(window_) * 2 * sliceElems_ * elemSize_);
   }

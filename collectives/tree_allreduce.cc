@@ -13,10 +13,10 @@
 
 #include "collectives/abort_on_error.h"
 #include "collectives/collective_support.h"
-#include "model/double_binary_tree.h"
 #include "collectives/op_tags.h"
 #include "collectives/reduce.h"
 #include "collectives/ring_pipeline.h"
+#include "model/double_binary_tree.h"
 
 namespace nshim {
 namespace {
@@ -84,7 +84,8 @@ Status treeAllReduce(Communicator& comm, const void* inputBuffer, void* recv, si
       for (size_t j = 0; j < down.size(); ++j) {
         Request* recv = &fromChildren[s * kMaxTreeDown + j];
         recv->channel = chunk.channel;
-        NS_RETURN_IF_ERROR(transport.postRecv(down[j], tagOf(first + s, 0), stageOf(s, j), chunk.elems * elemSize, recv));
+        NS_RETURN_IF_ERROR(
+            transport.postRecv(down[j], tagOf(first + s, 0), stageOf(s, j), chunk.elems * elemSize, recv));
       }
     }
     pending.clear();

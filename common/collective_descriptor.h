@@ -15,7 +15,16 @@ namespace nshim {
 
 // What a workload's operation is: the collectives and the two halves of point-to-point.
 enum class CollectiveKind : uint8_t {
-  kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll, kGather, kScatter, kSend, kRecv
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kBroadcast,
+  kReduce,
+  kAllToAll,
+  kGather,
+  kScatter,
+  kSend,
+  kRecv
 };
 constexpr int kNumCollectiveKinds = 10;
 
@@ -43,10 +52,10 @@ struct CollectiveDescriptor {
   Blocks sendBlocks;          // send buffer; point-to-point is sized as nccl-tests' sendrecv:
   Blocks recvBlocks;          // one block each way
   BusFactor busFactor;
-  int ncclFunc;               // NCCL's ncclFunc_t (Broadcast 0 ... AllReduce 4) that its tuner prices; -1: none
+  int ncclFunc;  // NCCL's ncclFunc_t (Broadcast 0 ... AllReduce 4) that its tuner prices; -1: none
   EngineRoute route;
-  const char* routeName;      // how the report names the route ("ring", "chain", "p2p"); allreduce: its plan's;
-                              // a ring collective run as PAT: "pat"
+  const char* routeName;  // how the report names the route ("ring", "chain", "p2p"); allreduce: its plan's;
+                          // a ring collective run as PAT: "pat"
 };
 
 inline constexpr CollectiveDescriptor kCollectiveDescriptors[kNumCollectiveKinds] = {
@@ -58,18 +67,18 @@ inline constexpr CollectiveDescriptor kCollectiveDescriptors[kNumCollectiveKinds
      Blocks::kOne, BusFactor::kRingShare, 3, EngineRoute::kRing, "ring"},
     {CollectiveKind::kBroadcast, "broadcast", "broadcast", false, true, false, true, Blocks::kOne, Blocks::kOne,
      BusFactor::kWhole, 0, EngineRoute::kChain, "chain"},
-    {CollectiveKind::kReduce, "reduce", "reduce", true, true, false, true, Blocks::kOne, Blocks::kOne, BusFactor::kWhole,
-     1, EngineRoute::kChain, "chain"},
+    {CollectiveKind::kReduce, "reduce", "reduce", true, true, false, true, Blocks::kOne, Blocks::kOne,
+     BusFactor::kWhole, 1, EngineRoute::kChain, "chain"},
     {CollectiveKind::kAllToAll, "alltoall", "alltoall", false, false, false, false, Blocks::kPerRank, Blocks::kPerRank,
      BusFactor::kRingShare, -1, EngineRoute::kPointToPoint, "p2p"},
     {CollectiveKind::kGather, "gather", "gather", false, true, false, false, Blocks::kOne, Blocks::kPerRank,
      BusFactor::kRingShare, -1, EngineRoute::kPointToPoint, "p2p"},
     {CollectiveKind::kScatter, "scatter", "scatter", false, true, false, false, Blocks::kPerRank, Blocks::kOne,
      BusFactor::kRingShare, -1, EngineRoute::kPointToPoint, "p2p"},
-    {CollectiveKind::kSend, "send", "sendrecv", false, false, true, false, Blocks::kOne, Blocks::kOne, BusFactor::kWhole,
-     -1, EngineRoute::kPointToPoint, "p2p"},
-    {CollectiveKind::kRecv, "recv", "sendrecv", false, false, true, false, Blocks::kOne, Blocks::kOne, BusFactor::kWhole,
-     -1, EngineRoute::kPointToPoint, "p2p"},
+    {CollectiveKind::kSend, "send", "sendrecv", false, false, true, false, Blocks::kOne, Blocks::kOne,
+     BusFactor::kWhole, -1, EngineRoute::kPointToPoint, "p2p"},
+    {CollectiveKind::kRecv, "recv", "sendrecv", false, false, true, false, Blocks::kOne, Blocks::kOne,
+     BusFactor::kWhole, -1, EngineRoute::kPointToPoint, "p2p"},
 };
 
 constexpr const CollectiveDescriptor& describe(CollectiveKind kind) {
@@ -92,7 +101,7 @@ constexpr uint64_t blockCount(Blocks blocks, int nranks) {
 // either side holds one per rank.
 constexpr uint64_t sizeBlocks(const CollectiveDescriptor& d, int nranks) {
   return d.sendBlocks == Blocks::kPerRank || d.recvBlocks == Blocks::kPerRank ? blockCount(Blocks::kPerRank, nranks)
-                                                                               : 1;
+                                                                              : 1;
 }
 
 // busbw = algbw * factor. One rank moves nothing over a bus, except for the kinds whose factor is 1.

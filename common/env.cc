@@ -3,10 +3,10 @@
 #include "common/env.h"
 
 #include <cstdlib>
-#include <optional>
-#include <string_view>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <string_view>
 
 #include "common/log.h"
 #include "common/nccl_env.h"
@@ -78,9 +78,21 @@ int64_t parseBytes(const std::string& text) {
   int64_t scale = 1;
   switch (*end) {
     case '\0': break;
-    case 'k': case 'K': scale = 1LL << 10; ++end; break;
-    case 'm': case 'M': scale = 1LL << 20; ++end; break;
-    case 'g': case 'G': scale = 1LL << 30; ++end; break;
+    case 'k':
+    case 'K':
+      scale = 1LL << 10;
+      ++end;
+      break;
+    case 'm':
+    case 'M':
+      scale = 1LL << 20;
+      ++end;
+      break;
+    case 'g':
+    case 'G':
+      scale = 1LL << 30;
+      ++end;
+      break;
     default: return -1;
   }
   if (*end == 'B' || *end == 'b') ++end;

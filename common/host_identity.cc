@@ -40,9 +40,9 @@ std::string hostIdentity() {
 }
 
 int localRankFromEnvironment() {
-  if (const int64_t forced = settingInt(Setting::NCCLSHIM_LOCAL_RANK); forced != kSettingAuto) return static_cast<int>(forced);
-  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "LOCAL_RANK", "SLURM_LOCALID",
-                           "MPI_LOCALRANKID"}) {
+  if (const int64_t forced = settingInt(Setting::NCCLSHIM_LOCAL_RANK); forced != kSettingAuto)
+    return static_cast<int>(forced);
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID"}) {
     const char* value = std::getenv(name);
     if (value == nullptr || *value == '\0') continue;
     char* end = nullptr;

@@ -59,9 +59,9 @@ void logWrite(LogLevel level, std::string_view message) {
     return std::string(name);
   }();
   int rank = gLogRank.load(std::memory_order_relaxed);
-  std::string line = rank >= 0
-      ? fmt::format("{}:{}:rank{} ncclshim {} {}\n", host, getpid(), rank, kNames[int(level)], message)
-      : fmt::format("{}:{} ncclshim {} {}\n", host, getpid(), kNames[int(level)], message);
+  std::string line =
+      rank >= 0 ? fmt::format("{}:{}:rank{} ncclshim {} {}\n", host, getpid(), rank, kNames[int(level)], message)
+                : fmt::format("{}:{} ncclshim {} {}\n", host, getpid(), kNames[int(level)], message);
   std::fputs(line.c_str(), logStream());
   std::fflush(logStream());
 }

@@ -27,10 +27,9 @@ LogSink* setLogSink(LogSink* sink);
 
 }  // namespace nshim
 
-#define NS_LOG(level, ...)                                                   \
-  do {                                                                       \
-    if (::nshim::logLevel() >= (level))                                      \
-      ::nshim::logWrite((level), fmt::format(__VA_ARGS__));                  \
+#define NS_LOG(level, ...)                                                                    \
+  do {                                                                                        \
+    if (::nshim::logLevel() >= (level)) ::nshim::logWrite((level), fmt::format(__VA_ARGS__)); \
   } while (0)
 #define NS_WARN(...) NS_LOG(::nshim::LogLevel::kWarn, __VA_ARGS__)
 #define NS_INFO(...) NS_LOG(::nshim::LogLevel::kInfo, __VA_ARGS__)

@@ -59,14 +59,10 @@ inline std::string describe(std::exception_ptr e) {
   try {
     if (e) std::rethrow_exception(std::move(e));
     what = "std::terminate called without an exception";
-  } catch (const std::bad_alloc&) {
-    oom = true;
-  } catch (const std::exception& ex) {
+  } catch (const std::bad_alloc&) { oom = true; } catch (const std::exception& ex) {
     what = ex.what();
     if (what.empty()) what = "std::exception";
-  } catch (...) {
-    what = "unknown exception";
-  }
+  } catch (...) { what = "unknown exception"; }
   for (char& c : what)
     if (c == '\n' || c == '\r') c = ' ';
   std::string line = program + (oom ? ": out of memory" : ": internal error");

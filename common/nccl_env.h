@@ -50,8 +50,8 @@ enum class NcclSource { kEnvironment, kCapture, kOverride, kCaptureNotApplied };
 const char* ncclSourceName(NcclSource source);  // "environment", "capture", "override", "capture (not applied)"
 
 struct NcclSettingInForce {
-  std::string name;      // NCCL_* name
-  std::string value;     // the value in force (an override's value for kOverride)
+  std::string name;   // NCCL_* name
+  std::string value;  // the value in force (an override's value for kOverride)
   NcclSource source = NcclSource::kEnvironment;
   std::string via;       // kOverride: the NCCLSHIM_* name; kCaptureNotApplied: why
   std::string captured;  // the capture's value when it differs from `value` ("" when none or equal)

@@ -8,7 +8,7 @@
 namespace nshim {
 namespace {
 
-constexpr size_t kLlWordBytes = 4;      // LL: each 4-byte word of payload, then a 4-byte flag
+constexpr size_t kLlWordBytes = 4;       // LL: each 4-byte word of payload, then a 4-byte flag
 constexpr size_t kLl128LineBytes = 128;  // 120 payload bytes, then the flag twice (8 bytes)
 constexpr size_t kLl128PayloadBytes = 120;
 
@@ -94,9 +94,7 @@ size_t protocolWireBytes(Protocol protocol, size_t payload) {
   }
 }
 
-uint32_t protocolLineFlag(uint64_t tag) {
-  return static_cast<uint32_t>((tag * 0x9E3779B97F4A7C15ull) >> 32) | 1u;
-}
+uint32_t protocolLineFlag(uint64_t tag) { return static_cast<uint32_t>((tag * 0x9E3779B97F4A7C15ull) >> 32) | 1u; }
 
 void encodeProtocolLines(Protocol protocol, const void* payload, size_t bytes, void* wire, uint32_t flag) {
   const char* in = static_cast<const char*>(payload);

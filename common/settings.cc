@@ -83,9 +83,21 @@ bool parseSize(const std::string& text, double* bytes) {
   double scale = 1;
   switch (*end) {
     case '\0': break;
-    case 'k': case 'K': scale = 1024.0; ++end; break;
-    case 'm': case 'M': scale = 1024.0 * 1024; ++end; break;
-    case 'g': case 'G': scale = 1024.0 * 1024 * 1024; ++end; break;
+    case 'k':
+    case 'K':
+      scale = 1024.0;
+      ++end;
+      break;
+    case 'm':
+    case 'M':
+      scale = 1024.0 * 1024;
+      ++end;
+      break;
+    case 'g':
+    case 'G':
+      scale = 1024.0 * 1024 * 1024;
+      ++end;
+      break;
     default: return false;
   }
   if (*end == 'B' || *end == 'b') ++end;
@@ -204,8 +216,8 @@ Result<SettingValue> parseSetting(const SettingDecl& decl, std::string_view view
   const std::string text(view);
   SettingValue value;
   value.text = text;
-  const bool number = decl.kind == SettingKind::kInt || decl.kind == SettingKind::kDouble ||
-                      decl.kind == SettingKind::kBytes;
+  const bool number =
+      decl.kind == SettingKind::kInt || decl.kind == SettingKind::kDouble || decl.kind == SettingKind::kBytes;
   if (number && hasOption(decl, "auto") && sameIgnoringCase(text, "auto")) {
     value.number = kSettingAuto;
     value.real = kSettingAuto;

@@ -31,7 +31,7 @@ struct SettingDecl {
   const char* defaultText;  // as a user writes it; "" = unset
   double min;               // numbers: the accepted range, inclusive
   double max;
-  const char* options;      // settings_list.h: choices, or "auto" / "pow2" for numbers
+  const char* options;  // settings_list.h: choices, or "auto" / "pow2" for numbers
   const char* help;
 };
 

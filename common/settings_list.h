@@ -29,9 +29,11 @@ NS_SETTING(NCCLSHIM_TSC_CLOCK, kBool, "1", 0, 0, "",
 NS_SETTING(NCCLSHIM_TRACE_DIR, kString, "", 0, 0, "",
            "record every call to `<dir>/ncclshim-<host>-<pid>-rank<R>.jsonl` (FORMAT.md)")
 NS_SETTING(NCCLSHIM_TRACE_MODE, kChoice, "0600", 0, 0, "0600|0640|0644|0660|0664|0666",
-           "permissions of the trace files (created new, never through a symlink); folders the recorder creates are 0700, or 0755 when others may read")
+           "permissions of the trace files (created new, never through a symlink); folders the recorder creates are "
+           "0700, or 0755 when others may read")
 NS_SETTING(NCCLSHIM_TRACE_NAME, kString, "", 0, 0, "",
-           "trace file name pattern, default `ncclshim-%h-%p`, under a job `ncclshim-%j-%h-%p` (`%h` host, `%p` pid, `%r` rank, `%j` SLURM_JOB_ID or TORCHELASTIC_RUN_ID)")
+           "trace file name pattern, default `ncclshim-%h-%p`, under a job `ncclshim-%j-%h-%p` (`%h` host, `%p` pid, "
+           "`%r` rank, `%j` SLURM_JOB_ID or TORCHELASTIC_RUN_ID)")
 NS_SETTING(NCCLSHIM_TRACE_RING, kInt, "4096", 16, 16777216, "", "records per recording thread's ring")
 NS_SETTING(NCCLSHIM_TRACE_FLUSH_MS, kInt, "10", 1, 60000, "", "the writer drains the rings at least this often")
 NS_SETTING(NCCLSHIM_TRACE_FULL_WAIT_US, kInt, "100000", 0, 10000000, "",
@@ -40,19 +42,22 @@ NS_SETTING(NCCLSHIM_TRACE_SIGNALS, kBool, "1", 0, 0, "", "flush the trace on SIG
 NS_SETTING(NCCLSHIM_TRACE_GENERAL_PARSER, kBool, "0", 0, 0, "",
            "`1`: read traces without the operation lines' fast path (a check of that path)")
 NS_SETTING(NCCLSHIM_TRACE_START, kString, "", 0, 0, "",
-           "record a window only (docs/capture.md): `iter:N` at iteration N, `call:N` at call N, `time:S` S seconds after the first call, `signal` (SIGUSR2 starts and stops), `file:PATH` when PATH exists; unset: everything")
+           "record a window only (docs/capture.md): `iter:N` at iteration N, `call:N` at call N, `time:S` S seconds "
+           "after the first call, `signal` (SIGUSR2 starts and stops), `file:PATH` when PATH exists; unset: everything")
 NS_SETTING(NCCLSHIM_TRACE_ITERATIONS, kInt, "0", 0, 1000000000, "",
-           "the window lasts this many iterations (0: until NCCLSHIM_TRACE_SECONDS, a second SIGUSR2, the trigger file's removal, or the end)")
-NS_SETTING(NCCLSHIM_TRACE_SECONDS, kDouble, "0", 0, 1e9, "",
-           "the window lasts at most this many seconds (0: no limit)")
-NS_SETTING(NCCLSHIM_TRACE_MAX_MB, kDouble, "0", 0, 1e9, "",
-           "per file: past this many MiB on disk recording stops, with a footer that says so and one warning (0: no limit)")
+           "the window lasts this many iterations (0: until NCCLSHIM_TRACE_SECONDS, a second SIGUSR2, the trigger "
+           "file's removal, or the end)")
+NS_SETTING(NCCLSHIM_TRACE_SECONDS, kDouble, "0", 0, 1e9, "", "the window lasts at most this many seconds (0: no limit)")
+NS_SETTING(
+    NCCLSHIM_TRACE_MAX_MB, kDouble, "0", 0, 1e9, "",
+    "per file: past this many MiB on disk recording stops, with a footer that says so and one warning (0: no limit)")
 NS_SETTING(NCCLSHIM_TRACE_COMPRESS, kChoice, "none", 0, 0, "none|zstd",
            "`zstd`: write `.jsonl.zst` (streaming, in the writer thread); every reader reads it as `.jsonl`")
 
 // NCCL profiler plugin (docs/profiler_plugin.md)
-NS_SETTING(NCCLSHIM_PROFILER, kBool, "0", 0, 0, "",
-           "`1`: the preloaded library is also NCCL's profiler plugin (NCCL's algorithm, protocol, channels in the trace)")
+NS_SETTING(
+    NCCLSHIM_PROFILER, kBool, "0", 0, 0, "",
+    "`1`: the preloaded library is also NCCL's profiler plugin (NCCL's algorithm, protocol, channels in the trace)")
 NS_SETTING(NCCLSHIM_PROFILER_EVENTS, kInt, "auto", 0, 4095, "auto",
            "activate exactly these NCCL profiler events (a mask); auto = API, collective, p2p and proxy events")
 NS_SETTING(NCCLSHIM_PROFILER_PROXY, kBool, "1", 0, 0, "", "`0`: leave NCCL's proxy events out of auto")
@@ -62,18 +67,22 @@ NS_SETTING(NCCLSHIM_PROFILER_NOOP, kBool, "0", 0, 0, "", "`1`: every callback re
 
 // Communicators and transports
 NS_SETTING(NCCLSHIM_JOB_START_AT, kDouble, "0", 0, 1e11, "",
-           "phynet: wall-clock time (Unix seconds) at which the replay starts, after connecting; set by phynet --jobs so that jobs start together (0: at once)")
+           "phynet: wall-clock time (Unix seconds) at which the replay starts, after connecting; set by phynet --jobs "
+           "so that jobs start together (0: at once)")
 NS_SETTING(NCCLSHIM_TIMEOUT, kDouble, "300", 0.001, 1e6, "",
            "seconds any wait may take before the operation fails naming the peer (at most 1e6: 11.5 days)")
-NS_SETTING(NCCLSHIM_CHECK_CALLS, kBool, "0", 0, 0, "",
-           "`1`: before each collective the ranks exchange its signature (collective, count, datatype, operator, root) and all "
-           "fail a call they disagree on with `ncclInvalidUsage` naming the ranks, instead of giving wrong data; costs one "
-           "16-byte allgather per collective (2 ranks, TCP: a 4-byte allreduce 7 -> 13 us)")
+NS_SETTING(
+    NCCLSHIM_CHECK_CALLS, kBool, "0", 0, 0, "",
+    "`1`: before each collective the ranks exchange its signature (collective, count, datatype, operator, root) and "
+    "all "
+    "fail a call they disagree on with `ncclInvalidUsage` naming the ranks, instead of giving wrong data; costs one "
+    "16-byte allgather per collective (2 ranks, TCP: a 4-byte allreduce 7 -> 13 us)")
 NS_SETTING(NCCLSHIM_BOOTSTRAP_HELLO_TIMEOUT, kDouble, "5", 0.001, 3600, "",
            "seconds a connection to a bootstrap listener may take to send its hello before it is closed; connections "
            "without the job's secret never hold a real rank's place and are summarised in one warning per listener")
-NS_SETTING(NCCLSHIM_TRANSPORT, kChoice, "tcp", 0, 0, "tcp,socket|ibverbs,ib,roce|shm",
-           "`ibverbs` for RoCEv2 (libibverbs is loaded only then); `shm` when every rank is on this host (shared memory only)")
+NS_SETTING(
+    NCCLSHIM_TRANSPORT, kChoice, "tcp", 0, 0, "tcp,socket|ibverbs,ib,roce|shm",
+    "`ibverbs` for RoCEv2 (libibverbs is loaded only then); `shm` when every rank is on this host (shared memory only)")
 NS_SETTING(NCCLSHIM_HOSTID, kString, "", 0, 0, "",
            "which host this process is on (as `NCCL_HOSTID`); unset: hostname/boot id/network namespace, so "
            "processes in other network namespaces or VMs are other hosts even with one hostname")
@@ -93,10 +102,12 @@ NS_SETTING(NCCLSHIM_NSOCKS_PERPEER, kInt, "2", 1, 64, "",
            "TCP connections (channels) per peer, each a control socket plus `NCCL_SOCKET_NTHREADS` x "
            "`NCCL_NSOCKS_PERTHREAD` data sockets as NCCL resolves them (none on loopback; docs/socket_transport.md)")
 NS_SETTING(NCCLSHIM_SOCKET_SNDBUF, kBytes, "auto", 0, 1073741824, "auto",
-           "send buffer per TCP socket: auto = `NCCL_SOCKET_SNDBUF` when set, else 256K to ranks on this host (the bytes stay in cache between the "
+           "send buffer per TCP socket: auto = `NCCL_SOCKET_SNDBUF` when set, else 256K to ranks on this host (the "
+           "bytes stay in cache between the "
            "two copies), the kernel's autotuning to other hosts; `0` = autotuning for all; a size = that for all")
 NS_SETTING(NCCLSHIM_SOCKET_RCVBUF, kBytes, "auto", 0, 1073741824, "auto",
-           "receive buffer per TCP socket: auto = `NCCL_SOCKET_RCVBUF` when set, else 1M to ranks on this host (a 1 MiB message never waits for "
+           "receive buffer per TCP socket: auto = `NCCL_SOCKET_RCVBUF` when set, else 1M to ranks on this host (a 1 "
+           "MiB message never waits for "
            "the receive window to grow), the kernel's autotuning to other hosts; `0` = autotuning for all; a size = "
            "that for all. Above `net.core.rmem_max` it is forced (root) or left to autotuning with a warning")
 NS_SETTING(NCCLSHIM_SPIN_US, kInt, "100", 0, 1000000, "",
@@ -132,8 +143,9 @@ NS_SETTING(NCCLSHIM_IB_LIBRARY, kString, "libibverbs.so.1", 0, 0, "", "the libib
 NS_SETTING(NCCLSHIM_IB_GID_INDEX, kInt, "auto", 0, 65535, "auto", "GID table index; auto: RoCE v2, IPv4 first")
 NS_SETTING(NCCLSHIM_IB_TC, kInt, "0", 0, 255, "", "traffic class")
 NS_SETTING(NCCLSHIM_IB_SL, kInt, "0", 0, 15, "", "service level")
-NS_SETTING(NCCLSHIM_IB_QPS_PER_PEER, kInt, "1", 1, 64, "",
-           "links per peer; each link is two RC QPs (our data out, the peer's data in), so credits never queue behind data")
+NS_SETTING(
+    NCCLSHIM_IB_QPS_PER_PEER, kInt, "1", 1, 64, "",
+    "links per peer; each link is two RC QPs (our data out, the peer's data in), so credits never queue behind data")
 NS_SETTING(NCCLSHIM_IB_SLOTS, kInt, "4", 2, 4096, "", "receive ring slots (credits) per link")
 NS_SETTING(NCCLSHIM_IB_SLOT_BYTES, kBytes, "1M", 64, 67108864, "", "payload bytes per receive slot (fragment size)")
 NS_SETTING(NCCLSHIM_IB_SIGNAL_EVERY, kInt, "8", 1, 4096, "",
@@ -152,6 +164,5 @@ NS_SETTING(NCCLSHIM_IB_POST_THREAD, kInt, "auto", 0, 1, "auto",
 NS_SETTING(NCCLSHIM_PYTHON, kString, "", 0, 0, "",
            "the Python 3 of `ncclshim plot`, `report`, `compare` (unset: `python3` on PATH, else `/usr/bin/python3`)")
 NS_SETTING(NCCLSHIM_PLOT_SCRIPT, kString, "", 0, 0, "", "`ncclshim plot`'s script (unset: the installed one)")
-NS_SETTING(NCCLSHIM_REPORT_SCRIPT, kString, "", 0, 0, "",
-           "the HTML report generator (unset: the installed one)")
+NS_SETTING(NCCLSHIM_REPORT_SCRIPT, kString, "", 0, 0, "", "the HTML report generator (unset: the installed one)")
 NS_SETTING(NCCLSHIM_REPORT_DEBUG, kBool, "0", 0, 0, "", "`1`: the report generator prints where it failed")

@@ -42,7 +42,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : value_(std::move(status)) {}  // NOLINT
 
   bool ok() const { return std::holds_alternative<T>(value_); }
@@ -70,17 +70,16 @@ std::string withLocation(const std::string& message, const char* file, int line)
   ::nshim::Status((code), ::nshim::detail::withLocation(fmt::format(__VA_ARGS__), __FILE__, __LINE__))
 
 // Propagate a failing Status (or Result) to the caller.
-#define NS_RETURN_IF_ERROR(expr)                 \
-  do {                                           \
-    auto&& ns_status_ = (expr);                  \
-    if (!ns_status_.ok()) return ns_status_;     \
+#define NS_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    auto&& ns_status_ = (expr);              \
+    if (!ns_status_.ok()) return ns_status_; \
   } while (0)
 
 #define NS_CONCAT_INNER(a, b) a##b
 #define NS_CONCAT(a, b) NS_CONCAT_INNER(a, b)
 // Assign the value of a Result to `lhs`, or return its error.
-#define NS_ASSIGN_OR_RETURN(lhs, expr)                               \
-  auto NS_CONCAT(ns_result_, __LINE__) = (expr);                     \
-  if (!NS_CONCAT(ns_result_, __LINE__).ok())                         \
-    return NS_CONCAT(ns_result_, __LINE__).status();                 \
+#define NS_ASSIGN_OR_RETURN(lhs, expr)                                                        \
+  auto NS_CONCAT(ns_result_, __LINE__) = (expr);                                              \
+  if (!NS_CONCAT(ns_result_, __LINE__).ok()) return NS_CONCAT(ns_result_, __LINE__).status(); \
   lhs = std::move(NS_CONCAT(ns_result_, __LINE__)).value()

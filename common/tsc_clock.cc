@@ -29,9 +29,7 @@ constexpr int64_t kResetNs = 1'000'000;            // a line this far off is sta
 bool tscUsable() {
   try {
     if (!settingBool(Setting::NCCLSHIM_TSC_CLOCK)) return false;
-  } catch (...) {
-    return false;
-  }
+  } catch (...) { return false; }
 #if defined(__x86_64__)
   unsigned a = 0, b = 0, c = 0, d = 0;
   if (__get_cpuid(0x80000007, &a, &b, &c, &d) == 0 || (d & (1u << 8)) == 0) return false;
@@ -66,8 +64,8 @@ Reading readPair() {
 std::atomic<bool> gBusy{false};
 int gUsable = -1;  // -1: not checked yet
 bool gHaveAnchor = false;
-Reading gAnchor{0, 0};     // the reading the slope is measured from
-int64_t gCheckedNs = 0;    // when the kernel's clocksource was last read
+Reading gAnchor{0, 0};   // the reading the slope is measured from
+int64_t gCheckedNs = 0;  // when the kernel's clocksource was last read
 constexpr int64_t kClocksourceCheckNs = 1'000'000'000;
 
 // No line: every stamp is clock_gettime's until two refreshes build one again.
@@ -129,7 +127,7 @@ void refreshLocked() {
     return;
   }
   const int64_t error = now.ns - lineAt(now.tsc);  // > 0: the line is behind the clock
-  if (error > kResetNs) {  // far behind: jump forward to the clock
+  if (error > kResetNs) {                          // far behind: jump forward to the clock
     publish(now.tsc, now.ns, measured, false);
     return;
   }

@@ -32,7 +32,7 @@ inline uint64_t readTsc() noexcept { return 0; }  // never a line here: refreshT
 #endif
 
 namespace detail {
-struct alignas(64) TscLine {  // its own cache line: a refresh does not invalidate its neighbours
+struct alignas(64) TscLine {         // its own cache line: a refresh does not invalidate its neighbours
   std::atomic<uint32_t> version{0};  // 0: no line (use nowNs); odd: being written
   std::atomic<uint64_t> tscBase{0};
   std::atomic<int64_t> nsBase{0};

@@ -23,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<std::string> files{bytes, bytes};
   const std::vector<std::string> names{"fuzz.0.et", "fuzz.1.et"};
   for (const char* groups : {"", R"({"0": [0, 1], "1": [0], "2": [1]})"}) {
-    Result<workload::Workload> workload = workload::parseChakraWorkload(files, names, groups, workload::ChakraOptions{});
+    Result<workload::Workload> workload =
+        workload::parseChakraWorkload(files, names, groups, workload::ChakraOptions{});
     if (!workload.ok()) continue;
     FUZZ_CHECK(workload->worldSize == 2);
     fuzz::checkWorkloadShape(*workload);

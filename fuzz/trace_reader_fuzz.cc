@@ -6,10 +6,10 @@
 #include <string_view>
 
 #include "fuzz/fuzz_util.h"
-#include "workload/trace_workload.h"
-#include "workload/workload_check.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_validate.h"
+#include "workload/trace_workload.h"
+#include "workload/workload_check.h"
 
 using namespace nshim;
 

@@ -93,8 +93,7 @@ NSHIM_HOT_CODE void readCommState(void* comm, bool operation, OpFacts& facts) no
   if (operation && state->nranks.load(std::memory_order_relaxed) == -1) {
     try {
       queryShape(comm, *state);
-    } catch (...) {
-    }
+    } catch (...) {}
   }
   facts.commId = state->commId;
   const int32_t nranks = state->nranks.load(std::memory_order_relaxed);
@@ -220,8 +219,7 @@ void completeCreated(CreatedComms& comms, ncclResult_t result) noexcept {
     if (state == nullptr) continue;
     try {
       queryShape(made.comm, *state);
-    } catch (...) {
-    }
+    } catch (...) {}
     int32_t nranks = state->nranks.load(std::memory_order_relaxed);
     made.nranks = nranks >= 0 ? nranks : -1;
     made.rank = state->rank.load(std::memory_order_relaxed);

@@ -42,10 +42,10 @@ template <ApiId id>
 struct RecordedOp {
   const OpArgs* args;  // the frame's, alive until finish
   OpFacts facts;
-  GpuSpan span;        // when timed
+  GpuSpan span;  // when timed
   ApiId fn;
   int16_t traceOp;
-  bool timed;          // GPU-timed on its stream (gpu_timer.h)
+  bool timed;  // GPU-timed on its stream (gpu_timer.h)
 };
 
 // The two halves of every recorded operation, out of line and shared by all of them (api_call.cc),

@@ -112,14 +112,13 @@ NS_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_
         call.handle = config;
       },
       [&](ncclResult_t result, CreatedComms& made) {
-        made.push_back(
-            nshim::registerCreatedAt(result, newcomm, origin.made(color, key), color != NCCL_SPLIT_NOCOLOR));
+        made.push_back(nshim::registerCreatedAt(result, newcomm, origin.made(color, key), color != NCCL_SPLIT_NOCOLOR));
       },
       comm, color, key, newcomm, config);
 }
 
-NS_API ncclResult_t ncclCommShrink(ncclComm_t comm, int* excludeRanksList, int excludeRanksCount,
-                                   ncclComm_t* newcomm, ncclConfig_t* config, int shrinkFlags) {
+NS_API ncclResult_t ncclCommShrink(ncclComm_t comm, int* excludeRanksList, int excludeRanksCount, ncclComm_t* newcomm,
+                                   ncclConfig_t* config, int shrinkFlags) {
   const SplitOrigin origin(comm);
   return nshim::creationCall<ApiId::kCommShrink>(
       [&](ApiCall& call) {
@@ -195,8 +194,7 @@ NS_API ncclResult_t ncclCommDeregister(const ncclComm_t comm, void* handle) {
       comm, handle);
 }
 
-NS_API ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void* buff, size_t size, ncclWindow_t* win,
-                                           int winFlags) {
+NS_API ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void* buff, size_t size, ncclWindow_t* win, int winFlags) {
   return nshim::apiCall<ApiId::kCommWindowRegister>(
       [&](ApiCall& call) {
         call.comm = comm;

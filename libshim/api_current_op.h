@@ -10,7 +10,7 @@
 namespace nshim {
 
 struct alignas(64) CurrentApiOp {  // one line
-  uint64_t commId;  // 0: not inside a recorded operation
+  uint64_t commId;                 // 0: not inside a recorded operation
   uint64_t seq;
   // The frame writes this call's record as soon as the call returns, so the plugin may hold the
   // tasks NCCL launches inside it for that record (trace::Recorder::holdTask).
@@ -26,7 +26,8 @@ struct alignas(64) CurrentApiOp {  // one line
   int32_t deferred;
 };
 
-__attribute__((tls_model("initial-exec"))) inline constinit thread_local CurrentApiOp tCurrentApiOp{0, 0, false, false, 0, 0, 0};
+__attribute__((tls_model("initial-exec"))) inline constinit thread_local CurrentApiOp tCurrentApiOp{0, 0, false, false,
+                                                                                                    0, 0, 0};
 
 // Marks the thread as inside operation (commId, seq) until leaveApiOp: the two halves of a recorded
 // operation's frame (api_call.cc), which the backend call between them cannot leave by an

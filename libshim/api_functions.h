@@ -6,6 +6,8 @@
 // (api_misc.cc, api_comm.cc, api_ops.cc); the order is that of the function ids.
 #pragma once
 
+// The lists keep their grouping by part, as written (not reflowed by clang-format).
+// clang-format off
 #define NS_NCCL_LIBRARY_FUNCTIONS(X) \
   X(GetVersion) X(GetErrorString) X(GetLastError) X(MemAlloc) X(MemFree) X(ResetDebugInit)
 
@@ -25,6 +27,7 @@
   X(Gather) X(Scatter) X(Send) X(Recv)                                                           \
   /* groups */                                                                                   \
   X(GroupStart) X(GroupEnd) X(GroupSimulateEnd)
+// clang-format on
 
 #define NS_NCCL_API_FUNCTIONS(X) \
   NS_NCCL_LIBRARY_FUNCTIONS(X) NS_NCCL_COMMUNICATOR_FUNCTIONS(X) NS_NCCL_OPERATION_FUNCTIONS(X)

@@ -23,9 +23,7 @@ NSHIM_HOT_CODE ncclResult_t guardedCall(const char* fn, Body&& body) noexcept {
     result = reportError(NS_ERROR(Code::kSystemError, "{}: out of host memory", fn));
   } catch (const std::exception& e) {
     result = reportError(NS_ERROR(Code::kInternal, "{}: unexpected exception: {}", fn, e.what()));
-  } catch (...) {
-    result = reportError(NS_ERROR(Code::kInternal, "{}: unexpected exception", fn));
-  }
+  } catch (...) { result = reportError(NS_ERROR(Code::kInternal, "{}: unexpected exception", fn)); }
   if (__builtin_expect(result != ncclSuccess, 0)) noteFailedCall(result);
   return result;
 }
@@ -36,9 +34,7 @@ NSHIM_HOT_CODE const char* guardedString(const char* fallback, Body&& body) noex
   try {
     const NcclFunctions* backend = activeBackend();
     return backend != nullptr ? body(*backend) : fallback;
-  } catch (...) {
-    return fallback;
-  }
+  } catch (...) { return fallback; }
 }
 
 }  // namespace nshim

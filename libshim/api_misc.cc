@@ -16,8 +16,8 @@ NS_API const char* ncclGetErrorString(ncclResult_t result) {
 }
 
 NS_API const char* ncclGetLastError(ncclComm_t comm) {
-  return nshim::stringCall<ApiId::kGetLastError>([&](ApiCall& call) { call.comm = comm; },
-                                                 nshim::lastErrorMessage(), comm);
+  return nshim::stringCall<ApiId::kGetLastError>([&](ApiCall& call) { call.comm = comm; }, nshim::lastErrorMessage(),
+                                                 comm);
 }
 
 NS_API ncclResult_t ncclMemAlloc(void** ptr, size_t size) {
@@ -36,7 +36,9 @@ NS_API ncclResult_t ncclMemFree(void* ptr) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 // Deprecated in nccl.h.
-NS_API void ncclResetDebugInit() { nshim::apiCall<ApiId::kResetDebugInit>([](ApiCall&) {}); }
+NS_API void ncclResetDebugInit() {
+  nshim::apiCall<ApiId::kResetDebugInit>([](ApiCall&) {});
+}
 
 NS_NCCL_LIBRARY_FUNCTIONS(NS_PNCCL_ALIAS)
 #pragma GCC diagnostic pop

@@ -83,8 +83,6 @@ const NcclFunctions* activeBackendSlow() {
   return backend;
 }
 
-Status backendUnavailable(const char* fn) {
-  return withContext(selection().settings, fn);
-}
+Status backendUnavailable(const char* fn) { return withContext(selection().settings, fn); }
 
 }  // namespace nshim

@@ -63,8 +63,8 @@ Status checkSameCall(ShimComm& comm, const CallSignature& mine) {
   if (differing > kRanksNamed) {
     differences += fmt::format(" (and {} more ranks differ from rank 0)", differing - kRanksNamed);
   }
-  Status mismatch = NS_ERROR(Code::kInvalidUsage, "the ranks called different collectives (NCCLSHIM_CHECK_CALLS=1): {}",
-                             differences);
+  Status mismatch =
+      NS_ERROR(Code::kInvalidUsage, "the ranks called different collectives (NCCLSHIM_CHECK_CALLS=1): {}", differences);
   comm.recordCallMismatch(mismatch);
   return mismatch;
 }

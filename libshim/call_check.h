@@ -18,9 +18,9 @@ namespace nshim {
 
 // One rank's call, as every rank of the communicator must make it.
 struct CallSignature {
-  uint8_t kind = 0;   // CollectiveKind
-  uint8_t type = 0;   // DataType
-  int8_t op = -1;     // ReduceKind (PreMulSum scalars may differ by rank); -1 when the collective does not reduce
+  uint8_t kind = 0;  // CollectiveKind
+  uint8_t type = 0;  // DataType
+  int8_t op = -1;    // ReduceKind (PreMulSum scalars may differ by rank); -1 when the collective does not reduce
   uint8_t unused = 0;
   int32_t root = -1;  // -1 when it has no root
   uint64_t count = 0;

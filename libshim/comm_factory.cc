@@ -76,7 +76,8 @@ Result<std::unique_ptr<Communicator>> connectCommunicator(const UniqueId& id, in
   if (intraNode == "shm" && nodes.ranksOf(mine).size() > 1) {
     std::vector<bool> sameNode(static_cast<size_t>(nranks), false);
     for (int r : nodes.ranksOf(mine)) sameNode[r] = true;
-    Result<std::unique_ptr<Transport>> shm = connectShmTransport(id, rank, nranks, sameNode, ShmOptions::fromEnvironment());
+    Result<std::unique_ptr<Transport>> shm =
+        connectShmTransport(id, rank, nranks, sameNode, ShmOptions::fromEnvironment());
     if (!shm.ok()) {
       transport->abort("shared memory between the ranks of one host could not be set up");
       return withContext(shm.status(), fmt::format("rank {} of {}: shared memory with the {} ranks of its host", rank,
@@ -84,7 +85,8 @@ Result<std::unique_ptr<Communicator>> connectCommunicator(const UniqueId& id, in
     }
     transport = createNodeRoutedTransport(std::move(shm).value(), std::move(transport), std::move(sameNode));
   }
-  NS_INFO("rank {} of {}: {} node(s), {} rank(s) on this one{}", rank, nranks, nodes.nodes(), nodes.ranksOf(mine).size(),
+  NS_INFO("rank {} of {}: {} node(s), {} rank(s) on this one{}", rank, nranks, nodes.nodes(),
+          nodes.ranksOf(mine).size(),
           nodes.ranksOf(mine).size() > 1 ? (intraNode == "shm" ? ", met over shared memory" : ", met over the network")
                                          : "");
   // Across hosts each collective moves in the protocol NCCL would use for it (call_choice.h).

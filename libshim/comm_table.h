@@ -14,12 +14,12 @@ namespace nshim {
 
 struct CommState {
   uint64_t commId = 0;
-  std::atomic<int32_t> nranks{-1};      // -1 until known (a split comm that was still initializing)
+  std::atomic<int32_t> nranks{-1};  // -1 until known (a split comm that was still initializing)
   std::atomic<int32_t> rank{-1};
   std::atomic<int32_t> device{-1};
-  std::atomic<uint64_t> nextSeq{0};     // next operation's sequence number: a load and a store, no
-                                        // atomic add (NCCL takes one thread at a time per communicator)
-  std::atomic<uint64_t> nextSplit{0};   // next split/shrink's sequence number (trace/comm_id.h)
+  std::atomic<uint64_t> nextSeq{0};    // next operation's sequence number: a load and a store, no
+                                       // atomic add (NCCL takes one thread at a time per communicator)
+  std::atomic<uint64_t> nextSplit{0};  // next split/shrink's sequence number (trace/comm_id.h)
 };
 
 // The state of `comm`, or nullptr when it is not a communicator created through the shim.

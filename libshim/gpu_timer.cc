@@ -39,11 +39,10 @@ struct Driver {
       fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
       return fn != nullptr;
     };
-    return get(eventCreate, "cuEventCreate") && get(eventRecord, "cuEventRecord") &&
-           get(eventQuery, "cuEventQuery") && get(eventSynchronize, "cuEventSynchronize") &&
-           get(eventElapsedTime, "cuEventElapsedTime") && get(eventDestroy, "cuEventDestroy_v2") &&
-           get(streamIsCapturing, "cuStreamIsCapturing") && get(ctxGetCurrent, "cuCtxGetCurrent") &&
-           get(ctxSetCurrent, "cuCtxSetCurrent") &&
+    return get(eventCreate, "cuEventCreate") && get(eventRecord, "cuEventRecord") && get(eventQuery, "cuEventQuery") &&
+           get(eventSynchronize, "cuEventSynchronize") && get(eventElapsedTime, "cuEventElapsedTime") &&
+           get(eventDestroy, "cuEventDestroy_v2") && get(streamIsCapturing, "cuStreamIsCapturing") &&
+           get(ctxGetCurrent, "cuCtxGetCurrent") && get(ctxSetCurrent, "cuCtxSetCurrent") &&
            get(exchangeCaptureMode, "cuThreadExchangeStreamCaptureMode");
   }
 };
@@ -95,7 +94,8 @@ class GpuTimer {
   bool finish(GpuSpan& span, CUstream stream, const ApiCall& call) {
     if (span.start == nullptr) return false;
     CUevent end = nullptr;
-    if (driver_.eventCreate(&end, CU_EVENT_DEFAULT) != CUDA_SUCCESS || driver_.eventRecord(end, stream) != CUDA_SUCCESS) {
+    if (driver_.eventCreate(&end, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+        driver_.eventRecord(end, stream) != CUDA_SUCCESS) {
       if (end) driver_.eventDestroy(end);
       driver_.eventDestroy(static_cast<CUevent>(span.start));
       return false;
@@ -193,9 +193,7 @@ bool gpuTimingEnabledSlow() noexcept {
   static const bool enabled = [] {
     try {
       return timer().enabled();
-    } catch (...) {
-      return false;
-    }
+    } catch (...) { return false; }
   }();
   detail::gGpuTiming.store(enabled ? 1 : 0, std::memory_order_release);
   return enabled;
@@ -204,25 +202,20 @@ bool gpuTimingEnabledSlow() noexcept {
 GpuSpan gpuSpanBegin(void* stream) noexcept {
   try {
     return timer().begin(static_cast<CUstream>(stream));
-  } catch (...) {
-    return GpuSpan{};
-  }
+  } catch (...) { return GpuSpan{}; }
 }
 
 bool gpuSpanFinish(GpuSpan& span, void* stream, const ApiCall& call) noexcept {
   try {
     return timer().finish(span, static_cast<CUstream>(stream), call);
-  } catch (...) {
-    return false;
-  }
+  } catch (...) { return false; }
 }
 
 void gpuTimerDrain() noexcept {
   if (!gpuTimingEnabled()) return;
   try {
     timer().drain();
-  } catch (...) {
-  }
+  } catch (...) {}
 }
 
 }  // namespace nshim

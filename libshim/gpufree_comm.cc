@@ -29,8 +29,10 @@ constexpr unsigned int kConfigMagic = 0xcafebeef;
 Result<bool> blockingFrom(const char* fn, const ncclConfig_t* config, bool fallback) {
   if (config == nullptr) return fallback;
   if (config->magic != kConfigMagic || config->size < offsetof(ncclConfig_t, blocking) + sizeof(int)) {
-    return NS_ERROR(Code::kInvalidArgument, "{}: config was not initialised with NCCL_CONFIG_INITIALIZER (magic {:#x}, "
-                    "size {})", fn, config->magic, config->size);
+    return NS_ERROR(Code::kInvalidArgument,
+                    "{}: config was not initialised with NCCL_CONFIG_INITIALIZER (magic {:#x}, "
+                    "size {})",
+                    fn, config->magic, config->size);
   }
   if (config->blocking == NCCL_CONFIG_UNDEF_INT) return fallback;
   if (config->blocking != 0 && config->blocking != 1) {
@@ -109,8 +111,8 @@ ncclResult_t gpufree::ncclGetUniqueId(ncclUniqueId* id) {
   return ncclSuccess;
 }
 
-ncclResult_t gpufree::ncclCommInitRankScalable(ncclComm_t* out, int nranks, int rank, int nIds,
-                                               ncclUniqueId* ids, ncclConfig_t* config) {
+ncclResult_t gpufree::ncclCommInitRankScalable(ncclComm_t* out, int nranks, int rank, int nIds, ncclUniqueId* ids,
+                                               ncclConfig_t* config) {
   const char* fn = "ncclCommInitRankScalable";
   Status status = checkNotNull(fn, "commIds", ids);
   if (status.ok() && nIds < 1) status = NS_ERROR(Code::kInvalidArgument, "{}: nId {} must be at least 1", fn, nIds);
@@ -136,7 +138,8 @@ ncclResult_t gpufree::ncclCommInitAll(ncclComm_t* comms, int ndev, const int* de
   Status status = checkNotNull(fn, "comm", comms);
   if (status.ok() && ndev < 1) status = NS_ERROR(Code::kInvalidArgument, "{}: ndev {} must be at least 1", fn, ndev);
   for (int r = 0; status.ok() && devlist != nullptr && r < ndev; ++r) {
-    if (devlist[r] < 0) status = NS_ERROR(Code::kInvalidArgument, "{}: devlist[{}] = {} is negative", fn, r, devlist[r]);
+    if (devlist[r] < 0)
+      status = NS_ERROR(Code::kInvalidArgument, "{}: devlist[{}] = {} is negative", fn, r, devlist[r]);
   }
   if (!status.ok()) return reportError(status);
   std::vector<std::unique_ptr<Transport>> transports = createInProcessTransports(ndev);
@@ -146,15 +149,14 @@ ncclResult_t gpufree::ncclCommInitAll(ncclComm_t* comms, int ndev, const int* de
     Result<std::unique_ptr<ShimComm>> comm =
         ShimComm::create(r, ndev, devlist != nullptr ? devlist[r] : r, CommFabric::kInProcess, commId, true);
     if (!comm.ok()) return reportError(withContext(comm.status(), fn));  // the ones made so far are freed
-    (void)(*comm)->attach(makeCommunicator(std::move(transports[r])));  // cannot fail: nothing aborted it yet
+    (void)(*comm)->attach(makeCommunicator(std::move(transports[r])));   // cannot fail: nothing aborted it yet
     created.push_back(std::move(comm).value());
   }
   for (int r = 0; r < ndev; ++r) comms[r] = static_cast<ncclComm_t>(created[r].release()->handle());
   return ncclSuccess;
 }
 
-ncclResult_t gpufree::ncclCommSplit(ncclComm_t handle, int color, int key, ncclComm_t* newcomm,
-                                    ncclConfig_t* config) {
+ncclResult_t gpufree::ncclCommSplit(ncclComm_t handle, int color, int key, ncclComm_t* newcomm, ncclConfig_t* config) {
   const char* fn = "ncclCommSplit";
   ShimComm* parent = nullptr;
   bool blocking = true;
@@ -186,7 +188,8 @@ ncclResult_t gpufree::ncclCommSplit(ncclComm_t handle, int color, int key, ncclC
 
 ncclResult_t gpufree::ncclCommShrink(ncclComm_t comm, int* excludeRanks, int excludeCount, ncclComm_t* newcomm,
                                      ncclConfig_t* config, int flags) {
-  return reportError(NS_ERROR(Code::kInvalidUsage, "ncclCommShrink is not supported GPU-free yet; use ncclCommSplit "
+  return reportError(NS_ERROR(Code::kInvalidUsage,
+                              "ncclCommShrink is not supported GPU-free yet; use ncclCommSplit "
                               "on all ranks with NCCL_SPLIT_NOCOLOR for the excluded ones"));
 }
 
@@ -269,20 +272,23 @@ ncclResult_t gpufree::ncclCommDeregister(ncclComm_t handle, void* registered) {
   if (!comm.ok()) return reportError(comm.status());
   std::lock_guard<std::mutex> lock((*comm)->operationMutex());
   if (!(*comm)->deregisterBuffer(registered)) {
-    return reportError(NS_ERROR(Code::kInvalidArgument, "ncclCommDeregister: handle {} was not returned by "
-                                "ncclCommRegister on this communicator, or was deregistered already", registered));
+    return reportError(NS_ERROR(Code::kInvalidArgument,
+                                "ncclCommDeregister: handle {} was not returned by "
+                                "ncclCommRegister on this communicator, or was deregistered already",
+                                registered));
   }
   return ncclSuccess;
 }
 
-ncclResult_t gpufree::ncclCommWindowRegister(ncclComm_t comm, void* buff, size_t size, ncclWindow_t* win,
-                                             int flags) {
-  return reportError(NS_ERROR(Code::kInvalidUsage, "ncclCommWindowRegister: symmetric memory windows need GPU "
+ncclResult_t gpufree::ncclCommWindowRegister(ncclComm_t comm, void* buff, size_t size, ncclWindow_t* win, int flags) {
+  return reportError(NS_ERROR(Code::kInvalidUsage,
+                              "ncclCommWindowRegister: symmetric memory windows need GPU "
                               "memory; not supported GPU-free"));
 }
 
 ncclResult_t gpufree::ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
-  return reportError(NS_ERROR(Code::kInvalidUsage, "ncclCommWindowDeregister: symmetric memory windows need GPU "
+  return reportError(NS_ERROR(Code::kInvalidUsage,
+                              "ncclCommWindowDeregister: symmetric memory windows need GPU "
                               "memory; not supported GPU-free"));
 }
 

@@ -41,8 +41,8 @@ ncclResult_t gpufree::ncclMemAlloc(void** ptr, size_t size) {
   const long pages = sysconf(_SC_PHYS_PAGES), pageBytes = sysconf(_SC_PAGESIZE);
   const uint64_t physical = pages > 0 && pageBytes > 0 ? uint64_t(pages) * uint64_t(pageBytes) : 0;
   if (physical != 0 && size > physical) {
-    return reportError(NS_ERROR(Code::kSystemError, "ncclMemAlloc: {} bytes is more than this host's {} bytes of memory",
-                                size, physical));
+    return reportError(NS_ERROR(Code::kSystemError,
+                                "ncclMemAlloc: {} bytes is more than this host's {} bytes of memory", size, physical));
   }
   Result<void*> memory = allocateHostMemory(size);
   if (!memory.ok()) return reportError(withContext(memory.status(), "ncclMemAlloc"));

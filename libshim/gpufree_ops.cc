@@ -1,13 +1,13 @@
 // The GPU-free backend's collectives and point-to-point (gpufree_backend.h). Each call checks its
 // arguments (the message names the function and the argument), then runs the engine operation now
 // or queues it in the group; across hosts, collectives run in NCCL's algorithm, protocol and channels.
-#include "model/call_choice.h"
 #include "collectives/collectives.h"
 #include "libshim/call_check.h"
 #include "libshim/errors.h"
 #include "libshim/gpufree_backend.h"
 #include "libshim/group.h"
 #include "libshim/validate.h"
+#include "model/call_choice.h"
 
 namespace nshim {
 namespace {
@@ -86,15 +86,16 @@ ncclResult_t broadcastAs(const char* fn, const void* send, void* recv, size_t co
   if (!status.ok()) return refuse(status);
   const CallSignature call = signatureOf(CollectiveKind::kBroadcast, c.type, count, -1, root);
   return issue(fn, c.comm, call, [=](Communicator& engine) {
-    return asNcclChooses(engine, CollectiveKind::kBroadcast, count, c.type,
-                         [&](CallChoice choice) { return nshim::broadcast(engine, send, recv, count, c.type, root, choice); });
+    return asNcclChooses(engine, CollectiveKind::kBroadcast, count, c.type, [&](CallChoice choice) {
+      return nshim::broadcast(engine, send, recv, count, c.type, root, choice);
+    });
   });
 }
 
 }  // namespace
 
-ncclResult_t gpufree::ncclAllReduce(const void* send, void* recv, size_t count, ncclDataType_t type,
-                                    ncclRedOp_t op, ncclComm_t handle, cudaStream_t) {
+ncclResult_t gpufree::ncclAllReduce(const void* send, void* recv, size_t count, ncclDataType_t type, ncclRedOp_t op,
+                                    ncclComm_t handle, cudaStream_t) {
   const char* fn = "ncclAllReduce";
   Checked c;
   Status status = [&]() -> Status {
@@ -134,8 +135,9 @@ ncclResult_t gpufree::ncclReduce(const void* send, void* recv, size_t count, ncc
   if (!status.ok()) return refuse(status);
   const CallSignature call = signatureOf(CollectiveKind::kReduce, c.type, count, opOf(c), root);
   return issue(fn, c.comm, call, [=](Communicator& engine) {
-    return asNcclChooses(engine, CollectiveKind::kReduce, count, c.type,
-                         [&](CallChoice choice) { return nshim::reduce(engine, send, recv, count, c.type, c.op, root, choice); });
+    return asNcclChooses(engine, CollectiveKind::kReduce, count, c.type, [&](CallChoice choice) {
+      return nshim::reduce(engine, send, recv, count, c.type, c.op, root, choice);
+    });
   });
 }
 
@@ -151,10 +153,9 @@ ncclResult_t gpufree::ncclAllGather(const void* send, void* recv, size_t sendCou
   if (!status.ok()) return refuse(status);
   const CallSignature call = signatureOf(CollectiveKind::kAllGather, c.type, sendCount);
   return issue(fn, c.comm, call, [=](Communicator& engine) {
-    return asNcclChooses(engine, CollectiveKind::kAllGather, sendCount, c.type,
-                         [&](CallChoice choice) {
-                           return nshim::allGather(engine, send, recv, sendCount, c.type, choice);
-                         });
+    return asNcclChooses(engine, CollectiveKind::kAllGather, sendCount, c.type, [&](CallChoice choice) {
+      return nshim::allGather(engine, send, recv, sendCount, c.type, choice);
+    });
   });
 }
 
@@ -170,15 +171,14 @@ ncclResult_t gpufree::ncclReduceScatter(const void* send, void* recv, size_t rec
   if (!status.ok()) return refuse(status);
   const CallSignature call = signatureOf(CollectiveKind::kReduceScatter, c.type, recvCount, opOf(c));
   return issue(fn, c.comm, call, [=](Communicator& engine) {
-    return asNcclChooses(engine, CollectiveKind::kReduceScatter, recvCount, c.type,
-                         [&](CallChoice choice) {
-                           return nshim::reduceScatter(engine, send, recv, recvCount, c.type, c.op, choice);
-                         });
+    return asNcclChooses(engine, CollectiveKind::kReduceScatter, recvCount, c.type, [&](CallChoice choice) {
+      return nshim::reduceScatter(engine, send, recv, recvCount, c.type, c.op, choice);
+    });
   });
 }
 
-ncclResult_t gpufree::ncclAlltoAll(const void* send, void* recv, size_t count, ncclDataType_t type,
-                                   ncclComm_t handle, cudaStream_t) {
+ncclResult_t gpufree::ncclAlltoAll(const void* send, void* recv, size_t count, ncclDataType_t type, ncclComm_t handle,
+                                   cudaStream_t) {
   const char* fn = "ncclAlltoAll";
   Checked c;
   Status status = [&]() -> Status {
@@ -234,8 +234,7 @@ ncclResult_t gpufree::ncclSend(const void* buff, size_t count, ncclDataType_t ty
     return checkBuffer(fn, "sendbuff", buff, count);
   }();
   if (!status.ok()) return refuse(status);
-  return issueP2P(fn, c.comm,
-                  {P2POp::Kind::kSend, peer, const_cast<void*>(buff), count * dataTypeSize(c.type)});
+  return issueP2P(fn, c.comm, {P2POp::Kind::kSend, peer, const_cast<void*>(buff), count * dataTypeSize(c.type)});
 }
 
 ncclResult_t gpufree::ncclRecv(void* buff, size_t count, ncclDataType_t type, int peer, ncclComm_t handle,

@@ -15,12 +15,12 @@
 namespace nshim {
 
 struct CommTask {
-  ShimComm* comm = nullptr;                 // live when submitted; queued, found again by `handle`
-  const void* handle = nullptr;             // comm's, set by submit
-  const char* fn = "";                      // the API function, for messages
-  std::optional<P2POp> p2p;                 // a send or receive, batched with its neighbours
-  std::function<Status(ShimComm&)> run;     // anything else (collective, deferred init, split)
-  bool needsConnected = true;               // false only for the deferred connection of an init
+  ShimComm* comm = nullptr;              // live when submitted; queued, found again by `handle`
+  const void* handle = nullptr;          // comm's, set by submit
+  const char* fn = "";                   // the API function, for messages
+  std::optional<P2POp> p2p;              // a send or receive, batched with its neighbours
+  std::function<Status(ShimComm&)> run;  // anything else (collective, deferred init, split)
+  bool needsConnected = true;            // false only for the deferred connection of an init
 };
 
 void groupStart();

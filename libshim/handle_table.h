@@ -51,9 +51,9 @@ class HandleTable {
   const uintptr_t tag_;
   const uint32_t capacity_;
   std::unique_ptr<Slot[]> slots_;
-  std::mutex mutex_;            // add, remove, free_, used_
-  std::deque<uint32_t> free_;   // removed slots, oldest first: a slot's generations last longest
-  uint32_t used_ = 0;           // slots ever used: [used_, capacity_) never were
+  std::mutex mutex_;           // add, remove, free_, used_
+  std::deque<uint32_t> free_;  // removed slots, oldest first: a slot's generations last longest
+  uint32_t used_ = 0;          // slots ever used: [used_, capacity_) never were
 };
 
 }  // namespace nshim

@@ -42,8 +42,7 @@ Status freeHostMemory(void* pointer) {
   {
     std::lock_guard<std::mutex> lock(all.mutex);
     if (all.live.erase(pointer) == 0) {
-      return NS_ERROR(Code::kInvalidArgument, "ptr {} was not returned by ncclMemAlloc, or was freed already",
-                      pointer);
+      return NS_ERROR(Code::kInvalidArgument, "ptr {} was not returned by ncclMemAlloc, or was freed already", pointer);
     }
   }
   std::free(pointer);

@@ -37,8 +37,7 @@ Result<std::unique_ptr<Transport>> claimInProcessTransport(uint64_t key, int ran
   auto it = table().find(key);
   if (it == table().end() || rank < 0 || static_cast<size_t>(rank) >= it->second.transports.size() ||
       !it->second.transports[rank]) {
-    return NS_ERROR(Code::kInternal, "in-process communicator {:#x} has no unclaimed transport for rank {}", key,
-                    rank);
+    return NS_ERROR(Code::kInternal, "in-process communicator {:#x} has no unclaimed transport for rank {}", key, rank);
   }
   std::unique_ptr<Transport> transport = std::move(it->second.transports[rank]);
   if (--it->second.unclaimed == 0) table().erase(it);

@@ -24,10 +24,10 @@ struct NcclFunctions {
 // The entry of function `id`: NcclEntry<ApiId::kAllReduce>::member is &NcclFunctions::ncclAllReduce.
 template <ApiId id>
 struct NcclEntry;
-#define NS_NCCL_ENTRY_OF(name)                                              \
-  template <>                                                               \
-  struct NcclEntry<ApiId::k##name> {                                        \
-    static constexpr auto member = &NcclFunctions::nccl##name;              \
+#define NS_NCCL_ENTRY_OF(name)                                 \
+  template <>                                                  \
+  struct NcclEntry<ApiId::k##name> {                           \
+    static constexpr auto member = &NcclFunctions::nccl##name; \
   };
 NS_NCCL_API_FUNCTIONS(NS_NCCL_ENTRY_OF)
 #undef NS_NCCL_ENTRY_OF

@@ -33,7 +33,7 @@ enum : uint64_t {
 // The event states this plugin looks at (ncclProfilerEventState_t, passed as an int-sized enum).
 enum : int {
   kStateProxyStepSendGpuWait = 8,
-  kStateProxyStepSendWait = 9,        // a send step was posted to the network: transSize = its bytes
+  kStateProxyStepSendWait = 9,  // a send step was posted to the network: transSize = its bytes
   kStateProxyStepRecvWait = 10,
   kStateProxyStepRecvFlushWait = 11,  // a receive step completed: transSize = its bytes
   kStateProxyStepRecvGpuWait = 12,
@@ -45,8 +45,8 @@ enum : int {
 using DebugLogger = void (*)(int level, unsigned long flags, const char* file, int line, const char* fmt, ...);
 
 struct EventDescrV5 {
-  uint64_t type;      // one kEvent* bit
-  void* parentObj;    // the handle this plugin returned for the parent event (or null)
+  uint64_t type;    // one kEvent* bit
+  void* parentObj;  // the handle this plugin returned for the parent event (or null)
   int rank;
   union {
     struct {

@@ -57,8 +57,8 @@ namespace abi = ::nshim::profiler_abi;
 using trace::ProxyRecord;
 using trace::TaskRecord;
 
-constexpr int kOk = 0;          // ncclSuccess
-constexpr int kSystemError = 2; // ncclSystemError
+constexpr int kOk = 0;           // ncclSuccess
+constexpr int kSystemError = 2;  // ncclSystemError
 
 // One communicator as NCCL announced it at init.
 struct CommContext {
@@ -82,7 +82,7 @@ constexpr int kStateSlots = 24;
 struct CallbackCounts {
   std::atomic<uint64_t> starts[kEventBits];
   std::atomic<uint64_t> states[kStateSlots];  // by NCCL's state number
-  std::atomic<uint64_t> stops[5];  // by HandleKind: none, API, task, proxy operation, proxy step
+  std::atomic<uint64_t> stops[5];             // by HandleKind: none, API, task, proxy operation, proxy step
 };
 NSHIM_HOT_DATA bool gCounting = false;  // set by processSetup, before NCCL raises any event
 // NCCLSHIM_PROFILER_RECORD=0 (a diagnostic): every callback does its work but the records are not
@@ -97,9 +97,7 @@ CallbackCounts gCounts{};
 // recording init, for ncclshimProfilerSetEvents.
 std::atomic<int*> gMaskWord{nullptr};
 
-int eventBit(uint64_t type) {
-  return type == 0 ? kEventBits - 1 : std::min(__builtin_ctzll(type), kEventBits - 1);
-}
+int eventBit(uint64_t type) { return type == 0 ? kEventBits - 1 : std::min(__builtin_ctzll(type), kEventBits - 1); }
 
 // NCCL's type names (ncclDatatypeToString) to its numbering; kNoDatatype when unknown.
 int32_t datatypeFromNameSlow(const char* name) {
@@ -154,7 +152,8 @@ NSHIM_HOT_CODE void* startApi(CommContext& comm) {
 }
 
 // The API call a task came from, through its CollApi / P2pApi parent.
-NSHIM_HOT_CODE void joinApi(const CommContext& comm, const void* parent, uint64_t* commId, uint64_t* seq, uint32_t* flags) {
+NSHIM_HOT_CODE void joinApi(const CommContext& comm, const void* parent, uint64_t* commId, uint64_t* seq,
+                            uint32_t* flags) {
   if (handleKind(parent) != HandleKind::kApi) return;
   *commId = comm.shimCommId.load(std::memory_order_relaxed);
   *seq = handleTicket(parent);
@@ -270,12 +269,12 @@ uint64_t processSetup() {
   return mask;
 }
 
-int pluginInit(void** context, uint64_t commHash, int* eActivationMask, const char* commName, int nNodes,
-               int nranks, int rank, abi::DebugLogger) {
+int pluginInit(void** context, uint64_t commHash, int* eActivationMask, const char* commName, int nNodes, int nranks,
+               int rank, abi::DebugLogger) {
   if (context == nullptr || eActivationMask == nullptr) return kSystemError;
   *context = nullptr;
   *eActivationMask = 0;
-  if (!trace::enabled()) return kOk;  // nothing to record into: NCCL raises no event
+  if (!trace::enabled()) return kOk;                  // nothing to record into: NCCL raises no event
   static const Status settings = validateSettings();  // the plugin may be loaded without the shim
   if (!settings.ok()) {
     NS_WARN("profiler plugin off: {}", settings.message());
@@ -296,9 +295,7 @@ NSHIM_HOT_CODE int pluginStartEvent(void* context, void** eHandle, abi::EventDes
   if (eHandle == nullptr) return kOk;
   *eHandle = nullptr;
   if (context == nullptr || e == nullptr) return kOk;
-  if (__builtin_expect(gCounting, 0)) {
-    gCounts.starts[eventBit(e->type)].fetch_add(1, std::memory_order_relaxed);
-  }
+  if (__builtin_expect(gCounting, 0)) { gCounts.starts[eventBit(e->type)].fetch_add(1, std::memory_order_relaxed); }
   if (__builtin_expect(gNoop, 0)) {
     // A handle of no kind for the events the plugin keeps a handle for, so that NCCL stops them
     // as it does normally; nothing for the rest, as normally.
@@ -413,8 +410,8 @@ int timedStopEvent(void* eHandle) noexcept {
   return result;
 }
 
-int guardedInit(void** context, uint64_t commHash, int* eActivationMask, const char* commName, int nNodes,
-                int nranks, int rank, abi::DebugLogger logfn) noexcept {
+int guardedInit(void** context, uint64_t commHash, int* eActivationMask, const char* commName, int nNodes, int nranks,
+                int rank, abi::DebugLogger logfn) noexcept {
   try {
     return pluginInit(context, commHash, eActivationMask, commName, nNodes, nranks, rank, logfn);
   } catch (...) {

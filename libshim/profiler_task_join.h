@@ -19,8 +19,8 @@ namespace nshim::profiler {
 
 // ncclFuncToString's names (NCCL 2.28 src/collectives.cc), numbered from 1.
 inline constexpr const char* kNcclFuncNames[] = {
-    "",          "AllGather", "AllReduce", "AlltoAll", "Broadcast", "Gather",     "Recv",    "Reduce",
-    "ReduceScatter", "Scatter", "SendRecv", "Send",  "PutSignal", "Signal", "WaitSignal", "Invalid"};
+    "",        "AllGather", "AllReduce", "AlltoAll",  "Broadcast", "Gather",     "Recv",   "Reduce", "ReduceScatter",
+    "Scatter", "SendRecv",  "Send",      "PutSignal", "Signal",    "WaitSignal", "Invalid"};
 static_assert(sizeof(kNcclFuncNames) / sizeof(kNcclFuncNames[0]) == 16, "function numbers take 4 bits");
 
 // A name of at most 15 bytes as the two little-endian words a zeroed 16-byte field holding it reads as.
@@ -29,7 +29,8 @@ struct PackedName {
 };
 constexpr PackedName packName(const char* name) {
   uint64_t words[2] = {0, 0};
-  for (size_t i = 0; i < 15 && name[i] != '\0'; ++i) words[i / 8] |= uint64_t{static_cast<uint8_t>(name[i])} << (8 * (i % 8));
+  for (size_t i = 0; i < 15 && name[i] != '\0'; ++i)
+    words[i / 8] |= uint64_t{static_cast<uint8_t>(name[i])} << (8 * (i % 8));
   return {words[0], words[1]};
 }
 
@@ -43,7 +44,8 @@ template <size_t... I>
 inline uint32_t matchPackedFuncName(uint64_t lo, uint64_t hi, std::index_sequence<I...>) {
   uint32_t found = 0;
   // Unrolled, each name's words are immediates in the code: no table or string is read.
-  ((found = (found == 0 && lo == kPackedFuncNames[I + 1].lo && hi == kPackedFuncNames[I + 1].hi) ? uint32_t{I + 1} : found),
+  ((found =
+        (found == 0 && lo == kPackedFuncNames[I + 1].lo && hi == kPackedFuncNames[I + 1].hi) ? uint32_t{I + 1} : found),
    ...);
   return found;
 }

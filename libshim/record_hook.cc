@@ -81,9 +81,7 @@ int initHookSlow() noexcept {
     int state = kHookOff;
     try {
       state = decideHookState();
-    } catch (...) {
-      state = kHookOff;
-    }
+    } catch (...) { state = kHookOff; }
     gHookState.store(state, std::memory_order_release);  // after gDebugFd
     return state;
   }();

@@ -25,7 +25,7 @@ inline constexpr int kHookAll = 2;     // NCCLSHIM_HOOK_DEBUG: every call
 // are recorded in both states. Closed: nothing else recorded, the profiler plugin raises no event.
 inline constexpr int kHookWindowClosed = 3;
 inline constexpr int kHookWindowOpen = 4;
-extern std::atomic<int> gHookState;    // -1 not decided yet, else one of the above
+extern std::atomic<int> gHookState;  // -1 not decided yet, else one of the above
 int initHookSlow() noexcept;
 inline int hookState() noexcept {
   int state = gHookState.load(std::memory_order_acquire);  // a plain load on x86

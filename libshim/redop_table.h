@@ -6,8 +6,8 @@
 #include <mutex>
 #include <vector>
 
-#include "model/datatype.h"
 #include "common/status.h"
+#include "model/datatype.h"
 
 namespace nshim {
 
@@ -15,9 +15,9 @@ inline constexpr int kNumBuiltinOps = 5;  // ncclSum, ncclProd, ncclMax, ncclMin
 
 struct PreMulSumOp {
   DataType type = DataType::kFloat32;
-  bool byAddress = false;          // ncclScalarDevice: read *scalarAddress at issue time
+  bool byAddress = false;  // ncclScalarDevice: read *scalarAddress at issue time
   const void* scalarAddress = nullptr;
-  double value = 0;                // ncclScalarHostImmediate: read at creation
+  double value = 0;  // ncclScalarHostImmediate: read at creation
 };
 
 class RedOpTable {

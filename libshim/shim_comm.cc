@@ -24,8 +24,8 @@ std::atomic<uint64_t> gNextRegistration{1};
 ShimComm::ShimComm(int rank, int nranks, int device, CommFabric fabric, uint64_t commId, bool blocking)
     : rank_(rank), nranks_(nranks), device_(device), fabric_(fabric), commId_(commId), blocking_(blocking) {}
 
-Result<std::unique_ptr<ShimComm>> ShimComm::create(int rank, int nranks, int device, CommFabric fabric,
-                                                   uint64_t commId, bool blocking) {
+Result<std::unique_ptr<ShimComm>> ShimComm::create(int rank, int nranks, int device, CommFabric fabric, uint64_t commId,
+                                                   bool blocking) {
   std::unique_ptr<ShimComm> comm(new ShimComm(rank, nranks, device, fabric, commId, blocking));
   comm->handle_ = gCommHandles.add(comm.get());
   if (comm->handle_ == nullptr) {
@@ -42,9 +42,7 @@ NSHIM_HOT_CODE ShimComm* ShimComm::fromHandle(const void* handle) noexcept {
   return static_cast<ShimComm*>(gCommHandles.find(handle));
 }
 
-std::string ShimComm::describe() const {
-  return fmt::format("rank {} of {} (comm {:#018x})", rank_, nranks_, commId_);
-}
+std::string ShimComm::describe() const { return fmt::format("rank {} of {} (comm {:#018x})", rank_, nranks_, commId_); }
 
 Status ShimComm::attach(std::unique_ptr<Communicator> engine) {
   std::lock_guard<std::mutex> lock(stateMutex_);
@@ -72,15 +70,15 @@ Status ShimComm::checkUsable() const {
                     fmt::format("{} failed earlier and must be destroyed or aborted; first error: {}", describe(),
                                 asyncError_.message()));
     case State::kConnecting:
-      return NS_ERROR(Code::kInvalidUsage, "{} is not connected yet (its ncclCommInitRank is still pending "
-                      "in an unfinished group)", describe());
+      return NS_ERROR(Code::kInvalidUsage,
+                      "{} is not connected yet (its ncclCommInitRank is still pending "
+                      "in an unfinished group)",
+                      describe());
     case State::kFailed:
-      return Status(asyncError_.code(),
-                    fmt::format("{} could not be created: {}", describe(), asyncError_.message()));
+      return Status(asyncError_.code(), fmt::format("{} could not be created: {}", describe(), asyncError_.message()));
     case State::kFinalized:
       return NS_ERROR(Code::kInvalidUsage, "{} was finalized; no operation may be issued on it", describe());
-    case State::kAborted:
-      return NS_ERROR(Code::kInvalidUsage, "{} was aborted", describe());
+    case State::kAborted: return NS_ERROR(Code::kInvalidUsage, "{} was aborted", describe());
   }
   return NS_ERROR(Code::kInternal, "{}: unknown state", describe());
 }

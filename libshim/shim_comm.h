@@ -24,8 +24,8 @@ enum class CommFabric { kTcp, kInProcess };
 class ShimComm {
  public:
   // A new communicator and its handle; an error when the handle table is full.
-  static Result<std::unique_ptr<ShimComm>> create(int rank, int nranks, int device, CommFabric fabric,
-                                                  uint64_t commId, bool blocking);
+  static Result<std::unique_ptr<ShimComm>> create(int rank, int nranks, int device, CommFabric fabric, uint64_t commId,
+                                                  bool blocking);
   ~ShimComm();
   ShimComm(const ShimComm&) = delete;
   ShimComm& operator=(const ShimComm&) = delete;

@@ -92,13 +92,14 @@ Result<std::unique_ptr<ShimComm>> splitComm(ShimComm& parent, int color, int key
 
   const Rendezvous& chosen = offers[members[0]];
   if (isEmpty(chosen)) {
-    return NS_ERROR(Code::kRemoteError, "ncclCommSplit: parent rank {} (first rank of color {}) could not create the "
-                    "new communicator", members[0], color);
+    return NS_ERROR(Code::kRemoteError,
+                    "ncclCommSplit: parent rank {} (first rank of color {}) could not create the "
+                    "new communicator",
+                    members[0], color);
   }
   const int newRank = static_cast<int>(std::find(members.begin(), members.end(), self) - members.begin());
   const int newSize = static_cast<int>(members.size());
-  NS_ASSIGN_OR_RETURN(std::unique_ptr<Communicator> child,
-                      joinRendezvous(parent.fabric(), chosen, newRank, newSize));
+  NS_ASSIGN_OR_RETURN(std::unique_ptr<Communicator> child, joinRendezvous(parent.fabric(), chosen, newRank, newSize));
   NS_ASSIGN_OR_RETURN(std::unique_ptr<ShimComm> comm,
                       ShimComm::create(newRank, newSize, parent.device(), parent.fabric(),
                                        trace::commIdForSplit(parent.commId(), color, seq), blocking));

@@ -25,7 +25,7 @@ namespace {
 trace::CaptureWindow* gWindow = nullptr;  // set before the hook state is published; never freed
 bool gNeedsClock = false;                 // NCCLSHIM_TRACE_SECONDS: calls read the clock
 std::atomic<bool> gGaveUpSaid{false};
-std::atomic<uint64_t> gMarks{0};          // marks made without a window
+std::atomic<uint64_t> gMarks{0};  // marks made without a window
 struct sigaction gPreviousUsr2 {};
 
 const char* startText(const trace::WindowSpec& spec) {
@@ -84,18 +84,22 @@ void startWatcher() {
   const int rc = pthread_create(&thread, &attr, watch, nullptr);
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   pthread_attr_destroy(&attr);
-  if (rc != 0) NS_WARN("NCCLSHIM_TRACE_START={}: cannot start the watcher thread; the window will not open",
-                       settingString(Setting::NCCLSHIM_TRACE_START));
+  if (rc != 0)
+    NS_WARN("NCCLSHIM_TRACE_START={}: cannot start the watcher thread; the window will not open",
+            settingString(Setting::NCCLSHIM_TRACE_START));
 }
 
 // After a decision: the hook's state follows the window; a change is logged, a closing flushed.
 void applyChange() {
   const trace::CaptureWindow::Change change = gWindow->lastChange();
   if (!change.opened && !change.closed) {
-    const bool wantsIterations = gWindow->spec().start == trace::WindowStart::kIteration || gWindow->spec().iterations > 0;
+    const bool wantsIterations =
+        gWindow->spec().start == trace::WindowStart::kIteration || gWindow->spec().iterations > 0;
     if (wantsIterations && gWindow->detectorGaveUp() && !gGaveUpSaid.exchange(true)) {
-      NS_WARN("trace window ({}): no repeating sequence of calls found and no ncclshimMarkStep() yet: iterations "
-              "are unknown, so the window opens only at a mark (docs/capture.md)", startText(gWindow->spec()));
+      NS_WARN(
+          "trace window ({}): no repeating sequence of calls found and no ncclshimMarkStep() yet: iterations "
+          "are unknown, so the window opens only at a mark (docs/capture.md)",
+          startText(gWindow->spec()));
     }
     return;
   }
@@ -137,24 +141,22 @@ bool setUpTraceWindow() noexcept {
       startWatcher();
     }
     NS_INFO("trace window: starts at {} {}", startText(gWindow->spec()), start);
-  } catch (...) {
-    NS_WARN("trace window: out of memory setting it up; nothing but communicator events is recorded");
-  }
+  } catch (...) { NS_WARN("trace window: out of memory setting it up; nothing but communicator events is recorded"); }
   return true;
 }
 
-NSHIM_HOT_CODE bool windowRecordsCall(int16_t traceOp, const void* comm, uint64_t count, int32_t datatype,
-                                      int32_t root, int32_t peer) noexcept {
+NSHIM_HOT_CODE bool windowRecordsCall(int16_t traceOp, const void* comm, uint64_t count, int32_t datatype, int32_t root,
+                                      int32_t peer) noexcept {
   if (gWindow == nullptr) return false;
   const bool isCall = traceOp >= 0 && traceOp < static_cast<int16_t>(trace::OpCode::kGroupStart);
-  const bool pointToPoint = traceOp == static_cast<int16_t>(trace::OpCode::kSend) ||
-                            traceOp == static_cast<int16_t>(trace::OpCode::kRecv);
+  const bool pointToPoint =
+      traceOp == static_cast<int16_t>(trace::OpCode::kSend) || traceOp == static_cast<int16_t>(trace::OpCode::kRecv);
   // The calls' signature (trace/online_iterations.h): kind, communicator, count (not for sends and
   // receives, whose sizes may follow the data), type, root, peer.
   uint64_t signature = mix(static_cast<uint64_t>(traceOp), reinterpret_cast<uintptr_t>(comm));
   signature = mix(signature, pointToPoint ? 0 : count);
-  signature = mix(signature, (static_cast<uint64_t>(static_cast<uint32_t>(datatype)) << 32) |
-                                 static_cast<uint32_t>(root));
+  signature =
+      mix(signature, (static_cast<uint64_t>(static_cast<uint32_t>(datatype)) << 32) | static_cast<uint32_t>(root));
   signature = mix(signature, static_cast<uint32_t>(peer));
   const bool wasOpen = gWindow->open();
   const bool record = gWindow->onCall(signature, isCall, gNeedsClock ? tscNowNs() : 0);

@@ -13,8 +13,10 @@ Result<ShimComm*> checkComm(const char* fn, void* handle) {
   if (handle == nullptr) return NS_ERROR(Code::kInvalidArgument, "{}: comm is NULL", fn);
   ShimComm* comm = ShimComm::fromHandle(handle);
   if (comm == nullptr) {
-    return NS_ERROR(Code::kInvalidArgument, "{}: comm {} is not a live communicator (destroyed, or not created by "
-                    "ncclshim)", fn, handle);
+    return NS_ERROR(Code::kInvalidArgument,
+                    "{}: comm {} is not a live communicator (destroyed, or not created by "
+                    "ncclshim)",
+                    fn, handle);
   }
   return comm;
 }

@@ -4,9 +4,9 @@
 
 #include <cstddef>
 
-#include "model/datatype.h"
 #include "common/status.h"
 #include "libshim/shim_comm.h"
+#include "model/datatype.h"
 
 namespace nshim {
 

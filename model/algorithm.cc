@@ -16,7 +16,8 @@ const char* algorithmName(Algorithm algorithm) {
 }
 
 bool parseAlgorithm(std::string_view text, Algorithm* out) {
-  return parseNamedChoice(text, {Algorithm::kAuto, Algorithm::kRing, Algorithm::kTree, Algorithm::kPat}, algorithmName, out);
+  return parseNamedChoice(text, {Algorithm::kAuto, Algorithm::kRing, Algorithm::kTree, Algorithm::kPat}, algorithmName,
+                          out);
 }
 
 }  // namespace nshim

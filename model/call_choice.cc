@@ -46,16 +46,16 @@ CallChoice choiceOf(const CallRecord& call, const CollectiveOptions& options, in
   // choose; broadcast and reduce have their chain only.
   const EngineRoute route = describe(call.kind).route;
   const CallChoice& recorded = call.recorded;
-  const bool recordedAlgorithm = recorded.algorithm != Algorithm::kAuto ||
-                                 (route != EngineRoute::kAllReducePlan && route != EngineRoute::kRing);
+  const bool recordedAlgorithm =
+      recorded.algorithm != Algorithm::kAuto || (route != EngineRoute::kAllReducePlan && route != EngineRoute::kRing);
   TunedChoice tuned;
   if (!recordedAlgorithm || recorded.protocol == Protocol::kAuto || recorded.channels == 0) {
     tuned = chooseLikeNccl(*func, call.bytes, systemFor(options, nranks, nnodes), options.algorithm, options.protocol);
   }
-  choice.algorithm = options.algorithm != Algorithm::kAuto  ? options.algorithm
+  choice.algorithm = options.algorithm != Algorithm::kAuto    ? options.algorithm
                      : recorded.algorithm != Algorithm::kAuto ? recorded.algorithm
                                                               : tuned.algorithm;
-  choice.protocol = options.protocol != Protocol::kAuto  ? options.protocol
+  choice.protocol = options.protocol != Protocol::kAuto    ? options.protocol
                     : recorded.protocol != Protocol::kAuto ? recorded.protocol
                                                            : tuned.protocol;
   if (choice.channels == 0) choice.channels = tuned.channels;

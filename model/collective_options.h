@@ -17,10 +17,10 @@ namespace nshim {
 // NCCLSHIM_ALGO (auto|ring|tree; else NCCL_ALGO=Ring|Tree), NCCLSHIM_PROTO (else NCCL_PROTO=LL|LL128|Simple),
 // NCCLSHIM_NCHANNELS and NCCLSHIM_RD_THRESHOLD.
 struct CollectiveOptions {
-  size_t sliceBytes = 1 << 20;  // one message on the wire
+  size_t sliceBytes = 1 << 20;    // one message on the wire
   size_t chunkBytes = 512 << 10;  // pipelining unit of broadcast/reduce chains (NCCL Simple step)
-  int maxInflight = 8;          // messages in flight per peer
-  double timeoutSeconds = 300;  // every wait of one operation
+  int maxInflight = 8;            // messages in flight per peer
+  double timeoutSeconds = 300;    // every wait of one operation
   // Allreduces up to this size on a power-of-two number of ranks use recursive doubling (log2 n
   // exchanges instead of 2(n-1) ring steps); 0 forces the ring (NCCLSHIM_ALGO=ring).
   size_t smallAllReduceBytes = 64 << 10;

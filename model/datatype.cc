@@ -9,19 +9,15 @@ size_t dataTypeSize(DataType type) {
     case DataType::kInt8:
     case DataType::kUint8:
     case DataType::kFp8E4M3:
-    case DataType::kFp8E5M2:
-      return 1;
+    case DataType::kFp8E5M2: return 1;
     case DataType::kFloat16:
-    case DataType::kBfloat16:
-      return 2;
+    case DataType::kBfloat16: return 2;
     case DataType::kInt32:
     case DataType::kUint32:
-    case DataType::kFloat32:
-      return 4;
+    case DataType::kFloat32: return 4;
     case DataType::kInt64:
     case DataType::kUint64:
-    case DataType::kFloat64:
-      return 8;
+    case DataType::kFloat64: return 8;
   }
   return 0;
 }
@@ -65,10 +61,8 @@ bool isFloatType(DataType type) {
     case DataType::kFloat64:
     case DataType::kBfloat16:
     case DataType::kFp8E4M3:
-    case DataType::kFp8E5M2:
-      return true;
-    default:
-      return false;
+    case DataType::kFp8E5M2: return true;
+    default: return false;
   }
 }
 

@@ -32,7 +32,7 @@ BinaryTreeVertex nodeVertex(int n, int node, int tree) {
   if (tree == 0) return binaryTreeVertex(n, node);
   auto map = [&](int v, bool toTree) {
     if (v < 0) return -1;
-    if (n % 2 == 0) return n - 1 - v;              // mirror
+    if (n % 2 == 0) return n - 1 - v;               // mirror
     return toTree ? (v - 1 + n) % n : (v + 1) % n;  // shift by one
   };
   BinaryTreeVertex shifted = binaryTreeVertex(n, map(node, true));
@@ -65,8 +65,10 @@ TreeLinks doubleBinaryTreeLinks(const NodeLayout& layout, int rank, int tree) {
     links.up = childAttach(layout, vertex.up, vertex.childType);
   }
   if (index + 1 < static_cast<int>(chain.size())) links.down.push_back(chain[index + 1]);
-  if (vertex.down0 >= 0 && childAttach(layout, node, 0) == rank) links.down.push_back(parentAttach(layout, vertex.down0));
-  if (vertex.down1 >= 0 && childAttach(layout, node, 1) == rank) links.down.push_back(parentAttach(layout, vertex.down1));
+  if (vertex.down0 >= 0 && childAttach(layout, node, 0) == rank)
+    links.down.push_back(parentAttach(layout, vertex.down0));
+  if (vertex.down1 >= 0 && childAttach(layout, node, 1) == rank)
+    links.down.push_back(parentAttach(layout, vertex.down1));
   return links;
 }
 

@@ -61,8 +61,8 @@ TunerCost patCost(Protocol protocol, const TunerSystem& s) {
   if (protocol != Protocol::kSimple) return {};
   const TunerGraph& graph = s.tree;
   const double busBw = graph.channels * (s.nnodes <= 2 ? graph.bwIntra : graph.bwInter) * .75;
-  const double latency = 8.0 + log2Floor(static_cast<size_t>(s.nnodes)) * (kLinkLatency[kNet][kTreeAlgo][kSimple] / 3.5) +
-                         s.nranks * 2.8;
+  const double latency =
+      8.0 + log2Floor(static_cast<size_t>(s.nnodes)) * (kLinkLatency[kNet][kTreeAlgo][kSimple] / 3.5) + s.nranks * 2.8;
   return {latency, busBw};
 }
 
@@ -128,8 +128,8 @@ TunerCost ncclCost(TunedFunc func, Algorithm algorithm, Protocol protocol, const
   if (a == kRingAlgo) {
     const int link = s.nnodes == 1 ? intraLink : kNet;
     if (func == TunedFunc::kBroadcast || func == TunedFunc::kReduce) {
-      latency += graph.sameChannels ? kLinkLatency[link][a][p]
-                                    : nsteps * kLinkLatency[link][p == kSimple ? kTreeAlgo : a][p];
+      latency +=
+          graph.sameChannels ? kLinkLatency[link][a][p] : nsteps * kLinkLatency[link][p == kSimple ? kTreeAlgo : a][p];
     } else {
       // Every step between nodes waits for the network; the others at least for posting to it.
       const double netOverhead = s.nnodes > 1 ? (s.amdCpu ? 2.0 : 1.0) * (p == kSimple ? 3 : 1) : 0.0;
@@ -143,8 +143,7 @@ TunerCost ncclCost(TunedFunc func, Algorithm algorithm, Protocol protocol, const
   return {latency, busBw};
 }
 
-TunedChoice chooseLikeNccl(TunedFunc func, size_t bytes, const TunerSystem& s, Algorithm algorithm,
-                           Protocol protocol) {
+TunedChoice chooseLikeNccl(TunedFunc func, size_t bytes, const TunerSystem& s, Algorithm algorithm, Protocol protocol) {
   TunedChoice best;
   double bestTime = -1;
   for (Algorithm a : {Algorithm::kTree, Algorithm::kRing, Algorithm::kPat}) {
@@ -234,8 +233,10 @@ Result<TunerSystem> tunerSystemFromNcclLog(const std::string& path, int nranks, 
     }
   }
   if (!ring || !tree) {
-    return NS_ERROR(Code::kInvalidArgument, "{}: no {} graph line ('Pattern N, ..., bw X/Y, type A/B'): the log "
-                    "must come from NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH", path, ring ? "tree" : "ring");
+    return NS_ERROR(Code::kInvalidArgument,
+                    "{}: no {} graph line ('Pattern N, ..., bw X/Y, type A/B'): the log "
+                    "must come from NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH",
+                    path, ring ? "tree" : "ring");
   }
   return s;
 }

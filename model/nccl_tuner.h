@@ -13,9 +13,9 @@
 #include <cstddef>
 #include <string>
 
-#include "model/algorithm.h"
 #include "common/nccl_protocol.h"
 #include "common/status.h"
+#include "model/algorithm.h"
 
 namespace nshim {
 
@@ -24,22 +24,22 @@ enum class TunedFunc { kBroadcast, kReduce, kAllGather, kReduceScatter, kAllRedu
 // One of NCCL's graphs (its `Pattern P, crossNic C, nChannels N, bw INTRA/INTER, type A/B` line).
 struct TunerGraph {
   int channels = 1;
-  double bwIntra = 1.2;       // GB/s per channel inside a node
-  double bwInter = 1.2;       // GB/s per channel between nodes
-  bool nvlinkIntra = true;    // type A is NVL (else PCI latencies)
-  bool ll128Paths = false;    // type B allows LL128 (up to PXN on Hopper)
-  int pattern = 4;            // 4 ring; tree: 1 balanced, 2 split, 3 tree (a 15% penalty)
-  bool sameChannels = true;   // every channel takes the same path (broadcast's latency)
+  double bwIntra = 1.2;      // GB/s per channel inside a node
+  double bwInter = 1.2;      // GB/s per channel between nodes
+  bool nvlinkIntra = true;   // type A is NVL (else PCI latencies)
+  bool ll128Paths = false;   // type B allows LL128 (up to PXN on Hopper)
+  int pattern = 4;           // 4 ring; tree: 1 balanced, 2 split, 3 tree (a 15% penalty)
+  bool sameChannels = true;  // every channel takes the same path (broadcast's latency)
 };
 
 struct TunerSystem {
   int nranks = 1;
   int nnodes = 1;
-  int collChannels = 2;       // NCCL's "N coll channels"
+  int collChannels = 2;  // NCCL's "N coll channels"
   TunerGraph ring;
   TunerGraph tree{1, 2.4, 1.2, true, false, 1, true};
-  int computeCapability = 90; // Hopper
-  bool amdCpu = false;        // LL's bandwidth cap and the network post overhead
+  int computeCapability = 90;  // Hopper
+  bool amdCpu = false;         // LL's bandwidth cap and the network post overhead
 
   // The system NCCL 2.28.9 described on the ground-truth machine (a node's GPUs over NVLink, one
   // 10 Gb/s socket NIC): 1 channel of 1.2 GB/s each way in both graphs, 2 collective channels.

@@ -18,8 +18,7 @@ size_t roundUp(size_t value, size_t unit) { return (value + unit - 1) / unit * u
 AliasedMemory::~AliasedMemory() { release(); }
 
 AliasedMemory::AliasedMemory(AliasedMemory&& other) noexcept
-    : base_(std::exchange(other.base_, nullptr)),
-      size_(std::exchange(other.size_, 0)),
+    : base_(std::exchange(other.base_, nullptr)), size_(std::exchange(other.size_, 0)),
       physical_(std::exchange(other.physical_, 0)) {}
 
 AliasedMemory& AliasedMemory::operator=(AliasedMemory&& other) noexcept {
@@ -47,7 +46,8 @@ Result<AliasedMemory> AliasedMemory::create(size_t bytes, size_t physical) {
   if (fd < 0) return NS_ERROR(Code::kInternal, "memfd_create: {}", std::strerror(errno));
   auto closeFd = [fd] { ::close(fd); };
   if (::ftruncate(fd, static_cast<off_t>(physical)) != 0) {
-    Status error = NS_ERROR(Code::kInternal, "ftruncate of a {}-byte staging buffer: {}", physical, std::strerror(errno));
+    Status error =
+        NS_ERROR(Code::kInternal, "ftruncate of a {}-byte staging buffer: {}", physical, std::strerror(errno));
     closeFd();
     return error;
   }
@@ -62,10 +62,11 @@ Result<AliasedMemory> AliasedMemory::create(size_t bytes, size_t physical) {
   memory.size_ = size;
   memory.physical_ = physical;
   for (size_t offset = 0; offset < size; offset += physical) {
-    void* at = ::mmap(memory.base_ + offset, physical, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_POPULATE,
-                      fd, 0);
+    void* at =
+        ::mmap(memory.base_ + offset, physical, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_POPULATE, fd, 0);
     if (at == MAP_FAILED) {
-      Status error = NS_ERROR(Code::kInternal, "mapping the staging buffer at offset {}: {}", offset, std::strerror(errno));
+      Status error =
+          NS_ERROR(Code::kInternal, "mapping the staging buffer at offset {}: {}", offset, std::strerror(errno));
       closeFd();
       return error;  // `memory` unmaps the range
     }

@@ -38,7 +38,10 @@ std::vector<int64_t> digestRankOps(const Workload& workload, int globalRank) {
     auto it = indexOf.find(op.commId);
     if (it == indexOf.end()) continue;  // checkRankStructure refuses it
     const bool send = op.kind == OpKind::kSend, recv = op.kind == OpKind::kRecv;
-    Signature& s = entries[{it->second, send ? kSendsTo : recv ? kReceivesFrom : kCollectives,
+    Signature& s = entries[{it->second,
+                            send   ? kSendsTo
+                            : recv ? kReceivesFrom
+                                   : kCollectives,
                             send || recv ? op.peer : -1}];
     ++s.count;
     s.add(op.bytes);

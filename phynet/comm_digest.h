@@ -20,7 +20,7 @@ namespace nshim::phynet {
 std::vector<int64_t> digestRankOps(const Workload& workload, int globalRank);
 
 struct CommsToExamine {
-  std::vector<uint64_t> disagreeing;  // communicator ids whose members' digests differ (the first few)
+  std::vector<uint64_t> disagreeing;   // communicator ids whose members' digests differ (the first few)
   std::vector<uint64_t> pointToPoint;  // communicator ids with sends or receives
   size_t disagreeingTotal = 0;         // all of them, of which `disagreeing` holds at most the limit
 };

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -100,7 +99,8 @@ void CommExecutor::execute(const Batch& batch) {
   runningOps_.store(static_cast<uint32_t>(list.size()), std::memory_order_relaxed);
   running_.store(uint64_t{batch.iteration} << 32 | batch.ops.front(), std::memory_order_release);
   if (shared_.delayNs > 0 && shared_.batchesStarted != nullptr &&
-      shared_.batchesStarted->fetch_add(1, std::memory_order_relaxed) % static_cast<uint64_t>(shared_.delayEvery) == 0) {
+      shared_.batchesStarted->fetch_add(1, std::memory_order_relaxed) % static_cast<uint64_t>(shared_.delayEvery) ==
+          0) {
     holdFor(shared_.delayNs);
   }
   Status status = runBatch(comm_, arena_, list, timing, &failedOp, check_ ? &*check_ : nullptr, shared_.capBytes);
@@ -129,10 +129,12 @@ std::string explainFailure(const Status& status, const CommGroup& group, const W
   std::string out;
   size_t i = 0;
   while (i < text.size()) {
-    if (text.compare(i, 5, "rank ") == 0 && i + 5 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 5]))) {
+    if (text.compare(i, 5, "rank ") == 0 && i + 5 < text.size() &&
+        std::isdigit(static_cast<unsigned char>(text[i + 5]))) {
       size_t j = i + 5;
       int r = 0;
-      while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])) && r < 1 << 24) r = r * 10 + (text[j++] - '0');
+      while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])) && r < 1 << 24)
+        r = r * 10 + (text[j++] - '0');
       out += text.substr(i, j - i);
       if (r < static_cast<int>(group.members.size())) out += fmt::format(" (global rank {})", group.members[r]);
       i = j;

@@ -59,17 +59,16 @@ struct Batch {
   std::atomic<int64_t>* started = nullptr;  // when given: set to the batch's start time (nowNs) as it starts
 };
 
-
 // What the executors of one rank share.
 struct ExecutorShared {
-  const std::vector<WorkOp>* ops = nullptr;      // the rank's ops of one iteration
-  std::vector<OpTiming>* timings = nullptr;      // [iteration * ops->size() + index]
+  const std::vector<WorkOp>* ops = nullptr;  // the rank's ops of one iteration
+  std::vector<OpTiming>* timings = nullptr;  // [iteration * ops->size() + index]
   std::atomic<uint64_t>* opsDone = nullptr;
   FailureSlot* failure = nullptr;
-  ProgressSignal* progress = nullptr;            // notified after every batch and on failure
-  bool verify = false;                           // --verify: patterned data, every received byte checked
-  uint64_t capBytes = kNoCap;                    // --max-buffer: larger ops run in pieces (op_pieces.h)
-  uint64_t stagingBytes = 0;                     // --staging: memory behind each buffer (0: whole)
+  ProgressSignal* progress = nullptr;  // notified after every batch and on failure
+  bool verify = false;                 // --verify: patterned data, every received byte checked
+  uint64_t capBytes = kNoCap;          // --max-buffer: larger ops run in pieces (op_pieces.h)
+  uint64_t stagingBytes = 0;           // --staging: memory behind each buffer (0: whole)
   // --delay: before every delayEvery-th batch this rank starts (counted over its communicators), it
   // waits delayNs, as a slow GPU or host would; the batch's operations start after the wait.
   int64_t delayNs = 0;
@@ -94,7 +93,7 @@ class CommExecutor {
   struct Running {
     uint32_t firstOp = 0;  // index into the rank's ops
     uint32_t iteration = 0;
-    uint32_t ops = 0;      // ops in the batch
+    uint32_t ops = 0;  // ops in the batch
   };
   std::optional<Running> running() const;
   const CommGroup& group() const { return group_; }

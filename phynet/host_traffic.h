@@ -15,11 +15,11 @@
 namespace nshim::phynet {
 
 struct Traffic {
-  uint64_t bytes = 0;     // payload
-  uint64_t wire = 0;      // with the transport's framing
+  uint64_t bytes = 0;  // payload
+  uint64_t wire = 0;   // with the transport's framing
   uint64_t messages = 0;
-  uint64_t model = 0;     // the model's payload bytes
-  uint64_t flows = 0;     // connections that carried data (PeerTraffic::links)
+  uint64_t model = 0;  // the model's payload bytes
+  uint64_t flows = 0;  // connections that carried data (PeerTraffic::links)
   void add(const PeerTraffic& t) {
     bytes += t.sent;
     wire += t.wire;
@@ -30,7 +30,7 @@ struct Traffic {
 };
 
 struct NicTraffic {
-  std::string host;        // label
+  std::string host;  // label
   std::string nic;
   std::vector<int> ranks;  // global ranks on this NIC
   Traffic sent;            // to ranks on other hosts
@@ -38,7 +38,7 @@ struct NicTraffic {
 };
 
 struct HostPairTraffic {
-  std::string from, to;    // labels; from == to: between ranks of one host (not on the fabric)
+  std::string from, to;  // labels; from == to: between ranks of one host (not on the fabric)
   Traffic traffic;
 };
 

@@ -29,8 +29,10 @@ std::string trafficJson(const Traffic& t) {
 void printHostTraffic(FILE* out, const ReplayReport& r, int maxRows) {
   const HostTraffic& t = r.traffic;
   if (t.nics.empty()) return;
-  fmt::print(out, "#\n# traffic per host and NIC, to and from other hosts ({} hosts; bytes = payload, model = the "
-             "algorithms' formula, wire = with the transport's framing, msgs = messages)\n", t.hosts);
+  fmt::print(out,
+             "#\n# traffic per host and NIC, to and from other hosts ({} hosts; bytes = payload, model = the "
+             "algorithms' formula, wire = with the transport's framing, msgs = messages)\n",
+             t.hosts);
   fmt::print(out, "# {:<12} {:<10} {:<10} {:>14} {:>14} {:>14} {:>14} {:>14} {:>14} {:>9} {:>9}\n", "host", "nic",
              "ranks", "sent", "model_sent", "received", "model_recv", "wire_sent", "wire_recv", "msgs_sent",
              "msgs_recv");
@@ -44,10 +46,11 @@ void printHostTraffic(FILE* out, const ReplayReport& r, int maxRows) {
   if (t.nics.size() > static_cast<size_t>(maxRows)) {
     fmt::print(out, "#  ... {} more NICs (all are in --json)\n", t.nics.size() - maxRows);
   }
-  fmt::print(out, "# traffic between hosts (sender -> receiver; same host = not on the fabric; flows = connections "
+  fmt::print(out,
+             "# traffic between hosts (sender -> receiver; same host = not on the fabric; flows = connections "
              "that carried data, one per NCCL channel and rank pair)\n");
-  fmt::print(out, "# {:<12}    {:<12} {:>14} {:>14} {:>14} {:>9} {:>6}\n", "from", "to", "bytes", "model", "wire", "msgs",
-             "flows");
+  fmt::print(out, "# {:<12}    {:<12} {:>14} {:>14} {:>14} {:>9} {:>6}\n", "from", "to", "bytes", "model", "wire",
+             "msgs", "flows");
   shown = 0;
   for (const HostPairTraffic& p : t.pairs) {
     if (shown++ >= maxRows) break;
@@ -73,13 +76,15 @@ std::string rankEndpointJson(const ReplayReport& r, int rank) {
   for (size_t p = 0; p < peers.size(); ++p) {
     const PeerTraffic& out = peers[p];
     const PeerTraffic in = p < r.ranks.size() && static_cast<size_t>(rank) < r.ranks[p].peers.size()
-                               ? r.ranks[p].peers[rank] : PeerTraffic{};
+                               ? r.ranks[p].peers[rank]
+                               : PeerTraffic{};
     if (out.sent == 0 && out.wire == 0 && out.model == 0 && in.sent == 0 && in.wire == 0 && in.model == 0) continue;
-    text += fmt::format("{}{{\"peer\":{},\"sent\":{},\"received\":{},\"wire_sent\":{},\"wire_received\":{},"
-                        "\"messages_sent\":{},\"messages_received\":{},\"model_sent\":{},\"model_received\":{},"
-                        "\"links\":{}}}",
-                        first ? "" : ",", p, out.sent, in.sent, out.wire, in.wire, out.messages, in.messages,
-                        out.model, in.model, out.links);
+    text += fmt::format(
+        "{}{{\"peer\":{},\"sent\":{},\"received\":{},\"wire_sent\":{},\"wire_received\":{},"
+        "\"messages_sent\":{},\"messages_received\":{},\"model_sent\":{},\"model_received\":{},"
+        "\"links\":{}}}",
+        first ? "" : ",", p, out.sent, in.sent, out.wire, in.wire, out.messages, in.messages, out.model, in.model,
+        out.links);
     first = false;
   }
   return text + "]";
@@ -99,9 +104,9 @@ std::string hostTrafficJson(const ReplayReport& r) {
   text += "],\n\"host_pairs\":[";
   for (size_t i = 0; i < t.pairs.size(); ++i) {
     const HostPairTraffic& p = t.pairs[i];
-    text += fmt::format("{}\n{{\"from\":{},\"to\":{},\"same_host\":{},\"traffic\":{}}}", i ? "," : "",
-                        jsonQuoted(p.from), jsonQuoted(p.to), p.from == p.to ? "true" : "false",
-                        trafficJson(p.traffic));
+    text +=
+        fmt::format("{}\n{{\"from\":{},\"to\":{},\"same_host\":{},\"traffic\":{}}}", i ? "," : "", jsonQuoted(p.from),
+                    jsonQuoted(p.to), p.from == p.to ? "true" : "false", trafficJson(p.traffic));
   }
   return text + "]";
 }

@@ -28,11 +28,10 @@ Status writeHtmlReport(const std::string& htmlPath, const std::string& jsonPath,
     removeTemporaries();
     return status.ok() ? comms.status() : status;
   }
-  int rc = runPageGenerator({"report", "--comms=" + *comms, "--output=" + htmlPath, "--", json}, true,
-                            "phynet --html");
+  int rc = runPageGenerator({"report", "--comms=" + *comms, "--output=" + htmlPath, "--", json}, true, "phynet --html");
   removeTemporaries();
-  if (rc != 0) return NS_ERROR(Code::kInvalidArgument, "--html: {} not written (the page generator ended with {})",
-                               htmlPath, rc);
+  if (rc != 0)
+    return NS_ERROR(Code::kInvalidArgument, "--html: {} not written (the page generator ended with {})", htmlPath, rc);
   return Status::Ok();
 }
 

@@ -2,8 +2,8 @@
 #include "phynet/input_loader.h"
 
 #include "workload/aicb_workload.h"
-#include "workload/dp_scale.h"
 #include "workload/chakra_workload.h"
+#include "workload/dp_scale.h"
 #include "workload/pytorch_et_workload.h"
 #include "workload/simai_workload.h"
 #include "workload/trace_workload.h"
@@ -25,7 +25,8 @@ Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize, in
   layout.simai = options.simaiRules;
   layout.onlyRank = onlyRank;
   if (options.resizeDp > 0 && loaded.format != InputFormat::kTrace) {
-    return NS_ERROR(Code::kInvalidArgument, "--resize applies to ncclshim traces (SimAI / AICB workloads take "
+    return NS_ERROR(Code::kInvalidArgument,
+                    "--resize applies to ncclshim traces (SimAI / AICB workloads take "
                     "--world-size, --tp, --ep, --pp)");
   }
   switch (loaded.format) {
@@ -56,22 +57,26 @@ Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize, in
         ShapeOptions shape;
         shape.tp = options.tp;
         shape.pp = options.pp;
-        NS_ASSIGN_OR_RETURN(loaded.workload, loadResizedTraceWorkload(options.input, options.resizeDp, shape,
-                                                                      onlyRank, &loaded.notes));
+        NS_ASSIGN_OR_RETURN(loaded.workload,
+                            loadResizedTraceWorkload(options.input, options.resizeDp, shape, onlyRank, &loaded.notes));
         break;
       }
       NS_ASSIGN_OR_RETURN(loaded.workload, loadTraceWorkload(options.input, &stats, onlyRank));
       if (stats.cutFiles) {
-        loaded.notes.push_back(fmt::format("{} trace file(s) were cut by a killed process; their complete lines "
-                                           "are replayed", stats.cutFiles));
+        loaded.notes.push_back(
+            fmt::format("{} trace file(s) were cut by a killed process; their complete lines "
+                        "are replayed",
+                        stats.cutFiles));
       }
       if (stats.droppedRecords) {
-        loaded.notes.push_back(fmt::format("the recorder lost {} record(s): the validation will tell whether the "
-                                           "trace is still consistent", stats.droppedRecords));
+        loaded.notes.push_back(
+            fmt::format("the recorder lost {} record(s): the validation will tell whether the "
+                        "trace is still consistent",
+                        stats.droppedRecords));
       }
       if (stats.skippedFailedCalls) {
-        loaded.notes.push_back(fmt::format("{} call(s) that failed when recorded are not replayed",
-                                           stats.skippedFailedCalls));
+        loaded.notes.push_back(
+            fmt::format("{} call(s) that failed when recorded are not replayed", stats.skippedFailedCalls));
       }
       break;
     }

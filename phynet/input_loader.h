@@ -17,8 +17,8 @@ namespace nshim::phynet {
 struct LoadedInput {
   Workload workload;
   InputFormat format = InputFormat::kTrace;
-  size_t filteredOut = 0;              // ops removed by --ops / --groups (of the ranks loaded)
-  std::vector<std::string> notes;      // things worth telling the user (cut files, skipped calls)
+  size_t filteredOut = 0;          // ops removed by --ops / --groups (of the ranks loaded)
+  std::vector<std::string> notes;  // things worth telling the user (cut files, skipped calls)
 };
 
 // `mpiWorldSize` is the default world size of SimAI / AICB layouts (--world-size overrides it).

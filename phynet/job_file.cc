@@ -96,10 +96,10 @@ class Reader {
 
   Status job(const toml::table& t, const JobFile& file, JobSpec* out) const {
     out->line = static_cast<int>(t.source().begin.line);
-    NS_RETURN_IF_ERROR(onlyKeys(t, "[[job]]",
-                                {"name", "kind", "input", "hosts", "ranks_per_host", "nics", "start_ms", "args",
-                                 "alone_time_s", "alone_busbw_gbps", "rate_mbit", "on_ms", "off_ms", "seconds",
-                                 "port"}));
+    NS_RETURN_IF_ERROR(
+        onlyKeys(t, "[[job]]",
+                 {"name", "kind", "input", "hosts", "ranks_per_host", "nics", "start_ms", "args", "alone_time_s",
+                  "alone_busbw_gbps", "rate_mbit", "on_ms", "off_ms", "seconds", "port"}));
     NS_RETURN_IF_ERROR(string(t, "name", true, &out->name));
     std::string kind = "replay";
     NS_RETURN_IF_ERROR(string(t, "kind", false, &kind));
@@ -107,9 +107,11 @@ class Reader {
     else if (kind != "replay") return error(t.get("kind"), "kind", "must be \"replay\" or \"background\"");
     NS_RETURN_IF_ERROR(strings(t, "hosts", true, &out->hosts));
     for (size_t i = 0; i < out->hosts.size(); ++i) {
-      if (!file.host(out->hosts[i])) return error(t.get("hosts"), "hosts", fmt::format("no host '{}' in [hosts]", out->hosts[i]));
+      if (!file.host(out->hosts[i]))
+        return error(t.get("hosts"), "hosts", fmt::format("no host '{}' in [hosts]", out->hosts[i]));
       for (size_t j = 0; j < i; ++j)
-        if (out->hosts[j] == out->hosts[i]) return error(t.get("hosts"), "hosts", fmt::format("host '{}' twice", out->hosts[i]));
+        if (out->hosts[j] == out->hosts[i])
+          return error(t.get("hosts"), "hosts", fmt::format("host '{}' twice", out->hosts[i]));
     }
     NS_RETURN_IF_ERROR(strings(t, "nics", false, &out->nics));
     for (const std::string& h : out->hosts) {
@@ -158,8 +160,10 @@ class Reader {
         for (const std::string& nic : job.nics) {
           auto [it, fresh] = owner.emplace(h + "/" + nic, job.name);
           if (!fresh)
-            return error(jobs.get(j), "nics", fmt::format("job '{}' uses NIC {} of host {}, as job '{}' does (set "
-                                                          "share_nics = true to allow)", job.name, nic, h, it->second));
+            return error(jobs.get(j), "nics",
+                         fmt::format("job '{}' uses NIC {} of host {}, as job '{}' does (set "
+                                     "share_nics = true to allow)",
+                                     job.name, nic, h, it->second));
         }
       }
     }
@@ -176,7 +180,8 @@ class Reader {
     const toml::table& root = parsed.table();
     JobFile file;
     file.path = path_;
-    NS_RETURN_IF_ERROR(onlyKeys(root, "the top level", {"launcher", "exec", "timeout_s", "launch_s", "share_nics", "hosts", "job"}));
+    NS_RETURN_IF_ERROR(
+        onlyKeys(root, "the top level", {"launcher", "exec", "timeout_s", "launch_s", "share_nics", "hosts", "job"}));
     NS_RETURN_IF_ERROR(strings(root, "launcher", true, &file.launcher));
     NS_RETURN_IF_ERROR(strings(root, "exec", false, &file.exec));
     NS_RETURN_IF_ERROR(number(root, "timeout_s", 1, 86400, &file.timeoutS));
@@ -222,7 +227,8 @@ const FabricHost* JobFile::host(const std::string& name) const {
 Result<JobFile> parseJobFile(const std::string& text, const std::string& path) { return Reader(path).read(text); }
 #else
 Result<JobFile> parseJobFile(const std::string&, const std::string& path) {
-  return NS_ERROR(Code::kInvalidUsage, "{}: phynet was built without toml++ (libtomlplusplus-dev): --jobs is unavailable", path);
+  return NS_ERROR(Code::kInvalidUsage,
+                  "{}: phynet was built without toml++ (libtomlplusplus-dev): --jobs is unavailable", path);
 }
 #endif
 

@@ -89,7 +89,8 @@ std::string combinedReport(const std::vector<JobOutcome>& jobs) {
                          j.shared.opTimeUs / j.alone.opTimeUs,
                          j.alone.busbwGBps > 0 ? j.shared.busbwGBps / j.alone.busbwGBps : 0.0);
   }
-  out += "# combined: bytes of each job (shared run) per host pair (payload / model) and per host NIC (sent / received)\n";
+  out +=
+      "# combined: bytes of each job (shared run) per host pair (payload / model) and per host NIC (sent / received)\n";
   for (const JobOutcome& j : jobs) {
     if (!j.haveShared) continue;
     for (const auto& [pair, b] : j.shared.pairBytes)

@@ -12,9 +12,9 @@
 namespace nshim::phynet {
 
 struct JobFigures {
-  double endToEndS = 0;    // the replay's end_to_end_s
-  double opTimeUs = 0;     // the sum of its ops' times
-  double busbwGBps = 0;    // its ops' busbw, weighted by their time
+  double endToEndS = 0;  // the replay's end_to_end_s
+  double opTimeUs = 0;   // the sum of its ops' times
+  double busbwGBps = 0;  // its ops' busbw, weighted by their time
   int ops = 0;
   std::map<std::string, std::pair<uint64_t, uint64_t>> pairBytes;  // "from -> to" -> (bytes, model)
   std::map<std::string, std::pair<uint64_t, uint64_t>> nicBytes;   // "host nic" -> (sent, received)

@@ -116,7 +116,8 @@ std::vector<std::string> replayCommand(const JobFile& file, const JobSpec& job, 
   args.insert(args.end(), {"--host", hostList, "-np", std::to_string(job.hosts.size() * job.ranksPerHost)});
   if (!nics.empty()) args.insert(args.end(), {"-x", "NCCLSHIM_SOCKET_IFNAME=" + nics});
   if (startAt > 0) args.insert(args.end(), {"-x", fmt::format("NCCLSHIM_JOB_START_AT={:.3f}", startAt)});
-  args.insert(args.end(), {executableDir() + "/phynet", "--timeout", fmt::format("{:g}", file.timeoutS), "--json", json});
+  args.insert(args.end(),
+              {executableDir() + "/phynet", "--timeout", fmt::format("{:g}", file.timeoutS), "--json", json});
   args.insert(args.end(), job.args.begin(), job.args.end());
   args.push_back(job.input);
   return args;
@@ -215,9 +216,10 @@ int runJobsChecked(const Options& o) {
   for (const JobSpec& job : file.jobs) {
     if (job.kind != JobKind::kBackground) continue;
     const FabricHost& to = *file.host(job.hosts[1]);
-    sinks.push_back(std::make_unique<Child>(
-        onHost(file, to, {executableDir() + "/phynet_flow", "sink", to.nics.at(job.nics[0]), std::to_string(job.port ? job.port : 47000)}),
-        fmt::format("{}/{}.sink.log", o.outDir, job.name), 0));
+    sinks.push_back(std::make_unique<Child>(onHost(file, to,
+                                                   {executableDir() + "/phynet_flow", "sink", to.nics.at(job.nics[0]),
+                                                    std::to_string(job.port ? job.port : 47000)}),
+                                            fmt::format("{}/{}.sink.log", o.outDir, job.name), 0));
   }
   if (!sinks.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(300));
   // The replays start at one wall-clock time, far enough ahead for every mpirun to launch and connect.
@@ -228,13 +230,15 @@ int runJobsChecked(const Options& o) {
       const FabricHost& from = *file.host(job.hosts[0]);
       const FabricHost& to = *file.host(job.hosts[1]);
       flows.push_back(std::make_unique<Child>(
-          onHost(file, from, {executableDir() + "/phynet_flow", "send", from.nics.at(job.nics[0]),
-                              fmt::format("{}:{}", to.nics.at(job.nics[0]), job.port ? job.port : 47000),
-                              fmt::format("{:g}", job.rateMbit), fmt::format("{:g}", job.onMs),
-                              fmt::format("{:g}", job.offMs), fmt::format("{:g}", job.seconds)}),
+          onHost(file, from,
+                 {executableDir() + "/phynet_flow", "send", from.nics.at(job.nics[0]),
+                  fmt::format("{}:{}", to.nics.at(job.nics[0]), job.port ? job.port : 47000),
+                  fmt::format("{:g}", job.rateMbit), fmt::format("{:g}", job.onMs), fmt::format("{:g}", job.offMs),
+                  fmt::format("{:g}", job.seconds)}),
           fmt::format("{}/{}.send.log", o.outDir, job.name), (startAt - wallSeconds()) * 1e3 + job.startMs));
-      outcomes[j].note = fmt::format("{} -> {} over {}: {:g} Mbit/s{}", job.hosts[0], job.hosts[1], job.nics[0],
-                                     job.rateMbit, job.offMs > 0 ? fmt::format(", {:g} ms on / {:g} ms off", job.onMs, job.offMs) : "");
+      outcomes[j].note =
+          fmt::format("{} -> {} over {}: {:g} Mbit/s{}", job.hosts[0], job.hosts[1], job.nics[0], job.rateMbit,
+                      job.offMs > 0 ? fmt::format(", {:g} ms on / {:g} ms off", job.onMs, job.offMs) : "");
       continue;
     }
     std::string base = fmt::format("{}/{}.shared", o.outDir, job.name);

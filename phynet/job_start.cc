@@ -17,8 +17,7 @@ double waitForJobStart() {
   timespec until{};
   until.tv_sec = static_cast<time_t>(at);
   until.tv_nsec = static_cast<long>((at - static_cast<double>(until.tv_sec)) * 1e9);
-  while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &until, nullptr) != 0) {
-  }
+  while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &until, nullptr) != 0) {}
   return 0;
 }
 

@@ -22,9 +22,7 @@ uint64_t readNumberFile(const char* path) {
   if (!(in >> word) || word == "max") return 0;
   try {
     return std::stoull(word);
-  } catch (...) {
-    return 0;
-  }
+  } catch (...) { return 0; }
 }
 
 uint64_t memAvailableBytes() {
@@ -116,8 +114,8 @@ std::vector<uint64_t> candidateCaps(uint64_t givenCap) {
   return caps;
 }
 
-RankMemoryFacts rankMemoryFacts(const Workload& workload, int globalRank, bool verify, const std::vector<uint64_t>& caps,
-                                const CollectiveOptions& collectives) {
+RankMemoryFacts rankMemoryFacts(const Workload& workload, int globalRank, bool verify,
+                                const std::vector<uint64_t>& caps, const CollectiveOptions& collectives) {
   RankMemoryFacts facts;
   if (globalRank < 0 || globalRank >= static_cast<int>(workload.ranks.size())) {
     facts.totalAtCap.assign(caps.size(), 0);
@@ -150,7 +148,8 @@ bool unpackMemoryFacts(const std::vector<int64_t>& words, size_t caps, RankMemor
   if (words.size() < 1 + caps + 1) return false;
   out->largestBytes = static_cast<uint64_t>(words[0]);
   out->totalAtCap.assign(words.begin() + 1, words.begin() + 1 + static_cast<std::ptrdiff_t>(caps));
-  std::vector<std::string> lines = unpackLines(std::vector<int64_t>(words.begin() + 1 + static_cast<std::ptrdiff_t>(caps), words.end()));
+  std::vector<std::string> lines =
+      unpackLines(std::vector<int64_t>(words.begin() + 1 + static_cast<std::ptrdiff_t>(caps), words.end()));
   out->largest = lines.empty() ? "" : lines.front();
   return true;
 }
@@ -217,20 +216,23 @@ std::string checkReplayMemory(const MemoryCheckInput& input) {
       // Buffers grow with the message sizes: two significant digits, rounded down.
       double scale = input.scale * static_cast<double>(available) / static_cast<double>(need);
       double step = std::pow(10.0, std::floor(std::log10(scale)) - 1);
-      remedy = fmt::format("--scale {:g} would fit (or leave out --verify: replays then keep each buffer within "
-                           "--max-buffer)", std::floor(scale / step) * step);
+      remedy = fmt::format(
+          "--scale {:g} would fit (or leave out --verify: replays then keep each buffer within "
+          "--max-buffer)",
+          std::floor(scale / step) * step);
     } else {
       const uint64_t cap = fittingCapBytes(input, kComfortableShare);
       remedy = cap != 0 ? fmt::format("--max-buffer {}M would fit", cap >> 20)
                         : std::string("even 4 MiB buffers would not fit: run fewer ranks on this host");
     }
-    std::string largest = worst.largest.empty()
-                              ? std::string()
-                              : fmt::format("; its largest operation is {} (rank {}, {} of buffers{})", worst.largest,
-                                            worstRank, memoryText(worst.largestBytes),
-                                            input.verify ? " with --verify" : "");
+    std::string largest =
+        worst.largest.empty()
+            ? std::string()
+            : fmt::format("; its largest operation is {} (rank {}, {} of buffers{})", worst.largest, worstRank,
+                          memoryText(worst.largestBytes), input.verify ? " with --verify" : "");
     return fmt::format("host {} ({}) needs {} of buffers{} but has {} available (MemAvailable / cgroup limit){}; {}",
-                       host, fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", rankRangesText(ranks)), memoryText(need),
+                       host, fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", rankRangesText(ranks)),
+                       memoryText(need),
                        input.verify ? "" : fmt::format(" (each within --max-buffer {})", memoryText(input.capBytes)),
                        memoryText(available), largest, remedy);
   }

@@ -51,22 +51,22 @@ std::vector<uint64_t> candidateCaps(uint64_t givenCap);
 struct RankMemoryFacts {
   std::vector<uint64_t> totalAtCap;  // planRankMemory(...).totalBytes, per candidateCaps() entry
   uint64_t largestBytes = 0;
-  std::string largest;               // "allreduce ... at file:line", "" when the rank has no ops
+  std::string largest;  // "allreduce ... at file:line", "" when the rank has no ops
 };
-RankMemoryFacts rankMemoryFacts(const Workload& workload, int globalRank, bool verify, const std::vector<uint64_t>& caps,
-                                const CollectiveOptions& collectives);
+RankMemoryFacts rankMemoryFacts(const Workload& workload, int globalRank, bool verify,
+                                const std::vector<uint64_t>& caps, const CollectiveOptions& collectives);
 // As words for MpiSession::gatherToRoot, and back (false on words that do not fit `caps`).
 std::vector<int64_t> packMemoryFacts(const RankMemoryFacts& facts);
 bool unpackMemoryFacts(const std::vector<int64_t>& words, size_t caps, RankMemoryFacts* out);
 
 struct MemoryCheckInput {
-  std::vector<uint64_t> caps;            // candidateCaps(--max-buffer)
-  std::vector<RankMemoryFacts> ranks;    // per global rank
-  std::vector<uint64_t> available;  // per global rank: availableMemoryBytes() there (0 = unknown)
-  std::vector<std::string> hosts;   // per global rank: host label (ranks of one host share its memory)
+  std::vector<uint64_t> caps;          // candidateCaps(--max-buffer)
+  std::vector<RankMemoryFacts> ranks;  // per global rank
+  std::vector<uint64_t> available;     // per global rank: availableMemoryBytes() there (0 = unknown)
+  std::vector<std::string> hosts;      // per global rank: host label (ranks of one host share its memory)
   bool verify = false;
-  uint64_t capBytes = 0;            // --max-buffer (one of caps)
-  double scale = 1;                 // --scale given
+  uint64_t capBytes = 0;  // --max-buffer (one of caps)
+  double scale = 1;       // --scale given
 };
 
 // "" when every host has the memory its ranks need, else one line saying which host falls short.

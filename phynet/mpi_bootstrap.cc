@@ -6,10 +6,10 @@
 #include <cstring>
 
 #include "phynet/mpi_pxn_relay.h"
-#include "workload/workload_transform.h"
+#include "transport/bootstrap/unique_id.h"
 #include "transport/layered/node_routed_transport.h"
 #include "transport/layered/protocol_framing_transport.h"
-#include "transport/bootstrap/unique_id.h"
+#include "workload/workload_transform.h"
 
 namespace nshim::phynet {
 namespace {
@@ -42,8 +42,8 @@ Result<std::unique_ptr<Transport>> routeByNode(const CommGroup& comm, int self, 
   Result<std::unique_ptr<Transport>> shm = connectShmTransport(id, commRank, n, sameNode, choice.shm);
   if (!shm.ok()) {
     return Status(shm.status().code(), fmt::format("communicator {}: rank {} (rank {} of {}) could not set up shared "
-                                                   "memory with the ranks of its node: {}", commName(comm), self,
-                                                   commRank, n, shm.status().message()));
+                                                   "memory with the ranks of its node: {}",
+                                                   commName(comm), self, commRank, n, shm.status().message()));
   }
   return createNodeRoutedTransport(std::move(shm).value(), std::move(net), std::move(sameNode));
 }
@@ -93,8 +93,8 @@ BootstrapOutcome bootstrapCommunicators(const Workload& workload, const std::vec
     mpi.broadcast(&message, sizeof(message), root, "bootstrap: unique id broadcast");
     if (commRank < 0 || !failure.ok()) continue;
     if (!message.ok) {
-      failure = Status(Code::kRemoteError, fmt::format("communicator {}: its bootstrap root (rank {}) failed",
-                                                       commName(*comm), root));
+      failure = Status(Code::kRemoteError,
+                       fmt::format("communicator {}: its bootstrap root (rank {}) failed", commName(*comm), root));
       continue;
     }
     // With --intra-node shm the network connects only the pairs on different nodes, as NCCL's net
@@ -140,8 +140,8 @@ BootstrapOutcome bootstrapCommunicators(const Workload& workload, const std::vec
       Result<std::shared_ptr<PxnRelay>> pxn = connectPxnRelay(kind.value(), message.relayId, commRank, layout, choice);
       if (!pxn.ok()) {
         failure = Status(pxn.status().code(), fmt::format("communicator {}: rank {} (rank {} of {}) could not connect "
-                                                          "its PXN relay: {}", commName(*comm), self, commRank, n,
-                                                          pxn.status().message()));
+                                                          "its PXN relay: {}",
+                                                          commName(*comm), self, commRank, n, pxn.status().message()));
         continue;
       }
       communicator->setRelay(std::move(pxn).value());
@@ -151,8 +151,8 @@ BootstrapOutcome bootstrapCommunicators(const Workload& workload, const std::vec
   const int first = mpi.firstFailing(!failure.ok(), "bootstrap: outcome");
   if (first >= 0) {
     outcome.localFailure = first == self;
-    outcome.status = first == self ? failure
-                                   : Status(Code::kRemoteError, fmt::format("bootstrap failed on rank {}", first));
+    outcome.status =
+        first == self ? failure : Status(Code::kRemoteError, fmt::format("bootstrap failed on rank {}", first));
     outcome.comms.clear();
   }
   return outcome;

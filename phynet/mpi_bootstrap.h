@@ -15,14 +15,14 @@
 #include "common/status.h"
 #include "phynet/mpi_session.h"
 #include "phynet/workload_names.h"
-#include "workload/workload.h"
 #include "transport/shm/shm_transport.h"
 #include "transport/transport_factory.h"
+#include "workload/workload.h"
 
 namespace nshim::phynet {
 
 struct TransportChoice {
-  std::string name = "tcp";   // tcp | ibverbs
+  std::string name = "tcp";  // tcp | ibverbs
   TcpOptions tcp;
   IbverbsOptions ibverbs;
   SocketInterface interface;  // this rank's socket interface: bootstrap roots listen on it
@@ -37,8 +37,8 @@ struct TransportChoice {
 
 struct BootstrapOutcome {
   std::map<uint64_t, std::unique_ptr<Communicator>> comms;  // this rank's, by communicator id
-  Status status;             // the failure, if any rank failed
-  bool localFailure = false; // this rank's own failure (print it); else another rank's (it prints)
+  Status status;                                            // the failure, if any rank failed
+  bool localFailure = false;  // this rank's own failure (print it); else another rank's (it prints)
 };
 
 // Connects the communicators of `usedIds` (those that carry at least one op on some rank, ascending:

@@ -7,9 +7,9 @@
 #include <memory>
 
 #include "collectives/communicator.h"
-#include "model/node_layout.h"
 #include "collectives/pxn_relay.h"
 #include "common/status.h"
+#include "model/node_layout.h"
 #include "phynet/mpi_bootstrap.h"
 #include "transport/bootstrap/unique_id.h"
 

@@ -51,7 +51,8 @@ void MpiWatchdog::loop() {
     if (nowNs() >= deadlineNs_) {
       std::fprintf(stderr,
                    "phynet: rank %d: MPI phase '%s' did not complete within %.0f s: another rank is dead or stuck "
-                   "(see its messages); giving up\n", rank_, phase_.c_str(), seconds_);
+                   "(see its messages); giving up\n",
+                   rank_, phase_.c_str(), seconds_);
       std::fflush(stderr);
       std::fflush(stdout);
       _exit(1);

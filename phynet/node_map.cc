@@ -17,7 +17,8 @@ Result<std::vector<int>> nodesOfRanks(const std::vector<std::string>& hostIds, i
     node[g] = g / gpusPerNode;
     const int first = node[g] * gpusPerNode;
     if (mustShareHost && hostIds[g] != hostIds[first]) {
-      return NS_ERROR(Code::kInvalidArgument, "--gpus-per-node {}: ranks {} and {} form node {} but run on different "
+      return NS_ERROR(Code::kInvalidArgument,
+                      "--gpus-per-node {}: ranks {} and {} form node {} but run on different "
                       "hosts ({} and {}); shared memory does not cross hosts: place {} consecutive ranks per host",
                       gpusPerNode, first, g, node[g], hostIds[first], hostIds[g], gpusPerNode);
     }

@@ -33,10 +33,10 @@ std::vector<int64_t> packOps(const std::vector<WorkOp>& ops, const std::function
       if (added) files.emplace_back(op.source.file());
       file = it->second;
     }
-    body.insert(body.end(), {static_cast<int64_t>(op.commId), static_cast<int64_t>(op.seq),
-                             static_cast<int64_t>(op.count), packKinds(op), op.root, op.peer,
-                             static_cast<int64_t>(op.bytes), op.issueNs, op.computeNs, op.recordedNs, op.group, file,
-                             op.source.line()});
+    body.insert(body.end(),
+                {static_cast<int64_t>(op.commId), static_cast<int64_t>(op.seq), static_cast<int64_t>(op.count),
+                 packKinds(op), op.root, op.peer, static_cast<int64_t>(op.bytes), op.issueNs, op.computeNs,
+                 op.recordedNs, op.group, file, op.source.line()});
     ++count;
   }
   std::vector<int64_t> words = packLines(files);

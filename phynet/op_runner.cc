@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <optional>
 
-#include "model/call_choice.h"
 #include "collectives/collectives.h"
 #include "collectives/pxn_relayed_point_to_point.h"
 #include "common/log.h"
+#include "model/call_choice.h"
 
 namespace nshim::phynet {
 namespace {
@@ -24,11 +24,9 @@ Status runCollective(Communicator& comm, CommArena& arena, const WorkOp& op) {
   void* recv = arena.recv();
   const size_t count = op.count;
   switch (op.kind) {
-    case OpKind::kAllReduce:
-      return allReduce(comm, send, recv, count, op.type, reduceOp, choice);
+    case OpKind::kAllReduce: return allReduce(comm, send, recv, count, op.type, reduceOp, choice);
     case OpKind::kAllGather: return allGather(comm, send, recv, count, op.type, choice);
-    case OpKind::kReduceScatter:
-      return reduceScatter(comm, send, recv, count, op.type, reduceOp, choice);
+    case OpKind::kReduceScatter: return reduceScatter(comm, send, recv, count, op.type, reduceOp, choice);
     case OpKind::kBroadcast: return broadcast(comm, send, recv, count, op.type, op.root, choice);
     case OpKind::kReduce: return reduce(comm, send, recv, count, op.type, reduceOp, op.root, choice);
     case OpKind::kAllToAll: return allToAll(comm, send, recv, count, op.type, op.channels);
@@ -59,9 +57,7 @@ BufferNeed batchBufferNeed(std::span<const WorkOp* const> ops, int nranks, bool 
   return need;
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 // Grows the side to `bytes` (zero-filled) and registers it anew; without a registration the
 // transport copies through its own buffers, so a refusal only costs speed. With `staging` > 0 and
@@ -148,8 +144,8 @@ Status runBatch(Communicator& comm, CommArena& arena, std::span<const WorkOp* co
     }
     for (size_t k = 0; k < p2p.size() && check; ++k) {
       if (p2p[k].kind != P2POp::Kind::kRecv) continue;
-      status = check->checkReceive(p2p[k].peer, receiveIndex[k], static_cast<const uint8_t*>(p2p[k].buffer),
-                                   p2p[k].bytes);
+      status =
+          check->checkReceive(p2p[k].peer, receiveIndex[k], static_cast<const uint8_t*>(p2p[k].buffer), p2p[k].bytes);
       if (!status.ok()) {
         *failedOp = p2pIndex[k];
         return status;

@@ -12,11 +12,11 @@
 #include "collectives/collectives.h"
 #include "collectives/communicator.h"
 #include "common/status.h"
+#include "model/call_choice.h"
 #include "phynet/aliased_memory.h"
 #include "phynet/data_check.h"
 #include "phynet/op_pieces.h"
 #include "phynet/workload_names.h"
-#include "model/call_choice.h"
 #include "workload/workload.h"
 
 namespace nshim::phynet {

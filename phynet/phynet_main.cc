@@ -69,12 +69,21 @@ void sayOnce(const std::vector<std::string>& lines, MpiSession& mpi, const char*
 
 std::vector<int64_t> packResult(const RankReplayResult& result) {
   const RankCounters& c = result.counters;
-  std::vector<int64_t> out{static_cast<int64_t>(c.ops),      static_cast<int64_t>(c.opBytes),
-                           static_cast<int64_t>(c.wireSent), static_cast<int64_t>(c.wireReceived),
-                           static_cast<int64_t>(c.modelSent), c.runStartNs, c.runEndNs,
-                           static_cast<int64_t>(c.bytesVerified), static_cast<int64_t>(c.wireZeroCopy),
-                           c.readyNs, static_cast<int64_t>(c.plannedBufferBytes),
-                           static_cast<int64_t>(c.peakRssBytes), c.stepPeriod, c.stepFirst, c.stepCount};
+  std::vector<int64_t> out{static_cast<int64_t>(c.ops),
+                           static_cast<int64_t>(c.opBytes),
+                           static_cast<int64_t>(c.wireSent),
+                           static_cast<int64_t>(c.wireReceived),
+                           static_cast<int64_t>(c.modelSent),
+                           c.runStartNs,
+                           c.runEndNs,
+                           static_cast<int64_t>(c.bytesVerified),
+                           static_cast<int64_t>(c.wireZeroCopy),
+                           c.readyNs,
+                           static_cast<int64_t>(c.plannedBufferBytes),
+                           static_cast<int64_t>(c.peakRssBytes),
+                           c.stepPeriod,
+                           c.stepFirst,
+                           c.stepCount};
   for (const PeerTraffic& p : c.peers) {
     for (uint64_t field : {p.sent, p.wire, p.messages, p.model, p.links}) out.push_back(static_cast<int64_t>(field));
   }
@@ -148,8 +157,10 @@ Workload gatherWorkload(const Workload& mine, MpiSession& mpi) {
         all.ranks[g].globalRank = g;
         Result<std::vector<WorkOp>> ops = unpackOps(words);
         if (ops.ok()) all.ranks[g].ops = std::move(ops).value();
-        else say(0, fmt::format("rank {}'s operations for the report did not arrive intact ({}): its rows are "
-                                "missing from the report", g, ops.status().message()));
+        else
+          say(0, fmt::format("rank {}'s operations for the report did not arrive intact ({}): its rows are "
+                             "missing from the report",
+                             g, ops.status().message()));
       });
   return all;
 }
@@ -196,9 +207,9 @@ bool placeRanks(const ReplayOptions& options, MpiSession& mpi, TransportChoice* 
     choice->shm = ShmOptions::fromEnvironment();
     choice->shm.timeoutSeconds = options.timeoutSeconds;
   }
-  Result<RankEndpoint> mine = kind.ok() ? resolveEndpoint(kind.value(), interface, choice->ibverbs,
-                                                          hostIds[self], labels[self], localRank)
-                                        : Result<RankEndpoint>(kind.status());
+  Result<RankEndpoint> mine =
+      kind.ok() ? resolveEndpoint(kind.value(), interface, choice->ibverbs, hostIds[self], labels[self], localRank)
+                : Result<RankEndpoint>(kind.status());
   const int bad = mpi.firstFailing(!mine.ok(), "placement: NICs");
   if (bad >= 0) {
     if (bad == self) say(self, fmt::format("no usable NIC: {}", mine.status().message()));
@@ -224,8 +235,8 @@ bool memoryFits(ReplayOptions& options, const Workload& workload, const std::vec
   check.verify = options.verify;
   check.capBytes = options.maxBufferBytes;
   check.scale = options.scale;
-  const RankMemoryFacts mine = rankMemoryFacts(workload, mpi.rank(), options.verify, check.caps,
-                                               CollectiveOptions::fromEnvironment());
+  const RankMemoryFacts mine =
+      rankMemoryFacts(workload, mpi.rank(), options.verify, check.caps, CollectiveOptions::fromEnvironment());
   std::vector<std::vector<int64_t>> gathered = mpi.gatherToRoot(packMemoryFacts(mine), "memory: each rank's needs");
   for (const std::vector<int64_t>& words : gathered) {
     check.ranks.emplace_back();
@@ -235,9 +246,10 @@ bool memoryFits(ReplayOptions& options, const Workload& workload, const std::vec
   if (!options.verify && !options.maxBufferGiven && mpi.rank() == 0) {
     const uint64_t fitting = fittingCapBytes(check, kComfortableShare);
     if (fitting != 0 && fitting < cap) {
-      say(0, fmt::format("--max-buffer {}M instead of the default {}M, so that every host's ranks fit in {:.0f}% of its "
-                         "available memory (the same bytes on the wire, in more pieces)", fitting >> 20, cap >> 20,
-                         kComfortableShare * 100));
+      say(0,
+          fmt::format("--max-buffer {}M instead of the default {}M, so that every host's ranks fit in {:.0f}% of its "
+                      "available memory (the same bytes on the wire, in more pieces)",
+                      fitting >> 20, cap >> 20, kComfortableShare * 100));
       cap = fitting;
     }
   }
@@ -255,7 +267,8 @@ bool memoryFits(ReplayOptions& options, const Workload& workload, const std::vec
 std::vector<NcclSettingInForce> settingsInForce(const ReplayOptions& options) {
   std::vector<NcclSettingInForce> settings = ncclSettingsInForce();
   auto flag = [&settings](const char* name, const char* option, const std::string& value) {
-    auto it = std::find_if(settings.begin(), settings.end(), [&](const NcclSettingInForce& s) { return s.name == name; });
+    auto it =
+        std::find_if(settings.begin(), settings.end(), [&](const NcclSettingInForce& s) { return s.name == name; });
     if (it == settings.end()) {
       it = settings.insert(settings.end(), NcclSettingInForce{});
       it->name = name;
@@ -279,8 +292,7 @@ struct LoadFigures {
 
 // Load: every rank loads its own ops of the input; the lowest failing rank explains. What the
 // loaders log is said once.
-bool loadPhase(const ReplayOptions& options, MpiSession& mpi, std::optional<LoadedInput>* input,
-               LoadFigures* figures) {
+bool loadPhase(const ReplayOptions& options, MpiSession& mpi, std::optional<LoadedInput>* input, LoadFigures* figures) {
   const int self = mpi.rank();
   setFenceActivity("loading " + options.input);
   std::optional<LogCapture> loadLog(std::in_place);
@@ -301,8 +313,8 @@ bool loadPhase(const ReplayOptions& options, MpiSession& mpi, std::optional<Load
 
 // Validate: the ranks check the workload together (rank_validation.h), the verdict to everyone;
 // rank 0 says what was validated and what loading cost, and the loaders' notes are said once.
-bool validatePhase(const ReplayOptions& options, const LoadedInput& input, const LoadFigures& load,
-                   MpiSession& mpi, RankValidation* validation) {
+bool validatePhase(const ReplayOptions& options, const LoadedInput& input, const LoadFigures& load, MpiSession& mpi,
+                   RankValidation* validation) {
   const int self = mpi.rank();
   const Workload& workload = input.workload;
   setFenceActivity("validating " + options.input);
@@ -323,17 +335,20 @@ bool validatePhase(const ReplayOptions& options, const LoadedInput& input, const
     std::fprintf(stderr, "phynet: rank 0 loaded it in %.2f s, peak RSS %.0f MiB\n", load.seconds,
                  static_cast<double>(load.peakRss) / (1 << 20));
     const auto [lowest, highest] = std::minmax_element(peakRss.begin(), peakRss.end());
-    std::fprintf(stderr, "phynet: each rank holds only its own operations: peak RSS per rank %.0f-%.0f MiB (highest "
+    std::fprintf(stderr,
+                 "phynet: each rank holds only its own operations: peak RSS per rank %.0f-%.0f MiB (highest "
                  "on rank %d); the ranks checked the workload in %.2f s (%llu operations examined in detail)\n",
                  static_cast<double>(*lowest) / (1 << 20), static_cast<double>(*highest) / (1 << 20),
                  static_cast<int>(highest - peakRss.begin()), checkSeconds,
                  static_cast<unsigned long long>(validation->opsExamined));
   }
-  sayOnce([&] {
-    std::vector<std::string> notes;
-    for (const std::string& note : input.notes) notes.push_back("note: " + note);
-    return notes;
-  }(), mpi, "load: notes");
+  sayOnce(
+      [&] {
+        std::vector<std::string> notes;
+        for (const std::string& note : input.notes) notes.push_back("note: " + note);
+        return notes;
+      }(),
+      mpi, "load: notes");
   return true;
 }
 
@@ -470,7 +485,7 @@ int reportPhase(const ReplayOptions& options, const Workload& everyRank, const T
   in.endpoints = endpoints;
   in.nodeOfRank = choice.nodeOfRank;
   in.paced = options.pace == Pace::kRecorded;
-  in.sharedClock = !choice.severalHosts;  // one host: one clock
+  in.sharedClock = !choice.severalHosts;                 // one host: one clock
   if (choice.intraNodeShm && options.gpusPerNode > 0) {  // nodes within a host: the traffic tables are by node
     for (int g = 0; g < worldSize; ++g) in.endpoints[g].hostId = fmt::format("node{}", choice.nodeOfRank[g]);
   }
@@ -479,9 +494,9 @@ int reportPhase(const ReplayOptions& options, const Workload& everyRank, const T
   report.ncclNote = everyRank.ncclEnvNote;
   const std::string transportText =
       !choice.intraNodeShm ? options.transport
-      : options.gpusPerNode > 0 ? fmt::format("{} between nodes, shm within (nodes of {} ranks)", options.transport,
-                                              options.gpusPerNode)
-                                : fmt::format("{} between hosts, shm within", options.transport);
+      : options.gpusPerNode > 0
+          ? fmt::format("{} between nodes, shm within (nodes of {} ranks)", options.transport, options.gpusPerNode)
+          : fmt::format("{} between hosts, shm within", options.transport);
   TextHeader header{transportText, options.pace == Pace::kFast ? "fast" : "recorded", options.scale, options.verify};
   printReport(stdout, report, header, options.maxRows);
   for (const auto& [path, status] :

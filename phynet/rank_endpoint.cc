@@ -2,8 +2,8 @@
 #include "phynet/rank_endpoint.h"
 
 #include <algorithm>
-#include <map>
 #include <cstdlib>
+#include <map>
 
 #include "common/host_identity.h"
 
@@ -59,9 +59,8 @@ Result<RankEndpoint> resolveEndpoint(TransportKind kind, const SocketInterface& 
   if (kind == TransportKind::kIbverbs) {
     Result<IbverbsPortInfo> port = queryIbverbsPort(ibverbs, found->address.isLoopback() ? "" : endpoint.address);
     if (!port.ok()) {
-      return NS_ERROR(Code::kInvalidArgument, "host {}, local rank {}: RDMA device '{}' cannot be used: {}",
-                      hostLabel, localRank, ibverbs.hca.empty() ? "(automatic)" : ibverbs.hca,
-                      port.status().message());
+      return NS_ERROR(Code::kInvalidArgument, "host {}, local rank {}: RDMA device '{}' cannot be used: {}", hostLabel,
+                      localRank, ibverbs.hca.empty() ? "(automatic)" : ibverbs.hca, port.status().message());
     }
     endpoint.nic = port->device;
     endpoint.port = port->port;

@@ -15,10 +15,10 @@ struct RankEndpoint {
   std::string hostId;    // hostIdentity(): equal exactly for ranks of one host
   std::string hostName;  // hostname
   int localRank = -1;
-  std::string nic;       // interface (tcp) or RDMA device (ibverbs)
-  std::string address;   // the rank's IP address (its socket interface)
-  int port = 0;          // ibverbs: device port
-  std::string gid;       // ibverbs: the GID its QPs use
+  std::string nic;      // interface (tcp) or RDMA device (ibverbs)
+  std::string address;  // the rank's IP address (its socket interface)
+  int port = 0;         // ibverbs: device port
+  std::string gid;      // ibverbs: the GID its QPs use
 };
 
 // The launcher's local rank when it gives one (>= 0), else this rank's position among the ranks

@@ -71,8 +71,10 @@ std::string firstVerdict(const LoadedInput& input, const std::vector<RankFacts>&
   }
   for (int r = 1; r < size; ++r) {
     if (facts[r].fingerprint != facts[0].fingerprint) {
-      return fmt::format("rank {} read a different workload than rank 0 (fingerprint {:#x} vs {:#x}): the input "
-                         "differs between hosts", r, facts[r].fingerprint, facts[0].fingerprint);
+      return fmt::format(
+          "rank {} read a different workload than rank 0 (fingerprint {:#x} vs {:#x}): the input "
+          "differs between hosts",
+          r, facts[r].fingerprint, facts[0].fingerprint);
     }
   }
   if (totalOps == 0) {
@@ -138,11 +140,14 @@ RankValidation validateAcrossRanks(const LoadedInput& input, uint64_t fingerprin
     verdict = firstVerdict(input, facts, out.totalOps, out.filteredOut);
     used = usedCommunicatorIds(w, facts);
     if (verdict.empty()) {
-      examine = commsToExamine(w, [&] {
-        std::vector<std::vector<int64_t>> digests;
-        for (RankFacts& f : facts) digests.push_back(std::move(f.digest));
-        return digests;
-      }(), kMaxDisagreeingExamined);
+      examine = commsToExamine(
+          w,
+          [&] {
+            std::vector<std::vector<int64_t>> digests;
+            for (RankFacts& f : facts) digests.push_back(std::move(f.digest));
+            return digests;
+          }(),
+          kMaxDisagreeingExamined);
       for (uint64_t id : examine.disagreeing) wanted.push_back(static_cast<int64_t>(id));
       for (uint64_t id : examine.pointToPoint) {
         if (std::find(examine.disagreeing.begin(), examine.disagreeing.end(), id) == examine.disagreeing.end()) {
@@ -169,7 +174,8 @@ RankValidation validateAcrossRanks(const LoadedInput& input, uint64_t fingerprin
       for (int g = 0; g < w.worldSize && verdict.empty(); ++g) {
         partial.ranks[g].globalRank = g;
         Result<std::vector<WorkOp>> ops = unpackOps(detail[g]);
-        if (!ops.ok()) verdict = fmt::format("rank {}'s operations did not arrive intact: {}", g, ops.status().message());
+        if (!ops.ok())
+          verdict = fmt::format("rank {}'s operations did not arrive intact: {}", g, ops.status().message());
         else partial.ranks[g].ops = std::move(ops).value();
         out.opsExamined += partial.ranks[g].ops.size();
         detail[g] = {};
@@ -179,8 +185,10 @@ RankValidation validateAcrossRanks(const LoadedInput& input, uint64_t fingerprin
         verdict = checked.message();
       } else if (verdict.empty() && examine.disagreeingTotal > 0) {
         const CommGroup* comm = w.findComm(examine.disagreeing.front());
-        verdict = fmt::format("the ranks of communicator {} issue different operations on it (their digests "
-                              "differ), but no single difference was found", comm ? commName(*comm) : "?");
+        verdict = fmt::format(
+            "the ranks of communicator {} issue different operations on it (their digests "
+            "differ), but no single difference was found",
+            comm ? commName(*comm) : "?");
       }
     }
   }
@@ -194,9 +202,11 @@ RankValidation validateAcrossRanks(const LoadedInput& input, uint64_t fingerprin
   }
   mpi.broadcastWords(&outcome, 0, "validation verdict");
   const size_t nUsed = outcome.empty() ? 0 : static_cast<size_t>(std::max<int64_t>(outcome[0], 0));
-  for (size_t i = 0; i < nUsed && 1 + i < outcome.size(); ++i) out.usedComms.push_back(static_cast<uint64_t>(outcome[1 + i]));
+  for (size_t i = 0; i < nUsed && 1 + i < outcome.size(); ++i)
+    out.usedComms.push_back(static_cast<uint64_t>(outcome[1 + i]));
   if (1 + nUsed <= outcome.size()) {
-    out.verdict = joinedLines(std::vector<int64_t>(outcome.begin() + 1 + static_cast<std::ptrdiff_t>(nUsed), outcome.end()));
+    out.verdict =
+        joinedLines(std::vector<int64_t>(outcome.begin() + 1 + static_cast<std::ptrdiff_t>(nUsed), outcome.end()));
   }
   return out;
 }

@@ -16,11 +16,11 @@
 namespace nshim::phynet {
 
 struct RankValidation {
-  std::string verdict;                // "" = go (every rank)
-  std::vector<uint64_t> usedComms;    // ids of the communicators any rank issues ops on, ascending (every rank)
-  uint64_t totalOps = 0;              // over all ranks (rank 0)
-  uint64_t filteredOut = 0;           // by --ops / --groups, over all ranks (rank 0)
-  uint64_t opsExamined = 0;           // ops rank 0 received to check in detail (rank 0)
+  std::string verdict;              // "" = go (every rank)
+  std::vector<uint64_t> usedComms;  // ids of the communicators any rank issues ops on, ascending (every rank)
+  uint64_t totalOps = 0;            // over all ranks (rank 0)
+  uint64_t filteredOut = 0;         // by --ops / --groups, over all ranks (rank 0)
+  uint64_t opsExamined = 0;         // ops rank 0 received to check in detail (rank 0)
 };
 
 // `fingerprint`: workloadFingerprint of this rank's workload (the ranks must have read the same).

@@ -54,10 +54,11 @@ Status checkPacing(const std::vector<WorkOp>& ops, const std::vector<std::vector
       const WorkOp& first = ops[batch.front()];
       const int64_t gap = paceGapNs(previous, first);
       if (gap > limitNs) {
-        return NS_ERROR(Code::kInvalidArgument, "rank {}: --pace recorded would wait {:.6g} s before {} ({}), "
+        return NS_ERROR(Code::kInvalidArgument,
+                        "rank {}: --pace recorded would wait {:.6g} s before {} ({}), "
                         "longer than --timeout {:g} s, the deadline of every wait (no operation was replayed): raise "
-                        "--timeout, or replay with --pace fast", globalRank, gap * 1e-9, describeOp(first),
-                        first.source, config.timeoutSeconds);
+                        "--timeout, or replay with --pace fast",
+                        globalRank, gap * 1e-9, describeOp(first), first.source, config.timeoutSeconds);
       }
       previous = &first;
     }
@@ -89,8 +90,7 @@ void dispatch(const std::vector<WorkOp>& ops, const std::vector<std::vector<uint
   for (int it = 0; it < config.iterations && !failure.failed(); ++it) {
     const uint64_t issued = submitted.load(std::memory_order_acquire);
     auto fenceDone = [&] { return failure.failed() || shared.opsDone->load(std::memory_order_acquire) >= issued; };
-    while (!shared.progress->waitFor(fenceDone, 100'000'000)) {
-    }  // the watching thread's stall check bounds this wait
+    while (!shared.progress->waitFor(fenceDone, 100'000'000)) {}  // the watching thread's stall check bounds this wait
     for (std::atomic<int64_t>& s : started) s.store(0, std::memory_order_relaxed);  // the last iteration is done
     for (size_t b = 0; b < batches.size(); ++b) {
       if (failure.failed()) break;
@@ -99,8 +99,7 @@ void dispatch(const std::vector<WorkOp>& ops, const std::vector<std::vector<uint
       if (gpuTimeline && b > 0) {
         std::atomic<int64_t>& before = started[b - 1];
         auto beganOrFailed = [&] { return failure.failed() || before.load(std::memory_order_acquire) != 0; };
-        while (!shared.progress->waitFor(beganOrFailed, 100'000'000)) {
-        }  // bounded by the stall check, as the fence
+        while (!shared.progress->waitFor(beganOrFailed, 100'000'000)) {}  // bounded by the stall check, as the fence
         const int64_t offset = std::max<int64_t>(0, first.issueNs - previous->issueNs);  // GPU starts
         sleepUntil(before.load(std::memory_order_acquire) + offset, failure);
       } else if (config.pace == Pace::kRecorded) {
@@ -116,8 +115,7 @@ void dispatch(const std::vector<WorkOp>& ops, const std::vector<std::vector<uint
 }
 
 void addCounters(const std::vector<WorkOp>& ops, const Workload& workload, int globalRank, int iterations,
-                 uint64_t capBytes, std::map<uint64_t, std::unique_ptr<Communicator>>& comms,
-                 RankCounters* counters) {
+                 uint64_t capBytes, std::map<uint64_t, std::unique_ptr<Communicator>>& comms, RankCounters* counters) {
   const CollectiveOptions& options = comms.empty() ? CollectiveOptions{} : comms.begin()->second->options();
   counters->peers.assign(static_cast<size_t>(workload.worldSize), PeerTraffic{});
   const uint64_t repeats = static_cast<uint64_t>(iterations);
@@ -129,12 +127,13 @@ void addCounters(const std::vector<WorkOp>& ops, const Workload& workload, int g
     auto comm = comms.find(op.commId);
     const NodeLayout* nodes = comm == comms.end() ? nullptr : &comm->second->nodes();
     for (uint64_t k = 0; k < split.pieces; ++k) {
-      forEachModelSend(pieceOf(op, split, k, nranks), commRankOf(*group, globalRank), nranks, options,
-                       [&](int peer, uint64_t bytes) {
-                         counters->modelSent += bytes * repeats;
-                         counters->peers[group->members[peer]].model += bytes * repeats;
-                       },
-                       nodes);
+      forEachModelSend(
+          pieceOf(op, split, k, nranks), commRankOf(*group, globalRank), nranks, options,
+          [&](int peer, uint64_t bytes) {
+            counters->modelSent += bytes * repeats;
+            counters->peers[group->members[peer]].model += bytes * repeats;
+          },
+          nodes);
     }
   }
   for (auto& [id, comm] : comms) {
@@ -207,15 +206,15 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
   FailureSlot failure;
   ProgressSignal progress;
   std::atomic<uint64_t> done{0}, submitted{0};
-  ExecutorShared shared{&ops, &result.timings, &done, &failure, &progress, config.verify, cap,
-                        config.verify ? 0 : config.stagingBytes};
+  ExecutorShared shared{&ops,      &result.timings, &done, &failure,
+                        &progress, config.verify,   cap,   config.verify ? 0 : config.stagingBytes};
   std::atomic<uint64_t> batchesStarted{0};
   shared.delayNs = config.delayNs;
   shared.delayEvery = std::max(config.delayEvery, 1);
   shared.batchesStarted = &batchesStarted;
   // When each batch began, on a GPU timeline (dispatch): written by the executors, so it lives longer.
   std::vector<std::atomic<int64_t>> batchStarts(config.pace == Pace::kRecorded && onGpuTimeline(ops) ? batches.size()
-                                                                                                    : 0);
+                                                                                                     : 0);
   std::map<uint64_t, std::unique_ptr<CommExecutor>> executors;
   for (const auto& [id, need] : plan.arenas) {
     executors[id] = std::make_unique<CommExecutor>(*workload.findComm(id), *comms[id], shared, need);
@@ -249,11 +248,11 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
     stalls.tick(now, lastChange);  // after a few seconds without progress: who waits on whom
     if (config.showProgress && now >= nextProgress) {
       const double still = (now - lastChange) * 1e-9;
-      std::fprintf(stderr, "phynet: progress: rank %d: %llu/%llu ops (%.1f%%) after %.1f s%s\n", globalRank,
-                   static_cast<unsigned long long>(d), static_cast<unsigned long long>(total),
-                   total ? 100.0 * d / total : 100.0, (now - result.counters.runStartNs) * 1e-9,
-                   now - lastChange >= kStallReportAfterNs ? fmt::format(", none completed for {:.0f} s", still).c_str()
-                                                           : "");
+      std::fprintf(
+          stderr, "phynet: progress: rank %d: %llu/%llu ops (%.1f%%) after %.1f s%s\n", globalRank,
+          static_cast<unsigned long long>(d), static_cast<unsigned long long>(total), total ? 100.0 * d / total : 100.0,
+          (now - result.counters.runStartNs) * 1e-9,
+          now - lastChange >= kStallReportAfterNs ? fmt::format(", none completed for {:.0f} s", still).c_str() : "");
       nextProgress = now + kProgressEveryNs;
     }
   }

@@ -22,13 +22,13 @@ namespace nshim::phynet {
 
 struct ReplayConfig {
   Pace pace = Pace::kFast;
-  int iterations = 1;            // total, warmup included
-  double stallSeconds = 120;     // no op completing for this long ends the replay
-  double timeoutSeconds = 120;   // --timeout: --pace recorded refuses a gap longer than this
-  bool showProgress = false;     // progress lines on stderr (rank 0)
-  bool verify = false;           // --verify (phynet/data_check.h)
+  int iterations = 1;                // total, warmup included
+  double stallSeconds = 120;         // no op completing for this long ends the replay
+  double timeoutSeconds = 120;       // --timeout: --pace recorded refuses a gap longer than this
+  bool showProgress = false;         // progress lines on stderr (rank 0)
+  bool verify = false;               // --verify (phynet/data_check.h)
   uint64_t maxBufferBytes = kNoCap;  // --max-buffer: each arena side's cap without --verify (op_pieces.h)
-  int64_t delayNs = 0;           // --delay: this rank waits this long before every delayEvery-th batch
+  int64_t delayNs = 0;               // --delay: this rank waits this long before every delayEvery-th batch
   int delayEvery = 1;
   // --staging: without --verify, each arena side is this much memory mapped over and over its whole
   // size (aliased_memory.h), as NCCL's proxy moves data through NCCL_BUFFSIZE per connection; 0: whole.
@@ -49,22 +49,22 @@ struct PeerTraffic {
 };
 
 struct RankCounters {
-  uint64_t ops = 0;           // operations executed
-  uint64_t opBytes = 0;       // sum of their nccl-tests sizes
-  uint64_t wireSent = 0;      // payload bytes the transports sent (peerBytes)
+  uint64_t ops = 0;       // operations executed
+  uint64_t opBytes = 0;   // sum of their nccl-tests sizes
+  uint64_t wireSent = 0;  // payload bytes the transports sent (peerBytes)
   uint64_t wireReceived = 0;
-  uint64_t wireZeroCopy = 0;  // of wireReceived, written straight into the registered arena (ibverbs)
-  uint64_t modelSent = 0;     // what traffic_model predicts for wireSent
-  uint64_t bytesVerified = 0; // --verify: result bytes checked against their expected values
-  int64_t readyNs = 0;        // this rank's clock: buffers allocated, executors running (before startTogether)
-  int64_t runStartNs = 0;     // this rank's clock
+  uint64_t wireZeroCopy = 0;   // of wireReceived, written straight into the registered arena (ibverbs)
+  uint64_t modelSent = 0;      // what traffic_model predicts for wireSent
+  uint64_t bytesVerified = 0;  // --verify: result bytes checked against their expected values
+  int64_t readyNs = 0;         // this rank's clock: buffers allocated, executors running (before startTogether)
+  int64_t runStartNs = 0;      // this rank's clock
   int64_t runEndNs = 0;
   uint64_t plannedBufferBytes = 0;  // the buffers planned for this rank (memory_plan.h)
   uint64_t peakRssBytes = 0;        // this process's peak resident memory at the end (getrusage)
   // The training iterations found in this rank's ops (workload/iteration_period.h); 0 when none.
-  int64_t stepPeriod = 0;           // calls per iteration
-  int64_t stepFirst = 0;            // index of the first call of the first whole iteration
-  int64_t stepCount = 0;            // whole iterations
+  int64_t stepPeriod = 0;          // calls per iteration
+  int64_t stepFirst = 0;           // index of the first call of the first whole iteration
+  int64_t stepCount = 0;           // whole iterations
   std::vector<PeerTraffic> peers;  // by global rank (world size entries)
 };
 

@@ -33,8 +33,7 @@ Status parseNumber(const std::string& name, const std::string& text, double low,
   char* end = nullptr;
   double value = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0' || errno != 0 || !(value >= low && value <= high)) {
-    return Status(Code::kInvalidArgument,
-                  fmt::format("{}: '{}' is not a number in [{}, {}]", name, text, low, high));
+    return Status(Code::kInvalidArgument, fmt::format("{}: '{}' is not a number in [{}, {}]", name, text, low, high));
   }
   *out = value;
   return Status::Ok();
@@ -80,8 +79,8 @@ std::string canonicalOpFilter(const std::string& word) {
   for (char c : word) {
     if (c != '_' && c != '-') w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
-  for (const char* name : {"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "gather",
-                           "scatter"}) {
+  for (const char* name :
+       {"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "gather", "scatter"}) {
     if (w == name) return name;
   }
   if (w == "sendrecv" || w == "p2p" || w == "send" || w == "recv") return "sendrecv";
@@ -106,22 +105,37 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
       value = arg.substr(eq + 1);
       hasValue = true;
     }
-    if (name == "--help" || name == "-h") { o.help = true; continue; }
+    if (name == "--help" || name == "-h") {
+      o.help = true;
+      continue;
+    }
     if (name == "--html") {  // the page (html_report.h); kept apart from the list below
       if (!hasValue && i + 1 >= argc) return Status(Code::kInvalidArgument, "--html needs a value");
       o.htmlPath = hasValue ? value : argv[++i];
       continue;
     }
-    if (name == "--verbose") { o.verbose = true; continue; }
-    if (name == "--check") { o.checkOnly = true; continue; }
-    if (name == "--verify") { o.verify = true; continue; }
-    if (name == "--pxn") { o.pxn = true; continue; }
-    static const char* const kValued[] = {"--transport", "--ifname", "--hca", "--pace",   "--format", "--iterations",
-                                          "--warmup",    "--scale",  "--resize", "--delay",  "--ops",    "--groups", "--timeout",
-                                          "--report",    "--json",   "--rate",   "--rows",   "--world-size",
-                                          "--tp",        "--ep",     "--pp",     "--max-buffer", "--simai-rules",
-                                          "--intra-node", "--gpus-per-node", "--algo", "--proto", "--nccl-log",
-                                          "--comm-group", "--staging"};
+    if (name == "--verbose") {
+      o.verbose = true;
+      continue;
+    }
+    if (name == "--check") {
+      o.checkOnly = true;
+      continue;
+    }
+    if (name == "--verify") {
+      o.verify = true;
+      continue;
+    }
+    if (name == "--pxn") {
+      o.pxn = true;
+      continue;
+    }
+    static const char* const kValued[] = {
+        "--transport",  "--ifname",      "--hca",        "--pace",          "--format", "--iterations", "--warmup",
+        "--scale",      "--resize",      "--delay",      "--ops",           "--groups", "--timeout",    "--report",
+        "--json",       "--rate",        "--rows",       "--world-size",    "--tp",     "--ep",         "--pp",
+        "--max-buffer", "--simai-rules", "--intra-node", "--gpus-per-node", "--algo",   "--proto",      "--nccl-log",
+        "--comm-group", "--staging"};
     if (std::find(std::begin(kValued), std::end(kValued), name) == std::end(kValued)) {
       return Status(Code::kInvalidArgument, fmt::format("unknown option {}", name));
     }
@@ -227,7 +241,9 @@ Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
     }
   }
   if (o.input.empty() && !o.help) {
-    return Status(Code::kInvalidArgument, "no input: give a trace directory, a SimAI .txt, an AICB .csv, a Chakra trace or PyTorch execution traces");
+    return Status(
+        Code::kInvalidArgument,
+        "no input: give a trace directory, a SimAI .txt, an AICB .csv, a Chakra trace or PyTorch execution traces");
   }
   return o;
 }

@@ -21,8 +21,8 @@ struct Member {
 
 struct CommIndex {
   const CommGroup* comm = nullptr;
-  std::vector<std::vector<uint32_t>> collectives;                 // per comm rank: op indices
-  std::map<std::pair<int, int>, std::vector<uint32_t>> sends;     // (from, to) comm ranks
+  std::vector<std::vector<uint32_t>> collectives;              // per comm rank: op indices
+  std::map<std::pair<int, int>, std::vector<uint32_t>> sends;  // (from, to) comm ranks
   std::map<std::pair<int, int>, std::vector<uint32_t>> recvs;
 };
 
@@ -251,7 +251,8 @@ ReplayReport buildReport(const ReportInput& in) {
   report.rateGBps = in.rateGBps;
   report.ranks = in.counters;
   report.endpoints = in.endpoints;
-  if (static_cast<int>(in.endpoints.size()) == w.worldSize) report.traffic = buildHostTraffic(in.endpoints, in.counters);
+  if (static_cast<int>(in.endpoints.size()) == w.worldSize)
+    report.traffic = buildHostTraffic(in.endpoints, in.counters);
   for (int g = 0; g < w.worldSize; ++g) {
     const RankCounters& c = in.counters[g];
     int64_t start = c.runStartNs;

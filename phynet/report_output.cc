@@ -17,7 +17,9 @@ namespace nshim::phynet {
 namespace {
 
 struct FileCloser {
-  void operator()(FILE* f) const { if (f) std::fclose(f); }
+  void operator()(FILE* f) const {
+    if (f) std::fclose(f);
+  }
 };
 using File = std::unique_ptr<FILE, FileCloser>;
 
@@ -60,10 +62,13 @@ std::string commText(uint64_t id) { return trace::commIdText(id); }
 void printRecordedClock(FILE* out, RecordedClock clock) {
   const char* what = "";
   switch (clock) {
-    case RecordedClock::kGpu: what = "NCCL's GPU time of each call (the trace was GPU-timed); ratio = replay / recorded"; break;
+    case RecordedClock::kGpu:
+      what = "NCCL's GPU time of each call (the trace was GPU-timed); ratio = replay / recorded";
+      break;
     case RecordedClock::kCpuCall:
-      what = "the CPU time of each call (an enqueue, not the op's duration: the capture was not GPU-timed); "
-             "no ratio (capture with NCCLSHIM_GPU_TIMING=1 to compare)";
+      what =
+          "the CPU time of each call (an enqueue, not the op's duration: the capture was not GPU-timed); "
+          "no ratio (capture with NCCLSHIM_GPU_TIMING=1 to compare)";
       break;
     case RecordedClock::kMixed:
       what = "GPU time for some calls, CPU call time for others (GPU timing was partial); no ratio";
@@ -101,13 +106,17 @@ void printStraggler(FILE* out, const Straggler& s) {
   if (s.waitingOps == 0) {
     fmt::print(out, "# waiting for ranks  : no operation waited over 5 % of its time for a late rank\n");
   } else if (s.rank < 0) {
-    fmt::print(out, "# waiting for ranks  : up to {} operations of a rank waited over 5 % of their time for a late "
-               "member; no rank was the late one in 90 % of those it took part in\n", s.waitingOps);
+    fmt::print(out,
+               "# waiting for ranks  : up to {} operations of a rank waited over 5 % of their time for a late "
+               "member; no rank was the late one in 90 % of those it took part in\n",
+               s.waitingOps);
   } else {
-    fmt::print(out, "# waiting for ranks  : rank {} started last in {} of the {} operations it took part in that "
-               "waited over 5 % of their time (a straggler): the others waited {:.3f} ms per operation for it, {:.3f} ms "
-               "in all\n",
-               s.rank, s.lastIn, s.waitingOps, s.waitUs * 1e-3 / static_cast<double>(s.lastIn), s.waitUs * 1e-3);
+    fmt::print(
+        out,
+        "# waiting for ranks  : rank {} started last in {} of the {} operations it took part in that "
+        "waited over 5 % of their time (a straggler): the others waited {:.3f} ms per operation for it, {:.3f} ms "
+        "in all\n",
+        s.rank, s.lastIn, s.waitingOps, s.waitUs * 1e-3 / static_cast<double>(s.lastIn), s.waitUs * 1e-3);
   }
 }
 
@@ -120,8 +129,10 @@ void printStepTimes(FILE* out, const StepTimes& steps) {
   const std::vector<double>& t = steps.timesUs;
   double sum = 0;
   for (double us : t) sum += us;
-  fmt::print(out, "# training iterations : {} per pass ({} calls each on rank 0{}, found in the trace): time (ms) "
-             "mean {:.3f}, min {:.3f}, max {:.3f}\n", steps.perPass, steps.callsPerIteration,
+  fmt::print(out,
+             "# training iterations : {} per pass ({} calls each on rank 0{}, found in the trace): time (ms) "
+             "mean {:.3f}, min {:.3f}, max {:.3f}\n",
+             steps.perPass, steps.callsPerIteration,
              steps.warmupCalls ? fmt::format(", after {} warm-up calls", steps.warmupCalls) : std::string(),
              sum / static_cast<double>(t.size()) * 1e-3, *std::min_element(t.begin(), t.end()) * 1e-3,
              *std::max_element(t.begin(), t.end()) * 1e-3);
@@ -145,11 +156,14 @@ static void printStartAndMemory(FILE* out, const ReplayReport& r) {
     if (c.plannedBufferBytes > r.ranks[plannedRank].plannedBufferBytes) plannedRank = g;
     lowestPeak = std::min(lowestPeak, c.peakRssBytes);
   }
-  fmt::print(out, "# timing starts       : together on all ranks, after every rank's connections were made and its "
+  fmt::print(out,
+             "# timing starts       : together on all ranks, after every rank's connections were made and its "
              "buffers allocated (ranks became ready over {:.1f} ms); set-up is not in any operation's time\n",
              (lastReady - firstReady) * 1e-6);
-  fmt::print(out, "# memory per rank     : peak RSS {} (rank {}), lowest {}; replay buffers planned {} at most "
-             "(rank {})\n", memoryText(r.ranks[peakRank].peakRssBytes), peakRank, memoryText(lowestPeak),
+  fmt::print(out,
+             "# memory per rank     : peak RSS {} (rank {}), lowest {}; replay buffers planned {} at most "
+             "(rank {})\n",
+             memoryText(r.ranks[peakRank].peakRssBytes), peakRank, memoryText(lowestPeak),
              memoryText(r.ranks[plannedRank].plannedBufferBytes), plannedRank);
 }
 
@@ -158,24 +172,27 @@ void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxR
   fmt::print(out, "# world {} ranks, transport {}, pace {}, iterations {} (+{} warmup), scale {:g}, rate {}\n",
              r.worldSize, h.transport, h.pace, r.iterations, r.warmup, h.scale,
              r.rateGBps > 0 ? fmt::format("{:g} GB/s", r.rateGBps) : "-");
-  fmt::print(out, "#\n# {:<13} {:<6} {:<18} {:>5} {:>4} {:>6} {:>11} {:<9} {:>12} {:<12} {:>10} {:>8} {:>8} {:>6} "
-             "{:>10} {:>6}  {}\n", "op", "group", "comm", "ranks", "iter", "seq", "count", "type", "bytes", "algo",
-             "time(us)", "algbw", "busbw", "eff(%)", "recorded", "ratio", "peers");
+  fmt::print(out,
+             "#\n# {:<13} {:<6} {:<18} {:>5} {:>4} {:>6} {:>11} {:<9} {:>12} {:<12} {:>10} {:>8} {:>8} {:>6} "
+             "{:>10} {:>6}  {}\n",
+             "op", "group", "comm", "ranks", "iter", "seq", "count", "type", "bytes", "algo", "time(us)", "algbw",
+             "busbw", "eff(%)", "recorded", "ratio", "peers");
   int shown = 0;
   for (const OpRow& row : r.rows) {
     if (shown++ >= maxRows) break;
-    fmt::print(out, "  {:<13} {:<6} {:<18} {:>5} {:>4} {:>6} {:>11} {:<9} {:>12} {:<12} {:>10.1f} {:>8.3f} {:>8.3f} "
-               "{:>6} {:>10} {:>6}  {}\n", row.op, row.label, commText(row.commId), row.nranks, row.iteration, row.seq,
-               row.count, dataTypeName(row.type), row.bytes, algorithmText(row), row.timeUs, row.algbw, row.busbw,
-               known(row.efficiency, "{:.1f}"), known(row.recordedUs, "{:.1f}"), known(row.ratio, "{:.2f}"),
-               row.ranks);
+    fmt::print(out,
+               "  {:<13} {:<6} {:<18} {:>5} {:>4} {:>6} {:>11} {:<9} {:>12} {:<12} {:>10.1f} {:>8.3f} {:>8.3f} "
+               "{:>6} {:>10} {:>6}  {}\n",
+               row.op, row.label, commText(row.commId), row.nranks, row.iteration, row.seq, row.count,
+               dataTypeName(row.type), row.bytes, algorithmText(row), row.timeUs, row.algbw, row.busbw,
+               known(row.efficiency, "{:.1f}"), known(row.recordedUs, "{:.1f}"), known(row.ratio, "{:.2f}"), row.ranks);
   }
   if (r.rows.size() > static_cast<size_t>(maxRows)) {
     fmt::print(out, "#  ... {} more operation rows (all are in --report / --json)\n", r.rows.size() - maxRows);
   }
   fmt::print(out, "#\n# summary by op, group and size (algbw/busbw in GB/s)\n");
-  fmt::print(out, "# {:<13} {:<6} {:>7} {:>7} {:>14} {:>14} {:>11} {:>11} {:>14}\n", "op", "group", "size<=",
-             "count", "total_bytes", "mean_time(us)", "mean_busbw", "mean_eff(%)", "recorded(us)");
+  fmt::print(out, "# {:<13} {:<6} {:>7} {:>7} {:>14} {:>14} {:>11} {:>11} {:>14}\n", "op", "group", "size<=", "count",
+             "total_bytes", "mean_time(us)", "mean_busbw", "mean_eff(%)", "recorded(us)");
   double busbwSum = 0;
   for (const SummaryRow& s : r.summary) {
     fmt::print(out, "  {:<13} {:<6} {:>7} {:>7} {:>14} {:>14.1f} {:>11.3f} {:>11} {:>14}\n", s.op, s.label,
@@ -194,7 +211,8 @@ void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxR
   printTimeline(out, r, maxRows);
   printNcclSettings(out, r);
   printStartAndMemory(out, r);
-  fmt::print(out, "# per-rank counts (all iterations; wire = transport payload bytes, model = the algorithms' "
+  fmt::print(out,
+             "# per-rank counts (all iterations; wire = transport payload bytes, model = the algorithms' "
              "formula)\n");
   // Ranks whose counts are equal share one line, "# ranks 0-3,6: ..." ("# rank N: ..." alone; the
   // JSON has every rank). wire_zero_copy last: scripts read the fields before it by position.
@@ -223,13 +241,14 @@ void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxR
 Status writeCsvReport(const std::string& path, const ReplayReport& r) {
   NS_ASSIGN_OR_RETURN(File file, openForWrite(path));
   FILE* f = file.get();
-  fmt::print(f, "op,group,comm,nranks,iteration,seq,count,type,bytes,peers,algorithm,channels,start_us,time_us,"
+  fmt::print(f,
+             "op,group,comm,nranks,iteration,seq,count,type,bytes,peers,algorithm,channels,start_us,time_us,"
              "algbw_gbps,busbw_gbps,efficiency_pct,recorded_us,ratio,protocol\n");
   for (const OpRow& row : r.rows) {
     fmt::print(f, "{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.6g},{:.6g},{},{},{},{}\n", row.op, row.label,
                commText(row.commId), row.nranks, row.iteration, row.seq, row.count, dataTypeName(row.type), row.bytes,
-               row.ranks, row.algorithm, row.channels, row.startUs, row.timeUs, row.algbw, row.busbw, csvNumber(row.efficiency),
-               csvNumber(row.recordedUs), csvNumber(row.ratio), row.protocol);
+               row.ranks, row.algorithm, row.channels, row.startUs, row.timeUs, row.algbw, row.busbw,
+               csvNumber(row.efficiency), csvNumber(row.recordedUs), csvNumber(row.ratio), row.protocol);
   }
   return closeChecked(std::move(file), path);
 }
@@ -237,56 +256,67 @@ Status writeCsvReport(const std::string& path, const ReplayReport& r) {
 Status writeJsonReport(const std::string& path, const ReplayReport& r, const TextHeader& h) {
   NS_ASSIGN_OR_RETURN(File file, openForWrite(path));
   FILE* f = file.get();
-  fmt::print(f, "{{\"description\":{},\"world_size\":{},\"transport\":{},\"pace\":{},\"iterations\":{},\"warmup\":{},"
+  fmt::print(f,
+             "{{\"description\":{},\"world_size\":{},\"transport\":{},\"pace\":{},\"iterations\":{},\"warmup\":{},"
              "\"scale\":{:g},\"rate_gbps\":{},\"end_to_end_s\":{:.9f},\"recorded_clock\":{},\n\"ranks\":[",
-             jsonQuoted(r.description), r.worldSize, jsonQuoted(h.transport), jsonQuoted(h.pace), r.iterations, r.warmup,
-             h.scale, r.rateGBps > 0 ? fmt::format("{:g}", r.rateGBps) : "null", r.endToEndSeconds,
+             jsonQuoted(r.description), r.worldSize, jsonQuoted(h.transport), jsonQuoted(h.pace), r.iterations,
+             r.warmup, h.scale, r.rateGBps > 0 ? fmt::format("{:g}", r.rateGBps) : "null", r.endToEndSeconds,
              jsonQuoted(recordedClockName(r.recordedClock)));
   for (size_t g = 0; g < r.ranks.size(); ++g) {
     const RankCounters& c = r.ranks[g];
-    fmt::print(f, "{}{{\"rank\":{},\"ops\":{},\"op_bytes\":{},\"wire_sent\":{},\"wire_received\":{},\"model_sent\":{},"
+    fmt::print(f,
+               "{}{{\"rank\":{},\"ops\":{},\"op_bytes\":{},\"wire_sent\":{},\"wire_received\":{},\"model_sent\":{},"
                "\"wire_zero_copy\":{},\"ready_ns\":{},\"run_start_ns\":{},\"planned_buffer_bytes\":{},"
-               "\"peak_rss_bytes\":{}{}{}}}", g ? "," : "", g, c.ops, c.opBytes, c.wireSent, c.wireReceived,
-               c.modelSent, c.wireZeroCopy, c.readyNs, c.runStartNs, c.plannedBufferBytes, c.peakRssBytes,
+               "\"peak_rss_bytes\":{}{}{}}}",
+               g ? "," : "", g, c.ops, c.opBytes, c.wireSent, c.wireReceived, c.modelSent, c.wireZeroCopy, c.readyNs,
+               c.runStartNs, c.plannedBufferBytes, c.peakRssBytes,
                h.verified ? fmt::format(",\"verified_bytes\":{}", c.bytesVerified) : std::string(),
                rankEndpointJson(r, static_cast<int>(g)));
   }
-  fmt::print(f, "]{}{},\n\"training_iterations\":{{\"per_pass\":{},\"calls\":{},\"warmup_calls\":{},\"note\":{},"
-             "\"time_us\":[", hostTrafficJson(r), timeJson(r), r.steps.perPass, r.steps.callsPerIteration, r.steps.warmupCalls,
+  fmt::print(f,
+             "]{}{},\n\"training_iterations\":{{\"per_pass\":{},\"calls\":{},\"warmup_calls\":{},\"note\":{},"
+             "\"time_us\":[",
+             hostTrafficJson(r), timeJson(r), r.steps.perPass, r.steps.callsPerIteration, r.steps.warmupCalls,
              jsonQuoted(r.steps.note));
   for (size_t i = 0; i < r.steps.timesUs.size(); ++i) fmt::print(f, "{}{:.3f}", i ? "," : "", r.steps.timesUs[i]);
-  fmt::print(f, "]}},\n\"straggler\":{{\"rank\":{},\"last_in\":{},\"waiting_ops\":{},\"wait_us\":{:.3f}}},"
-             "\n\"slow_ops\":[", r.straggler.rank, r.straggler.lastIn, r.straggler.waitingOps, r.straggler.waitUs);
+  fmt::print(f,
+             "]}},\n\"straggler\":{{\"rank\":{},\"last_in\":{},\"waiting_ops\":{},\"wait_us\":{:.3f}}},"
+             "\n\"slow_ops\":[",
+             r.straggler.rank, r.straggler.lastIn, r.straggler.waitingOps, r.straggler.waitUs);
   for (size_t i = 0; i < r.slowOps.size(); ++i) {
     const SlowOp& s = r.slowOps[i];
     const OpRow& row = r.rows[s.row];
     // "group" first: a slow op is not an op row to readers that scan for {"op": lines (job_report.cc)
-    fmt::print(f, "{}\n{{\"group\":{},\"op\":{},\"iteration\":{},\"seq\":{},\"bytes\":{},\"time_us\":{:.3f},"
-               "\"median_us\":{:.3f},\"factor\":{:.2f},\"hosts\":{}}}", i ? "," : "", jsonQuoted(row.label),
-               jsonQuoted(row.op), row.iteration, row.seq, row.bytes, row.timeUs, s.medianUs, s.factor,
-               jsonQuoted(s.hosts));
+    fmt::print(f,
+               "{}\n{{\"group\":{},\"op\":{},\"iteration\":{},\"seq\":{},\"bytes\":{},\"time_us\":{:.3f},"
+               "\"median_us\":{:.3f},\"factor\":{:.2f},\"hosts\":{}}}",
+               i ? "," : "", jsonQuoted(row.label), jsonQuoted(row.op), row.iteration, row.seq, row.bytes, row.timeUs,
+               s.medianUs, s.factor, jsonQuoted(s.hosts));
   }
   fmt::print(f, "],\n\"summary\":[");
   for (size_t i = 0; i < r.summary.size(); ++i) {
     const SummaryRow& s = r.summary[i];
-    fmt::print(f, "{}\n{{\"op\":{},\"group\":{},\"size_bucket\":{},\"count\":{},\"total_bytes\":{},\"mean_time_us\":{:.3f},"
-               "\"mean_busbw_gbps\":{:.6g},\"mean_efficiency_pct\":{},\"mean_recorded_us\":{}}}", i ? "," : "",
-               jsonQuoted(s.op), jsonQuoted(s.label), s.bucketBytes, s.count, s.totalBytes, s.meanTimeUs, s.meanBusbw,
-               jsonNumber(s.meanEfficiency), jsonNumber(s.meanRecordedUs));
+    fmt::print(
+        f,
+        "{}\n{{\"op\":{},\"group\":{},\"size_bucket\":{},\"count\":{},\"total_bytes\":{},\"mean_time_us\":{:.3f},"
+        "\"mean_busbw_gbps\":{:.6g},\"mean_efficiency_pct\":{},\"mean_recorded_us\":{}}}",
+        i ? "," : "", jsonQuoted(s.op), jsonQuoted(s.label), s.bucketBytes, s.count, s.totalBytes, s.meanTimeUs,
+        s.meanBusbw, jsonNumber(s.meanEfficiency), jsonNumber(s.meanRecordedUs));
   }
   fmt::print(f, "],\n\"ops\":[");
   for (size_t i = 0; i < r.rows.size(); ++i) {
     const OpRow& row = r.rows[i];
-    fmt::print(f, "{}\n{{\"op\":{},\"group\":{},\"comm\":{},\"nranks\":{},\"iteration\":{},\"seq\":{},\"count\":{},"
-               "\"type\":{},\"bytes\":{},\"peers\":{},\"algorithm\":{},\"channels\":{},\"protocol\":{},\"start_us\":{:.3f},\"time_us\":{:.3f},\"algbw_gbps\":{:.6g},"
+    fmt::print(f,
+               "{}\n{{\"op\":{},\"group\":{},\"comm\":{},\"nranks\":{},\"iteration\":{},\"seq\":{},\"count\":{},"
+               "\"type\":{},\"bytes\":{},\"peers\":{},\"algorithm\":{},\"channels\":{},\"protocol\":{},\"start_us\":{:."
+               "3f},\"time_us\":{:.3f},\"algbw_gbps\":{:.6g},"
                "\"busbw_gbps\":{:.6g},\"efficiency_pct\":{},\"recorded_us\":{},\"ratio\":{},\"wait_us\":{:.3f},"
-               "\"move_us\":{:.3f},\"last_rank\":{},\"recorded_start_us\":{}}}", i ? "," : "",
-               jsonQuoted(row.op), jsonQuoted(row.label), jsonQuoted(commText(row.commId)), row.nranks, row.iteration,
-               row.seq, row.count, jsonQuoted(dataTypeName(row.type)), row.bytes, jsonQuoted(row.ranks), jsonQuoted(row.algorithm),
-               row.channels, jsonQuoted(row.protocol), row.startUs,
-               row.timeUs, row.algbw, row.busbw, jsonNumber(row.efficiency), jsonNumber(row.recordedUs),
-               jsonNumber(row.ratio), row.waitUs, row.moveUs, row.lastRank,
-               jsonNumber(row.recordedStartUs));
+               "\"move_us\":{:.3f},\"last_rank\":{},\"recorded_start_us\":{}}}",
+               i ? "," : "", jsonQuoted(row.op), jsonQuoted(row.label), jsonQuoted(commText(row.commId)), row.nranks,
+               row.iteration, row.seq, row.count, jsonQuoted(dataTypeName(row.type)), row.bytes, jsonQuoted(row.ranks),
+               jsonQuoted(row.algorithm), row.channels, jsonQuoted(row.protocol), row.startUs, row.timeUs, row.algbw,
+               row.busbw, jsonNumber(row.efficiency), jsonNumber(row.recordedUs), jsonNumber(row.ratio), row.waitUs,
+               row.moveUs, row.lastRank, jsonNumber(row.recordedStartUs));
   }
   fmt::print(f, "]}}\n");
   return closeChecked(std::move(file), path);

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <string>
 
-#include "common/status.h"
 #include "common/json_text.h"
+#include "common/status.h"
 #include "phynet/report.h"
 #include "phynet/workload_names.h"
 #include "workload/size_bucket.h"

@@ -13,9 +13,10 @@ std::string ratioText(double replay, double capture) {
 }
 
 std::string figuresJson(const TimelineFigures& f) {
-  return fmt::format("{{\"comm_us\":{:.3f},\"exposed_us\":{:.3f},\"busy_us\":{:.3f},\"span_us\":{:.3f},\"idle_us\":{:.3f},"
-                     "\"overlap_pairs\":{},\"ops\":{}}}", f.commUs, f.exposedUs, f.busyUs, f.spanUs, f.idleUs,
-                     f.overlapPairs, f.ops);
+  return fmt::format(
+      "{{\"comm_us\":{:.3f},\"exposed_us\":{:.3f},\"busy_us\":{:.3f},\"span_us\":{:.3f},\"idle_us\":{:.3f},"
+      "\"overlap_pairs\":{},\"ops\":{}}}",
+      f.commUs, f.exposedUs, f.busyUs, f.spanUs, f.idleUs, f.overlapPairs, f.ops);
 }
 
 std::string rankTimelineJson(const RankTimeline& t) {
@@ -46,7 +47,8 @@ std::string ratioSpread(const std::vector<RankTimeline>& rows, Figure figure) {
 void printNcclSettings(FILE* out, const ReplayReport& r) {
   if (r.ncclSettings.empty() && r.ncclNote.empty()) return;  // nothing set anywhere: nothing to say
   if (r.ncclSettings.empty()) {
-    fmt::print(out, "# NCCL settings       : none set (neither the capture nor this environment sets a traffic-shaping "
+    fmt::print(out,
+               "# NCCL settings       : none set (neither the capture nor this environment sets a traffic-shaping "
                "NCCL_* variable)\n");
   } else {
     fmt::print(out, "# NCCL settings       : {} in force (where each came from; read = looked up by this replay)\n",
@@ -60,7 +62,9 @@ void printNcclSettings(FILE* out, const ReplayReport& r) {
         case NcclSource::kCaptureNotApplied: from = "from the capture, not applied: " + s.via; break;
       }
       if (!s.captured.empty()) from += fmt::format("; the capture had {}", s.captured);
-      const char* used = s.source == NcclSource::kCaptureNotApplied ? "" : s.read ? ", read" : ", not read by this replay";
+      const char* used = s.source == NcclSource::kCaptureNotApplied ? ""
+                         : s.read                                   ? ", read"
+                                                                    : ", not read by this replay";
       fmt::print(out, "#   {}={}  {}{}\n", s.name, s.value, from, used);
     }
   }
@@ -74,7 +78,8 @@ void printTimeline(FILE* out, const ReplayReport& r, int maxRows) {
   if (t.note.empty() || (!t.captured && !t.paced)) return;
   fmt::print(out, "# job timeline        : {}\n", t.note);
   if (!t.captured) return;
-  fmt::print(out, "#   per rank, capture -> replay: communication (us), exposed communication (us), overlapping op "
+  fmt::print(out,
+             "#   per rank, capture -> replay: communication (us), exposed communication (us), overlapping op "
              "pairs\n");
   int shown = 0;
   for (const RankTimeline& k : t.ranks) {
@@ -82,15 +87,20 @@ void printTimeline(FILE* out, const ReplayReport& r, int maxRows) {
       fmt::print(out, "#   ... {} more ranks (all are in --json)\n", t.ranks.size() - maxRows);
       break;
     }
-    fmt::print(out, "#   rank {}: communication {:.1f} -> {:.1f} ({}), exposed {:.1f} -> {:.1f} ({}), overlapping "
-               "pairs {} -> {}\n", k.rank, k.capture.commUs, k.replay.commUs, ratioText(k.replay.commUs, k.capture.commUs),
+    fmt::print(out,
+               "#   rank {}: communication {:.1f} -> {:.1f} ({}), exposed {:.1f} -> {:.1f} ({}), overlapping "
+               "pairs {} -> {}\n",
+               k.rank, k.capture.commUs, k.replay.commUs, ratioText(k.replay.commUs, k.capture.commUs),
                k.capture.exposedUs, k.replay.exposedUs, ratioText(k.replay.exposedUs, k.capture.exposedUs),
                k.capture.overlapPairs, k.replay.overlapPairs);
   }
-  fmt::print(out, "# overlapping op pairs: capture {}, replay {:.0f} (ops of different communicators in flight at once "
-             "on a rank, all ranks; replay: mean per pass)\n", t.captureOverlapPairs, t.replayOverlapPairs);
+  fmt::print(out,
+             "# overlapping op pairs: capture {}, replay {:.0f} (ops of different communicators in flight at once "
+             "on a rank, all ranks; replay: mean per pass)\n",
+             t.captureOverlapPairs, t.replayOverlapPairs);
   if (t.iterations.empty()) {
-    fmt::print(out, "# per iteration       : no training iterations found in the ranks' ops (the figures above are "
+    fmt::print(out,
+               "# per iteration       : no training iterations found in the ranks' ops (the figures above are "
                "per whole pass)\n");
   } else {
     fmt::print(out, "# per iteration       : {} rank-iterations, replay / capture: communication {}, exposed {}\n",
@@ -103,15 +113,18 @@ std::string timeJson(const ReplayReport& r) {
   std::string out = ",\n\"nccl_settings\":[";
   for (size_t i = 0; i < r.ncclSettings.size(); ++i) {
     const NcclSettingInForce& s = r.ncclSettings[i];
-    out += fmt::format("{}{{\"name\":{},\"value\":{},\"source\":{},\"via\":{},\"captured\":{},\"read\":{}}}", i ? "," : "",
-                       jsonQuoted(s.name), jsonQuoted(s.value), jsonQuoted(ncclSourceName(s.source)), jsonQuoted(s.via),
-                       s.captured.empty() ? "null" : jsonQuoted(s.captured), s.read ? "true" : "false");
+    out +=
+        fmt::format("{}{{\"name\":{},\"value\":{},\"source\":{},\"via\":{},\"captured\":{},\"read\":{}}}", i ? "," : "",
+                    jsonQuoted(s.name), jsonQuoted(s.value), jsonQuoted(ncclSourceName(s.source)), jsonQuoted(s.via),
+                    s.captured.empty() ? "null" : jsonQuoted(s.captured), s.read ? "true" : "false");
   }
   out += fmt::format("],\"nccl_settings_note\":{},\n", jsonQuoted(r.ncclNote));
   const TimelineScore& t = r.timeline;
-  out += fmt::format("\"timeline\":{{\"captured\":{},\"paced\":{},\"note\":{},\"capture_overlap_pairs\":{},"
-                     "\"replay_overlap_pairs\":{:.1f},\"ranks\":[", t.captured ? "true" : "false",
-                     t.paced ? "true" : "false", jsonQuoted(t.note), t.captureOverlapPairs, t.replayOverlapPairs);
+  out += fmt::format(
+      "\"timeline\":{{\"captured\":{},\"paced\":{},\"note\":{},\"capture_overlap_pairs\":{},"
+      "\"replay_overlap_pairs\":{:.1f},\"ranks\":[",
+      t.captured ? "true" : "false", t.paced ? "true" : "false", jsonQuoted(t.note), t.captureOverlapPairs,
+      t.replayOverlapPairs);
   for (size_t i = 0; i < t.ranks.size(); ++i) out += (i ? "," : "") + rankTimelineJson(t.ranks[i]);
   out += "],\"iterations\":[";
   for (size_t i = 0; i < t.iterations.size(); ++i) out += (i ? "," : "") + rankTimelineJson(t.iterations[i]);

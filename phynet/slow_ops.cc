@@ -19,9 +19,7 @@ std::vector<int> rowRanks(const OpRow& row, const Workload& workload) {
     if (arrow != std::string::npos) {
       try {
         return {std::stoi(row.ranks.substr(0, arrow)), std::stoi(row.ranks.substr(arrow + 2))};
-      } catch (const std::exception&) {
-        return {};
-      }
+      } catch (const std::exception&) { return {}; }
     }
   }
   const CommGroup* comm = workload.findComm(row.commId);

@@ -16,10 +16,10 @@ namespace nshim::phynet {
 struct OpRow;
 
 struct SlowOp {
-  size_t row = 0;            // index into the report's rows
-  double medianUs = 0;       // its class's median time
-  double factor = 0;         // its time / the median
-  std::string hosts;         // "h1 - h2" (the member hosts, a pair or a list); "" when not known
+  size_t row = 0;       // index into the report's rows
+  double medianUs = 0;  // its class's median time
+  double factor = 0;    // its time / the median
+  std::string hosts;    // "h1 - h2" (the member hosts, a pair or a list); "" when not known
 };
 
 // Slow: over `factor` times its class's median and at least `marginUs` more, in a class of at

@@ -8,8 +8,8 @@ namespace nshim::phynet {
 std::string stallLine(int globalRank, double waitedSeconds, const CommGroup& group, const WorkOp& op,
                       uint32_t iteration, uint32_t batchOps, const WaitNote::Snapshot& wait) {
   const bool known = wait.peer >= 0 && wait.peer < static_cast<int>(group.members.size());
-  const std::string peer = known ? fmt::format("rank {}", group.members[wait.peer])
-                                 : fmt::format("communicator rank {}", wait.peer);
+  const std::string peer =
+      known ? fmt::format("rank {}", group.members[wait.peer]) : fmt::format("communicator rank {}", wait.peer);
   return fmt::format("phynet: rank {} waits {:.1f} s on comm {} {} seq {} (iteration {}{}{}) for {} ({} it)",
                      globalRank, waitedSeconds, commName(group), opKindName(op.kind), op.seq, iteration,
                      op.source.empty() ? "" : ", " + op.source.str(),
@@ -17,8 +17,8 @@ std::string stallLine(int globalRank, double waitedSeconds, const CommGroup& gro
                      wait.isSend ? "a send to" : "a receive from");
 }
 
-StallReporter::StallReporter(int globalRank, const std::vector<WorkOp>& ops,
-                             std::vector<const CommExecutor*> executors, FILE* out)
+StallReporter::StallReporter(int globalRank, const std::vector<WorkOp>& ops, std::vector<const CommExecutor*> executors,
+                             FILE* out)
     : globalRank_(globalRank), ops_(ops), executors_(std::move(executors)), shown_(executors_.size()), out_(out) {}
 
 int StallReporter::tick(int64_t now, int64_t lastProgressNs) {

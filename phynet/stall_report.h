@@ -12,8 +12,8 @@
 
 #include "phynet/comm_executor.h"
 #include "phynet/workload_names.h"
-#include "workload/workload.h"
 #include "transport/core/wait_note.h"
+#include "workload/workload.h"
 
 namespace nshim::phynet {
 

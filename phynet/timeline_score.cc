@@ -73,8 +73,10 @@ TimelineScore scoreTimelines(const Workload& workload, const std::vector<std::ve
     if (!capturedGpuTimeline(workload.ranks[g].ops, &captured[g])) {
       s.note = workload.ranks[g].ops.empty()
                    ? fmt::format("rank {} has no operations: no job timeline to score the replay against", g)
-                   : fmt::format("rank {}'s capture is not GPU-timed ({}): there is no job timeline to score the replay "
-                                 "against (capture with NCCLSHIM_GPU_TIMING=1)", g, clocksText(workload.ranks[g].ops));
+                   : fmt::format(
+                         "rank {}'s capture is not GPU-timed ({}): there is no job timeline to score the replay "
+                         "against (capture with NCCLSHIM_GPU_TIMING=1)",
+                         g, clocksText(workload.ranks[g].ops));
       return s;
     }
   }
@@ -85,8 +87,8 @@ TimelineScore scoreTimelines(const Workload& workload, const std::vector<std::ve
                    "are not the job's (replay with --pace recorded)";
   for (size_t g = 0; g < workload.ranks.size() && g < timings.size(); ++g) {
     const std::vector<WorkOp>& ops = workload.ranks[g].ops;
-    RankTimeline whole = score(static_cast<int>(g), -1, captured[g], ops, timings[g], 0, ops.size(), warmup,
-                               measured, &s.replayOverlapPairs);
+    RankTimeline whole = score(static_cast<int>(g), -1, captured[g], ops, timings[g], 0, ops.size(), warmup, measured,
+                               &s.replayOverlapPairs);
     s.captureOverlapPairs += whole.capture.overlapPairs;
     s.ranks.push_back(whole);
     const RankCounters& c = g < counters.size() ? counters[g] : RankCounters{};

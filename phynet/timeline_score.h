@@ -23,13 +23,13 @@ struct RankTimeline {
 };
 
 struct TimelineScore {
-  bool captured = false;             // every rank's capture is GPU-timed
-  bool paced = false;                // --pace recorded: the replay waited the recorded gaps
-  std::string note;                  // what the figures can be compared for, or why there are none
-  std::vector<RankTimeline> ranks;   // per rank
+  bool captured = false;                 // every rank's capture is GPU-timed
+  bool paced = false;                    // --pace recorded: the replay waited the recorded gaps
+  std::string note;                      // what the figures can be compared for, or why there are none
+  std::vector<RankTimeline> ranks;       // per rank
   std::vector<RankTimeline> iterations;  // per rank and training iteration
-  uint64_t captureOverlapPairs = 0;  // over all ranks
-  double replayOverlapPairs = 0;     // over all ranks, mean per pass
+  uint64_t captureOverlapPairs = 0;      // over all ranks
+  double replayOverlapPairs = 0;         // over all ranks, mean per pass
 };
 
 // `timings[g]`: rank g's op timings [pass * ops + index], passes = warmup + measured.

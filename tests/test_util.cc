@@ -18,7 +18,6 @@ namespace nshim::testing {
 
 bool runningUnderAddressSanitizer() { return &__asan_init != nullptr; }
 
-
 std::vector<std::string> runRanksInThreads(int nranks, const std::function<std::string(int)>& fn) {
   std::vector<std::string> results(nranks);
   std::vector<std::thread> threads;
@@ -30,8 +29,7 @@ std::vector<std::string> runRanksInThreads(int nranks, const std::function<std::
   return results;
 }
 
-std::vector<int> runRanksInProcesses(int nranks, const std::function<std::string(int)>& fn,
-                                     double timeoutSeconds) {
+std::vector<int> runRanksInProcesses(int nranks, const std::function<std::string(int)>& fn, double timeoutSeconds) {
   std::fflush(nullptr);
   // Every child waits for the end of this pipe (the parent closes it once all are forked) before it
   // starts: no rank talks to a bootstrap root thread of this process while it is still forking, so
@@ -45,8 +43,7 @@ std::vector<int> runRanksInProcesses(int nranks, const std::function<std::string
     if (pid == 0) {
       close(start[1]);
       char byte;
-      while (read(start[0], &byte, 1) < 0 && errno == EINTR) {
-      }
+      while (read(start[0], &byte, 1) < 0 && errno == EINTR) {}
       close(start[0]);
       std::string error = fn(rank);
       if (!error.empty()) std::fprintf(stderr, "rank %d: %s\n", rank, error.c_str());

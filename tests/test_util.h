@@ -14,8 +14,7 @@ std::vector<std::string> runRanksInThreads(int nranks, const std::function<std::
 // Forks `nranks` children running fn(rank); a child exits 0 when fn returns "" and 1 otherwise
 // (printing the message to stderr). Children still running after `timeoutSeconds` are killed.
 // Returns the exit code per rank (128 + signal when killed by a signal, -1 on timeout).
-std::vector<int> runRanksInProcesses(int nranks, const std::function<std::string(int rank)>& fn,
-                                     double timeoutSeconds);
+std::vector<int> runRanksInProcesses(int nranks, const std::function<std::string(int rank)>& fn, double timeoutSeconds);
 
 // Whether AddressSanitizer's runtime is in the process. Asked at run time: the sanitizer suite links
 // test objects compiled without it against its ASan engine, so __SANITIZE_ADDRESS__ cannot tell.

@@ -129,8 +129,8 @@ int run(const Options& opts) {
   if (!opts.replay.empty()) return runReplay(opts);
   unsetenv("NCCLSHIM_TRACE_DIR");
   double off = medianNsPerCall(opts, [](const OpRecord& r) { trace::recordOp(r); });
-  std::printf("recordOp, recording off:            %7.2f ns/record (median of %d batches of %d)\n", off,
-              opts.batches, opts.batch);
+  std::printf("recordOp, recording off:            %7.2f ns/record (median of %d batches of %d)\n", off, opts.batches,
+              opts.batch);
 
   char dir[] = "/tmp/ncclshim-bench-XXXXXX";
   if (mkdtemp(dir) == nullptr) {
@@ -151,9 +151,8 @@ int run(const Options& opts) {
     std::vector<double> perThread(opts.threads);
     std::vector<std::thread> threads;
     for (int t = 0; t < opts.threads; ++t) {
-      threads.emplace_back([&, t] {
-        perThread[t] = medianNsPerCall(opts, [&](const OpRecord& r) { recorder.recordOp(r); });
-      });
+      threads.emplace_back(
+          [&, t] { perThread[t] = medianNsPerCall(opts, [&](const OpRecord& r) { recorder.recordOp(r); }); });
     }
     for (auto& th : threads) th.join();
     expected += uint64_t(opts.threads) * opts.batches * opts.batch;
@@ -193,7 +192,9 @@ int main(int argc, char** argv) {
     else if (arg == "--keep") opts.keep = true;
     else if (arg == "--replay" && hasValue) opts.replay = argv[++i];
     else {
-      std::fprintf(stderr, "usage: bench_record [--batches N] [--batch N] [--threads N] [--pause-us N] [--keep] | --replay FILE\n");
+      std::fprintf(
+          stderr,
+          "usage: bench_record [--batches N] [--batch N] [--threads N] [--pause-us N] [--keep] | --replay FILE\n");
       return 2;
     }
   }

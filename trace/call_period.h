@@ -14,9 +14,9 @@ namespace nshim::trace {
 
 struct CallPeriod {
   bool found = false;
-  size_t period = 0;     // calls per iteration
-  size_t tailStart = 0;  // index of the first call of the periodic tail
-  size_t iterations = 0; // whole periods in the tail, counted back from the last call
+  size_t period = 0;      // calls per iteration
+  size_t tailStart = 0;   // index of the first call of the periodic tail
+  size_t iterations = 0;  // whole periods in the tail, counted back from the last call
 };
 
 CallPeriod findCallPeriod(const uint64_t* signatures, size_t count);

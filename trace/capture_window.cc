@@ -112,8 +112,8 @@ bool CaptureWindow::onMark(int64_t nowNs, uint64_t* iteration) {
   *iteration = iteration_;
   bool record;
   if (!open_.load(std::memory_order_relaxed)) {
-    const bool requested = startRequested_.load(std::memory_order_relaxed) &&
-                           !(spec_.start == WindowStart::kTime && windows_ > 0);
+    const bool requested =
+        startRequested_.load(std::memory_order_relaxed) && !(spec_.start == WindowStart::kTime && windows_ > 0);
     record = (spec_.start == WindowStart::kIteration && windows_ == 0 && iteration_ >= spec_.at) ||
              (spec_.start != WindowStart::kIteration && spec_.start != WindowStart::kCall && requested);
     if (record) openNow(nowNs, true);

@@ -21,11 +21,11 @@ enum class WindowStart { kIteration, kCall, kTime, kSignal, kFile };
 
 struct WindowSpec {
   WindowStart start = WindowStart::kIteration;
-  uint64_t at = 0;              // iter:N, call:N
-  double afterSeconds = 0;      // time:S
-  std::string path;             // file:PATH
-  uint64_t iterations = 0;      // NCCLSHIM_TRACE_ITERATIONS (0: no limit)
-  double seconds = 0;           // NCCLSHIM_TRACE_SECONDS (0: no limit)
+  uint64_t at = 0;          // iter:N, call:N
+  double afterSeconds = 0;  // time:S
+  std::string path;         // file:PATH
+  uint64_t iterations = 0;  // NCCLSHIM_TRACE_ITERATIONS (0: no limit)
+  double seconds = 0;       // NCCLSHIM_TRACE_SECONDS (0: no limit)
 };
 
 // NCCLSHIM_TRACE_START's text: iter:N | call:N | time:SECONDS | signal | file:PATH; an error
@@ -58,8 +58,8 @@ class CaptureWindow {
   struct Change {
     bool opened = false;
     bool closed = false;
-    uint64_t iteration = 0;   // the iteration at the change
-    uint64_t calls = 0;       // calls before it
+    uint64_t iteration = 0;  // the iteration at the change
+    uint64_t calls = 0;      // calls before it
   };
   Change lastChange() const { return change_; }
   bool detectorGaveUp() const { return !marked_ && detector_.gaveUp(); }
@@ -72,8 +72,7 @@ class CaptureWindow {
   void openNow(int64_t nowNs, bool atBoundary);
   void closeNow();
   void lock() {
-    while (busy_.exchange(true, std::memory_order_acquire)) {
-    }
+    while (busy_.exchange(true, std::memory_order_acquire)) {}
   }
   void unlock() { busy_.store(false, std::memory_order_release); }
 
@@ -83,13 +82,13 @@ class CaptureWindow {
   std::atomic<bool> startRequested_{false};
   std::atomic<bool> stopRequested_{false};
   OnlineIterations detector_;
-  bool marked_ = false;          // the job marks its steps: iterations from marks only
+  bool marked_ = false;  // the job marks its steps: iterations from marks only
   uint64_t marks_ = 0;
-  uint64_t calls_ = 0;           // collectives and point-to-point calls so far
-  uint64_t iteration_ = 0;       // the iteration now running (from 0)
-  uint64_t openIteration_ = 0;   // the first whole iteration of the open window
+  uint64_t calls_ = 0;          // collectives and point-to-point calls so far
+  uint64_t iteration_ = 0;      // the iteration now running (from 0)
+  uint64_t openIteration_ = 0;  // the first whole iteration of the open window
   int64_t openNs_ = 0;
-  uint64_t windows_ = 0;         // windows opened so far
+  uint64_t windows_ = 0;  // windows opened so far
   Change change_;
 };
 

@@ -136,7 +136,9 @@ class Cursor {
           case 'n': out.push_back('\n'); break;
           case 'r': out.push_back('\r'); break;
           case 't': out.push_back('\t'); break;
-          case 'u': if (!readUnicode(&out, error)) return false; break;
+          case 'u':
+            if (!readUnicode(&out, error)) return false;
+            break;
           default: return fail(error, "bad escape");
         }
       }
@@ -273,8 +275,7 @@ Status parseFlatJson(std::string_view line, FlatJsonObject* out) {
         error = cur.atEnd() ? "missing value" : "expected a value";
       }
       if (!ok) {
-        return Status(Code::kInvalidArgument,
-                      fmt::format("field '{}' (column {}): {}", field.key, valueColumn, error));
+        return Status(Code::kInvalidArgument, fmt::format("field '{}' (column {}): {}", field.key, valueColumn, error));
       }
       ++out->count_;
       cur.skipSpace();
@@ -335,8 +336,10 @@ Status getHex64(const FlatJsonObject& obj, std::string_view key, uint64_t* out) 
   uint64_t value = 0;
   for (size_t i = 2; i < text.size(); ++i) {
     char c = text[i];
-    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-            : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    int d = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
     if (d < 0) return fieldError(key, "expected \"0x\" and 1 to 16 hex digits");
     value = (value << 4) | uint64_t(d);
   }
@@ -344,8 +347,7 @@ Status getHex64(const FlatJsonObject& obj, std::string_view key, uint64_t* out) 
   return Status::Ok();
 }
 
-Status getOptionalInt64(const FlatJsonObject& obj, std::string_view key, int64_t lo, int64_t hi,
-                        int64_t* out) {
+Status getOptionalInt64(const FlatJsonObject& obj, std::string_view key, int64_t lo, int64_t hi, int64_t* out) {
   if (obj.find(key) == nullptr) return Status::Ok();
   return getInt64(obj, key, lo, hi, out);
 }

@@ -25,10 +25,10 @@ enum class JsonType { kString, kInteger, kNumber, kBool, kNull };
 struct JsonField {
   std::string_view key;
   JsonType type = JsonType::kNull;
-  std::string_view text;   // kString: the decoded string; kNumber: the literal
-  bool negative = false;   // kInteger: sign and magnitude (covers int64 and uint64)
+  std::string_view text;  // kString: the decoded string; kNumber: the literal
+  bool negative = false;  // kInteger: sign and magnitude (covers int64 and uint64)
   uint64_t magnitude = 0;
-  bool boolean = false;    // kBool
+  bool boolean = false;  // kBool
 };
 
 class FlatJsonObject {
@@ -55,8 +55,7 @@ Status parseFlatJson(std::string_view line, FlatJsonObject* out);
 // object has key `key` with an object value, `*inner` gets that object's text and `*rest` the line
 // without the field (for parseFlatJson), and `*found` is set. Strings are skipped with their escapes;
 // a nested object inside the value, or one that does not close, is an error naming the field.
-Status takeObjectField(std::string_view line, std::string_view key, std::string* rest, std::string* inner,
-                       bool* found);
+Status takeObjectField(std::string_view line, std::string_view key, std::string* rest, std::string* inner, bool* found);
 
 // Typed access with range checks; errors name the field: "field 'k': ...".
 Status getString(const FlatJsonObject& obj, std::string_view key, std::string* out);
@@ -66,7 +65,6 @@ Status getUint64(const FlatJsonObject& obj, std::string_view key, uint64_t* out)
 // "0x" followed by 1 to 16 hex digits.
 Status getHex64(const FlatJsonObject& obj, std::string_view key, uint64_t* out);
 // Optional variants: `out` keeps its value when the key is absent.
-Status getOptionalInt64(const FlatJsonObject& obj, std::string_view key, int64_t lo, int64_t hi,
-                        int64_t* out);
+Status getOptionalInt64(const FlatJsonObject& obj, std::string_view key, int64_t lo, int64_t hi, int64_t* out);
 
 }  // namespace nshim::trace

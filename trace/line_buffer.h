@@ -21,7 +21,10 @@ class LineBuffer {
   bool overflow() const { return overflow_; }
   const char* data() const { return data_; }
   std::string_view view() const { return std::string_view(data_, size_); }
-  void clear() { size_ = 0; overflow_ = false; }
+  void clear() {
+    size_ = 0;
+    overflow_ = false;
+  }
 
   void put(char c) {
     if (size_ < capacity_) data_[size_++] = c;

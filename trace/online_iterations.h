@@ -38,15 +38,15 @@ class OnlineIterations {
   bool tryLock();  // true when it locks with the call just kept starting an iteration
 
   size_t learnCalls_;
-  std::vector<uint64_t> kept_;   // signatures since learning (re)started
+  std::vector<uint64_t> kept_;     // signatures since learning (re)started
   std::vector<uint64_t> learned_;  // locked: one iteration's signatures
-  size_t nextTry_ = 64;          // kept_.size() at which to look for the period next
+  size_t nextTry_ = 64;            // kept_.size() at which to look for the period next
   bool locked_ = false;
   bool gaveUp_ = false;
   size_t period_ = 0;
-  size_t position_ = 0;          // the next call's position in its iteration
-  uint64_t base_ = 0;            // iterations counted before the last (re)learning
-  uint64_t completed_ = 0;       // whole iterations before the next call
+  size_t position_ = 0;     // the next call's position in its iteration
+  uint64_t base_ = 0;       // iterations counted before the last (re)learning
+  uint64_t completed_ = 0;  // whole iterations before the next call
   uint64_t callIteration_ = 0;
   uint64_t unlocks_ = 0;
 };

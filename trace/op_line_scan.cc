@@ -29,7 +29,8 @@ class WriterLayoutCursor {
   bool unsignedValue(uint64_t* out) {
     const char* start = p_;
     uint64_t value = 0;
-    while (p_ != end_ && static_cast<unsigned>(*p_ - '0') < 10u) value = value * 10 + static_cast<uint64_t>(*p_++ - '0');
+    while (p_ != end_ && static_cast<unsigned>(*p_ - '0') < 10u)
+      value = value * 10 + static_cast<uint64_t>(*p_++ - '0');
     const size_t digits = static_cast<size_t>(p_ - start);
     if (digits == 0 || digits > 19 || (digits > 1 && *start == '0')) return false;
     *out = value;
@@ -105,27 +106,22 @@ bool scanWriterOpLine(std::string_view line, uint64_t* n, OpRecord* out) {
   WriterLayoutCursor c(line);
   OpRecord& r = *out = makeOpRecord(OpCode::kAllReduce);
   std::string_view name;
-  return c.literal("{\"type\":\"op\",\"n\":") && c.unsignedValue(n) &&
-         c.literal(",\"comm\":\"") && c.hexValue(&r.commId) &&
-         c.literal(",\"rank\":") && c.signedInto(-1, kI32Max, &r.rank) &&
-         c.literal(",\"seq\":") && c.unsignedValue(&r.seq) &&
-         c.literal(",\"op\":\"") && c.nameValue(&name) && parseOpName(name, &r.op) &&
-         c.literal(",\"count\":") && c.unsignedValue(&r.count) &&
+  return c.literal("{\"type\":\"op\",\"n\":") && c.unsignedValue(n) && c.literal(",\"comm\":\"") &&
+         c.hexValue(&r.commId) && c.literal(",\"rank\":") && c.signedInto(-1, kI32Max, &r.rank) &&
+         c.literal(",\"seq\":") && c.unsignedValue(&r.seq) && c.literal(",\"op\":\"") && c.nameValue(&name) &&
+         parseOpName(name, &r.op) && c.literal(",\"count\":") && c.unsignedValue(&r.count) &&
          c.literal(",\"dtype\":\"") && c.nameValue(&name) && parseDatatypeName(name, &r.datatype) &&
          c.literal(",\"redop\":\"") && c.nameValue(&name) && parseRedopName(name, &r.redop) &&
-         c.literal(",\"root\":") && c.signedInto(-1, kI32Max, &r.root) &&
-         c.literal(",\"peer\":") && c.signedInto(-1, kI32Max, &r.peer) &&
-         c.literal(",\"nranks\":") && c.signedInto(0, kI32Max, &r.nranks) &&
-         c.literal(",\"bytes\":") && c.unsignedValue(&r.bytes) &&
-         c.literal(",\"stream\":\"") && c.hexValue(&r.stream) &&
-         c.literal(",\"group\":") && c.signedInto(0, kI32Max, &r.groupDepth) &&
+         c.literal(",\"root\":") && c.signedInto(-1, kI32Max, &r.root) && c.literal(",\"peer\":") &&
+         c.signedInto(-1, kI32Max, &r.peer) && c.literal(",\"nranks\":") && c.signedInto(0, kI32Max, &r.nranks) &&
+         c.literal(",\"bytes\":") && c.unsignedValue(&r.bytes) && c.literal(",\"stream\":\"") &&
+         c.hexValue(&r.stream) && c.literal(",\"group\":") && c.signedInto(0, kI32Max, &r.groupDepth) &&
          c.literal(",\"t_start_ns\":") && c.signedInto(INT64_MIN, INT64_MAX, &r.hostStartNs) &&
          c.literal(",\"t_end_ns\":") && c.signedInto(INT64_MIN, INT64_MAX, &r.hostEndNs) &&
          c.literal(",\"gpu_start_ns\":") && c.signedInto(INT64_MIN, INT64_MAX, &r.gpuStartNs) &&
-         c.literal(",\"gpu_end_ns\":") && c.signedInto(INT64_MIN, INT64_MAX, &r.gpuEndNs) &&
-         c.literal(",\"flags\":") && c.signedInto(0, int64_t(UINT32_MAX), &r.flags) &&
-         c.literal(",\"result\":") && c.signedInto(kI32Min, kI32Max, &r.result) &&
-         c.literal("}") && c.atEnd();
+         c.literal(",\"gpu_end_ns\":") && c.signedInto(INT64_MIN, INT64_MAX, &r.gpuEndNs) && c.literal(",\"flags\":") &&
+         c.signedInto(0, int64_t(UINT32_MAX), &r.flags) && c.literal(",\"result\":") &&
+         c.signedInto(kI32Min, kI32Max, &r.result) && c.literal("}") && c.atEnd();
 }
 
 }  // namespace nshim::trace

@@ -20,8 +20,7 @@ constexpr int64_t kI32Max = INT32_MAX;
 
 // Reads an int64 field into a narrower destination.
 template <typename T>
-Status getInto(const FlatJsonObject& obj, std::string_view key, int64_t lo, int64_t hi, T* out,
-               bool optional = false) {
+Status getInto(const FlatJsonObject& obj, std::string_view key, int64_t lo, int64_t hi, T* out, bool optional = false) {
   int64_t value = static_cast<int64_t>(*out);
   Status s = optional ? getOptionalInt64(obj, key, lo, hi, &value) : getInt64(obj, key, lo, hi, &value);
   if (s.ok()) *out = static_cast<T>(value);
@@ -36,8 +35,7 @@ inline Status getFixedString(const FlatJsonObject& obj, std::string_view key, ch
   std::string_view text;
   NS_RETURN_IF_ERROR(getStringView(obj, key, &text));
   if (text.size() >= size || text.find('\0') != std::string_view::npos) {
-    return Status(Code::kInvalidArgument,
-                  fmt::format("field '{}': longer than {} bytes or holds NUL", key, size - 1));
+    return Status(Code::kInvalidArgument, fmt::format("field '{}': longer than {} bytes or holds NUL", key, size - 1));
   }
   copyFixed(out, size, text);
   return Status::Ok();

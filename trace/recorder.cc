@@ -101,7 +101,8 @@ Recorder::Recorder(RecorderConfig config) : config_(std::move(config)) {
     // Made here, not at the first record (which may come in a signal handler): it allocates.
     zstd_ = ZstdCompressor::create(3);
     if (zstd_ == nullptr) {
-      NS_WARN("NCCLSHIM_TRACE_COMPRESS=zstd: {}; writing plain .jsonl", zstdAvailable() ? "out of memory" : zstdMissingText());
+      NS_WARN("NCCLSHIM_TRACE_COMPRESS=zstd: {}; writing plain .jsonl",
+              zstdAvailable() ? "out of memory" : zstdMissingText());
       config_.compress = false;
     }
   }
@@ -109,11 +110,10 @@ Recorder::Recorder(RecorderConfig config) : config_(std::move(config)) {
   if (config_.dir.empty()) return;
   if (config_.dir.size() + config_.namePattern.size() > kPathBytes / 2 ||
       config_.namePattern.find('/') != std::string::npos || config_.namePattern.empty()) {
-    startStatus_ = NS_ERROR(Code::kInvalidArgument, "trace dir/name too long or name has '/': {}/{}",
-                            config_.dir, config_.namePattern);
+    startStatus_ = NS_ERROR(Code::kInvalidArgument, "trace dir/name too long or name has '/': {}/{}", config_.dir,
+                            config_.namePattern);
   } else if (!makeDirs(config_.dir, directoryMode(config_.fileMode))) {
-    startStatus_ = NS_ERROR(Code::kSystemError, "cannot create trace dir {}: {}", config_.dir,
-                            std::strerror(errno));
+    startStatus_ = NS_ERROR(Code::kSystemError, "cannot create trace dir {}: {}", config_.dir, std::strerror(errno));
   } else {
     // Absolute, so that a later chdir() of the process does not move the file or break a rename.
     if (char* absolute = realpath(config_.dir.c_str(), nullptr)) {
@@ -220,7 +220,8 @@ NSHIM_HOT_CODE void Recorder::recordOp(const OpRecord& record) noexcept {
 }
 
 // The held tasks' merge key and times, before they are published; no longer held.
-inline void Recorder::stampHeld(RecordRing* ring, uint32_t held, uint64_t key, int64_t startNs, int64_t endNs) noexcept {
+inline void Recorder::stampHeld(RecordRing* ring, uint32_t held, uint64_t key, int64_t startNs,
+                                int64_t endNs) noexcept {
   for (uint32_t i = 0; i < held; ++i) {
     RingSlot* slot = ring->slotFromHead(i);
     slot->key = key;
@@ -365,17 +366,14 @@ RecordRing* Recorder::registerThread() {
     if (!placed) {
       ring->release();
       ring->release();
-      NS_WARN("trace: more than {} threads recording at once; records of this thread are dropped",
-              kMaxRings);
+      NS_WARN("trace: more than {} threads recording at once; records of this thread are dropped", kMaxRings);
       return nullptr;
     }
     owned.push_back(ring);
     tThreadCache = {id, ring, ring->slotFromHead(0), 0, 0};
     if (!writerStarted_ && !closed_.load()) startWriterLocked();
     return ring;
-  } catch (...) {
-    return nullptr;
-  }
+  } catch (...) { return nullptr; }
 }
 
 RingSlot* Recorder::waitForRoom(RecordRing* ring) {
@@ -404,8 +402,7 @@ void Recorder::wakeWriter() {
   if (wakePending_.load(std::memory_order_relaxed) || wakePending_.exchange(true)) return;
   producerWakes_.fetch_add(1, std::memory_order_relaxed);
   wakeWord_.store(1, std::memory_order_release);
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&wakeWord_), FUTEX_WAKE_PRIVATE, 1, nullptr,
-          nullptr, 0);
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&wakeWord_), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 
 void Recorder::startWriterLocked() {
@@ -445,8 +442,7 @@ void Recorder::writerLoop() {
     refreshTscClock();
     if (wakeWord_.load(std::memory_order_acquire) == 0) {
       timespec wait{time_t(interval / 1'000'000'000), long(interval % 1'000'000'000)};
-      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&wakeWord_), FUTEX_WAIT_PRIVATE, 0, &wait,
-              nullptr, 0);
+      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&wakeWord_), FUTEX_WAIT_PRIVATE, 0, &wait, nullptr, 0);
     }
     wakeWord_.store(0, std::memory_order_relaxed);
     wakePending_.store(false, std::memory_order_release);
@@ -470,15 +466,12 @@ void Recorder::writerLoop() {
 Status Recorder::writerStatus() const {
   int err = writeErrno_.load();
   if (err == 0) return Status::Ok();
-  return NS_ERROR(Code::kSystemError, "writing trace file {}: {}", path_[0] ? path_ : config_.dir,
-                  std::strerror(err));
+  return NS_ERROR(Code::kSystemError, "writing trace file {}: {}", path_[0] ? path_ : config_.dir, std::strerror(err));
 }
 
 Status Recorder::flush() {
   if (!active_) return Status::Ok();
-  if (!drainLock_.lock(kLockTimeoutNs)) {
-    return NS_ERROR(Code::kTimeout, "trace flush: the drain lock stayed busy");
-  }
+  if (!drainLock_.lock(kLockTimeoutNs)) { return NS_ERROR(Code::kTimeout, "trace flush: the drain lock stayed busy"); }
   uint64_t emitted = drainLocked(true);
   if (closed_.load() && emitted > 0) writeFooterLocked(lastReason_, lastSignal_);
   drainLock_.unlock();
@@ -490,17 +483,14 @@ Status Recorder::close(const char* reason) {
   if (closed_.load()) return flush();
   stop_.store(true, std::memory_order_release);
   wakeWord_.store(1, std::memory_order_release);
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&wakeWord_), FUTEX_WAKE_PRIVATE, 1, nullptr,
-          nullptr, 0);
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&wakeWord_), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
   {
     std::lock_guard<std::mutex> lock(registryMutex_);
     if (writerStarted_) pthread_join(writer_, nullptr);
     writerStarted_ = false;
     closed_.store(true, std::memory_order_seq_cst);
   }
-  if (!drainLock_.lock(kLockTimeoutNs)) {
-    return NS_ERROR(Code::kTimeout, "trace close: the drain lock stayed busy");
-  }
+  if (!drainLock_.lock(kLockTimeoutNs)) { return NS_ERROR(Code::kTimeout, "trace close: the drain lock stayed busy"); }
   drainLocked(true);
   writeFooterLocked(reason, 0);
   reportLossLocked();

@@ -23,20 +23,20 @@
 namespace nshim::trace {
 
 struct RecorderConfig {
-  std::string dir;                            // NCCLSHIM_TRACE_DIR; empty = recording off
-  std::string namePattern = "ncclshim-%h-%p"; // NCCLSHIM_TRACE_NAME: %h host, %p pid, %r rank, %j job
-                                              // (default with a job: ncclshim-%j-%h-%p)
-  uint32_t ringRecords = 4096;                // NCCLSHIM_TRACE_RING: records per thread
-  int64_t drainIntervalNs = 10'000'000;       // NCCLSHIM_TRACE_FLUSH_MS
-  int64_t fullWaitNs = 100'000'000;           // NCCLSHIM_TRACE_FULL_WAIT_US: wait, then drop
-  int32_t envGlobalRank = kNoRank;            // RANK / OMPI_COMM_WORLD_RANK / PMI_RANK / SLURM_PROCID
-  bool handleSignals = false;                 // NCCLSHIM_TRACE_SIGNALS (process recorder only)
-  uint32_t fileMode = 0600;                   // NCCLSHIM_TRACE_MODE (octal): the trace file's permissions
-  bool warnings = true;                       // false with NCCLSHIM_DEBUG=NONE: no warning of a lost file
+  std::string dir;                             // NCCLSHIM_TRACE_DIR; empty = recording off
+  std::string namePattern = "ncclshim-%h-%p";  // NCCLSHIM_TRACE_NAME: %h host, %p pid, %r rank, %j job
+                                               // (default with a job: ncclshim-%j-%h-%p)
+  uint32_t ringRecords = 4096;                 // NCCLSHIM_TRACE_RING: records per thread
+  int64_t drainIntervalNs = 10'000'000;        // NCCLSHIM_TRACE_FLUSH_MS
+  int64_t fullWaitNs = 100'000'000;            // NCCLSHIM_TRACE_FULL_WAIT_US: wait, then drop
+  int32_t envGlobalRank = kNoRank;             // RANK / OMPI_COMM_WORLD_RANK / PMI_RANK / SLURM_PROCID
+  bool handleSignals = false;                  // NCCLSHIM_TRACE_SIGNALS (process recorder only)
+  uint32_t fileMode = 0600;                    // NCCLSHIM_TRACE_MODE (octal): the trace file's permissions
+  bool warnings = true;                        // false with NCCLSHIM_DEBUG=NONE: no warning of a lost file
   std::vector<std::pair<std::string, std::string>> ncclEnv;  // the header's nccl_env (common/nccl_env.h)
-  std::string job;                            // SLURM_JOB_ID, else TORCHELASTIC_RUN_ID: header, %j, default name
-  uint64_t maxBytes = 0;                      // NCCLSHIM_TRACE_MAX_MB: the file stops here (0: no limit)
-  bool compress = false;                      // NCCLSHIM_TRACE_COMPRESS=zstd: `.jsonl.zst`
+  std::string job;        // SLURM_JOB_ID, else TORCHELASTIC_RUN_ID: header, %j, default name
+  uint64_t maxBytes = 0;  // NCCLSHIM_TRACE_MAX_MB: the file stops here (0: no limit)
+  bool compress = false;  // NCCLSHIM_TRACE_COMPRESS=zstd: `.jsonl.zst`
 
   static RecorderConfig fromEnvironment();
 };
@@ -85,7 +85,7 @@ struct alignas(64) ThreadCache {
   int64_t heldStartNs;
 };
 __attribute__((tls_model("initial-exec"))) inline constinit thread_local ThreadCache tThreadCache{0, nullptr, nullptr,
-                                                                                                 0, 0};
+                                                                                                  0, 0};
 
 // A write prefetch: the line comes owned (no second request when it is written), on x86 where
 // PREFETCHW exists (elsewhere, and before Broadwell where it decodes as a no-op, a read one or
@@ -200,8 +200,8 @@ class Recorder {
   bool openFileLocked();
   // `partial`: the name while the file is written (".part" after it), else its final name.
   void buildPath(char* out, size_t capacity, int32_t rank, bool partial) const;
-  void completeFileLocked();              // renames the .part file to its final name
-  void cutLocked();                       // the size limit: footer, final name, no more records
+  void completeFileLocked();                               // renames the .part file to its final name
+  void cutLocked();                                        // the size limit: footer, final name, no more records
   size_t writeAllLocked(const char* data, size_t length);  // to fd_: the bytes written (fewer: fd_ closed)
   static bool zstdSink(void* self, const char* data, size_t length);
   void adoptRankLocked(int32_t rank);
@@ -217,48 +217,48 @@ class Recorder {
   alignas(64) std::atomic<uint64_t> id_{0};  // thread caches match on it; renewed in a fork child
   std::atomic<bool> closed_{false};
   alignas(64) std::atomic<RecordRing*> rings_[kMaxRings] = {};
-  std::mutex registryMutex_;             // thread registration and writer start
-  DrainLock drainLock_;                  // everything below is guarded by it
-  std::atomic<uint32_t> wakeWord_{0};    // futex the writer sleeps on
+  std::mutex registryMutex_;           // thread registration and writer start
+  DrainLock drainLock_;                // everything below is guarded by it
+  std::atomic<uint32_t> wakeWord_{0};  // futex the writer sleeps on
   std::atomic<bool> wakePending_{false};
   std::atomic<bool> stop_{false};
   bool writerStarted_ = false;
   pthread_t writer_{};
   bool forkHeldDrain_ = false;
   static constexpr int64_t kForkLockTimeoutNs = 5'000'000'000;
-  bool rankNeedsEnv_ = false;            // fork child: read the launcher rank again
+  bool rankNeedsEnv_ = false;  // fork child: read the launcher rank again
   std::atomic<int32_t> globalRank_{kNoRank};
 
   int fd_ = -1;
-  uint64_t fileBytes_ = 0;               // bytes written to the file (compressed, with zstd)
-  bool cut_ = false;                     // the size limit was reached: nothing more is written
-  bool complete_ = false;                // renamed from its .part name (a footer was written)
-  bool endFrame_ = false;                // zstd: the next flushOut ends the frame (a footer)
+  uint64_t fileBytes_ = 0;  // bytes written to the file (compressed, with zstd)
+  bool cut_ = false;        // the size limit was reached: nothing more is written
+  bool complete_ = false;   // renamed from its .part name (a footer was written)
+  bool endFrame_ = false;   // zstd: the next flushOut ends the frame (a footer)
   std::atomic<uint64_t> cutRecords_{0};
   std::unique_ptr<ZstdCompressor> zstd_;
   char path_[kPathBytes] = {};
-  char wantedPath_[kPathBytes] = {};     // scratch of openFileLocked / adoptRankLocked
+  char wantedPath_[kPathBytes] = {};  // scratch of openFileLocked / adoptRankLocked
   char chosenPath_[kPathBytes] = {};
-  char note_[2 * kPathBytes + 256] = {}; // scratch of the warnings (drain lock held)
+  char note_[2 * kPathBytes + 256] = {};  // scratch of the warnings (drain lock held)
   TraceHeader header_{};
   std::atomic<uint64_t> comms_{0}, ops_{0}, tasks_{0}, proxies_{0}, steps_{0}, invalid_{0}, unregisteredDrops_{0};
   std::atomic<uint64_t> producerWakes_{0};
   uint64_t reclaimedDrops_ = 0;
   uint64_t dropsReported_ = 0;
-  bool fileFailed_ = false;              // open or write failed: records are counted as dropped
-  bool lossWarned_ = false;              // the first failure was announced (once per process)
-  bool lossReported_ = false;            // the count of lost records was announced (at close / signal)
-  bool inSignal_ = false;                // the drain runs in a signal handler: raw write(2) for warnings
-  uint64_t unwritten_ = 0;               // records formatted but not written, or never formatted (no file)
-  size_t outTailNonRecords_ = 0;         // header / drops / footer lines at the end of out_
+  bool fileFailed_ = false;       // open or write failed: records are counted as dropped
+  bool lossWarned_ = false;       // the first failure was announced (once per process)
+  bool lossReported_ = false;     // the count of lost records was announced (at close / signal)
+  bool inSignal_ = false;         // the drain runs in a signal handler: raw write(2) for warnings
+  uint64_t unwritten_ = 0;        // records formatted but not written, or never formatted (no file)
+  size_t outTailNonRecords_ = 0;  // header / drops / footer lines at the end of out_
   std::atomic<int> writeErrno_{0};
   char lastReason_[16] = "close";
   int lastSignal_ = 0;
-  uint64_t nextLineN_ = 0;               // the next line's `n`: the writer numbers lines as it writes them
+  uint64_t nextLineN_ = 0;  // the next line's `n`: the writer numbers lines as it writes them
   size_t outLen_ = 0;
   char out_[kOutBytes];
   char line_[kFormatLineBytes];
-  RecordRing* merge_[kMaxRings];         // drain scratch: rings with records
+  RecordRing* merge_[kMaxRings];  // drain scratch: rings with records
   uint64_t mergePos_[kMaxRings];
   uint64_t mergeEnd_[kMaxRings];
 };

@@ -124,9 +124,7 @@ bool initGlobalSlow() {
         std::atexit(&closeGlobalAtExit);
         on = true;
       }
-    } catch (...) {
-      on = false;
-    }
+    } catch (...) { on = false; }
   }
   gGlobalState.store(on ? 1 : 0, std::memory_order_release);
   return on;

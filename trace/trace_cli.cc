@@ -55,17 +55,18 @@ std::string csvField(std::string_view text) {
 }
 
 void dumpCsvOps(const TraceSet& set) {
-  std::printf("global_rank,n,comm,rank,seq,op,count,dtype,redop,root,peer,nranks,bytes,stream,group,"
-              "t_start_ns,t_end_ns,gpu_start_ns,gpu_end_ns,flags,result\n");
+  std::printf(
+      "global_rank,n,comm,rank,seq,op,count,dtype,redop,root,peer,nranks,bytes,stream,group,"
+      "t_start_ns,t_end_ns,gpu_start_ns,gpu_end_ns,flags,result\n");
   for (const TraceFile& file : set.files) {
     int32_t globalRank = file.globalRank();
     for (const OpEntry& e : file.ops) {
       const OpRecord& r = e.record;
-      std::string row = fmt::format(
-          "{},{},{},{},{},{},{},{},{},{},{},{},{},0x{:016x},{},{},{},{},{},{},{}\n", globalRank, e.n,
-          commIdText(r.commId), r.rank, r.seq, opName(r.op), r.count, datatypeName(r.datatype),
-          redopName(r.redop, (r.flags & kOpFlagPreMulSum) != 0), r.root, r.peer, r.nranks, r.bytes, r.stream,
-          r.groupDepth, r.hostStartNs, r.hostEndNs, r.gpuStartNs, r.gpuEndNs, r.flags, r.result);
+      std::string row =
+          fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},0x{:016x},{},{},{},{},{},{},{}\n", globalRank, e.n,
+                      commIdText(r.commId), r.rank, r.seq, opName(r.op), r.count, datatypeName(r.datatype),
+                      redopName(r.redop, (r.flags & kOpFlagPreMulSum) != 0), r.root, r.peer, r.nranks, r.bytes,
+                      r.stream, r.groupDepth, r.hostStartNs, r.hostEndNs, r.gpuStartNs, r.gpuEndNs, r.flags, r.result);
       std::fputs(row.c_str(), stdout);
     }
   }
@@ -76,10 +77,10 @@ void dumpCsvComms(const TraceSet& set) {
   for (const TraceFile& file : set.files) {
     for (const CommEntry& e : file.comms) {
       const CommRecord& r = e.record;
-      std::string row = fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.globalRank, e.n,
-                                    commEventName(r.event), commIdText(r.commId), commIdText(r.parentId),
-                                    r.splitSeq, r.color, r.key, r.nranks, r.rank, csvField(r.host), r.pid,
-                                    r.cudaDevice, r.timestampNs);
+      std::string row =
+          fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.globalRank, e.n, commEventName(r.event),
+                      commIdText(r.commId), commIdText(r.parentId), r.splitSeq, r.color, r.key, r.nranks, r.rank,
+                      csvField(r.host), r.pid, r.cudaDevice, r.timestampNs);
       std::fputs(row.c_str(), stdout);
     }
   }
@@ -116,7 +117,8 @@ int runDump(const std::vector<std::string>& args) {
     for (const TraceFile& file : set->files) dumpJsonl(file);
   }
   for (const TraceFile& file : set->files) {
-    if (file.truncated) std::fprintf(stderr, "ncclshim-trace: %s: %s\n", file.path.c_str(), file.endDescription().c_str());
+    if (file.truncated)
+      std::fprintf(stderr, "ncclshim-trace: %s: %s\n", file.path.c_str(), file.endDescription().c_str());
   }
   return 0;
 }
@@ -133,8 +135,8 @@ int runValidate(const std::vector<std::string>& args) {
   }
   for (const TraceFile& file : set->files) {
     std::printf("%s: global rank %d, %zu comm events, %zu ops, %llu dropped, %s\n", file.path.c_str(),
-                file.globalRank(), file.comms.size(), file.ops.size(),
-                static_cast<unsigned long long>(file.dropped), file.endDescription().c_str());
+                file.globalRank(), file.comms.size(), file.ops.size(), static_cast<unsigned long long>(file.dropped),
+                file.endDescription().c_str());
   }
   ValidationReport report = validateTraceSet(*set);
   for (const std::string& e : report.errors) std::printf("error: %s\n", e.c_str());
@@ -143,8 +145,8 @@ int runValidate(const std::vector<std::string>& args) {
     std::printf("... and %zu more %s of this kind: %s (the first %zu are shown)\n", more.count,
                 more.error ? "errors" : "warnings", more.kind.c_str(), kMessagesShownPerKind);
   }
-  std::printf("%s: %zu files, %zu errors, %zu warnings\n", report.ok() ? "valid" : "INVALID",
-              set->files.size(), report.errorCount, report.warningCount);
+  std::printf("%s: %zu files, %zu errors, %zu warnings\n", report.ok() ? "valid" : "INVALID", set->files.size(),
+              report.errorCount, report.warningCount);
   return report.ok() ? 0 : 1;
 }
 

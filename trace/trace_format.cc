@@ -10,13 +10,13 @@
 namespace nshim::trace {
 namespace {
 
-constexpr std::string_view kOpNames[kNumOpCodes] = {
-    "allreduce", "broadcast", "reduce", "allgather", "reducescatter", "alltoall",
-    "gather",    "scatter",   "send",   "recv",      "groupstart",    "groupend"};
+constexpr std::string_view kOpNames[kNumOpCodes] = {"allreduce",     "broadcast", "reduce",     "allgather",
+                                                    "reducescatter", "alltoall",  "gather",     "scatter",
+                                                    "send",          "recv",      "groupstart", "groupend"};
 constexpr std::string_view kEventNames[kNumCommEvents] = {"init", "split", "destroy", "abort", "finalize"};
-constexpr std::string_view kDatatypeNames[kNumDatatypes] = {
-    "int8",    "uint8",   "int32",    "uint32",     "int64",     "uint64",
-    "float16", "float32", "float64",  "bfloat16",   "float8e4m3", "float8e5m2"};
+constexpr std::string_view kDatatypeNames[kNumDatatypes] = {"int8",    "uint8",    "int32",      "uint32",
+                                                            "int64",   "uint64",   "float16",    "float32",
+                                                            "float64", "bfloat16", "float8e4m3", "float8e5m2"};
 constexpr std::string_view kRedopNames[kNumBuiltinRedOps] = {"sum", "prod", "max", "min", "avg"};
 
 // Tables of string_views (not char pointers): a lookup compares lengths first and never calls strlen.
@@ -98,21 +98,42 @@ bool parseRedopName(std::string_view name, int32_t* out) {
 size_t formatCommLine(const CommRecord& r, uint64_t n, char* out, size_t capacity) {
   LineBuffer line(out, capacity);
   line.put('{');
-  line.key("type"); line.put("\"comm\"");
-  line.key("n"); line.putUint(n);
-  line.key("event"); line.put('"'); line.put(commEventName(r.event)); line.put('"');
-  line.key("comm"); line.put('"'); line.putHex64(r.commId); line.put('"');
-  line.key("parent"); line.put('"'); line.putHex64(r.parentId); line.put('"');
-  line.key("split_seq"); line.putUint(r.splitSeq);
-  line.key("color"); line.putInt(r.color);
-  line.key("key"); line.putInt(r.key);
-  line.key("nranks"); line.putInt(r.nranks);
-  line.key("rank"); line.putInt(r.rank);
-  line.key("global_rank"); line.putInt(r.globalRank);
-  line.key("host"); line.putJsonString(r.host, sizeof(r.host));
-  line.key("pid"); line.putInt(r.pid);
-  line.key("device"); line.putInt(r.cudaDevice);
-  line.key("t_ns"); line.putInt(r.timestampNs);
+  line.key("type");
+  line.put("\"comm\"");
+  line.key("n");
+  line.putUint(n);
+  line.key("event");
+  line.put('"');
+  line.put(commEventName(r.event));
+  line.put('"');
+  line.key("comm");
+  line.put('"');
+  line.putHex64(r.commId);
+  line.put('"');
+  line.key("parent");
+  line.put('"');
+  line.putHex64(r.parentId);
+  line.put('"');
+  line.key("split_seq");
+  line.putUint(r.splitSeq);
+  line.key("color");
+  line.putInt(r.color);
+  line.key("key");
+  line.putInt(r.key);
+  line.key("nranks");
+  line.putInt(r.nranks);
+  line.key("rank");
+  line.putInt(r.rank);
+  line.key("global_rank");
+  line.putInt(r.globalRank);
+  line.key("host");
+  line.putJsonString(r.host, sizeof(r.host));
+  line.key("pid");
+  line.putInt(r.pid);
+  line.key("device");
+  line.putInt(r.cudaDevice);
+  line.key("t_ns");
+  line.putInt(r.timestampNs);
   return finish(line);
 }
 
@@ -120,49 +141,94 @@ size_t formatOpLine(const OpRecord& r, uint64_t n, char* out, size_t capacity) {
   LineBuffer line(out, capacity);
   bool preMulSum = (r.flags & kOpFlagPreMulSum) != 0;
   line.put('{');
-  line.key("type"); line.put("\"op\"");
-  line.key("n"); line.putUint(n);
-  line.key("comm"); line.put('"'); line.putHex64(r.commId); line.put('"');
-  line.key("rank"); line.putInt(r.rank);
-  line.key("seq"); line.putUint(r.seq);
-  line.key("op"); line.put('"'); line.put(opName(r.op)); line.put('"');
-  line.key("count"); line.putUint(r.count);
-  line.key("dtype"); line.put('"'); line.put(datatypeName(r.datatype)); line.put('"');
-  line.key("redop"); line.put('"'); line.put(redopName(r.redop, preMulSum)); line.put('"');
+  line.key("type");
+  line.put("\"op\"");
+  line.key("n");
+  line.putUint(n);
+  line.key("comm");
+  line.put('"');
+  line.putHex64(r.commId);
+  line.put('"');
+  line.key("rank");
+  line.putInt(r.rank);
+  line.key("seq");
+  line.putUint(r.seq);
+  line.key("op");
+  line.put('"');
+  line.put(opName(r.op));
+  line.put('"');
+  line.key("count");
+  line.putUint(r.count);
+  line.key("dtype");
+  line.put('"');
+  line.put(datatypeName(r.datatype));
+  line.put('"');
+  line.key("redop");
+  line.put('"');
+  line.put(redopName(r.redop, preMulSum));
+  line.put('"');
   if (preMulSum || r.redop >= kNumBuiltinRedOps || r.redop < kNoRedOp) {
-    line.key("redop_id"); line.putInt(r.redop);
+    line.key("redop_id");
+    line.putInt(r.redop);
   }
-  line.key("root"); line.putInt(r.root);
-  line.key("peer"); line.putInt(r.peer);
-  line.key("nranks"); line.putInt(r.nranks);
-  line.key("bytes"); line.putUint(r.bytes);
-  line.key("stream"); line.put('"'); line.putHex64(r.stream); line.put('"');
-  line.key("group"); line.putInt(r.groupDepth);
-  line.key("t_start_ns"); line.putInt(r.hostStartNs);
-  line.key("t_end_ns"); line.putInt(r.hostEndNs);
-  line.key("gpu_start_ns"); line.putInt(r.gpuStartNs);
-  line.key("gpu_end_ns"); line.putInt(r.gpuEndNs);
-  line.key("flags"); line.putUint(r.flags);
-  line.key("result"); line.putInt(r.result);
+  line.key("root");
+  line.putInt(r.root);
+  line.key("peer");
+  line.putInt(r.peer);
+  line.key("nranks");
+  line.putInt(r.nranks);
+  line.key("bytes");
+  line.putUint(r.bytes);
+  line.key("stream");
+  line.put('"');
+  line.putHex64(r.stream);
+  line.put('"');
+  line.key("group");
+  line.putInt(r.groupDepth);
+  line.key("t_start_ns");
+  line.putInt(r.hostStartNs);
+  line.key("t_end_ns");
+  line.putInt(r.hostEndNs);
+  line.key("gpu_start_ns");
+  line.putInt(r.gpuStartNs);
+  line.key("gpu_end_ns");
+  line.putInt(r.gpuEndNs);
+  line.key("flags");
+  line.putUint(r.flags);
+  line.key("result");
+  line.putInt(r.result);
   return finish(line);
 }
 
 size_t formatHeaderLine(const TraceHeader& h, char* out, size_t capacity) {
   LineBuffer line(out, capacity);
   line.put('{');
-  line.key("type"); line.put("\"header\"");
-  line.key("format"); line.put("\"ncclshim-trace\"");
-  line.key("version"); line.putInt(h.version);
-  line.key("abi"); line.putInt(h.abi);
-  line.key("host"); line.putJsonString(h.host, sizeof(h.host));
-  line.key("pid"); line.putInt(h.pid);
-  line.key("ppid"); line.putInt(h.ppid);
-  line.key("global_rank"); line.putInt(h.globalRank);
-  line.key("clock"); line.put("\"CLOCK_MONOTONIC\"");
-  line.key("start_realtime_ns"); line.putInt(h.startRealtimeNs);
-  line.key("start_monotonic_ns"); line.putInt(h.startMonotonicNs);
-  line.key("ring_records"); line.putUint(h.ringRecords);
-  line.key("job"); line.putJsonString(h.job, sizeof(h.job));
+  line.key("type");
+  line.put("\"header\"");
+  line.key("format");
+  line.put("\"ncclshim-trace\"");
+  line.key("version");
+  line.putInt(h.version);
+  line.key("abi");
+  line.putInt(h.abi);
+  line.key("host");
+  line.putJsonString(h.host, sizeof(h.host));
+  line.key("pid");
+  line.putInt(h.pid);
+  line.key("ppid");
+  line.putInt(h.ppid);
+  line.key("global_rank");
+  line.putInt(h.globalRank);
+  line.key("clock");
+  line.put("\"CLOCK_MONOTONIC\"");
+  line.key("start_realtime_ns");
+  line.putInt(h.startRealtimeNs);
+  line.key("start_monotonic_ns");
+  line.putInt(h.startMonotonicNs);
+  line.key("ring_records");
+  line.putUint(h.ringRecords);
+  line.key("job");
+  line.putJsonString(h.job, sizeof(h.job));
   if (h.version >= 3) {  // the NCCL settings of the capturing process, an object of strings
     line.key("nccl_env");
     line.put('{');
@@ -176,7 +242,8 @@ size_t formatHeaderLine(const TraceHeader& h, char* out, size_t capacity) {
     }
     line.put('}');
     if (h.ncclEnvLeftOut > 0) {
-      line.key("nccl_env_left_out"); line.putUint(h.ncclEnvLeftOut);
+      line.key("nccl_env_left_out");
+      line.putUint(h.ncclEnvLeftOut);
     }
   }
   return finish(line);
@@ -211,7 +278,8 @@ std::vector<std::pair<std::string, std::string>> decodeNcclEnv(const char* text,
     const size_t end = std::min(rest.find('\n'), rest.size());
     const std::string_view entry = rest.substr(0, end);
     const size_t eq = entry.find('=');
-    if (eq != std::string_view::npos) out.emplace_back(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
+    if (eq != std::string_view::npos)
+      out.emplace_back(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
     rest.remove_prefix(std::min(end + 1, rest.size()));
   }
   return out;
@@ -220,23 +288,39 @@ std::vector<std::pair<std::string, std::string>> decodeNcclEnv(const char* text,
 size_t formatFooterLine(const TraceFooter& f, char* out, size_t capacity) {
   LineBuffer line(out, capacity);
   line.put('{');
-  line.key("type"); line.put("\"footer\"");
-  line.key("records"); line.putUint(f.records);
-  line.key("comms"); line.putUint(f.comms);
-  line.key("ops"); line.putUint(f.ops);
-  line.key("dropped"); line.putUint(f.dropped);
-  line.key("invalid"); line.putUint(f.invalid);
-  line.key("nccl_tasks"); line.putUint(f.tasks);
-  line.key("nccl_proxies"); line.putUint(f.proxies);
-  line.key("steps"); line.putUint(f.steps);
-  line.key("global_rank"); line.putInt(f.globalRank);
-  line.key("reason"); line.putJsonString(f.reason, sizeof(f.reason));
-  line.key("signal"); line.putInt(f.signal);
-  line.key("end_realtime_ns"); line.putInt(f.endRealtimeNs);
-  line.key("end_monotonic_ns"); line.putInt(f.endMonotonicNs);
+  line.key("type");
+  line.put("\"footer\"");
+  line.key("records");
+  line.putUint(f.records);
+  line.key("comms");
+  line.putUint(f.comms);
+  line.key("ops");
+  line.putUint(f.ops);
+  line.key("dropped");
+  line.putUint(f.dropped);
+  line.key("invalid");
+  line.putUint(f.invalid);
+  line.key("nccl_tasks");
+  line.putUint(f.tasks);
+  line.key("nccl_proxies");
+  line.putUint(f.proxies);
+  line.key("steps");
+  line.putUint(f.steps);
+  line.key("global_rank");
+  line.putInt(f.globalRank);
+  line.key("reason");
+  line.putJsonString(f.reason, sizeof(f.reason));
+  line.key("signal");
+  line.putInt(f.signal);
+  line.key("end_realtime_ns");
+  line.putInt(f.endRealtimeNs);
+  line.key("end_monotonic_ns");
+  line.putInt(f.endMonotonicNs);
   if (f.cut[0] != '\0') {
-    line.key("cut"); line.putJsonString(f.cut, sizeof(f.cut));
-    line.key("max_bytes"); line.putUint(f.maxBytes);
+    line.key("cut");
+    line.putJsonString(f.cut, sizeof(f.cut));
+    line.key("max_bytes");
+    line.putUint(f.maxBytes);
   }
   return finish(line);
 }
@@ -244,19 +328,26 @@ size_t formatFooterLine(const TraceFooter& f, char* out, size_t capacity) {
 size_t formatStepLine(const StepRecord& r, uint64_t n, char* out, size_t capacity) {
   LineBuffer line(out, capacity);
   line.put('{');
-  line.key("type"); line.put("\"step\"");
-  line.key("n"); line.putUint(n);
-  line.key("step"); line.putUint(r.step);
-  line.key("t_ns"); line.putInt(r.timestampNs);
+  line.key("type");
+  line.put("\"step\"");
+  line.key("n");
+  line.putUint(n);
+  line.key("step");
+  line.putUint(r.step);
+  line.key("t_ns");
+  line.putInt(r.timestampNs);
   return finish(line);
 }
 
 size_t formatDropsLine(uint64_t dropped, uint64_t total, char* out, size_t capacity) {
   LineBuffer line(out, capacity);
   line.put('{');
-  line.key("type"); line.put("\"drops\"");
-  line.key("dropped"); line.putUint(dropped);
-  line.key("total"); line.putUint(total);
+  line.key("type");
+  line.put("\"drops\"");
+  line.key("dropped");
+  line.putUint(dropped);
+  line.key("total");
+  line.putUint(total);
   return finish(line);
 }
 

@@ -45,14 +45,16 @@ int32_t TraceFile::globalRank() const {
 
 std::string TraceFile::endDescription() const {
   if (truncated) {
-    return fmt::format("cut at line {} after {} bytes (its writer stopped inside that line: killed, or its disk full; "
-                       "{} complete lines kept)",
-                       cutLine, cutBytes, lines);
+    return fmt::format(
+        "cut at line {} after {} bytes (its writer stopped inside that line: killed, or its disk full; "
+        "{} complete lines kept)",
+        cutLine, cutBytes, lines);
   }
   if (!endsWithFooter) {
-    return fmt::format("cut after line {}: no footer (the writer ended without a final flush: killed, a crash, _exit, "
-                       "or it could not write more)",
-                       lines);
+    return fmt::format(
+        "cut after line {}: no footer (the writer ended without a final flush: killed, a crash, _exit, "
+        "or it could not write more)",
+        lines);
   }
   return "clean";
 }
@@ -68,9 +70,7 @@ Status TraceParser::addLine(std::string_view line) {
   }
   ++file_.lines;
   Status s = parseLine(line);
-  if (!s.ok()) {
-    return Status(s.code(), fmt::format("{}:{}: {}", file_.path, file_.lines, s.message()));
-  }
+  if (!s.ok()) { return Status(s.code(), fmt::format("{}:{}: {}", file_.path, file_.lines, s.message())); }
   return Status::Ok();
 }
 
@@ -83,16 +83,19 @@ void TraceParser::addCut(std::string_view partial) {
 
 Result<TraceFile> TraceParser::finish() {
   if (!sawHeader_ && file_.lines == 0 && file_.truncated) {
-    return NS_ERROR(Code::kInvalidArgument, "{}:1: no complete header line: cut after {} bytes (its writer could "
-                    "not write more?)", file_.path, file_.cutBytes);
+    return NS_ERROR(Code::kInvalidArgument,
+                    "{}:1: no complete header line: cut after {} bytes (its writer could "
+                    "not write more?)",
+                    file_.path, file_.cutBytes);
   }
   if (!sawHeader_ && file_.lines == 0) {
-    return NS_ERROR(Code::kInvalidArgument, "{}:1: no complete header line: the file is empty (its writer could "
-                    "not write it?)", file_.path);
+    return NS_ERROR(Code::kInvalidArgument,
+                    "{}:1: no complete header line: the file is empty (its writer could "
+                    "not write it?)",
+                    file_.path);
   }
   if (!sawHeader_) {
-    return NS_ERROR(Code::kInvalidArgument, "{}:1: no complete header line (not an ncclshim trace?)",
-                    file_.path);
+    return NS_ERROR(Code::kInvalidArgument, "{}:1: no complete header line (not an ncclshim trace?)", file_.path);
   }
   NS_RETURN_IF_ERROR(flushBatch());
   file_.comms = std::move(comms_);
@@ -101,8 +104,7 @@ Result<TraceFile> TraceParser::finish() {
 }
 
 bool TraceParser::skippingOps() const {
-  return options_.skipOps ||
-         (options_.keepOpsOfRank >= 0 && file_.header.globalRank != options_.keepOpsOfRank);
+  return options_.skipOps || (options_.keepOpsOfRank >= 0 && file_.header.globalRank != options_.keepOpsOfRank);
 }
 
 void TraceParser::reserveForInput(uint64_t inputBytes) {
@@ -116,8 +118,8 @@ void TraceParser::reserveOps() {
   // vector never reallocates; a reservation is capped at a quarter of the machine's memory.
   constexpr uint64_t kShortestOpLine = 128;
   const uint64_t physical = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
-  const uint64_t records = std::min<uint64_t>({inputBytes_ / kShortestOpLine + 16, options_.maxRecords,
-                                               physical / 4 / sizeof(OpEntry)});
+  const uint64_t records =
+      std::min<uint64_t>({inputBytes_ / kShortestOpLine + 16, options_.maxRecords, physical / 4 / sizeof(OpEntry)});
   ops_.reserve(static_cast<size_t>(records));
 }
 
@@ -215,7 +217,8 @@ Status TraceParser::parseNcclEnv(std::string_view text) {
     const JsonField& f = env.field(i);
     if (f.key.substr(0, 5) != "NCCL_" || f.type != JsonType::kString) {
       return Status(Code::kInvalidArgument, fmt::format("field 'nccl_env': '{}' is not an NCCL_* name with a string "
-                                                        "value", f.key));
+                                                        "value",
+                                                        f.key));
     }
     file_.ncclEnv.emplace_back(std::string(f.key), std::string(f.text));
   }
@@ -304,8 +307,12 @@ Status TraceParser::parseFooter() {
   f.globalRank = kNoRank;
   NS_RETURN_IF_ERROR(getUint64(object_, "records", &f.records));
   NS_RETURN_IF_ERROR(getUint64(object_, "dropped", &f.dropped));
-  for (auto [key, field] : {std::pair{"comms", &f.comms}, {"ops", &f.ops}, {"invalid", &f.invalid},
-                            {"nccl_tasks", &f.tasks}, {"nccl_proxies", &f.proxies}, {"steps", &f.steps},
+  for (auto [key, field] : {std::pair{"comms", &f.comms},
+                            {"ops", &f.ops},
+                            {"invalid", &f.invalid},
+                            {"nccl_tasks", &f.tasks},
+                            {"nccl_proxies", &f.proxies},
+                            {"steps", &f.steps},
                             {"max_bytes", &f.maxBytes}}) {
     if (object_.find(key)) NS_RETURN_IF_ERROR(getUint64(object_, key, field));
   }
@@ -355,7 +362,9 @@ Result<TraceFile> parseTrace(std::string_view text, const std::string& name, con
 }
 
 bool isTraceFileName(std::string_view name) {
-  auto endsWith = [&](std::string_view tail) { return name.size() > tail.size() && name.substr(name.size() - tail.size()) == tail; };
+  auto endsWith = [&](std::string_view tail) {
+    return name.size() > tail.size() && name.substr(name.size() - tail.size()) == tail;
+  };
   return endsWith(".jsonl") || endsWith(".jsonl.zst") || endsWith(".jsonl.part") || endsWith(".jsonl.zst.part");
 }
 
@@ -539,7 +548,8 @@ Result<TraceSet> readTraceDir(const std::string& dir, const ReadOptions& options
     paths.push_back(std::move(path));
   }
   closedir(d);
-  if (paths.empty()) return NS_ERROR(Code::kInvalidArgument, "{}: no trace files (*.jsonl, *.jsonl.zst, or either .part)", dir);
+  if (paths.empty())
+    return NS_ERROR(Code::kInvalidArgument, "{}: no trace files (*.jsonl, *.jsonl.zst, or either .part)", dir);
   std::sort(paths.begin(), paths.end());  // the first error in path order is the one reported
   NS_ASSIGN_OR_RETURN(std::vector<TraceFile> files, readFilesInParallel(paths, options));
   TraceSet set;

@@ -20,8 +20,8 @@
 namespace nshim::trace {
 
 struct CommEntry {
-  uint64_t n = 0;     // the line's order number in its file
-  int64_t line = 0;   // line number in its file (from 1)
+  uint64_t n = 0;    // the line's order number in its file
+  int64_t line = 0;  // line number in its file (from 1)
   CommRecord record{};
 };
 
@@ -48,32 +48,32 @@ struct ProxyEntry {
 struct StepEntry {
   uint64_t n = 0;
   int64_t line = 0;
-  uint64_t step = 0;     // marks the process made before this one
+  uint64_t step = 0;  // marks the process made before this one
   int64_t timestampNs = 0;
 };
 
 struct TraceFile {
   std::string path;
   TraceHeader header{};
-  std::vector<CommEntry> comms;   // in file order
-  std::vector<OpEntry> ops;       // in file order (sort by n for exact recording order)
-  std::vector<TaskEntry> tasks;   // version 2: nccl_task lines, in file order
+  std::vector<CommEntry> comms;     // in file order
+  std::vector<OpEntry> ops;         // in file order (sort by n for exact recording order)
+  std::vector<TaskEntry> tasks;     // version 2: nccl_task lines, in file order
   std::vector<ProxyEntry> proxies;  // version 2: nccl_proxy lines, in file order
   // Version 3: the header's nccl_env (the capturing process's NCCL settings), in the file's order,
   // and how many the writer left out (nccl_env_left_out).
   std::vector<std::pair<std::string, std::string>> ncclEnv;
   uint64_t ncclEnvLeftOut = 0;
-  std::vector<StepEntry> steps;   // version 3: step lines (iteration marks), in file order
+  std::vector<StepEntry> steps;  // version 3: step lines (iteration marks), in file order
   bool hasFooter = false;
-  TraceFooter footer{};           // the last footer line
-  bool endsWithFooter = false;    // the last complete line is a footer: closed cleanly
-  uint64_t dropped = 0;           // records the writer reported lost (drops lines / footer)
-  uint64_t ignoredLines = 0;      // lines of a type this reader does not know (newer writer)
-  int64_t lines = 0;              // complete lines
-  bool truncated = false;         // the file ends inside a line (its writer was killed or its disk full)
-  int64_t cutLine = 0;            // number of that partial line
-  uint64_t cutBytes = 0;          // bytes of it that were present
-  uint64_t opsNotKept = 0;        // op records streamed to ReadOptions::onOps or skipped (skipOps)
+  TraceFooter footer{};         // the last footer line
+  bool endsWithFooter = false;  // the last complete line is a footer: closed cleanly
+  uint64_t dropped = 0;         // records the writer reported lost (drops lines / footer)
+  uint64_t ignoredLines = 0;    // lines of a type this reader does not know (newer writer)
+  int64_t lines = 0;            // complete lines
+  bool truncated = false;       // the file ends inside a line (its writer was killed or its disk full)
+  int64_t cutLine = 0;          // number of that partial line
+  uint64_t cutBytes = 0;        // bytes of it that were present
+  uint64_t opsNotKept = 0;      // op records streamed to ReadOptions::onOps or skipped (skipOps)
 
   // Footer's, else header's, else the first comm record's global rank; kNoRank if none.
   int32_t globalRank() const;
@@ -82,12 +82,12 @@ struct TraceFile {
 };
 
 struct TraceSet {
-  std::vector<TraceFile> files;   // sorted by global rank (unknown last), then path
+  std::vector<TraceFile> files;  // sorted by global rank (unknown last), then path
 };
 
 struct ReadOptions {
-  uint64_t maxRecords = uint64_t(1) << 28;   // per file
-  uint64_t maxFiles = 1 << 16;               // per directory
+  uint64_t maxRecords = uint64_t(1) << 28;  // per file
+  uint64_t maxFiles = 1 << 16;              // per directory
   // Structure only: header, comm, footer and drops lines are read; op lines are counted
   // (opsNotKept) and, when they start as the writer writes them ({"type":"op",), not parsed.
   bool skipOps = false;
@@ -131,7 +131,7 @@ class TraceParser {
   Status parseNcclEnv(std::string_view object);  // the header's nested nccl_env
   Status parseDrops();
   Status parseStep();
-  Status parseTask();   // trace_reader_nccl.cc
+  Status parseTask();  // trace_reader_nccl.cc
   Status parseProxy();
   Status keepOp(const OpEntry& entry);  // into ops_, or the streaming batch
   Status flushBatch();

@@ -75,14 +75,16 @@ void Validator::checkFile(const TraceFile& file) {
     MemberKey key{c.record.commId, c.record.rank};
     if (c.record.event == CommEvent::kInit || c.record.event == CommEvent::kSplit) {
       if (c.record.nranks <= 0 || c.record.rank < 0 || c.record.rank >= c.record.nranks) {
-        error("comm created with a rank outside it", fmt::format("{}: comm {} created with rank {} of {} ranks", where(file, c.line),
+        error("comm created with a rank outside it",
+              fmt::format("{}: comm {} created with rank {} of {} ranks", where(file, c.line),
                           commIdText(c.record.commId), c.record.rank, c.record.nranks));
         continue;
       }
       Member& m = members_[key];
       if (m.created != nullptr) {
-        error("comm rank created twice", fmt::format("{}: comm {} rank {} created again (first at {})", where(file, c.line),
-                          commIdText(key.first), key.second, where(*m.file, m.created->line)));
+        error("comm rank created twice",
+              fmt::format("{}: comm {} rank {} created again (first at {})", where(file, c.line), commIdText(key.first),
+                          key.second, where(*m.file, m.created->line)));
         continue;
       }
       m.file = &file;
@@ -99,13 +101,15 @@ void Validator::checkFile(const TraceFile& file) {
     MemberKey key{r.commId, r.rank};
     auto it = members_.find(key);
     if (it == members_.end() || it->second.file != &file) {
-      error("op on a comm not created in its file", fmt::format("{}: {} on comm {} rank {}, which has no init/split record in this file",
-                        where(file, op.line), opName(r.op), commIdText(r.commId), r.rank));
+      error("op on a comm not created in its file",
+            fmt::format("{}: {} on comm {} rank {}, which has no init/split record in this file", where(file, op.line),
+                        opName(r.op), commIdText(r.commId), r.rank));
       continue;
     }
     auto end = ended.find(key);
     if (end != ended.end() && end->second->n < op.n) {
-      error("op after its comm ended", fmt::format("{}: {} on comm {} after its {} at line {}", where(file, op.line), opName(r.op),
+      error("op after its comm ended",
+            fmt::format("{}: {} on comm {} after its {} at line {}", where(file, op.line), opName(r.op),
                         commIdText(r.commId), commEventName(end->second->record.event), end->second->line));
     }
     checkOpFields(file, op, it->second.created->record.nranks);
@@ -124,17 +128,21 @@ void Validator::checkFile(const TraceFile& file) {
       break;
     }
   }
-  if (file.truncated || !file.endsWithFooter) warning("file not closed", fmt::format("{}: {}", file.path, file.endDescription()));
-  if (file.dropped > 0) warning("records dropped", fmt::format("{}: the writer dropped {} records (buffer full)", file.path, file.dropped));
+  if (file.truncated || !file.endsWithFooter)
+    warning("file not closed", fmt::format("{}: {}", file.path, file.endDescription()));
+  if (file.dropped > 0)
+    warning("records dropped", fmt::format("{}: the writer dropped {} records (buffer full)", file.path, file.dropped));
   if (file.hasFooter && file.footer.cut[0] != '\0') {
-    warning("recording cut", fmt::format("{}: recording stopped at NCCLSHIM_TRACE_MAX_MB ({} bytes): the file holds the "
-                                         "first {} records of the process", file.path, file.footer.maxBytes,
-                                         file.footer.records));
+    warning("recording cut",
+            fmt::format("{}: recording stopped at NCCLSHIM_TRACE_MAX_MB ({} bytes): the file holds the "
+                        "first {} records of the process",
+                        file.path, file.footer.maxBytes, file.footer.records));
   }
-  const uint64_t held = file.comms.size() + file.ops.size() + file.tasks.size() + file.proxies.size() + file.steps.size();
+  const uint64_t held =
+      file.comms.size() + file.ops.size() + file.tasks.size() + file.proxies.size() + file.steps.size();
   if (file.endsWithFooter && file.footer.records != held) {
-    warning("footer count differs", fmt::format("{}: footer counts {} records, the file holds {}", file.path, file.footer.records,
-                        held));
+    warning("footer count differs",
+            fmt::format("{}: footer counts {} records, the file holds {}", file.path, file.footer.records, held));
   }
   checkNcclJoins(file);
 }
@@ -146,14 +154,16 @@ void Validator::checkNcclJoins(const TraceFile& file) {
   for (const OpEntry& op : file.ops) calls.insert({op.record.commId, op.record.seq});
   for (const TaskEntry& t : file.tasks) {
     if ((t.record.flags & kTaskJoined) && !calls.count({t.record.commId, t.record.seq})) {
-      warning("nccl line joined to no op", fmt::format("{}: nccl_task {} names comm {} seq {}, which has no op line",
-                                                       where(file, t.line), t.record.func, commIdText(t.record.commId), t.record.seq));
+      warning("nccl line joined to no op",
+              fmt::format("{}: nccl_task {} names comm {} seq {}, which has no op line", where(file, t.line),
+                          t.record.func, commIdText(t.record.commId), t.record.seq));
     }
   }
   for (const ProxyEntry& p : file.proxies) {
     if ((p.record.flags & kTaskJoined) && !calls.count({p.record.commId, p.record.seq})) {
-      warning("nccl line joined to no op", fmt::format("{}: nccl_proxy {} names comm {} seq {}, which has no op line",
-                                                       where(file, p.line), p.record.func, commIdText(p.record.commId), p.record.seq));
+      warning("nccl line joined to no op",
+              fmt::format("{}: nccl_proxy {} names comm {} seq {}, which has no op line", where(file, p.line),
+                          p.record.func, commIdText(p.record.commId), p.record.seq));
     }
   }
 }
@@ -162,7 +172,8 @@ void Validator::checkOpFields(const TraceFile& file, const OpEntry& op, int32_t 
   const OpRecord& r = op.record;
   auto at = [&] { return fmt::format("{}: {} seq {}", where(file, op.line), opName(r.op), r.seq); };
   if (r.nranks != commSize) {
-    error("op nranks differs from its comm", fmt::format("{}: nranks {} but the comm has {}", at(), r.nranks, commSize));
+    error("op nranks differs from its comm",
+          fmt::format("{}: nranks {} but the comm has {}", at(), r.nranks, commSize));
   }
   if (datatypeSize(r.datatype) == 0) error("no valid datatype", fmt::format("{}: no valid datatype", at()));
   if (isReduction(r.op) && r.redop == kNoRedOp) {
@@ -176,8 +187,9 @@ void Validator::checkOpFields(const TraceFile& file, const OpEntry& op, int32_t 
   }
   uint64_t expected = 0;
   if (!traceBytesFit(r.op, r.count, r.datatype, commSize, &expected)) {
-    error("count too large", fmt::format("{}: field 'count': {} {} elements on the comm's {} ranks is more than 2^64 bytes",
-                                         at(), r.count, datatypeName(r.datatype), commSize));
+    error("count too large",
+          fmt::format("{}: field 'count': {} {} elements on the comm's {} ranks is more than 2^64 bytes", at(), r.count,
+                      datatypeName(r.datatype), commSize));
   } else if (r.bytes != expected) {
     warning("bytes differ from the bytes rule",
             fmt::format("{}: bytes {} but the bytes rule gives {}", at(), r.bytes, expected));
@@ -194,16 +206,17 @@ void Validator::checkCommunicators() {
     bool sizesAgree = true;
     for (auto& [rank, m] : members) {
       if (m->created->record.nranks != nranks) {
-        error("members disagree on the comm size", fmt::format("comm {}: rank {} ({}) says {} ranks, rank {} says {}", commIdText(comm), rank,
-                          where(*m->file, m->created->line), m->created->record.nranks,
-                          members.begin()->first, nranks));
+        error(
+            "members disagree on the comm size",
+            fmt::format("comm {}: rank {} ({}) says {} ranks, rank {} says {}", commIdText(comm), rank,
+                        where(*m->file, m->created->line), m->created->record.nranks, members.begin()->first, nranks));
         sizesAgree = false;
       }
     }
     if (!sizesAgree) continue;
     if (static_cast<int32_t>(members.size()) < nranks) {
-      warning("comm members without a file", fmt::format("comm {}: {} of {} ranks have records (missing trace files?)", commIdText(comm),
-                          members.size(), nranks));
+      warning("comm members without a file", fmt::format("comm {}: {} of {} ranks have records (missing trace files?)",
+                                                         commIdText(comm), members.size(), nranks));
     }
     compareCollectives(comm, members);
     compareP2p(comm, members);
@@ -228,7 +241,9 @@ void Validator::compareCollectives(uint64_t comm, const std::map<int32_t, Member
       bool same = a.op == b.op && a.count == b.count && a.datatype == b.datatype && a.root == b.root &&
                   (a.redop == b.redop || (a.flags & b.flags & kOpFlagPreMulSum));
       if (!same) {
-        error("collectives differ between ranks", fmt::format("comm {}: collective #{} differs: rank {} {} count {} {} root {} ({}) vs rank {} {} count {} {} root {} ({})",
+        error("collectives differ between ranks",
+              fmt::format("comm {}: collective #{} differs: rank {} {} count {} {} root {} ({}) vs rank {} {} count {} "
+                          "{} root {} ({})",
                           commIdText(comm), i, firstRank, opName(a.op), a.count, datatypeName(a.datatype), a.root,
                           where(*first->file, reference[i]->line), rank, opName(b.op), b.count,
                           datatypeName(b.datatype), b.root, where(*m->file, mine[i]->line)));
@@ -236,7 +251,8 @@ void Validator::compareCollectives(uint64_t comm, const std::map<int32_t, Member
       }
     }
     if (mine.size() != reference.size()) {
-      error("collective counts differ between ranks", fmt::format("comm {}: rank {} issued {} collectives, rank {} issued {}", commIdText(comm), firstRank,
+      error("collective counts differ between ranks",
+            fmt::format("comm {}: rank {} issued {} collectives, rank {} issued {}", commIdText(comm), firstRank,
                         reference.size(), rank, mine.size()));
       return;
     }
@@ -260,14 +276,16 @@ void Validator::compareP2p(uint64_t comm, const std::map<int32_t, Member*>& memb
     const auto& r = received[{src, dst}];
     for (size_t i = 0; i < std::min(s.size(), r.size()); ++i) {
       if (s[i] != r[i]) {
-        error("send and receive sizes differ", fmt::format("comm {}: message #{} from rank {} to rank {}: {} bytes sent, {} bytes received",
+        error("send and receive sizes differ",
+              fmt::format("comm {}: message #{} from rank {} to rank {}: {} bytes sent, {} bytes received",
                           commIdText(comm), i, src, dst, s[i], r[i]));
         return;
       }
     }
     if (s.size() != r.size()) {
-      error("send and receive counts differ", fmt::format("comm {}: rank {} sends {} messages to rank {}, which receives {}", commIdText(comm),
-                        src, s.size(), dst, r.size()));
+      error("send and receive counts differ",
+            fmt::format("comm {}: rank {} sends {} messages to rank {}, which receives {}", commIdText(comm), src,
+                        s.size(), dst, r.size()));
     }
   };
   std::map<std::pair<int32_t, int32_t>, bool> pairs;
@@ -291,9 +309,10 @@ void Validator::checkJob(const TraceSet& set) {
     auto most = std::max_element(jobs.begin(), jobs.end(), [](auto& a, auto& b) { return a.second < b.second; });
     for (const TraceFile& file : set.files) {
       if (file.header.job[0] == '\0' || most->first == file.header.job) continue;
-      error("file of another job", fmt::format("{}: from another job: {} (global rank {}); the other {} files are of "
-                                               "job {}", file.path, file.header.job, file.globalRank(), most->second,
-                                               most->first));
+      error("file of another job",
+            fmt::format("{}: from another job: {} (global rank {}); the other {} files are of "
+                        "job {}",
+                        file.path, file.header.job, file.globalRank(), most->second, most->first));
     }
   }
   int32_t world = 0;
@@ -314,7 +333,8 @@ void Validator::checkJob(const TraceSet& set) {
   for (const TraceFile& file : set.files) {
     if (file.path.size() > 5 && file.path.substr(file.path.size() - 5) == ".part") {
       warning("incomplete file", fmt::format("{}: incomplete: still named .part (its process is still recording, or "
-                                             "ended without closing the trace: killed, _exit)", file.path));
+                                             "ended without closing the trace: killed, _exit)",
+                                             file.path));
     }
   }
 }

@@ -19,9 +19,9 @@ constexpr size_t kMessagesShownPerKind = 20;
 
 struct ValidationReport {
   struct NotShown {
-    std::string kind;      // e.g. "bytes differ from the bytes rule"
+    std::string kind;  // e.g. "bytes differ from the bytes rule"
     bool error = false;
-    size_t count = 0;      // messages of this kind beyond the first kMessagesShownPerKind
+    size_t count = 0;  // messages of this kind beyond the first kMessagesShownPerKind
   };
   std::vector<std::string> errors;    // the trace cannot be replayed as it is (shown ones)
   std::vector<std::string> warnings;  // replayable, but something was lost or is unusual (shown ones)

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "common/status.h"
+#include "transport/bootstrap/unique_id.h"
+#include "transport/core/transport.h"
 #include "transport/ibverbs/ibverbs_transport.h"
 #include "transport/tcp/tcp_transport.h"
-#include "transport/core/transport.h"
-#include "transport/bootstrap/unique_id.h"
 
 namespace nshim {
 

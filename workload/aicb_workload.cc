@@ -44,23 +44,41 @@ constexpr const char* kGiveWorld = "pass --world-size N, the job's rank count (D
 // Roots beyond this cannot be converted to int; smaller ones are checked against their group later.
 constexpr double kMaxRoot = 2147483647.0;
 
-struct TypeName { const char* name; RowKind what; OpKind op; };
+struct TypeName {
+  const char* name;
+  RowKind what;
+  OpKind op;
+};
 constexpr RowKind kColl = RowKind::kCollective;
 constexpr TypeName kTypes[] = {
-    {"all_reduce", kColl, OpKind::kAllReduce},           {"all_gather", kColl, OpKind::kAllGather},
-    {"all_gather_into_tensor", kColl, OpKind::kAllGather}, {"reduce_scatter", kColl, OpKind::kReduceScatter},
-    {"reduce_scatter_tensor", kColl, OpKind::kReduceScatter}, {"all_to_all", kColl, OpKind::kAllToAll},
-    {"broadcast", kColl, OpKind::kBroadcast},            {"reduce", kColl, OpKind::kReduce},
-    {"isend", RowKind::kP2p, OpKind::kSend},             {"irecv", RowKind::kP2p, OpKind::kRecv},
-    {"barrier", RowKind::kBarrier, OpKind::kAllReduce},  {"computation", RowKind::kCompute, OpKind::kAllReduce},
+    {"all_reduce", kColl, OpKind::kAllReduce},
+    {"all_gather", kColl, OpKind::kAllGather},
+    {"all_gather_into_tensor", kColl, OpKind::kAllGather},
+    {"reduce_scatter", kColl, OpKind::kReduceScatter},
+    {"reduce_scatter_tensor", kColl, OpKind::kReduceScatter},
+    {"all_to_all", kColl, OpKind::kAllToAll},
+    {"broadcast", kColl, OpKind::kBroadcast},
+    {"reduce", kColl, OpKind::kReduce},
+    {"isend", RowKind::kP2p, OpKind::kSend},
+    {"irecv", RowKind::kP2p, OpKind::kRecv},
+    {"barrier", RowKind::kBarrier, OpKind::kAllReduce},
+    {"computation", RowKind::kCompute, OpKind::kAllReduce},
     {"epoch_end", RowKind::kEpochEnd, OpKind::kAllReduce},
 };
 
-struct GroupName { const char* name; GroupKind kind; };
-constexpr GroupName kGroups[] = {
-    {"tp_group", GroupKind::kTp}, {"dp_group", GroupKind::kDp}, {"ep_group", GroupKind::kEp},
-    {"ep_dp_group", GroupKind::kDpEp}, {"ep_tp_group", GroupKind::kEpTp}, {"pp_group", GroupKind::kPp},
-    {"embedding_group", GroupKind::kEmbedding}, {"all", GroupKind::kWorld}, {"all_nodes", GroupKind::kWorld}};
+struct GroupName {
+  const char* name;
+  GroupKind kind;
+};
+constexpr GroupName kGroups[] = {{"tp_group", GroupKind::kTp},
+                                 {"dp_group", GroupKind::kDp},
+                                 {"ep_group", GroupKind::kEp},
+                                 {"ep_dp_group", GroupKind::kDpEp},
+                                 {"ep_tp_group", GroupKind::kEpTp},
+                                 {"pp_group", GroupKind::kPp},
+                                 {"embedding_group", GroupKind::kEmbedding},
+                                 {"all", GroupKind::kWorld},
+                                 {"all_nodes", GroupKind::kWorld}};
 
 std::string_view trim(std::string_view text) {
   size_t begin = text.find_first_not_of(" \t");
@@ -145,11 +163,9 @@ Result<Row> parseRow(const std::string& file, const TextLine& line, const Column
   }
   if (f.size() != cols.count) {
     if (!line.terminated && f.size() < cols.count) {
-      return inputError(file, line.number, "row",
-                        fmt::format("truncated row: {} of {} columns", f.size(), cols.count));
+      return inputError(file, line.number, "row", fmt::format("truncated row: {} of {} columns", f.size(), cols.count));
     }
-    return inputError(file, line.number, "columns",
-                      fmt::format("expected {} columns, found {}", cols.count, f.size()));
+    return inputError(file, line.number, "columns", fmt::format("expected {} columns, found {}", cols.count, f.size()));
   }
   auto column = [&f](int index) -> std::string_view { return index < 0 ? std::string_view() : f[index]; };
   Row row;
@@ -200,9 +216,9 @@ Result<Row> parseRow(const std::string& file, const TextLine& line, const Column
     if (direction == "send_prev" || direction == "recv_prev") row.step = -1;
     else if (direction == "send_next" || direction == "recv_next") row.step = 1;
     else {
-      return inputError(file, line.number, "additional",
-                        fmt::format("p2p direction {} is not send_prev, send_next, recv_prev or recv_next",
-                                    quoted(direction)));
+      return inputError(
+          file, line.number, "additional",
+          fmt::format("p2p direction {} is not send_prev, send_next, recv_prev or recv_next", quoted(direction)));
     }
     row.op = direction.substr(0, 4) == "send" ? OpKind::kSend : OpKind::kRecv;
     return row;
@@ -242,14 +258,15 @@ Result<RankLayout> inferLayout(const std::string& file, const std::array<SizeSee
     if (option != 0) {
       *out = option;
     } else if (at(kind).size > options.maxWorldSize) {
-      return sizeError(kind, 0, "", fmt::format("{}_group of {} ranks is more than phynet replays (at most {})",
-                                                groupKindLabel(kind), at(kind).size, options.maxWorldSize));
+      return sizeError(kind, 0, "",
+                       fmt::format("{}_group of {} ranks is more than phynet replays (at most {})",
+                                   groupKindLabel(kind), at(kind).size, options.maxWorldSize));
     } else if (at(kind).size > 0) {
       *out = std::llround(at(kind).size);
     } else if (at(kind).firstUse > 0) {
-      return inputError(file, at(kind).firstUse, "comm_group_size",
-                        fmt::format("size of {}_group unknown (no row gives its comm_group_size): {}",
-                                    groupKindLabel(kind), remedy));
+      return inputError(
+          file, at(kind).firstUse, "comm_group_size",
+          fmt::format("size of {}_group unknown (no row gives its comm_group_size): {}", groupKindLabel(kind), remedy));
     } else {
       *out = 1;
     }
@@ -269,12 +286,12 @@ Result<RankLayout> inferLayout(const std::string& file, const std::array<SizeSee
     NS_RETURN_IF_ERROR(pick(GroupKind::kEp, options.ep, "pass --ep N", &ep));
   }
   if (ep < 1) return sizeError(GroupKind::kEp, options.ep, "ep", fmt::format("zero or negative EP {}", ep));
-  for (auto [kind, value, option, name] : {std::tuple{GroupKind::kTp, tp, options.tp, "tp"},
-                                           std::tuple{GroupKind::kPp, pp, options.pp, "pp"},
-                                           std::tuple{GroupKind::kEp, ep, options.ep, "ep"}}) {
+  for (auto [kind, value, option, name] :
+       {std::tuple{GroupKind::kTp, tp, options.tp, "tp"}, std::tuple{GroupKind::kPp, pp, options.pp, "pp"},
+        std::tuple{GroupKind::kEp, ep, options.ep, "ep"}}) {
     if (value > options.maxWorldSize) {
-      return sizeError(kind, option, name, fmt::format("{} ranks are more than phynet replays (at most {})", value,
-                                                       options.maxWorldSize));
+      return sizeError(kind, option, name,
+                       fmt::format("{} ranks are more than phynet replays (at most {})", value, options.maxWorldSize));
     }
   }
   int64_t world = options.worldSize;
@@ -306,14 +323,14 @@ Result<RankLayout> inferLayout(const std::string& file, const std::array<SizeSee
       NS_RETURN_IF_ERROR(pick(GroupKind::kDp, 0, kGiveWorld, &dp));
     }
     if (dp > options.maxWorldSize) {
-      return sizeError(GroupKind::kDp, 0, "", fmt::format("DP={} ranks are more than phynet replays (at most {})", dp,
-                                                          options.maxWorldSize));
+      return sizeError(GroupKind::kDp, 0, "",
+                       fmt::format("DP={} ranks are more than phynet replays (at most {})", dp, options.maxWorldSize));
     }
     world = tp * dp * pp;
     if (world > options.maxWorldSize) {
-      return inputError(file, at(GroupKind::kTp).line, "comm_group_size",
-                        fmt::format("TP*DP*PP = {} ranks are more than phynet replays (at most {})", world,
-                                    options.maxWorldSize));
+      return inputError(
+          file, at(GroupKind::kTp).line, "comm_group_size",
+          fmt::format("TP*DP*PP = {} ranks are more than phynet replays (at most {})", world, options.maxWorldSize));
     }
   }
   if (ep > dp || dp % ep != 0) {
@@ -347,25 +364,26 @@ Status checkRows(const std::string& file, const std::vector<Row>& rows, const Ra
     if (row.groupSize && *row.groupSize > layout.world && !folds) {
       return inputError(file, row.line, "comm_group_size",
                         fmt::format("the {} group of {} ranks is larger than the world ({}): only the "
-                                    "data-parallel groups fold onto fewer ranks", groupKindLabel(row.group),
-                                    *row.groupSize, layout.toString()));
+                                    "data-parallel groups fold onto fewer ranks",
+                                    groupKindLabel(row.group), *row.groupSize, layout.toString()));
     }
     const bool p2pOne = row.group == GroupKind::kPp && row.groupSize && *row.groupSize == 1;
     if (row.groupSize && *row.groupSize != expected && !p2pOne && !warned[static_cast<int>(row.group)]) {
       warned[static_cast<int>(row.group)] = true;
       if (folds && *row.groupSize > expected) {
-        NS_WARN("{}:{}: the file's {} group has {} ranks; folded onto {}, it has {} (the data-parallel dimension "
-                "shrinks with the world, TP and PP are kept; message sizes stay as written)", file, row.line,
-                groupKindLabel(row.group), *row.groupSize, layout.toString(), expected);
+        NS_WARN(
+            "{}:{}: the file's {} group has {} ranks; folded onto {}, it has {} (the data-parallel dimension "
+            "shrinks with the world, TP and PP are kept; message sizes stay as written)",
+            file, row.line, groupKindLabel(row.group), *row.groupSize, layout.toString(), expected);
       } else {
         NS_WARN("{}:{}: comm_group_size {} differs from the layout's {} group of {} ({}); using the layout", file,
                 row.line, *row.groupSize, groupKindLabel(row.group), expected, layout.toString());
       }
     }
     if (row.root >= expected) {
-      return inputError(file, row.line, row.rootField,
-                        fmt::format("root {} is outside the {} group of {} ranks", row.root,
-                                    groupKindLabel(row.group), expected));
+      return inputError(
+          file, row.line, row.rootField,
+          fmt::format("root {} is outside the {} group of {} ranks", row.root, groupKindLabel(row.group), expected));
     }
   }
   return Status::Ok();
@@ -396,13 +414,13 @@ Status checkStages(const std::string& file, const std::vector<std::pair<int, int
   std::vector<int> seenAt(layout.pp, 0);
   for (auto [stage, line] : banners) {
     if (stage >= layout.pp) {
-      return inputError(file, line, "pp_stage",
-                        fmt::format("stage {} but the layout has {} pipeline stages ({})", stage, layout.pp,
-                                    layout.toString()));
+      return inputError(
+          file, line, "pp_stage",
+          fmt::format("stage {} but the layout has {} pipeline stages ({})", stage, layout.pp, layout.toString()));
     }
     if (seenAt[stage] != 0) {
-      return inputError(file, line, "pp_stage", fmt::format("a second block of stage {} (the first at line {})",
-                                                            stage, seenAt[stage]));
+      return inputError(file, line, "pp_stage",
+                        fmt::format("a second block of stage {} (the first at line {})", stage, seenAt[stage]));
     }
     seenAt[stage] = line;
   }
@@ -503,9 +521,10 @@ Result<Workload> parseAicbWorkload(std::string_view text, const std::string& nam
   };
   for (const Row& row : rows) {
     if (row.stage >= 0 && layout.pp > 1 && sharedEmbedding(row, row.stage == 0 ? lastStage : 0)) {
-      NS_WARN("{}:{}: embedding_group rows only in the block of stage {}: stage {} issues them too (the "
-              "embedding group joins the first and last stage)", name, row.line, row.stage,
-              row.stage == 0 ? lastStage : 0);
+      NS_WARN(
+          "{}:{}: embedding_group rows only in the block of stage {}: stage {} issues them too (the "
+          "embedding group joins the first and last stage)",
+          name, row.line, row.stage, row.stage == 0 ? lastStage : 0);
       break;
     }
   }
@@ -538,8 +557,8 @@ Result<Workload> parseAicbWorkload(std::string_view text, const std::string& nam
       }
     }
   }
-  return builder.finish(fmt::format("AICB workload {}: {}, {} rows, {} iteration(s)", baseName(name),
-                                    layout.toString(), rows.size(), options.iterations));
+  return builder.finish(fmt::format("AICB workload {}: {}, {} rows, {} iteration(s)", baseName(name), layout.toString(),
+                                    rows.size(), options.iterations));
 }
 
 Result<Workload> loadAicbWorkload(const std::string& path, const WorkloadOptions& options) {

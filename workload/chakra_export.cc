@@ -62,8 +62,8 @@ Result<ChakraExport> exportChakra(const Workload& workload) {
       pgName[i] = "0";
     } else if (comm.members.size() > 1) {
       pgName[i] = std::to_string(nextGroup++);
-      out.commGroupJson += fmt::format("{}\n  \"{}\": [{}]", nextGroup > 2 ? "," : "", pgName[i],
-                                       fmt::join(comm.members, ", "));
+      out.commGroupJson +=
+          fmt::format("{}\n  \"{}\": [{}]", nextGroup > 2 ? "," : "", pgName[i], fmt::join(comm.members, ", "));
     }
   }
   out.commGroupJson += "\n}\n";
@@ -80,8 +80,10 @@ Result<ChakraExport> exportChakra(const Workload& workload) {
     for (const WorkOp& op : rank.ops) {
       auto comm = commIndex.find(op.commId);
       if (comm == commIndex.end()) {
-        return NS_ERROR(Code::kInvalidArgument, "{}: rank {}: an operation on a communicator the workload does not "
-                        "list", op.source, rank.globalRank);
+        return NS_ERROR(Code::kInvalidArgument,
+                        "{}: rank {}: an operation on a communicator the workload does not "
+                        "list",
+                        op.source, rank.globalRank);
       }
       const CommGroup& group = workload.comms[comm->second];
       if (op.computeNs >= 1000) {

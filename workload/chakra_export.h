@@ -30,9 +30,9 @@ namespace nshim::workload {
 struct ChakraExport {
   std::vector<std::string> rankFiles;  // the bytes of NAME.<rank>.et, by global rank
   std::string commGroupJson;
-  size_t nodes = 0;                    // all files together
+  size_t nodes = 0;  // all files together
   size_t commNodes = 0;
-  size_t oneRankOps = 0;               // collectives of one rank, written as compute nodes
+  size_t oneRankOps = 0;  // collectives of one rank, written as compute nodes
 };
 
 // Needs every rank's operations (Workload::onlyRank -1).

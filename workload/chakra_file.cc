@@ -28,8 +28,10 @@ Result<ChakraFile> parseChakraFile(std::string_view bytes, const std::string& na
                       name, index, start);
     }
     if (length > kMaxChakraMessageBytes || length > bytes.size() - pos) {
-      return NS_ERROR(Code::kInvalidArgument, "{}: message {} (byte {}): length {} runs past the end of the file "
-                      "({} bytes)", name, index, start, length, bytes.size());
+      return NS_ERROR(Code::kInvalidArgument,
+                      "{}: message {} (byte {}): length {} runs past the end of the file "
+                      "({} bytes)",
+                      name, index, start, length, bytes.size());
     }
     const char* data = bytes.data() + pos;
     pos += length;

@@ -75,8 +75,8 @@ Result<ChakraGroups> groupsFromMetadata(const std::vector<chakra::Node>& nodes, 
         return NS_ERROR(Code::kInvalidArgument, "{}: 'ranks' is not a list of ranks", at);
       }
       if (g.members.empty()) {  // PyTorch writes no ranks for a group of all ranks 0..group_size-1
-        const int64_t size = pg.contains("group_size") && pg["group_size"].is_number_integer()
-                                 ? pg["group_size"].get<int64_t>() : world;
+        const int64_t size =
+            pg.contains("group_size") && pg["group_size"].is_number_integer() ? pg["group_size"].get<int64_t>() : world;
         if (size < 1 || size > world) {
           return NS_ERROR(Code::kInvalidArgument, "{}: group_size {} for a trace of {} ranks", at, size, world);
         }

@@ -73,8 +73,10 @@ Result<std::vector<const Node*>> dependencyOrder(const std::vector<Node>& nodes,
     for (size_t i = 0; i < nodes.size(); ++i) {
       if (waiting[i] > 0) smallest = std::min<uint64_t>(smallest, nodes[i].id());
     }
-    return NS_ERROR(Code::kInvalidArgument, "{}: node {}: its dependencies form a cycle ({} nodes never become "
-                    "ready)", name, smallest, nodes.size() - order.size());
+    return NS_ERROR(Code::kInvalidArgument,
+                    "{}: node {}: its dependencies form a cycle ({} nodes never become "
+                    "ready)",
+                    name, smallest, nodes.size() - order.size());
   }
   return order;
 }
@@ -85,14 +87,16 @@ bool isCommNode(int type) {
 
 Result<OpKind> collectiveKind(int64_t commType, const std::string& where) {
   switch (commType) {
-    case chakra::ALL_REDUCE: case chakra::BARRIER: return OpKind::kAllReduce;
+    case chakra::ALL_REDUCE:
+    case chakra::BARRIER: return OpKind::kAllReduce;
     case chakra::REDUCE: return OpKind::kReduce;
     case chakra::ALL_GATHER: return OpKind::kAllGather;
     case chakra::GATHER: return OpKind::kGather;
     case chakra::SCATTER: return OpKind::kScatter;
     case chakra::BROADCAST: return OpKind::kBroadcast;
     case chakra::ALL_TO_ALL: return OpKind::kAllToAll;
-    case chakra::REDUCE_SCATTER: case chakra::REDUCE_SCATTER_BLOCK: return OpKind::kReduceScatter;
+    case chakra::REDUCE_SCATTER:
+    case chakra::REDUCE_SCATTER_BLOCK: return OpKind::kReduceScatter;
     default: break;
   }
   return NS_ERROR(Code::kInvalidArgument, "{}: attribute 'comm_type': {} is not a Chakra collective (0..9)", where,
@@ -113,8 +117,10 @@ class ChakraBuilder {
     if (pg && !groups_.empty()) {
       auto it = groups_.find(*pg);
       if (it == groups_.end()) {
-        return NS_ERROR(Code::kInvalidArgument, "{}: attribute 'pg_name': group '{}' is not one of the trace's "
-                        "process groups", where, *pg);
+        return NS_ERROR(Code::kInvalidArgument,
+                        "{}: attribute 'pg_name': group '{}' is not one of the trace's "
+                        "process groups",
+                        where, *pg);
       }
       key = "group " + *pg;
       members = it->second.members;
@@ -181,9 +187,10 @@ Result<WorkOp> commOp(const Node& node, int rank, ChakraBuilder& builder, const 
     const CollectiveDescriptor& d = describe(op.kind);
     const uint64_t blocks = sizeBlocks(d, nranks);
     if (op.bytes % blocks != 0) {
-      return NS_ERROR(Code::kInvalidArgument, "{}: attribute 'comm_size': {} bytes of {} do not divide into {} "
-                      "equal blocks (one per rank of its group)", where, op.bytes, chakraCollectiveName(*commType),
-                      blocks);
+      return NS_ERROR(Code::kInvalidArgument,
+                      "{}: attribute 'comm_size': {} bytes of {} do not divide into {} "
+                      "equal blocks (one per rank of its group)",
+                      where, op.bytes, chakraCollectiveName(*commType), blocks);
     }
     op.count = op.bytes / blocks;
     if (d.rooted) {
@@ -201,8 +208,8 @@ Result<WorkOp> commOp(const Node& node, int rank, ChakraBuilder& builder, const 
     NS_ASSIGN_OR_RETURN(std::optional<int64_t> peer, attr(key, true));
     const int peerRank = *peer >= 0 && *peer <= INT_MAX ? commRankOf(*comm, static_cast<int>(*peer)) : -1;
     if (peerRank < 0) {  // itself is allowed: NCCL sends to and receives from its own rank
-      return NS_ERROR(Code::kInvalidArgument, "{}: attribute '{}': {} is not a rank of its {}-rank group",
-                      where, key, *peer, nranks);
+      return NS_ERROR(Code::kInvalidArgument, "{}: attribute '{}': {} is not a rank of its {}-rank group", where, key,
+                      *peer, nranks);
     }
     op.peer = peerRank;
     op.count = op.bytes;
@@ -226,9 +233,9 @@ Status convertRank(const std::vector<Node>& nodes, int rank, const std::string& 
   for (const Node* node : order) {
     const int type = node->type();
     if (type == chakra::COMP_NODE) {
-      pendingNs = std::min<int64_t>(pendingNs + static_cast<int64_t>(std::min<uint64_t>(node->duration_micros(),
-                                                                                         INT64_MAX / 2000) * 1000),
-                                    INT64_MAX / 2);
+      pendingNs = std::min<int64_t>(
+          pendingNs + static_cast<int64_t>(std::min<uint64_t>(node->duration_micros(), INT64_MAX / 2000) * 1000),
+          INT64_MAX / 2);
       computeSinceOp = true;
       continue;
     }
@@ -250,7 +257,8 @@ Status convertRank(const std::vector<Node>& nodes, int rank, const std::string& 
     }
     if (op.bytes == 0) {
       ++stats->zeroSized;
-      auto same = std::find_if(skipped->begin(), skipped->end(), [&](const SkippedRows& s) { return s.kind == op.kind; });
+      auto same =
+          std::find_if(skipped->begin(), skipped->end(), [&](const SkippedRows& s) { return s.kind == op.kind; });
       if (same == skipped->end()) {
         same = skipped->insert(skipped->end(), SkippedRows{"0 bytes", op.kind, "chakra", 0, op.source});
       }
@@ -314,8 +322,8 @@ Result<ChakraFileSet> findChakraFiles(const std::string& path) {
   if (sets.size() > 1) {
     std::string list;
     for (const auto& [prefix, files] : sets) list += (list.empty() ? "" : ", ") + prefix;
-    return NS_ERROR(Code::kInvalidArgument, "{}: holds {} Chakra traces ({}): give one NAME prefix", path,
-                    sets.size(), list);
+    return NS_ERROR(Code::kInvalidArgument, "{}: holds {} Chakra traces ({}): give one NAME prefix", path, sets.size(),
+                    list);
   }
   ChakraFileSet set;
   set.prefix = dir + "/" + sets.begin()->first;
@@ -380,9 +388,10 @@ Result<Workload> parseChakraWorkload(const std::vector<std::string>& rankBytes, 
   for (CommGroup& comm : builder.comms()) workload.comms.push_back(std::move(comm));
   labelCommsByShape(workload);
   workload.indexComms();
-  std::string text = fmt::format("Chakra ET (version {}): {} ranks, {} communicators, {} operations; sizes are byte "
-                                 "counts (uint8: Chakra has no data type)", version.empty() ? "?" : version, world,
-                                 workload.comms.size(), ops);
+  std::string text = fmt::format(
+      "Chakra ET (version {}): {} ranks, {} communicators, {} operations; sizes are byte "
+      "counts (uint8: Chakra has no data type)",
+      version.empty() ? "?" : version, world, workload.comms.size(), ops);
   if (haveGroups) {
     text += "; " + groupSource;
   } else {
@@ -399,8 +408,10 @@ Result<Workload> parseChakraWorkload(const std::vector<std::string>& rankBytes, 
   if (leftOut) text += fmt::format("; {} nodes that are not communication or compute left out ({})", leftOut, kinds);
   if (stats.dangling) text += fmt::format("; {} dependencies on nodes not in the files ignored", stats.dangling);
   if (stats.crossCommDeps) {
-    text += fmt::format("; {} dependencies between operations of different communicators are not waited for "
-                        "(issued in dependency order, the replay may overlap them)", stats.crossCommDeps);
+    text += fmt::format(
+        "; {} dependencies between operations of different communicators are not waited for "
+        "(issued in dependency order, the replay may overlap them)",
+        stats.crossCommDeps);
   }
   workload.description = std::move(text);
   return workload;

@@ -44,9 +44,9 @@
 namespace nshim::workload {
 
 struct ChakraOptions {
-  std::string commGroupFile;     // "" : comm_group.json beside the traces, if there is one
+  std::string commGroupFile;  // "" : comm_group.json beside the traces, if there is one
   int maxWorldSize = 1 << 16;
-  int onlyRank = -1;             // >= 0: only that rank's operations are kept (Workload::onlyRank)
+  int onlyRank = -1;  // >= 0: only that rank's operations are kept (Workload::onlyRank)
 };
 
 // Where a Chakra trace's files are: the NAME prefix and the files by rank (rank -> path).

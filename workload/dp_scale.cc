@@ -30,7 +30,8 @@ bool isCommEvent(trace::CommEvent event) {
 
 Result<ShardCount> resizeShard(uint64_t count, int oldSize, int newSize) {
   const uint64_t total = count * static_cast<uint64_t>(oldSize);
-  if (count != 0 && total / static_cast<uint64_t>(oldSize) != count) return NS_ERROR(Code::kInvalidArgument, "count overflows");
+  if (count != 0 && total / static_cast<uint64_t>(oldSize) != count)
+    return NS_ERROR(Code::kInvalidArgument, "count overflows");
   const uint64_t oldPad = std::lcm(static_cast<uint64_t>(oldSize), kMegatronPadding);
   const uint64_t newPad = std::lcm(static_cast<uint64_t>(newSize), kMegatronPadding);
   ShardCount out;
@@ -46,22 +47,26 @@ Result<ShardCount> resizeShard(uint64_t count, int oldSize, int newSize) {
     out.count = total / static_cast<uint64_t>(newSize);
     return out;
   }
-  return NS_ERROR(Code::kInvalidArgument, "a buffer of {} x {} = {} elements divides neither into {} blocks nor as "
-                                   "Megatron pads it (a multiple of lcm({}, 128) = {})", count, oldSize, total,
-                                   newSize, oldSize, oldPad);
+  return NS_ERROR(Code::kInvalidArgument,
+                  "a buffer of {} x {} = {} elements divides neither into {} blocks nor as "
+                  "Megatron pads it (a multiple of lcm({}, 128) = {})",
+                  count, oldSize, total, newSize, oldSize, oldPad);
 }
 
-Result<DataParallelScaler> DataParallelScaler::create(const trace::TraceSet& traces, const JobShape& shape,
-                                                      int newDp) {
-  if (newDp < 1) return NS_ERROR(Code::kInvalidArgument, "--dp {}: the new data-parallel size must be at least 1", newDp);
+Result<DataParallelScaler> DataParallelScaler::create(const trace::TraceSet& traces, const JobShape& shape, int newDp) {
+  if (newDp < 1)
+    return NS_ERROR(Code::kInvalidArgument, "--dp {}: the new data-parallel size must be at least 1", newDp);
   RankLayout to = shape.layout;
   if (newDp % to.ep != 0) {
-    return NS_ERROR(Code::kInvalidArgument, "--dp {}: the expert-parallel size EP={} must divide the data-parallel "
-                    "size (expert groups are blocks of the data-parallel group)", newDp, to.ep);
+    return NS_ERROR(Code::kInvalidArgument,
+                    "--dp {}: the expert-parallel size EP={} must divide the data-parallel "
+                    "size (expert groups are blocks of the data-parallel group)",
+                    newDp, to.ep);
   }
   to.dp = newDp;
   const int64_t world = static_cast<int64_t>(to.tp) * to.pp * newDp;
-  if (world > (1 << 20)) return NS_ERROR(Code::kInvalidArgument, "--dp {}: {} ranks is more than 1,048,576", newDp, world);
+  if (world > (1 << 20))
+    return NS_ERROR(Code::kInvalidArgument, "--dp {}: {} ranks is more than 1,048,576", newDp, world);
   to.world = static_cast<int>(world);
   DataParallelScaler scaler(traces, shape, to);
   Status status = scaler.assignRoles();
@@ -100,8 +105,10 @@ Status DataParallelScaler::assignRoles() {
     }
   }
   if (dropped) {
-    notes_.push_back(fmt::format("{} communicator records of groups that carry no ops and are no group of the "
-                                 "layout are left out", dropped));
+    notes_.push_back(
+        fmt::format("{} communicator records of groups that carry no ops and are no group of the "
+                    "layout are left out",
+                    dropped));
   }
   return Status();
 }
@@ -129,36 +136,42 @@ Status DataParallelScaler::checkOps() {
                                                        : "group of every rank";
       if (op.root >= newSize) {
         return NS_ERROR(Code::kInvalidArgument, "{}: root {} is beyond the {} of {} ranks", where(), op.root, group,
-                                         newSize);
+                        newSize);
       }
       if (isWholeBuffer(op.op) || (r.kind == GroupKind::kWorld && op.op == trace::OpCode::kAllGather)) continue;
       if (r.kind == GroupKind::kWorld || !isSharded(op.op)) {
-        return NS_ERROR(Code::kInvalidArgument, "{} on a {}: no data-parallel scaling rule covers it (allreduce, "
-                                         "broadcast and reduce keep their buffer; reduce-scatter and all-gather "
-                                         "shard it)", where(), group);
+        return NS_ERROR(Code::kInvalidArgument,
+                        "{} on a {}: no data-parallel scaling rule covers it (allreduce, "
+                        "broadcast and reduce keep their buffer; reduce-scatter and all-gather "
+                        "shard it)",
+                        where(), group);
       }
       Result<ShardCount> shard = resizeShard(op.count, op.nranks, newSize);
-      if (!shard.ok()) return NS_ERROR(Code::kInvalidArgument, "{} of count {}: {}", where(), op.count, shard.status().message());
+      if (!shard.ok())
+        return NS_ERROR(Code::kInvalidArgument, "{} of count {}: {}", where(), op.count, shard.status().message());
       ++(shard->megatronPadding ? padded : exact);
       within = std::max(within, shard->withinElements);
     }
   }
   if (padded) {
     notes_.push_back(within == 0 ? fmt::format("{} sharded ops: buffers padded as Megatron pads them (lcm(DP, 128) "
-                                               "elements); counts exact", padded)
+                                               "elements); counts exact",
+                                               padded)
                                  : fmt::format("{} sharded ops: buffers padded as Megatron pads them; a count may be "
                                                "off by fewer than {} elements of the whole buffer (lcm({}, 128) "
-                                               "does not divide lcm({}, 128))", padded, within,
-                                               shape_.layout.dp, to_.dp));  // the data-parallel sizes
+                                               "does not divide lcm({}, 128))",
+                                               padded, within, shape_.layout.dp, to_.dp));  // the data-parallel sizes
   }
   if (exact) notes_.push_back(fmt::format("{} sharded ops divided exactly by {}", exact, to_.dp));
   if (to_.dp < shape_.layout.dp) {
-    notes_.push_back(fmt::format("data-parallel replicas {}..{} of the capture are left out", to_.dp,
-                                 shape_.layout.dp - 1));
+    notes_.push_back(
+        fmt::format("data-parallel replicas {}..{} of the capture are left out", to_.dp, shape_.layout.dp - 1));
   }
   if (tasks) {
-    notes_.push_back(fmt::format("{} nccl_task / nccl_proxy records (NCCL's decisions at the captured size) are "
-                                 "not carried: NCCL decides anew at the new size", tasks));
+    notes_.push_back(
+        fmt::format("{} nccl_task / nccl_proxy records (NCCL's decisions at the captured size) are "
+                    "not carried: NCCL decides anew at the new size",
+                    tasks));
   }
   return Status();
 }
@@ -208,8 +221,8 @@ trace::TraceFile DataParallelScaler::rank(int rank, bool withOps) const {
       if (role == roles.end()) continue;
       trace::CommEntry copy = entry;
       trace::CommRecord& record = copy.record;
-      const std::vector<int> members = role->second.single ? std::vector<int>{rank}
-                                                          : to_.groupMembers(role->second.kind, rank);
+      const std::vector<int> members =
+          role->second.single ? std::vector<int>{rank} : to_.groupMembers(role->second.kind, rank);
       if (record.event == trace::CommEvent::kSplit) record.event = trace::CommEvent::kInit;
       record.commId = newCommId(role->second, rank);
       record.parentId = 0;
@@ -232,8 +245,8 @@ trace::TraceFile DataParallelScaler::rank(int rank, bool withOps) const {
         const CommRole& role = roles.at(copy.record.commId);
         copy.record.commId = newCommId(role, rank);
         scaleOp(&copy.record, role, rank);
-        copy.record.bytes = trace::traceBytes(copy.record.op, copy.record.count, copy.record.datatype,
-                                              copy.record.nranks);
+        copy.record.bytes =
+            trace::traceBytes(copy.record.op, copy.record.count, copy.record.datatype, copy.record.nranks);
       }
       copy.n = n++;
       out.ops.push_back(copy);
@@ -262,8 +275,8 @@ Result<Workload> loadResizedTraceWorkload(const std::string& path, int newDp, co
   NS_ASSIGN_OR_RETURN(JobShape shape, recoverJobShape(captured, shapeOptions));
   NS_ASSIGN_OR_RETURN(DataParallelScaler scaler, DataParallelScaler::create(captured, shape, newDp));
   if (notes) {
-    notes->push_back(fmt::format("--resize dp={}: the trace's {} replayed as {}", newDp, shape.toString(),
-                                 shapeText(scaler.to())));
+    notes->push_back(
+        fmt::format("--resize dp={}: the trace's {} replayed as {}", newDp, shape.toString(), shapeText(scaler.to())));
     for (const std::string& note : scaler.notes()) notes->push_back("--resize: " + note);
   }
   trace::TraceSet resized;
@@ -272,9 +285,9 @@ Result<Workload> loadResizedTraceWorkload(const std::string& path, int newDp, co
     resized.files.push_back(scaler.rank(rank, onlyRank < 0 || rank == onlyRank));
   }
   NS_ASSIGN_OR_RETURN(Workload workload, workloadFromTraceSet(std::move(resized), nullptr, onlyRank));
-  workload.description = fmt::format("ncclshim trace: {} ranks, {} communicators ({}: captured as {}, resized to {})",
-                                     workload.worldSize, workload.comms.size(), path, shape.toString(),
-                                     sizesText(scaler.to()));
+  workload.description =
+      fmt::format("ncclshim trace: {} ranks, {} communicators ({}: captured as {}, resized to {})", workload.worldSize,
+                  workload.comms.size(), path, shape.toString(), sizesText(scaler.to()));
   return workload;
 }
 

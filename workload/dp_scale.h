@@ -47,7 +47,7 @@ class DataParallelScaler {
  private:
   struct CommRole {
     GroupKind kind = GroupKind::kWorld;
-    int instance = 0;   // its place among the template rank's communicators of that kind
+    int instance = 0;     // its place among the template rank's communicators of that kind
     bool single = false;  // a communicator of one rank: kept as it is
   };
   DataParallelScaler(const trace::TraceSet& traces, JobShape shape, RankLayout to)

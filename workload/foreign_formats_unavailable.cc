@@ -12,9 +12,10 @@
 namespace nshim::workload {
 namespace {
 
-constexpr const char* kWhy = "this ncclshim was built without protobuf, nlohmann-json and zlib, which Chakra and PyTorch "
-                             "execution traces need (install protobuf-compiler, libprotobuf-dev, nlohmann-json3-dev "
-                             "and zlib1g-dev, then rebuild)";
+constexpr const char* kWhy =
+    "this ncclshim was built without protobuf, nlohmann-json and zlib, which Chakra and PyTorch "
+    "execution traces need (install protobuf-compiler, libprotobuf-dev, nlohmann-json3-dev "
+    "and zlib1g-dev, then rebuild)";
 
 }  // namespace
 
@@ -45,7 +46,9 @@ bool isGzipFile(const std::string& path) {
   return magic.size() == 2 && static_cast<uint8_t>(magic[0]) == 0x1f && static_cast<uint8_t>(magic[1]) == 0x8b;
 }
 
-Result<std::string> readInputFile(const std::string& path, size_t) { return NS_ERROR(Code::kInvalidUsage, "{}: {}", path, kWhy); }
+Result<std::string> readInputFile(const std::string& path, size_t) {
+  return NS_ERROR(Code::kInvalidUsage, "{}: {}", path, kWhy);
+}
 
 Result<ChakraExport> exportChakra(const Workload&) { return NS_ERROR(Code::kInvalidUsage, "{}", kWhy); }
 

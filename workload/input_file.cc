@@ -36,8 +36,8 @@ Result<std::string> readInputFile(const std::string& path, size_t limit) {
     if (n < 0) {
       int code = 0;
       const char* why = gzerror(in.get(), &code);
-      return NS_ERROR(Code::kInvalidArgument, "{}: cannot read{}: {}", path, gzdirect(in.get()) ? "" : " the gzip stream",
-                      why ? why : "read error");
+      return NS_ERROR(Code::kInvalidArgument, "{}: cannot read{}: {}", path,
+                      gzdirect(in.get()) ? "" : " the gzip stream", why ? why : "read error");
     }
     if (n == 0) {
       int code = Z_OK;

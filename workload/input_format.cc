@@ -25,7 +25,8 @@ Result<InputFormat> detectDirectory(const std::string& path) {
     const std::string_view name = entry;
     if (name == "." || name == "..") continue;
     if (name.ends_with(".jsonl") || name.ends_with(".jsonl.part") || name.ends_with(".jsonl.zst") ||
-        name.ends_with(".jsonl.zst.part")) ++jsonl;
+        name.ends_with(".jsonl.zst.part"))
+      ++jsonl;
     else if (isEtName(name)) ++et;
     else if (name.ends_with(".json") || name.ends_with(".json.gz")) {
       ++json;
@@ -35,9 +36,11 @@ Result<InputFormat> detectDirectory(const std::string& path) {
   if (jsonl) return InputFormat::kTrace;
   if (et) return InputFormat::kChakra;
   if (pytorch) return InputFormat::kPyTorchEt;
-  return NS_ERROR(Code::kInvalidArgument, "{}: no ncclshim trace (*.jsonl), Chakra trace (NAME.<rank>.et) or PyTorch "
+  return NS_ERROR(Code::kInvalidArgument,
+                  "{}: no ncclshim trace (*.jsonl), Chakra trace (NAME.<rank>.et) or PyTorch "
                   "execution trace (*.json with \"nodes\") here ({} .json files that are not execution traces, {} "
-                  "other files): give --from", path, json, other);
+                  "other files): give --from",
+                  path, json, other);
 }
 
 }  // namespace
@@ -142,8 +145,10 @@ Result<InputFormat> detectInputFormat(const std::string& path) {
   if (isEtName(path.substr(path.rfind('/') + 1)) || looksLikeChakra(bytes)) return InputFormat::kChakra;
   if (looksLikePyTorchEt(bytes)) return InputFormat::kPyTorchEt;
   if (isGzipFile(path)) {
-    return NS_ERROR(Code::kInvalidArgument, "{}: gzip-compressed, and neither a Chakra nor a PyTorch execution trace "
-                    "inside: decompress it (gunzip -k) and give the file", path);
+    return NS_ERROR(Code::kInvalidArgument,
+                    "{}: gzip-compressed, and neither a Chakra nor a PyTorch execution trace "
+                    "inside: decompress it (gunzip -k) and give the file",
+                    path);
   }
   if (path.ends_with(".jsonl") || bytes.rfind("{\"type\":\"header\"", 0) == 0) return InputFormat::kTrace;
   if (path.ends_with(".txt")) return InputFormat::kSimAi;
@@ -153,13 +158,16 @@ Result<InputFormat> detectInputFormat(const std::string& path) {
   const size_t first = bytes.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && bytes[first] == '{') {
     if (bytes.substr(0, bytes.find('\n')).find("\"type\"") != std::string::npos) return InputFormat::kTrace;
-    return NS_ERROR(Code::kInvalidArgument, "{}: a JSON object that is neither an ncclshim trace (its first line a "
+    return NS_ERROR(Code::kInvalidArgument,
+                    "{}: a JSON object that is neither an ncclshim trace (its first line a "
                     "\"type\":\"header\" record) nor a PyTorch execution trace (\"schema\" and \"nodes\" near its "
-                    "start): give --from {}", path, inputFormatChoices());
+                    "start): give --from {}",
+                    path, inputFormatChoices());
   }
-  return NS_ERROR(Code::kInvalidArgument, "{}: cannot tell the format: not an ncclshim trace, a Chakra trace "
-                  "(NAME.<rank>.et), a PyTorch execution trace, SimAI .txt or AICB .csv: give --from {}", path,
-                  inputFormatChoices());
+  return NS_ERROR(Code::kInvalidArgument,
+                  "{}: cannot tell the format: not an ncclshim trace, a Chakra trace "
+                  "(NAME.<rank>.et), a PyTorch execution trace, SimAI .txt or AICB .csv: give --from {}",
+                  path, inputFormatChoices());
 }
 
 }  // namespace nshim::workload

@@ -17,7 +17,7 @@ namespace nshim::workload {
 
 enum class InputFormat { kAuto, kTrace, kSimAi, kAicb, kChakra, kPyTorchEt };
 
-const char* inputFormatName(InputFormat format);   // "trace", "simai", "aicb", "chakra", "pytorch-et"
+const char* inputFormatName(InputFormat format);  // "trace", "simai", "aicb", "chakra", "pytorch-et"
 // "auto", or one of the names above; false for anything else.
 bool parseInputFormat(std::string_view text, InputFormat* out);
 // The names --from / --format accept, for messages: "auto, trace, simai, aicb, chakra, pytorch-et".

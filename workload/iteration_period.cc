@@ -23,7 +23,10 @@ IterationPeriod findIterationPeriod(const std::vector<uint64_t>& signatures) {
 uint64_t iterationSignature(const WorkOp& op) {
   // Point-to-point sizes may follow the data (MoE token exchange): the calls count, not their sizes.
   const uint64_t count = describe(op.kind).pointToPoint ? 0 : op.count;
-  const uint64_t fields[] = {static_cast<uint64_t>(op.kind), op.commId, count, static_cast<uint64_t>(op.type),
+  const uint64_t fields[] = {static_cast<uint64_t>(op.kind),
+                             op.commId,
+                             count,
+                             static_cast<uint64_t>(op.type),
                              static_cast<uint64_t>(static_cast<int64_t>(op.root)),
                              static_cast<uint64_t>(static_cast<int64_t>(op.peer))};
   return fnv1a64(fields, sizeof(fields));

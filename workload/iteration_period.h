@@ -24,13 +24,13 @@ namespace nshim::workload {
 
 struct IterationPeriod {
   bool found = false;
-  size_t period = 0;          // calls per iteration
-  size_t firstBoundary = 0;   // index of the first call of the first whole iteration
-  size_t iterations = 0;      // whole iterations from firstBoundary
-  size_t warmupCalls = 0;     // calls before firstBoundary
-  size_t tailCalls = 0;       // calls after the last whole iteration (a cut last step)
-  bool marked = false;        // from the job's marks, not found in the calls
-  bool unevenMarks = false;   // marked, but the marked iterations differ in calls: none reported
+  size_t period = 0;         // calls per iteration
+  size_t firstBoundary = 0;  // index of the first call of the first whole iteration
+  size_t iterations = 0;     // whole iterations from firstBoundary
+  size_t warmupCalls = 0;    // calls before firstBoundary
+  size_t tailCalls = 0;      // calls after the last whole iteration (a cut last step)
+  bool marked = false;       // from the job's marks, not found in the calls
+  bool unevenMarks = false;  // marked, but the marked iterations differ in calls: none reported
 };
 
 // The iterations between a rank's marks (`marks`: op index after each mark, `calls` ops in all):

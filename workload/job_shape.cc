@@ -22,15 +22,16 @@ Result<std::map<uint64_t, CommFacts>> readComms(const trace::TraceSet& traces) {
       const trace::CommRecord& c = entry.record;
       if (c.event != trace::CommEvent::kInit && c.event != trace::CommEvent::kSplit) continue;
       if (c.nranks < 1 || c.rank < 0 || c.rank >= c.nranks || c.globalRank < 0 || c.globalRank >= world) {
-        return NS_ERROR(Code::kInvalidArgument, "{}:{}: comm {}: rank {} of {} at global rank {} does not fit a job of "
-                                         "{} ranks", file.path, entry.line, commName(c.commId), c.rank,
-                                         c.nranks, c.globalRank, world);
+        return NS_ERROR(Code::kInvalidArgument,
+                        "{}:{}: comm {}: rank {} of {} at global rank {} does not fit a job of "
+                        "{} ranks",
+                        file.path, entry.line, commName(c.commId), c.rank, c.nranks, c.globalRank, world);
       }
       CommFacts& facts = comms[c.commId];
       if (facts.members.empty()) facts.members.assign(c.nranks, -1);
       if (static_cast<int>(facts.members.size()) != c.nranks) {
-        return NS_ERROR(Code::kInvalidArgument, "{}:{}: comm {}: nranks {} here, {} in another file", file.path, entry.line,
-                                         commName(c.commId), c.nranks, facts.members.size());
+        return NS_ERROR(Code::kInvalidArgument, "{}:{}: comm {}: nranks {} here, {} in another file", file.path,
+                        entry.line, commName(c.commId), c.nranks, facts.members.size());
       }
       facts.members[c.rank] = c.globalRank;
     }
@@ -40,16 +41,16 @@ Result<std::map<uint64_t, CommFacts>> readComms(const trace::TraceSet& traces) {
       if (it == comms.end()) continue;  // trace_validate reports ops on unknown communicators
       it->second.carriesOps = true;
       it->second.pointToPointOnly = it->second.pointToPointOnly && isPointToPoint(entry.record.op);
-      it->second.exchanges = it->second.exchanges || isPointToPoint(entry.record.op) ||
-                             entry.record.op == trace::OpCode::kAlltoAll;
+      it->second.exchanges =
+          it->second.exchanges || isPointToPoint(entry.record.op) || entry.record.op == trace::OpCode::kAlltoAll;
     }
   }
   for (const auto& [id, facts] : comms) {
     if (std::count(facts.members.begin(), facts.members.end(), -1) > 0) {
-      return NS_ERROR(Code::kInvalidArgument, "comm {}: {} of its {} members have no file naming them (every rank's file "
-                                       "is needed to recover the job's shape)", commName(id),
-                                       std::count(facts.members.begin(), facts.members.end(), -1),
-                                       facts.members.size());
+      return NS_ERROR(Code::kInvalidArgument,
+                      "comm {}: {} of its {} members have no file naming them (every rank's file "
+                      "is needed to recover the job's shape)",
+                      commName(id), std::count(facts.members.begin(), facts.members.end(), -1), facts.members.size());
     }
   }
   return comms;
@@ -60,9 +61,9 @@ Result<std::map<uint64_t, CommFacts>> readComms(const trace::TraceSet& traces) {
 // expert-data or world first; a pipeline group carries only sends and receives. *agrees: it
 // exchanges and is an expert or pipeline group, as its ops suggest.
 bool fitKind(const RankLayout& layout, const CommFacts& facts, GroupKind* kind, bool* agrees) {
-  static constexpr GroupKind kReducing[] = {GroupKind::kTp, GroupKind::kDp, GroupKind::kDpEp, GroupKind::kEpTp,
+  static constexpr GroupKind kReducing[] = {GroupKind::kTp,    GroupKind::kDp, GroupKind::kDpEp, GroupKind::kEpTp,
                                             GroupKind::kWorld, GroupKind::kEp, GroupKind::kPp};
-  static constexpr GroupKind kExchanging[] = {GroupKind::kEp, GroupKind::kPp, GroupKind::kEpTp, GroupKind::kTp,
+  static constexpr GroupKind kExchanging[] = {GroupKind::kEp, GroupKind::kPp,   GroupKind::kEpTp, GroupKind::kTp,
                                               GroupKind::kDp, GroupKind::kDpEp, GroupKind::kWorld};
   const int first = facts.members.front();
   for (GroupKind candidate : facts.exchanges ? kExchanging : kReducing) {
@@ -106,9 +107,10 @@ Result<JobShape> recoverJobShape(const trace::TraceSet& traces, const ShapeOptio
   if (world < 1) return NS_ERROR(Code::kInvalidArgument, "no trace files");
   for (int rank = 0; rank < world; ++rank) {
     if (traces.files[rank].globalRank() != rank) {
-      return NS_ERROR(Code::kInvalidArgument, "{}: global rank {} where rank {} was expected: the shape needs one file "
-                                       "per rank 0..{}", traces.files[rank].path, traces.files[rank].globalRank(),
-                                       rank, world - 1);
+      return NS_ERROR(Code::kInvalidArgument,
+                      "{}: global rank {} where rank {} was expected: the shape needs one file "
+                      "per rank 0..{}",
+                      traces.files[rank].path, traces.files[rank].globalRank(), rank, world - 1);
     }
   }
   Result<std::map<uint64_t, CommFacts>> comms = readComms(traces);
@@ -128,8 +130,8 @@ Result<JobShape> recoverJobShape(int world, const std::vector<CommUse>& uses, co
     if (use.members.empty()) return NS_ERROR(Code::kInvalidArgument, "comm {} has no members", commName(use.id));
     for (int member : use.members) {
       if (member < 0 || member >= world) {
-        return NS_ERROR(Code::kInvalidArgument, "comm {}: member {} is not a rank of the {}-rank job",
-                        commName(use.id), member, world);
+        return NS_ERROR(Code::kInvalidArgument, "comm {}: member {} is not a rank of the {}-rank job", commName(use.id),
+                        member, world);
       }
     }
     byId[use.id] = &use;
@@ -140,7 +142,7 @@ Result<JobShape> recoverJobShape(int world, const std::vector<CommUse>& uses, co
 
   struct Fit {
     RankLayout layout;
-    int agreeing = 0;    // exchanging communicators that are expert or pipeline groups
+    int agreeing = 0;     // exchanging communicators that are expert or pipeline groups
     int worldAsData = 0;  // communicators of every rank that are its data-parallel group
   };
   std::vector<Fit> fits;
@@ -167,8 +169,8 @@ Result<JobShape> recoverJobShape(int world, const std::vector<CommUse>& uses, co
           GroupKind kind;
           bool agrees = false;
           if (!fitKind(layout, facts, &kind, &agrees)) {
-            misfit = fmt::format("{}: comm {} (members {})", sizesText(layout), commName(id),
-                                 membersText(facts.members));
+            misfit =
+                fmt::format("{}: comm {} (members {})", sizesText(layout), commName(id), membersText(facts.members));
             break;
           }
           agreeing += agrees ? 1 : 0;
@@ -176,7 +178,7 @@ Result<JobShape> recoverJobShape(int world, const std::vector<CommUse>& uses, co
           worldAsData += kind == GroupKind::kDp && static_cast<int>(facts.members.size()) == world ? 1 : 0;
         }
         if (!misfit.empty()) {
-          if (ep == 1) misfits.push_back(misfit);  // one line per TP x PP: the expert sizes add little
+          if (ep == 1) misfits.push_back(misfit);              // one line per TP x PP: the expert sizes add little
         } else if (ep == 1 || expertExchange || options.ep) {  // experts only where an all-to-all needs them
           fits.push_back(Fit{layout, agreeing, worldAsData});
         }
@@ -186,11 +188,16 @@ Result<JobShape> recoverJobShape(int world, const std::vector<CommUse>& uses, co
   if (fits.empty()) {
     std::string tried;
     for (size_t i = 0; i < misfits.size() && i < 6; ++i) tried += "\n  " + misfits[i];
-    return NS_ERROR(Code::kInvalidArgument, "the job's shape cannot be recovered: no TP x DP x PP layout (EP "
+    return NS_ERROR(Code::kInvalidArgument,
+                    "the job's shape cannot be recovered: no TP x DP x PP layout (EP "
                     "dividing DP) of {} ranks has every communicator as one of its groups (tensor: consecutive "
                     "ranks; data: strided by TP; expert: a block of the data group; pipeline: strided by TP x DP, "
-                    "sends and receives only).{}{}", world, misfits.empty() ? "" : " Each layout tried, and a "
-                    "communicator that fits none of its groups:", tried);
+                    "sends and receives only).{}{}",
+                    world,
+                    misfits.empty() ? ""
+                                    : " Each layout tried, and a "
+                                      "communicator that fits none of its groups:",
+                    tried);
   }
   // The layouts where the most exchanging communicators are expert or pipeline groups, then where
   // the most groups of every rank are data parallel; of those, per TP x PP, the smallest EP.
@@ -206,8 +213,10 @@ Result<JobShape> recoverJobShape(int world, const std::vector<CommUse>& uses, co
   if (chosen.size() > 1) {
     std::string candidates;
     for (const RankLayout& layout : chosen) candidates += (candidates.empty() ? "" : ", ") + sizesText(layout);
-    return NS_ERROR(Code::kInvalidArgument, "the job's shape is ambiguous: {} all fit its communicators (the groups "
-                    "that would tell them apart carry no ops); choose with --tp and --pp", candidates);
+    return NS_ERROR(Code::kInvalidArgument,
+                    "the job's shape is ambiguous: {} all fit its communicators (the groups "
+                    "that would tell them apart carry no ops); choose with --tp and --pp",
+                    candidates);
   }
 
   JobShape shape;

@@ -32,8 +32,8 @@ struct ShapedComm {
   uint64_t id = 0;
   std::vector<int> members;  // global ranks in communicator-rank order
   GroupKind kind = GroupKind::kWorld;
-  bool carriesOps = false;   // some member issued an op on it
-  bool fitted = false;       // kind is meaningful (a communicator without ops may fit nothing)
+  bool carriesOps = false;  // some member issued an op on it
+  bool fitted = false;      // kind is meaningful (a communicator without ops may fit nothing)
 };
 
 struct JobShape {

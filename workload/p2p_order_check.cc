@@ -107,17 +107,18 @@ std::string findDeadlock(const CommGroup& comm, const std::vector<std::vector<co
       const std::string forWhom =
           isP2p(*op) ? fmt::format("rank {}", op->peer >= 0 && op->peer < n ? comm.members[op->peer] : -1)
                      : std::string("every member");
-      stuck += fmt::format("{}rank {} ({}) waits in {} at seq {} ({}) for {}", shown ? "; " : "", comm.members[r],
-                           who, describeOp(*op), op->seq, op->source, forWhom);
+      stuck += fmt::format("{}rank {} ({}) waits in {} at seq {} ({}) for {}", shown ? "; " : "", comm.members[r], who,
+                           describeOp(*op), op->seq, op->source, forWhom);
       ++shown;
       break;
     }
   }
   if (count == 0) return "";
-  return fmt::format("communicator {} deadlocks: no member can go on ({} of {} ranks wait): {}{}; a send waits "
-                     "for its receive, so sends and receives that wait on each other must be in one NCCL group "
-                     "(ncclGroupStart/End, batch_isend_irecv) or in an order where each meets its partner",
-                     commName(comm), count, n, stuck, count > shown ? fmt::format("; and {} more", count - shown) : "");
+  return fmt::format(
+      "communicator {} deadlocks: no member can go on ({} of {} ranks wait): {}{}; a send waits "
+      "for its receive, so sends and receives that wait on each other must be in one NCCL group "
+      "(ncclGroupStart/End, batch_isend_irecv) or in an order where each meets its partner",
+      commName(comm), count, n, stuck, count > shown ? fmt::format("; and {} more", count - shown) : "");
 }
 
 }  // namespace nshim::workload

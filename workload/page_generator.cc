@@ -38,14 +38,18 @@ Result<std::string> temporaryReportFile(const char* what) {
 int runPageGenerator(const std::vector<std::string>& args, bool needMatplotlib, const char* who) {
   const std::string script = findGenerator();
   if (script.empty()) {
-    std::fprintf(stderr, "%s: report_main.py not found in ncclshim_report/ next to the binary nor in "
-                 "../tools/report (set NCCLSHIM_REPORT_SCRIPT)\n", who);
+    std::fprintf(stderr,
+                 "%s: report_main.py not found in ncclshim_report/ next to the binary nor in "
+                 "../tools/report (set NCCLSHIM_REPORT_SCRIPT)\n",
+                 who);
     return kPageBadInput;
   }
   const std::string python = findPython(needMatplotlib ? "matplotlib" : "json");
   if (python.empty()) {
-    std::fprintf(stderr, "%s: no Python 3%s here (Debian: apt-get install python3-matplotlib, or set "
-                 "NCCLSHIM_PYTHON); nothing written\n", who, needMatplotlib ? " with matplotlib" : "");
+    std::fprintf(stderr,
+                 "%s: no Python 3%s here (Debian: apt-get install python3-matplotlib, or set "
+                 "NCCLSHIM_PYTHON); nothing written\n",
+                 who, needMatplotlib ? " with matplotlib" : "");
     return kPageNoMatplotlib;
   }
   std::vector<std::string> argv = {python, script};

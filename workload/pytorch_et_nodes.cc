@@ -27,7 +27,10 @@ struct CursorIterator {
   const char* at = nullptr;
   const char** cursor = nullptr;
   reference operator*() const { return *at; }
-  CursorIterator& operator++() { *cursor = ++at; return *this; }
+  CursorIterator& operator++() {
+    *cursor = ++at;
+    return *this;
+  }
   bool operator==(const CursorIterator& other) const { return at == other.at; }
 };
 
@@ -122,42 +125,67 @@ struct CallName {
   Role role;
 };
 constexpr CallName kCallNames[] = {
-    {"allreduce", OpKind::kAllReduce, Role::kSelf}, {"allreducecoalesced", OpKind::kAllReduce, Role::kSelf},
-    {"barrier", OpKind::kAllReduce, Role::kSelf}, {"allgather", OpKind::kAllGather, Role::kSelf},
-    {"allgatherbase", OpKind::kAllGather, Role::kSelf}, {"allgatherintotensor", OpKind::kAllGather, Role::kSelf},
+    {"allreduce", OpKind::kAllReduce, Role::kSelf},
+    {"allreducecoalesced", OpKind::kAllReduce, Role::kSelf},
+    {"barrier", OpKind::kAllReduce, Role::kSelf},
+    {"allgather", OpKind::kAllGather, Role::kSelf},
+    {"allgatherbase", OpKind::kAllGather, Role::kSelf},
+    {"allgatherintotensor", OpKind::kAllGather, Role::kSelf},
     {"allgatherintotensorcoalesced", OpKind::kAllGather, Role::kSelf},
-    {"allgathercoalesced", OpKind::kAllGather, Role::kSelf}, {"reducescatter", OpKind::kReduceScatter, Role::kSelf},
+    {"allgathercoalesced", OpKind::kAllGather, Role::kSelf},
+    {"reducescatter", OpKind::kReduceScatter, Role::kSelf},
     {"reducescatterbase", OpKind::kReduceScatter, Role::kSelf},
     {"reducescattertensor", OpKind::kReduceScatter, Role::kSelf},
     {"reducescattertensorcoalesced", OpKind::kReduceScatter, Role::kSelf},
-    {"broadcast", OpKind::kBroadcast, Role::kRoot}, {"broadcastoop", OpKind::kBroadcast, Role::kRoot},
-    {"reduce", OpKind::kReduce, Role::kRoot}, {"reduceoop", OpKind::kReduce, Role::kRoot},
-    {"gather", OpKind::kGather, Role::kRoot}, {"scatter", OpKind::kScatter, Role::kRoot},
-    {"send", OpKind::kSend, Role::kPeer}, {"recv", OpKind::kRecv, Role::kPeer},
-    {"alltoall", OpKind::kAllToAll, Role::kSelf}, {"alltoallv", OpKind::kAllToAll, Role::kSelf},
-    {"alltoallbase", OpKind::kAllToAll, Role::kSelf}, {"alltoallsingle", OpKind::kAllToAll, Role::kSelf},
+    {"broadcast", OpKind::kBroadcast, Role::kRoot},
+    {"broadcastoop", OpKind::kBroadcast, Role::kRoot},
+    {"reduce", OpKind::kReduce, Role::kRoot},
+    {"reduceoop", OpKind::kReduce, Role::kRoot},
+    {"gather", OpKind::kGather, Role::kRoot},
+    {"scatter", OpKind::kScatter, Role::kRoot},
+    {"send", OpKind::kSend, Role::kPeer},
+    {"recv", OpKind::kRecv, Role::kPeer},
+    {"alltoall", OpKind::kAllToAll, Role::kSelf},
+    {"alltoallv", OpKind::kAllToAll, Role::kSelf},
+    {"alltoallbase", OpKind::kAllToAll, Role::kSelf},
+    {"alltoallsingle", OpKind::kAllToAll, Role::kSelf},
 };
 
 struct TypeName {
   const char* name;  // lower case: c10's ScalarType names and the tensor type names of the inputs
   DataType type;
-  uint8_t bytes;     // of one element
-  bool native;       // false: no NCCL type, moved as bytes
+  uint8_t bytes;  // of one element
+  bool native;    // false: no NCCL type, moved as bytes
 };
 constexpr TypeName kTypeNames[] = {
-    {"float", DataType::kFloat32, 4, true}, {"half", DataType::kFloat16, 2, true},
-    {"c10::half", DataType::kFloat16, 2, true}, {"bfloat16", DataType::kBfloat16, 2, true},
-    {"c10::bfloat16", DataType::kBfloat16, 2, true}, {"double", DataType::kFloat64, 8, true},
-    {"int", DataType::kInt32, 4, true}, {"long", DataType::kInt64, 8, true}, {"long int", DataType::kInt64, 8, true},
-    {"byte", DataType::kUint8, 1, true}, {"unsigned char", DataType::kUint8, 1, true},
-    {"char", DataType::kInt8, 1, true}, {"signed char", DataType::kInt8, 1, true}, {"bool", DataType::kUint8, 1, true},
-    {"uint32", DataType::kUint32, 4, true}, {"uint64", DataType::kUint64, 8, true},
-    {"float8_e4m3fn", DataType::kFp8E4M3, 1, true}, {"float8_e5m2", DataType::kFp8E5M2, 1, true},
-    {"short", DataType::kUint8, 2, false}, {"short int", DataType::kUint8, 2, false},
-    {"uint16", DataType::kUint8, 2, false}, {"complexhalf", DataType::kUint8, 4, false},
-    {"complexfloat", DataType::kUint8, 8, false}, {"complexdouble", DataType::kUint8, 16, false},
-    {"float8_e4m3fnuz", DataType::kUint8, 1, false}, {"float8_e5m2fnuz", DataType::kUint8, 1, false},
-    {"qint8", DataType::kUint8, 1, false}, {"quint8", DataType::kUint8, 1, false},
+    {"float", DataType::kFloat32, 4, true},
+    {"half", DataType::kFloat16, 2, true},
+    {"c10::half", DataType::kFloat16, 2, true},
+    {"bfloat16", DataType::kBfloat16, 2, true},
+    {"c10::bfloat16", DataType::kBfloat16, 2, true},
+    {"double", DataType::kFloat64, 8, true},
+    {"int", DataType::kInt32, 4, true},
+    {"long", DataType::kInt64, 8, true},
+    {"long int", DataType::kInt64, 8, true},
+    {"byte", DataType::kUint8, 1, true},
+    {"unsigned char", DataType::kUint8, 1, true},
+    {"char", DataType::kInt8, 1, true},
+    {"signed char", DataType::kInt8, 1, true},
+    {"bool", DataType::kUint8, 1, true},
+    {"uint32", DataType::kUint32, 4, true},
+    {"uint64", DataType::kUint64, 8, true},
+    {"float8_e4m3fn", DataType::kFp8E4M3, 1, true},
+    {"float8_e5m2", DataType::kFp8E5M2, 1, true},
+    {"short", DataType::kUint8, 2, false},
+    {"short int", DataType::kUint8, 2, false},
+    {"uint16", DataType::kUint8, 2, false},
+    {"complexhalf", DataType::kUint8, 4, false},
+    {"complexfloat", DataType::kUint8, 8, false},
+    {"complexdouble", DataType::kUint8, 16, false},
+    {"float8_e4m3fnuz", DataType::kUint8, 1, false},
+    {"float8_e5m2fnuz", DataType::kUint8, 1, false},
+    {"qint8", DataType::kUint8, 1, false},
+    {"quint8", DataType::kUint8, 1, false},
     {"qint32", DataType::kUint8, 4, false},
 };
 
@@ -221,8 +249,10 @@ Result<Call> decodeCall(const Json& node, int64_t line, const std::string& file,
   while (k < values.size() && !(values[k].is_string() && (name == nullptr || values[k] == *name))) ++k;
   if (name == nullptr && k < values.size()) name = &values[k];
   if (name == nullptr || !name->is_string()) {
-    return NS_ERROR(Code::kInvalidArgument, "{}: field 'collective_name': missing (no attribute, no name in the "
-                    "inputs)", where);
+    return NS_ERROR(Code::kInvalidArgument,
+                    "{}: field 'collective_name': missing (no attribute, no name in the "
+                    "inputs)",
+                    where);
   }
   std::string normal;
   for (char ch : name->get_ref<const std::string&>()) {
@@ -230,8 +260,8 @@ Result<Call> decodeCall(const Json& node, int64_t line, const std::string& file,
   }
   *idle = normal == "wait" || normal == "init";
   if (*idle) return c;
-  auto known = std::find_if(std::begin(kCallNames), std::end(kCallNames),
-                            [&](const CallName& n) { return normal == n.name; });
+  auto known =
+      std::find_if(std::begin(kCallNames), std::end(kCallNames), [&](const CallName& n) { return normal == n.name; });
   if (known == std::end(kCallNames)) {
     return NS_ERROR(Code::kInvalidArgument, "{}: field 'collective_name': {} is not a collective ncclshim replays",
                     where, shortText(*name));
@@ -249,10 +279,9 @@ Result<Call> decodeCall(const Json& node, int64_t line, const std::string& file,
   if (c.pgName && c.pgName->empty()) c.pgName.reset();
   const int64_t maxWorld = options.maxWorldSize;
   NS_ASSIGN_OR_RETURN(c.pgSize, boundedInt(attr(node, "pg_size"), where, "pg_size", 0, maxWorld));
-  NS_ASSIGN_OR_RETURN(c.start, boundedInt(attr(node, "global_rank_start"), where, "global_rank_start", -1,
-                                           INT32_MAX));
-  NS_ASSIGN_OR_RETURN(c.stride, boundedInt(attr(node, "global_rank_stride"), where, "global_rank_stride", -1,
-                                            INT32_MAX));
+  NS_ASSIGN_OR_RETURN(c.start, boundedInt(attr(node, "global_rank_start"), where, "global_rank_start", -1, INT32_MAX));
+  NS_ASSIGN_OR_RETURN(c.stride,
+                      boundedInt(attr(node, "global_rank_stride"), where, "global_rank_stride", -1, INT32_MAX));
   auto small = [&](size_t i) {  // a positional group field, kept when it is in range
     std::optional<int64_t> x = intOf(values[i]);
     return x && *x >= -1 && *x <= maxWorld ? x : std::nullopt;
@@ -282,7 +311,8 @@ Result<Call> decodeCall(const Json& node, int64_t line, const std::string& file,
   std::string dtype;
   auto inputs = node.find("inputs");
   const Json* types = inputs != node.end() && inputs->is_object() && inputs->contains("types") ? &(*inputs)["types"]
-                      : node.contains("input_types") ? &node["input_types"] : nullptr;  // 1.0.1: input_types
+                      : node.contains("input_types")                                           ? &node["input_types"]
+                                                     : nullptr;  // 1.0.1: input_types
   if (const Json* d = attr(node, "dtype"); d != nullptr && d->is_string()) {
     dtype = d->get<std::string>();
   } else if (types != nullptr && types->is_array() && !types->empty() && (*types)[0].is_string()) {
@@ -293,8 +323,8 @@ Result<Call> decodeCall(const Json& node, int64_t line, const std::string& file,
   }
   std::string lower = dtype;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  auto type = std::find_if(std::begin(kTypeNames), std::end(kTypeNames),
-                           [&](const TypeName& t) { return lower == t.name; });
+  auto type =
+      std::find_if(std::begin(kTypeNames), std::end(kTypeNames), [&](const TypeName& t) { return lower == t.name; });
   int64_t scale = 1;
   if (type != std::end(kTypeNames)) {
     c.type = type->type;
@@ -302,13 +332,15 @@ Result<Call> decodeCall(const Json& node, int64_t line, const std::string& file,
   } else if (itemSize >= 1 && itemSize <= 64) {
     c.type = DataType::kUint8, scale = itemSize, notes->byteTypes.insert(dtype.empty() ? "?" : dtype);
   } else {
-    return NS_ERROR(Code::kInvalidArgument, "{}: field 'dtype': '{}' is not a PyTorch dtype ncclshim knows, and the "
-                    "inputs give no element size", where, dtype);
+    return NS_ERROR(Code::kInvalidArgument,
+                    "{}: field 'dtype': '{}' is not a PyTorch dtype ncclshim knows, and the "
+                    "inputs give no element size",
+                    where, dtype);
   }
-  NS_ASSIGN_OR_RETURN(std::optional<int64_t> in, boundedInt(attr(node, "in_msg_nelems"), where, "in_msg_nelems", 0,
-                                                            kMaxElements));
-  NS_ASSIGN_OR_RETURN(std::optional<int64_t> out, boundedInt(attr(node, "out_msg_nelems"), where, "out_msg_nelems", 0,
-                                                             kMaxElements));
+  NS_ASSIGN_OR_RETURN(std::optional<int64_t> in,
+                      boundedInt(attr(node, "in_msg_nelems"), where, "in_msg_nelems", 0, kMaxElements));
+  NS_ASSIGN_OR_RETURN(std::optional<int64_t> out,
+                      boundedInt(attr(node, "out_msg_nelems"), where, "out_msg_nelems", 0, kMaxElements));
   c.inElems = in.value_or(std::min(inTensorElems, kMaxElements)) * scale;
   c.outElems = out.value_or(std::min(outTensorElems, kMaxElements)) * scale;
   const Json* inSplit = attr(node, "in_split_size");
@@ -394,8 +426,10 @@ Result<RankFile> parseRankFile(std::string_view text, const std::string& name, c
   RankFile f;
   f.name = name;
   if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b) {
-    return NS_ERROR(Code::kInvalidArgument, "{}: gzip-compressed bytes: files are decompressed as they are read "
-                    "(load it by its path), bytes handed over as text are not", name);
+    return NS_ERROR(Code::kInvalidArgument,
+                    "{}: gzip-compressed bytes: files are decompressed as they are read "
+                    "(load it by its path), bytes handed over as text are not",
+                    name);
   }
   // Parse keeping only the nodes that matter (a trace holds every operator PyTorch ran), each with
   // the line of its opening brace.
@@ -416,8 +450,8 @@ Result<RankFile> parseRankFile(std::string_view text, const std::string& name, c
     ++f.nodes;
     auto n = parsed.find("name");
     const bool keep = n != parsed.end() && n->is_string() &&
-                      (*n == "record_param_comms" || n->get_ref<const std::string&>().find("process_group:init") !=
-                                                         std::string::npos);
+                      (*n == "record_param_comms" ||
+                       n->get_ref<const std::string&>().find("process_group:init") != std::string::npos);
     if (keep) keptLines.push_back(nodeLine);
     return keep;
   };

@@ -42,14 +42,14 @@ struct Call {
 // One file, read.
 struct RankFile {
   std::string name, schema;
-  std::vector<Call> calls;                            // node-id order
-  std::map<std::string, std::vector<int>> groups;     // process-group description: name -> members
-  std::map<int64_t, std::string> backendNames;        // 1.0.2 traces: backend_id -> pg name
-  std::string defaultPg;                              // a described group of all ranks, if any
-  int declaredWorld = 0;                              // its size; 0 unknown
+  std::vector<Call> calls;                         // node-id order
+  std::map<std::string, std::vector<int>> groups;  // process-group description: name -> members
+  std::map<int64_t, std::string> backendNames;     // 1.0.2 traces: backend_id -> pg name
+  std::string defaultPg;                           // a described group of all ranks, if any
+  int declaredWorld = 0;                           // its size; 0 unknown
   bool truncatedDescription = false;
-  size_t nodes = 0, idle = 0;                         // all nodes; wait / init nodes
-  int rank = -1;                                      // set by the workload's rank rules
+  size_t nodes = 0, idle = 0;  // all nodes; wait / init nodes
+  int rank = -1;               // set by the workload's rank rules
   bool rankFromName = false;
 };
 

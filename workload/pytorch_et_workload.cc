@@ -78,8 +78,10 @@ Status rankFromContent(RankFile& f, int maxWorld) {
     }
     const int rank = group ? group->member(*c.rankArg) : static_cast<int>(*c.rankArg);
     if (first != nullptr && rank != f.rank) {
-      return NS_ERROR(Code::kInvalidArgument, "{}: field 'inputs': makes this file rank {}, node {} (line {}) made it "
-                      "rank {}", whereOf(f, c), rank, first->id, first->line, f.rank);
+      return NS_ERROR(Code::kInvalidArgument,
+                      "{}: field 'inputs': makes this file rank {}, node {} (line {}) made it "
+                      "rank {}",
+                      whereOf(f, c), rank, first->id, first->line, f.rank);
     }
     f.rank = rank;
     if (first == nullptr) first = &c;
@@ -115,9 +117,10 @@ class CommTable {
     } else if (c.pgSize == 1) {
       name = c.pgName.value_or("") + "#" + std::to_string(rank), members = {rank};
     } else if (c.pgSize && *c.pgSize != world_) {
-      return NS_ERROR(Code::kInvalidArgument, "{}: field 'pg_name': group '{}' of {} ranks: the trace does not say "
-                      "which (no process-group description entry, no global_rank_start/stride)", whereOf(f, c),
-                      c.pgName.value_or(""), *c.pgSize);
+      return NS_ERROR(Code::kInvalidArgument,
+                      "{}: field 'pg_name': group '{}' of {} ranks: the trace does not say "
+                      "which (no process-group description entry, no global_rank_start/stride)",
+                      whereOf(f, c), c.pgName.value_or(""), *c.pgSize);
     } else {
       notes->worldGuess = true;
       name = c.pgName.value_or(f.defaultPg), members.resize(static_cast<size_t>(world_));
@@ -172,8 +175,10 @@ Result<std::vector<int64_t>> pieces(const std::vector<int64_t>& split, int64_t t
   }
   const int64_t sum = std::accumulate(split.begin(), split.end(), int64_t{0});
   if (sum == 0 ? total != 0 : total % sum != 0) {
-    return NS_ERROR(Code::kInvalidArgument, "{}: field '{}': {} elements are not a whole number of rows of the splits "
-                    "(sum {})", where, totalField, total, sum);
+    return NS_ERROR(Code::kInvalidArgument,
+                    "{}: field '{}': {} elements are not a whole number of rows of the splits "
+                    "(sum {})",
+                    where, totalField, total, sum);
   }
   std::vector<int64_t> out;
   for (int64_t s : split) out.push_back(sum == 0 ? 0 : s * (total / sum));
@@ -194,9 +199,11 @@ bool timed(const RankFile& f) {
 // NCCL's count of a call that is not an all-to-all (the per-rank block where the call has one).
 int64_t countOf(const Call& c, int n) {
   switch (c.kind) {
-    case OpKind::kReduceScatter: case OpKind::kScatter: return c.outElems ? c.outElems : c.inElems / n;
+    case OpKind::kReduceScatter:
+    case OpKind::kScatter: return c.outElems ? c.outElems : c.inElems / n;
     case OpKind::kRecv: return c.outElems ? c.outElems : c.inElems;
-    case OpKind::kAllGather: case OpKind::kGather: return c.inElems ? c.inElems : c.outElems / n;
+    case OpKind::kAllGather:
+    case OpKind::kGather: return c.inElems ? c.inElems : c.outElems / n;
     default: return c.inElems ? c.inElems : c.outElems;
   }
 }
@@ -236,9 +243,10 @@ Status convertRank(const RankFile& f, int rank, CommTable& table, Notes* notes, 
     }
     if (c.role != Role::kSelf) {
       if (!c.rankArg || *c.rankArg < 0 || *c.rankArg >= n || (c.role == Role::kPeer && *c.rankArg == self)) {
-        return NS_ERROR(Code::kInvalidArgument, "{}: field 'inputs': the {} (the Int before the collective name) is "
-                        "not {} rank of its {}-rank group", where, c.role == Role::kRoot ? "root" : "peer",
-                        c.role == Role::kRoot ? "a" : "another", n);
+        return NS_ERROR(Code::kInvalidArgument,
+                        "{}: field 'inputs': the {} (the Int before the collective name) is "
+                        "not {} rank of its {}-rank group",
+                        where, c.role == Role::kRoot ? "root" : "peer", c.role == Role::kRoot ? "a" : "another", n);
       }
       (c.role == Role::kRoot ? op.root : op.peer) = static_cast<int>(*c.rankArg);
     }
@@ -288,8 +296,10 @@ Result<Workload> buildWorkload(std::vector<RankFile> files, bool oneFile, Notes 
     NS_RETURN_IF_ERROR(rankFromContent(f, options.maxWorldSize));
     if (f.rank < 0) f.rank = rankFromName(f.name), f.rankFromName = f.rank >= 0;
     if (f.declaredWorld != 0 && declared != 0 && f.declaredWorld != declared) {
-      return NS_ERROR(Code::kInvalidArgument, "{}: a world of {} ranks (its default process group), but {} says {}: "
-                      "the files are not of one job", f.name, f.declaredWorld, declaredBy->name, declared);
+      return NS_ERROR(Code::kInvalidArgument,
+                      "{}: a world of {} ranks (its default process group), but {} says {}: "
+                      "the files are not of one job",
+                      f.name, f.declaredWorld, declaredBy->name, declared);
     }
     if (f.declaredWorld != 0) declared = f.declaredWorld, declaredBy = &f;
     highest = std::max(highest, f.rank);
@@ -311,8 +321,10 @@ Result<Workload> buildWorkload(std::vector<RankFile> files, bool oneFile, Notes 
   for (RankFile& f : files) {
     if (oneFile && f.rank < 0) f.rank = 0;
     if (f.rank < 0) {
-      return NS_ERROR(Code::kInvalidArgument, "{}: cannot tell its rank: no all-reduce, all-gather, reduce-scatter, "
-                      "all-to-all or barrier node names it, and the name ends in no number (rank-<N>.json)", f.name);
+      return NS_ERROR(Code::kInvalidArgument,
+                      "{}: cannot tell its rank: no all-reduce, all-gather, reduce-scatter, "
+                      "all-to-all or barrier node names it, and the name ends in no number (rank-<N>.json)",
+                      f.name);
     }
     if (f.rank >= world) {
       return NS_ERROR(Code::kInvalidArgument, "{}: rank {} (from its {}), beyond the trace's {} ranks", f.name, f.rank,
@@ -325,8 +337,10 @@ Result<Workload> buildWorkload(std::vector<RankFile> files, bool oneFile, Notes 
   }
   for (int r = 0; !oneFile && r < world; ++r) {
     if (byRank[r] == nullptr) {
-      return NS_ERROR(Code::kInvalidArgument, "rank {} of {} missing: no file of rank {} among the {} files "
-                      "({}, ...){}", r, world, r, files.size(), files[0].name,
+      return NS_ERROR(Code::kInvalidArgument,
+                      "rank {} of {} missing: no file of rank {} among the {} files "
+                      "({}, ...){}",
+                      r, world, r, files.size(), files[0].name,
                       files.size() == 1 ? " (give the file itself to replay one rank's trace on every rank)" : "");
     }
   }
@@ -344,7 +358,8 @@ Result<Workload> buildWorkload(std::vector<RankFile> files, bool oneFile, Notes 
     for (const WorkOp& op : work.ops) {  // one file for every rank: collectives on all ranks only
       const bool everyRank = !describe(op.kind).pointToPoint && table.find(op.commId).members.size() == byRank.size();
       if (oneFile && world > 1 && !everyRank) {
-        return NS_ERROR(Code::kInvalidArgument, "{}: one file of a {}-rank job is replayed by every rank, which needs "
+        return NS_ERROR(Code::kInvalidArgument,
+                        "{}: one file of a {}-rank job is replayed by every rank, which needs "
                         "every operation to be a collective on all ranks: this {}{} is not (give every rank's file)",
                         op.source, world, opKindName(op.kind),
                         op.origin == OpOrigin::kAllToAllV ? " of an uneven all-to-all" : "");
@@ -358,10 +373,11 @@ Result<Workload> buildWorkload(std::vector<RankFile> files, bool oneFile, Notes 
   labelCommsByShape(workload);
   workload.indexComms();
   const RankFile& first = files[0];
-  std::string text = fmt::format("PyTorch execution trace{}: {} ranks, {} communicators, {} operations from {} "
-                                 "record_param_comms nodes ({} wait/init and {} other nodes left out)",
-                                 first.schema.empty() ? "" : " (schema " + first.schema + ")", world,
-                                 workload.comms.size(), ops, calls + idle, idle, nodes - calls - idle);
+  std::string text = fmt::format(
+      "PyTorch execution trace{}: {} ranks, {} communicators, {} operations from {} "
+      "record_param_comms nodes ({} wait/init and {} other nodes left out)",
+      first.schema.empty() ? "" : " (schema " + first.schema + ")", world, workload.comms.size(), ops, calls + idle,
+      idle, nodes - calls - idle);
   if (oneFile && world > 1) text += fmt::format("; one file (rank {}): every rank replays its operations", first.rank);
   text += std::all_of(files.begin(), files.end(), timed) ? "; times from the nodes' ts and durations (Kineto-linked)"
                                                          : "; the trace has no times: no compute gaps";

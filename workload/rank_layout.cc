@@ -119,8 +119,8 @@ uint64_t scaleBytes(double bytes, double scale) {
   return scaled >= kTwo63 ? uint64_t{1} << 63 : static_cast<uint64_t>(scaled);
 }
 
-Status checkOpSize(const std::string& file, int line, std::string_view field, std::string_view text,
-                   double bytes, double scale) {
+Status checkOpSize(const std::string& file, int line, std::string_view field, std::string_view text, double bytes,
+                   double scale) {
   const double limit = static_cast<double>(kMaxOpBytes);
   if (bytes * scale <= limit) return Status::Ok();
   // The largest one-digit scale that fits (rounded down, never up past the limit).
@@ -131,8 +131,8 @@ Status checkOpSize(const std::string& file, int line, std::string_view field, st
   const std::string atScale = scale == 1.0 ? "" : fmt::format(" at --scale {:g}", scale);
   return inputError(file, line, field,
                     fmt::format("{} bytes{} is more than the {} bytes (1 PiB) phynet replays in one operation; "
-                                "shrink it with --scale (--scale {:g} fits)", written, atScale, kMaxOpBytes,
-                                scaleThatFits));
+                                "shrink it with --scale (--scale {:g} fits)",
+                                written, atScale, kMaxOpBytes, scaleThatFits));
 }
 
 int64_t roundNs(double ns) {
@@ -211,9 +211,10 @@ bool WorkloadBuilder::addOp(int rank, GroupKind kind, const OpRequest& request) 
 
 Result<Workload> WorkloadBuilder::finish(std::string description) {
   if (tooLarge_) {
-    return NS_ERROR(Code::kInvalidArgument, "{}: {} of {} bytes, more than the {} bytes (1 PiB) phynet replays in "
-                    "one operation; shrink it with --scale", tooLarge_->source, opKindName(tooLarge_->kind),
-                    tooLarge_->bytes, kMaxOpBytes);
+    return NS_ERROR(Code::kInvalidArgument,
+                    "{}: {} of {} bytes, more than the {} bytes (1 PiB) phynet replays in "
+                    "one operation; shrink it with --scale",
+                    tooLarge_->source, opKindName(tooLarge_->kind), tooLarge_->bytes, kMaxOpBytes);
   }
   Workload workload;
   workload.worldSize = layout_.world;
@@ -286,9 +287,7 @@ bool parseNonNegative(std::string_view text, double* out) {
   if (text.empty()) return false;
   double value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < 0) {
-    return false;
-  }
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < 0) { return false; }
   *out = value;
   return true;
 }

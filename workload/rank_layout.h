@@ -29,14 +29,14 @@
 #pragma once
 
 #include <array>
-#include <map>
-#include <optional>
-#include <tuple>
-#include <unordered_set>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <unordered_set>
 #include <vector>
 
 #include "common/status.h"
@@ -87,8 +87,8 @@ uint64_t scaleBytes(double bytes, double scale);
 // at most kMaxOpBytes (1 PiB), the largest op phynet replays. Beyond (1e18, 2^63, 1e300, which no
 // integer type holds) it is an error "file:line: field: ..." naming the --scale that would fit,
 // whether or not the row would be replayed.
-Status checkOpSize(const std::string& file, int line, std::string_view field, std::string_view text,
-                   double bytes, double scale);
+Status checkOpSize(const std::string& file, int line, std::string_view field, std::string_view text, double bytes,
+                   double scale);
 // A time from a file (already in ns) rounded to whole ns and clamped to [0, INT64_MAX]: files are
 // not trusted, and std::llround of a value beyond int64 is unspecified.
 int64_t roundNs(double ns);
@@ -96,12 +96,12 @@ int64_t roundNs(double ns);
 // What a file line asks of one rank; the builder adds communicator, sequence, size and compute gap.
 struct OpRequest {
   OpKind kind = OpKind::kAllReduce;
-  uint64_t bytes = 0;       // whole buffer, already scaled
-  int root = -1;            // communicator rank (broadcast, reduce)
-  int peer = -1;            // communicator rank (send, recv)
+  uint64_t bytes = 0;  // whole buffer, already scaled
+  int root = -1;       // communicator rank (broadcast, reduce)
+  int peer = -1;       // communicator rank (send, recv)
   int64_t recordedNs = -1;
-  int group = 0;            // non-zero: issued in one NCCL group with the rank's other ops of this id
-  SourceLine source;        // "file:line"
+  int group = 0;      // non-zero: issued in one NCCL group with the rank's other ops of this id
+  SourceLine source;  // "file:line"
 };
 
 class WorkloadBuilder {
@@ -137,7 +137,7 @@ class WorkloadBuilder {
   int onlyRank_ = -1;
   std::function<void(int, const WorkOp&, const CommGroup&)> opSink_;
   std::vector<CommGroup> comms_;
-  std::array<std::vector<int>, kNumGroupKinds> commOfRank_;     // index into comms_, -1: not built
+  std::array<std::vector<int>, kNumGroupKinds> commOfRank_;    // index into comms_, -1: not built
   std::array<std::vector<uint64_t>, kNumGroupKinds> nextSeq_;  // per kind, per rank
   std::vector<int64_t> pendingNs_;
   std::vector<RankWork> ranks_;

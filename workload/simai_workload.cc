@@ -15,18 +15,29 @@ namespace nshim::workload {
 namespace {
 
 constexpr int kColumns = 12;
-const char* const kColumnNames[kColumns] = {
-    "name", "dependency",
-    "forward compute time", "forward comm op", "forward comm bytes",
-    "input-grad compute time", "input-grad comm op", "input-grad comm bytes",
-    "weight-grad compute time", "weight-grad comm op", "weight-grad comm bytes",
-    "update time"};
+const char* const kColumnNames[kColumns] = {"name",
+                                            "dependency",
+                                            "forward compute time",
+                                            "forward comm op",
+                                            "forward comm bytes",
+                                            "input-grad compute time",
+                                            "input-grad comm op",
+                                            "input-grad comm bytes",
+                                            "weight-grad compute time",
+                                            "weight-grad comm op",
+                                            "weight-grad comm bytes",
+                                            "update time"};
 
 // The comm ops SimAI names (a suffix _EP / _DP_EP picks the group); read here, written by
 // `ncclshim convert` (simAiOpName). SimAI's parser makes no collective of BROADCAST (rule no-broadcast).
-struct SimAiOpName { std::string_view name; OpKind kind; };
-constexpr SimAiOpName kSimAiOps[] = {{"ALLREDUCE", OpKind::kAllReduce},         {"ALLGATHER", OpKind::kAllGather},
-                                     {"REDUCESCATTER", OpKind::kReduceScatter}, {"ALLTOALL", OpKind::kAllToAll},
+struct SimAiOpName {
+  std::string_view name;
+  OpKind kind;
+};
+constexpr SimAiOpName kSimAiOps[] = {{"ALLREDUCE", OpKind::kAllReduce},
+                                     {"ALLGATHER", OpKind::kAllGather},
+                                     {"REDUCESCATTER", OpKind::kReduceScatter},
+                                     {"ALLTOALL", OpKind::kAllToAll},
                                      {"BROADCAST", OpKind::kBroadcast}};
 
 enum class Policy { kHybrid, kData, kMicro, kModel };
@@ -194,10 +205,11 @@ Result<RankLayout> buildLayout(const std::string& file, const Header& header, co
   }
   if (layout.dp % ep != 0) return sizeError(eo, "ep", "ep", fmt::format("EP={} does not divide DP={}", ep, layout.dp));
   if (cutTp || cutPp || cutEp) {
-    NS_WARN("{}:1: the file's TP={} EP={} PP={}{} do not fit {} ranks: as SimAI-Phy, whose groups span all its "
-            "GPUs whatever mpirun starts, each group is cut to the ranks there{}: {} (--tp, --ep, --pp give sizes)",
-            file, fileTp, fileEp, filePp, header.world ? fmt::format(" (all_gpus {})", *header.world) : "", world,
-            cutPp ? " and no pipeline stages are formed (SimAI-Phy forms none)" : "", layout.toString());
+    NS_WARN(
+        "{}:1: the file's TP={} EP={} PP={}{} do not fit {} ranks: as SimAI-Phy, whose groups span all its "
+        "GPUs whatever mpirun starts, each group is cut to the ranks there{}: {} (--tp, --ep, --pp give sizes)",
+        file, fileTp, fileEp, filePp, header.world ? fmt::format(" (all_gpus {})", *header.world) : "", world,
+        cutPp ? " and no pipeline stages are formed (SimAI-Phy forms none)" : "", layout.toString());
   } else if (options.worldSize != 0 && header.world && *header.world != options.worldSize) {
     NS_WARN("{}:1: all_gpus {} replaced by the world size {}: {}", file, *header.world, options.worldSize,
             layout.toString());
@@ -205,8 +217,8 @@ Result<RankLayout> buildLayout(const std::string& file, const Header& header, co
   return layout;
 }
 
-Status parseOp(const std::string& file, int line, std::string_view field, std::string_view token,
-               PhaseIndex phase, Phase* out) {
+Status parseOp(const std::string& file, int line, std::string_view field, std::string_view token, PhaseIndex phase,
+               Phase* out) {
   if (token == "NONE") return Status::Ok();
   std::string_view base = token;
   GroupKind group = phase == kWeightGrad ? GroupKind::kDp : GroupKind::kTp;
@@ -250,8 +262,8 @@ Result<Layer> parseLayer(const std::string& file, const TextLine& line, double s
     double computeNs = 0;
     NS_RETURN_IF_ERROR(parseAmount(file, line.number, kColumnNames[column], fields[column], &computeNs));
     phase.computeNs = roundNs(computeNs);
-    NS_RETURN_IF_ERROR(parseOp(file, line.number, kColumnNames[column + 1], fields[column + 1],
-                               static_cast<PhaseIndex>(p), &phase));
+    NS_RETURN_IF_ERROR(
+        parseOp(file, line.number, kColumnNames[column + 1], fields[column + 1], static_cast<PhaseIndex>(p), &phase));
     NS_RETURN_IF_ERROR(parseAmount(file, line.number, kColumnNames[column + 2], fields[column + 2], &phase.bytes));
     NS_RETURN_IF_ERROR(
         checkOpSize(file, line.number, kColumnNames[column + 2], fields[column + 2], phase.bytes, scale));
@@ -335,7 +347,8 @@ std::string describeRules(const Expander& e, const RankLayout& layout) {
     said.push_back(e.raisesForward()
                        ? fmt::format("forward ops below 4096 B raised to 4096 B ({} layers)", small)
                        : fmt::format("forward ops below 4096 B kept as written ({} layers; rule min-fwd-4096 off, "
-                                     "SimAI raises them)", small));
+                                     "SimAI raises them)",
+                                     small));
   }
   size_t broadcasts = 0;
   for (const Layer& layer : e.layers) {
@@ -344,15 +357,18 @@ std::string describeRules(const Expander& e, const RankLayout& layout) {
   if (broadcasts > 0) {
     said.push_back(e.options.simai.noBroadcast
                        ? fmt::format("BROADCAST ops replay nothing ({} ops; SimAI's parser makes no collective of "
-                                     "them)", broadcasts)
+                                     "them)",
+                                     broadcasts)
                        : fmt::format("BROADCAST ops replayed from rank 0 ({} ops; rule no-broadcast off, SimAI "
-                                     "replays none)", broadcasts));
+                                     "replays none)",
+                                     broadcasts));
   }
   const int64_t microbatches = e.header.vpp * e.header.ga;
   if (layout.pp > 1 && e.header.ppCommBytes > 0) {
     said.push_back(e.options.simai.ppPerMicrobatch
                        ? fmt::format("vpp*ga = {} pp_comm transfers each way per stage boundary (rule "
-                                     "pp-per-microbatch; SimAI sends none)", microbatches)
+                                     "pp-per-microbatch; SimAI sends none)",
+                                     microbatches)
                        : fmt::format("no pp_comm transfers (SimAI counts them in its report only; rule "
                                      "pp-per-microbatch sends vpp*ga = {} each way per stage boundary)",
                                      microbatches));
@@ -413,10 +429,11 @@ Result<Workload> parseSimAiWorkload(std::string_view text, const std::string& na
   }
   if (layout.pp > 1 && header.ppCommBytes > 0 && options.simai.ppPerMicrobatch &&
       header.vpp > options.maxPipelineTransfers / header.ga) {
-    return inputError(name, 1, "ga", fmt::format("vpp*ga = {}*{} pp_comm transfers each way per stage boundary are "
-                                                 "more than phynet replays (at most {}); --simai-rules without "
-                                                 "pp-per-microbatch sends none, as SimAI", header.vpp, header.ga,
-                                                 options.maxPipelineTransfers));
+    return inputError(name, 1, "ga",
+                      fmt::format("vpp*ga = {}*{} pp_comm transfers each way per stage boundary are "
+                                  "more than phynet replays (at most {}); --simai-rules without "
+                                  "pp-per-microbatch sends none, as SimAI",
+                                  header.vpp, header.ga, options.maxPipelineTransfers));
   }
   if (layout.pp > 1 && header.ppCommBytes <= 0 && options.simai.ppPerMicrobatch) {
     NS_WARN("{}:1: PP={} without pp_comm: pipeline send/recv between stages are not replayed", name, layout.pp);
@@ -450,8 +467,10 @@ bool parseSimAiRules(std::string_view text, SimAiRules* out, std::string* error)
     else if (name == "micro-first-layer") rules.microFirstLayer = true;
     else if (name == "no-broadcast") rules.noBroadcast = true;
     else {
-      *error = fmt::format("'{}' is not a SimAI rule (all, none, or a list of min-fwd-4096, micro-first-layer, "
-                           "no-broadcast, pp-per-microbatch)", name);
+      *error = fmt::format(
+          "'{}' is not a SimAI rule (all, none, or a list of min-fwd-4096, micro-first-layer, "
+          "no-broadcast, pp-per-microbatch)",
+          name);
       return false;
     }
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);

@@ -72,7 +72,6 @@ const char* simAiOpName(OpKind kind);
 
 Result<Workload> loadSimAiWorkload(const std::string& path, const WorkloadOptions& options);
 // `name` is the file name used in sources ("name:line") and error messages.
-Result<Workload> parseSimAiWorkload(std::string_view text, const std::string& name,
-                                    const WorkloadOptions& options);
+Result<Workload> parseSimAiWorkload(std::string_view text, const std::string& name, const WorkloadOptions& options);
 
 }  // namespace nshim::workload

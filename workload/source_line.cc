@@ -43,8 +43,7 @@ uint32_t internSourceFile(std::string_view file) {
 
 SourceLine::SourceLine(uint32_t fileIndex, int64_t line)
     : file_(fileIndex + 1),
-      line_(line < 0 ? 0
-                     : static_cast<uint32_t>(std::min<int64_t>(line, std::numeric_limits<uint32_t>::max()))) {}
+      line_(line < 0 ? 0 : static_cast<uint32_t>(std::min<int64_t>(line, std::numeric_limits<uint32_t>::max()))) {}
 
 std::string_view SourceLine::file() const {
   if (file_ == 0) return {};

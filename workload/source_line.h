@@ -25,7 +25,7 @@ class SourceLine {
   bool empty() const { return file_ == 0; }
   std::string_view file() const;  // "" when empty
   int64_t line() const { return line_; }
-  std::string str() const;        // "file:line", or "" when empty
+  std::string str() const;                                          // "file:line", or "" when empty
   uint64_t key() const { return (uint64_t(file_) << 32) | line_; }  // distinct per file and line
 
   bool operator==(const SourceLine& other) const = default;

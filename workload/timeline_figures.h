@@ -28,7 +28,7 @@ struct TimelineFigures {
   double commUs = 0;
   double busyUs = 0;
   double spanUs = 0;
-  double idleUs = 0;     // span - busy: time with no op in flight
+  double idleUs = 0;  // span - busy: time with no op in flight
   double exposedUs = 0;
   uint64_t ops = 0;
   uint64_t overlapPairs = 0;

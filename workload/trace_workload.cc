@@ -50,9 +50,10 @@ Result<std::map<uint64_t, CommBuild>> collectComms(const trace::TraceSet& set) {
                         trace::commIdText(r.commId), r.rank, r.nranks);
       }
       if (static_cast<size_t>(r.nranks) > files) {
-        return NS_ERROR(Code::kInvalidArgument, "{}: field 'nranks': communicator {} declares {} ranks, but the trace "
-                        "has {} file{} (one per rank: a rank's file is missing?)", where(file, entry.line),
-                        trace::commIdText(r.commId), r.nranks, files, files == 1 ? "" : "s");
+        return NS_ERROR(Code::kInvalidArgument,
+                        "{}: field 'nranks': communicator {} declares {} ranks, but the trace "
+                        "has {} file{} (one per rank: a rank's file is missing?)",
+                        where(file, entry.line), trace::commIdText(r.commId), r.nranks, files, files == 1 ? "" : "s");
       }
       CommBuild& comm = comms[r.commId];
       if (comm.nranks == 0) {
@@ -65,9 +66,10 @@ Result<std::map<uint64_t, CommBuild>> collectComms(const trace::TraceSet& set) {
       }
       int& slot = comm.members[r.rank];
       if (slot != -1 && slot != global) {
-        return NS_ERROR(Code::kInvalidArgument, "{}: global rank {} claims rank {} of communicator {}, "
-                        "which global rank {} holds", where(file, entry.line), global, r.rank,
-                        trace::commIdText(r.commId), slot);
+        return NS_ERROR(Code::kInvalidArgument,
+                        "{}: global rank {} claims rank {} of communicator {}, "
+                        "which global rank {} holds",
+                        where(file, entry.line), global, r.rank, trace::commIdText(r.commId), slot);
       }
       slot = global;
     }
@@ -75,9 +77,10 @@ Result<std::map<uint64_t, CommBuild>> collectComms(const trace::TraceSet& set) {
   for (const auto& [id, comm] : comms) {
     for (int r = 0; r < comm.nranks; ++r) {
       if (comm.members[r] == -1) {
-        return NS_ERROR(Code::kInvalidArgument, "communicator {} ({} ranks, created at {}): no trace file holds "
-                        "its rank {} (a rank's file is missing?)", trace::commIdText(id), comm.nranks,
-                        comm.source, r);
+        return NS_ERROR(Code::kInvalidArgument,
+                        "communicator {} ({} ranks, created at {}): no trace file holds "
+                        "its rank {} (a rank's file is missing?)",
+                        trace::commIdText(id), comm.nranks, comm.source, r);
       }
     }
   }
@@ -107,7 +110,8 @@ std::map<std::pair<uint64_t, uint64_t>, const trace::TaskRecord*> ncclDecisions(
   std::map<std::pair<uint64_t, uint64_t>, const trace::TaskRecord*> decisions;
   for (const trace::TaskEntry& task : file.tasks) {
     const trace::TaskRecord& r = task.record;
-    if ((r.flags & trace::kTaskJoined) && r.kind == trace::TaskKind::kColl) decisions.emplace(std::make_pair(r.commId, r.seq), &r);
+    if ((r.flags & trace::kTaskJoined) && r.kind == trace::TaskKind::kColl)
+      decisions.emplace(std::make_pair(r.commId, r.seq), &r);
   }
   return decisions;
 }
@@ -184,7 +188,7 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
   int64_t gpuOrigin = 0;
   const bool onGpu = gpuTimeline(file, &gpuOrigin);
   constexpr size_t kReleaseEvery = 1 << 14;  // records (about 2 MiB)
-  size_t nextMark = 0;  // file.steps is in order of n, as the writer writes it
+  size_t nextMark = 0;                       // file.steps is in order of n, as the writer writes it
   for (size_t i = 0; i < file.ops.size(); ++i) {
     if (sorted.empty() && i % kReleaseEvery == 0 && i > 0) releaseConsumed(file.ops.data(), i);
     const trace::OpEntry* entry = entryAt(i);
@@ -216,9 +220,11 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
     }
     const int n = static_cast<int>(comm->members.size());
     if (r.rank < 0 || r.rank >= n || comm->members[r.rank] != out->globalRank) {
-      return NS_ERROR(Code::kInvalidArgument, "{}: global rank {} issues {} as rank {} of communicator {}, "
-                      "but that rank belongs to global rank {}", op.source, out->globalRank, opKindName(op.kind),
-                      r.rank, trace::commIdText(r.commId), r.rank >= 0 && r.rank < n ? comm->members[r.rank] : -1);
+      return NS_ERROR(Code::kInvalidArgument,
+                      "{}: global rank {} issues {} as rank {} of communicator {}, "
+                      "but that rank belongs to global rank {}",
+                      op.source, out->globalRank, opKindName(op.kind), r.rank, trace::commIdText(r.commId),
+                      r.rank >= 0 && r.rank < n ? comm->members[r.rank] : -1);
     }
     if (!isValidDataType(r.datatype)) {
       return NS_ERROR(Code::kInvalidArgument, "{}: datatype {} is not an NCCL type", op.source, r.datatype);
@@ -238,12 +244,14 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
                       opKindName(op.kind), isP2p ? "peer" : "root", rankArg, trace::commIdText(r.commId), n);
     }
     if (!trace::traceBytesFit(r.op, r.count, r.datatype, n, &op.bytes)) {
-      return NS_ERROR(Code::kInvalidArgument, "{}: field 'count': {} of count {} {} on {} ranks is more than 2^64 "
-                      "bytes", op.source, opKindName(op.kind), op.count, dataTypeName(op.type), n);
+      return NS_ERROR(Code::kInvalidArgument,
+                      "{}: field 'count': {} of count {} {} on {} ranks is more than 2^64 "
+                      "bytes",
+                      op.source, opKindName(op.kind), op.count, dataTypeName(op.type), n);
     }
     if (op.bytes != r.bytes) {
-      return NS_ERROR(Code::kInvalidArgument, "{}: bytes {} but {} of count {} {} on {} ranks is {} bytes",
-                      op.source, r.bytes, opKindName(op.kind), op.count, dataTypeName(op.type), n, op.bytes);
+      return NS_ERROR(Code::kInvalidArgument, "{}: bytes {} but {} of count {} {} on {} ranks is {} bytes", op.source,
+                      r.bytes, opKindName(op.kind), op.count, dataTypeName(op.type), n, op.bytes);
     }
     // The timeline: the GPU's when every call was GPU-timed, else the host calls'.
     const int64_t start = onGpu ? r.gpuStartNs : r.hostStartNs;
@@ -256,8 +264,9 @@ Status convertOps(trace::TraceFile& file, const Workload& workload, RankWork* ou
     const bool gpuTimed = isGpuTimed(r);
     op.recordedNs = gpuTimed ? timeBetween(r.gpuEndNs, r.gpuStartNs)
                              : (r.hostEndNs >= r.hostStartNs ? timeBetween(r.hostEndNs, r.hostStartNs) : -1);
-    op.recordedClock = gpuTimed ? RecordedClock::kGpu
-                                : op.recordedNs >= 0 ? RecordedClock::kCpuCall : RecordedClock::kNone;
+    op.recordedClock = gpuTimed             ? RecordedClock::kGpu
+                       : op.recordedNs >= 0 ? RecordedClock::kCpuCall
+                                            : RecordedClock::kNone;
     if (stats && op.recordedNs >= 0) ++(gpuTimed ? stats->gpuTimedOps : stats->cpuTimedOps);
     op.group = depth > 0 ? currentGroup : 0;
     if (auto decision = decisions.find({op.commId, op.seq}); decision != decisions.end()) {
@@ -294,9 +303,10 @@ void capturedNcclEnv(const std::vector<trace::TraceFile*>& byRank, Workload* wor
   }
   for (const trace::TraceFile* file : byRank) {
     if (file && file != reference && file->header.version >= 3 && file->ncclEnv != reference->ncclEnv) {
-      notes.push_back(fmt::format("global rank {}'s NCCL settings differ from global rank {}'s ({}): the replay uses "
-                                  "global rank {}'s", file->globalRank(), reference->globalRank(), file->path,
-                                  reference->globalRank()));
+      notes.push_back(
+          fmt::format("global rank {}'s NCCL settings differ from global rank {}'s ({}): the replay uses "
+                      "global rank {}'s",
+                      file->globalRank(), reference->globalRank(), file->path, reference->globalRank()));
       break;
     }
   }
@@ -328,9 +338,10 @@ Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats
       for (int r = 0; r <= highest; ++r) {
         if (!present[r]) missing.push_back(r);
       }
-      return NS_ERROR(Code::kInvalidArgument, "{}: global rank {}, but the trace has only {} files: no file for "
-                      "global rank{} {} (ncclshim-trace validate lists a job's files)", file.path, g,
-                      workload.worldSize, missing.size() == 1 ? "" : "s", rankRangesText(missing));
+      return NS_ERROR(Code::kInvalidArgument,
+                      "{}: global rank {}, but the trace has only {} files: no file for "
+                      "global rank{} {} (ncclshim-trace validate lists a job's files)",
+                      file.path, g, workload.worldSize, missing.size() == 1 ? "" : "s", rankRangesText(missing));
     }
     if (byRank[g]) {
       return NS_ERROR(Code::kInvalidArgument, "{} and {} both hold global rank {}", byRank[g]->path, file.path, g);
@@ -343,9 +354,7 @@ Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats
   }
   capturedNcclEnv(byRank, &workload);
   NS_ASSIGN_OR_RETURN(auto comms, collectComms(set));
-  for (auto& [id, build] : comms) {
-    workload.comms.push_back(CommGroup{id, std::move(build.members), ""});
-  }
+  for (auto& [id, build] : comms) { workload.comms.push_back(CommGroup{id, std::move(build.members), ""}); }
   labelCommsByShape(workload);
   workload.indexComms();
   workload.onlyRank = onlyRank;
@@ -379,8 +388,8 @@ Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats
                            : gpuTimed           ? RecordedClock::kGpu
                            : cpuTimed           ? RecordedClock::kCpuCall
                                                 : RecordedClock::kNone;
-  workload.description = fmt::format("ncclshim trace: {} ranks, {} communicators, {} operations",
-                                     workload.worldSize, workload.comms.size(), total);
+  workload.description = fmt::format("ncclshim trace: {} ranks, {} communicators, {} operations", workload.worldSize,
+                                     workload.comms.size(), total);
   return workload;
 }
 

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "common/status.h"
-#include "workload/workload.h"
 #include "trace/trace_reader.h"
+#include "workload/workload.h"
 
 namespace nshim::workload {
 

@@ -18,7 +18,8 @@ namespace {
 void addTreeSends(const WorkOp& op, int commRank, const NodeLayout& nodes, int channels,
                   const std::function<void(int peer, uint64_t bytes)>& add) {
   uint64_t treeBytes[2] = {0, 0};
-  for (int c = 0; c < channels; ++c) treeBytes[c % 2] += partRange(op.count, channels, c).size() * dataTypeSize(op.type);
+  for (int c = 0; c < channels; ++c)
+    treeBytes[c % 2] += partRange(op.count, channels, c).size() * dataTypeSize(op.type);
   for (int t = 0; t < 2; ++t) {
     if (treeBytes[t] == 0) continue;
     const TreeLinks links = doubleBinaryTreeLinks(nodes, commRank, t);
@@ -118,9 +119,7 @@ void forEachModelSend(const WorkOp& op, int commRank, int nranks, const Collecti
     case OpKind::kReduce:
       if (commRank != op.root) add(ring(-1), unit);
       return;
-    case OpKind::kGather:
-      addCollectiveBlock(nodes, options, commRank, op.root, unit, add);
-      return;
+    case OpKind::kGather: addCollectiveBlock(nodes, options, commRank, op.root, unit, add); return;
     case OpKind::kScatter:
       if (commRank != op.root) return;
       for (int peer = 0; peer < nranks; ++peer) addCollectiveBlock(nodes, options, commRank, peer, unit, add);

@@ -55,19 +55,19 @@ inline bool comparableWithReplay(RecordedClock clock) {
 // 88 bytes (a workload may hold tens of millions): fields are ordered to leave no padding.
 struct WorkOp {
   uint64_t commId = 0;
-  uint64_t seq = 0;          // per-communicator sequence number on this rank, from 0
-  uint64_t count = 0;        // NCCL count argument (per-rank block for allgather/reducescatter/alltoall)
+  uint64_t seq = 0;    // per-communicator sequence number on this rank, from 0
+  uint64_t count = 0;  // NCCL count argument (per-rank block for allgather/reducescatter/alltoall)
   DataType type = DataType::kFloat32;
   ReduceKind reduce = ReduceKind::kSum;
   OpOrigin origin = OpOrigin::kCall;
   RecordedClock recordedClock = RecordedClock::kNone;  // what this op's recordedNs (and issueNs) measured
-  int root = -1;             // communicator rank (broadcast/reduce/gather/scatter)
-  int peer = -1;             // communicator rank (send/recv)
-  uint64_t bytes = 0;        // nccl-tests "size" of the operation (whole buffer)
-  int64_t issueNs = -1;      // recorded start relative to the rank's first op (the GPU start when the rank's
-                             // ops are all GPU-timed: recordedClock kGpu), else the host call; -1 unknown
-  int64_t computeNs = 0;     // compute time to spend before issuing this op when pacing
-  int64_t recordedNs = -1;   // recorded duration (GPU time if the trace has it); -1 unknown
+  int root = -1;                                       // communicator rank (broadcast/reduce/gather/scatter)
+  int peer = -1;                                       // communicator rank (send/recv)
+  uint64_t bytes = 0;                                  // nccl-tests "size" of the operation (whole buffer)
+  int64_t issueNs = -1;     // recorded start relative to the rank's first op (the GPU start when the rank's
+                            // ops are all GPU-timed: recordedClock kGpu), else the host call; -1 unknown
+  int64_t computeNs = 0;    // compute time to spend before issuing this op when pacing
+  int64_t recordedNs = -1;  // recorded duration (GPU time if the trace has it); -1 unknown
   OpKind kind = OpKind::kAllReduce;
   // What NCCL decided for this call when the trace recorded it (its profiler plugin's nccl_task):
   // the algorithm (kAuto: not recorded, or one the engine does not run), its channels (0: not
@@ -75,8 +75,8 @@ struct WorkOp {
   Algorithm algo = Algorithm::kAuto;
   uint8_t channels = 0;
   Protocol proto = Protocol::kAuto;  // NCCL's protocol (kAuto: not recorded)
-  int group = 0;             // ops with the same non-zero group id were issued in one ncclGroup
-  SourceLine source;         // "file:line" the op came from, for error messages
+  int group = 0;                     // ops with the same non-zero group id were issued in one ncclGroup
+  SourceLine source;                 // "file:line" the op came from, for error messages
 };
 
 // The op as a call NCCL decides on (model/call_choice.h): its kind, size and recorded choice.
@@ -94,11 +94,11 @@ struct RankWork {
 
 // Rows of a workload file that put no operation on any rank, counted by what they asked for and why.
 struct SkippedRows {
-  std::string why;          // "0 bytes", "a group of one rank"
+  std::string why;  // "0 bytes", "a group of one rank"
   OpKind kind = OpKind::kAllReduce;
-  std::string group;        // the communicator's role ("tp", "pp", ...)
-  uint64_t rows = 0;        // distinct file lines
-  SourceLine firstSource;   // "file:line" of the first
+  std::string group;       // the communicator's role ("tp", "pp", ...)
+  uint64_t rows = 0;       // distinct file lines
+  SourceLine firstSource;  // "file:line" of the first
 };
 
 struct Workload {
@@ -109,7 +109,7 @@ struct Workload {
   // a replay rank keeps its own operations, so its memory does not grow with the world
   // (rank_validation.h checks across ranks from compact digests instead).
   int onlyRank = -1;
-  std::string description;      // e.g. "SimAI workload x.txt: TP=2 DP=4 EP=1 PP=1, 34 layers"
+  std::string description;           // e.g. "SimAI workload x.txt: TP=2 DP=4 EP=1 PP=1, 34 layers"
   std::vector<SkippedRows> skipped;  // what the reader left out, to be said (workload files only)
   // The NCCL settings the job ran with (a version-3 trace header's nccl_env: name -> value), and what
   // is to be said about them (ranks that differ, settings left out); empty for other inputs.

@@ -16,9 +16,9 @@ namespace {
 struct CommLists {
   const CommGroup* comm = nullptr;
   std::unordered_map<int, int> rankOf;                              // global -> comm rank
-  std::vector<std::vector<const WorkOp*>> collectives;               // per comm rank
-  std::map<std::pair<int, int>, std::vector<const WorkOp*>> sends;   // (from, to) in the sender's order
-  std::map<std::pair<int, int>, std::vector<const WorkOp*>> recvs;   // (from, to) in the receiver's order
+  std::vector<std::vector<const WorkOp*>> collectives;              // per comm rank
+  std::map<std::pair<int, int>, std::vector<const WorkOp*>> sends;  // (from, to) in the sender's order
+  std::map<std::pair<int, int>, std::vector<const WorkOp*>> recvs;  // (from, to) in the receiver's order
 };
 
 struct Finding {
@@ -36,8 +36,10 @@ bool sameCollective(const WorkOp& a, const WorkOp& b) {
 Status checkOpShape(int g, const WorkOp& op, const CommGroup& comm, int self) {
   const int n = static_cast<int>(comm.members.size());
   if (self < 0) {
-    return NS_ERROR(Code::kInvalidArgument, "rank {} issues {} (seq {}, {}) on communicator {}, which it is not a "
-                    "member of", g, opKindName(op.kind), op.seq, op.source, commName(comm));
+    return NS_ERROR(Code::kInvalidArgument,
+                    "rank {} issues {} (seq {}, {}) on communicator {}, which it is not a "
+                    "member of",
+                    g, opKindName(op.kind), op.seq, op.source, commName(comm));
   }
   const bool p2p = describe(op.kind).pointToPoint;
   const bool rooted = describe(op.kind).rooted;
@@ -47,14 +49,16 @@ Status checkOpShape(int g, const WorkOp& op, const CommGroup& comm, int self) {
                     commName(comm), op.seq, opKindName(op.kind), p2p ? "peer" : "root", arg, n - 1, op.source);
   }
   if (op.bytes > kMaxOpBytes) {
-    return NS_ERROR(Code::kInvalidArgument, "rank {} on communicator {} at seq {}: {} moves {} bytes, more than "
-                    "the {} bytes (1 PiB) phynet replays in one operation ({}); shrink it with --scale", g,
-                    commName(comm), op.seq, opKindName(op.kind), op.bytes, kMaxOpBytes, op.source);
+    return NS_ERROR(Code::kInvalidArgument,
+                    "rank {} on communicator {} at seq {}: {} moves {} bytes, more than "
+                    "the {} bytes (1 PiB) phynet replays in one operation ({}); shrink it with --scale",
+                    g, commName(comm), op.seq, opKindName(op.kind), op.bytes, kMaxOpBytes, op.source);
   }
   if (op.bytes != opBytes(op.kind, op.count, op.type, n)) {
-    return NS_ERROR(Code::kInvalidArgument, "rank {} on communicator {} at seq {}: {} does not follow the bytes "
-                    "rule ({} bytes expected; {})", g, commName(comm), op.seq, describeOp(op),
-                    opBytes(op.kind, op.count, op.type, n), op.source);
+    return NS_ERROR(Code::kInvalidArgument,
+                    "rank {} on communicator {} at seq {}: {} does not follow the bytes "
+                    "rule ({} bytes expected; {})",
+                    g, commName(comm), op.seq, describeOp(op), opBytes(op.kind, op.count, op.type, n), op.source);
   }
   return Status::Ok();
 }
@@ -72,8 +76,10 @@ Status checkStructure(const Workload& w, std::vector<CommLists>* lists) {
     for (size_t r = 0; r < comm.members.size(); ++r) {
       int g = comm.members[r];
       if (g < 0 || g >= w.worldSize || !l.rankOf.emplace(g, static_cast<int>(r)).second) {
-        return NS_ERROR(Code::kInvalidArgument, "communicator {}: member {} is global rank {} (world of {}, "
-                        "each rank once)", commName(comm), r, g, w.worldSize);
+        return NS_ERROR(Code::kInvalidArgument,
+                        "communicator {}: member {} is global rank {} (world of {}, "
+                        "each rank once)",
+                        commName(comm), r, g, w.worldSize);
       }
     }
     l.collectives.resize(comm.members.size());
@@ -116,9 +122,9 @@ Finding checkCollectives(const CommLists& l) {
     for (size_t k = 0; k < common && k < best.position; ++k) {
       if (sameCollective(*ref[k], *mine[k])) continue;
       best = {k, fmt::format("rank {} (rank {} of communicator {}) disagrees at seq {}: it issues {} ({}), while "
-                             "rank {} (rank 0) issues {} at seq {} ({})", g, r, commName(c), mine[k]->seq,
-                             describeOp(*mine[k]), mine[k]->source, g0, describeOp(*ref[k]), ref[k]->seq,
-                             ref[k]->source)};
+                             "rank {} (rank 0) issues {} at seq {} ({})",
+                             g, r, commName(c), mine[k]->seq, describeOp(*mine[k]), mine[k]->source, g0,
+                             describeOp(*ref[k]), ref[k]->seq, ref[k]->source)};
       break;
     }
     if (common < best.position && mine.size() != ref.size()) {
@@ -129,9 +135,9 @@ Finding checkCollectives(const CommLists& l) {
                                     ref[common]->seq, ref[common]->source, g)};
       } else {
         best = {common, fmt::format("rank {} (rank {} of communicator {}) issues {} at seq {} ({}), which rank {} "
-                                    "(rank 0) never issues: it issues only {} collectives on it", g, r, commName(c),
-                                    describeOp(*mine[common]), mine[common]->seq, mine[common]->source, g0,
-                                    ref.size())};
+                                    "(rank 0) never issues: it issues only {} collectives on it",
+                                    g, r, commName(c), describeOp(*mine[common]), mine[common]->seq,
+                                    mine[common]->source, g0, ref.size())};
       }
     }
   }
@@ -156,20 +162,22 @@ Finding checkPointToPoint(const CommLists& l) {
     for (size_t k = 0; k < common && k < best.position; ++k) {
       if (sends[k]->bytes == recvs[k]->bytes) continue;
       best = {k, fmt::format("rank {} on communicator {}: its send #{} to rank {} at seq {} is {} ({}), but the "
-                             "matching receive of rank {} at seq {} is {} ({})", from, commName(c), k + 1, to,
-                             sends[k]->seq, describeOp(*sends[k]), sends[k]->source, to, recvs[k]->seq,
-                             describeOp(*recvs[k]), recvs[k]->source)};
+                             "matching receive of rank {} at seq {} is {} ({})",
+                             from, commName(c), k + 1, to, sends[k]->seq, describeOp(*sends[k]), sends[k]->source, to,
+                             recvs[k]->seq, describeOp(*recvs[k]), recvs[k]->source)};
       break;
     }
     if (common < best.position && sends.size() != recvs.size()) {
       if (sends.size() > recvs.size()) {
         best = {common, fmt::format("rank {} on communicator {} sends {} messages to rank {}, which receives only {} "
-                                    "from it: send at seq {} ({}) is unmatched", from, commName(c), sends.size(), to,
-                                    recvs.size(), sends[common]->seq, sends[common]->source)};
+                                    "from it: send at seq {} ({}) is unmatched",
+                                    from, commName(c), sends.size(), to, recvs.size(), sends[common]->seq,
+                                    sends[common]->source)};
       } else {
         best = {common, fmt::format("rank {} on communicator {} posts {} receives from rank {}, which sends only {} to "
-                                    "it: receive at seq {} ({}) is unmatched", to, commName(c), recvs.size(), from,
-                                    sends.size(), recvs[common]->seq, recvs[common]->source)};
+                                    "it: receive at seq {} ({}) is unmatched",
+                                    to, commName(c), recvs.size(), from, sends.size(), recvs[common]->seq,
+                                    recvs[common]->source)};
       }
     }
   }

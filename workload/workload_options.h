@@ -28,19 +28,19 @@ struct SimAiRules {
 bool parseSimAiRules(std::string_view text, SimAiRules* out, std::string* error);
 
 struct WorkloadOptions {
-  int iterations = 1;   // the whole file's operations are repeated this many times (>= 1)
-  double scale = 1.0;   // every message size is multiplied by this (> 0), then rounded
+  int iterations = 1;  // the whole file's operations are repeated this many times (>= 1)
+  double scale = 1.0;  // every message size is multiplied by this (> 0), then rounded
   // Ranks in the job; 0: SimAI all_gpus, or AICB TP*DP*PP from group sizes. Non-zero (phynet's
   // ranks): a SimAI file's groups that do not fit are cut to them, as SimAI-Phy's (simai_workload.h).
   int worldSize = 0;
-  int tp = 0;           // tensor-parallel size; 0: from the file
-  int ep = 0;           // expert-parallel size (divides DP); 0: from the file
-  int pp = 0;           // pipeline stages; 0: from the file
+  int tp = 0;  // tensor-parallel size; 0: from the file
+  int ep = 0;  // expert-parallel size (divides DP); 0: from the file
+  int pp = 0;  // pipeline stages; 0: from the file
   // The largest world a file (or the options) may describe: the bootstrap connects at most 65536
   // ranks, and a larger size is a typo or a hostile file (it would overflow the layout's products
   // and expand into that many ranks' worth of ops). Every group size is checked against it first.
   int maxWorldSize = 1 << 16;
-  SimAiRules simai;     // SimAI files only
+  SimAiRules simai;  // SimAI files only
   // -1: expand every rank's ops. Otherwise only this rank's ops are kept (Workload::onlyRank); the
   // communicators, the description and the skipped rows are the same as for the whole world.
   int onlyRank = -1;

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <cmath>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -29,7 +29,9 @@ void onStop(int) { stopRequested = 1; }
 class Fd {  // closes the socket it owns
  public:
   explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() { if (fd_ >= 0) close(fd_); }
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
   int get() const { return fd_; }
@@ -74,7 +76,8 @@ int sink(const std::string& ip, int port) {
 int send(const std::string& from, const std::string& to, double mbit, double onMs, double offMs, double seconds) {
   size_t colon = to.rfind(':');
   sockaddr_in src, dst;
-  if (colon == std::string::npos || !address(from, 0, &src) || !address(to.substr(0, colon), std::atoi(to.c_str() + colon + 1), &dst))
+  if (colon == std::string::npos || !address(from, 0, &src) ||
+      !address(to.substr(0, colon), std::atoi(to.c_str() + colon + 1), &dst))
     return fail("bad address");
   Fd s(socket(AF_INET, SOCK_STREAM, 0));
   if (bind(s.get(), reinterpret_cast<sockaddr*>(&src), sizeof(src)) != 0) return fail("bind");
@@ -107,8 +110,8 @@ int send(const std::string& from, const std::string& to, double mbit, double onM
     total += static_cast<uint64_t>(n);
   }
   double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  std::printf("phynet_flow send: %llu bytes in %.3f s (%.1f Mbit/s)\n", static_cast<unsigned long long>(total),
-              elapsed, elapsed > 0 ? total * 8 / elapsed / 1e6 : 0.0);
+  std::printf("phynet_flow send: %llu bytes in %.3f s (%.1f Mbit/s)\n", static_cast<unsigned long long>(total), elapsed,
+              elapsed > 0 ? total * 8 / elapsed / 1e6 : 0.0);
   return 0;
 }
 

@@ -99,7 +99,8 @@ class PatternTable {
   // Writes elements [offset, offset + elems) of buf with pattern elements firstIndex, ...
   void fill(void* buf, size_t offset, size_t elems, size_t firstIndex) const {
     char* out = static_cast<char*>(buf) + offset * size_;
-    for (size_t i = 0; i < elems; ++i) std::memcpy(out + i * size_, bytes_.data() + ((firstIndex + i) % kPeriod) * size_, size_);
+    for (size_t i = 0; i < elems; ++i)
+      std::memcpy(out + i * size_, bytes_.data() + ((firstIndex + i) % kPeriod) * size_, size_);
   }
 
  private:
@@ -139,8 +140,8 @@ std::string compare(DataType type, const void* actual, const std::vector<char>& 
   size_t size = dataTypeSize(type);
   for (size_t i = 0; i < elems; ++i) {
     if (std::memcmp(static_cast<const char*>(actual) + i * size, expected.data() + i * size, size) != 0) {
-      return fmt::format("{}: element {} of {} is {} but should be {}", what, i, elems,
-                         loadAsDouble(type, actual, i), loadAsDouble(type, expected.data(), i));
+      return fmt::format("{}: element {} of {} is {} but should be {}", what, i, elems, loadAsDouble(type, actual, i),
+                         loadAsDouble(type, expected.data(), i));
     }
   }
   return "";
@@ -154,9 +155,8 @@ std::string runAndCheck(Communicator& comm, const CollectiveCase& c) {
   const size_t size = dataTypeSize(c.type);
   const size_t count = c.count;
   const bool isRoot = r == c.root;
-  std::string what = fmt::format("{} rank {}/{} count {} {} {} root {}{}", collectiveName(c.collective), r, n,
-                                 count, dataTypeName(c.type), reduceKindName(c.reduce), c.root,
-                                 c.inPlace ? " in-place" : "");
+  std::string what = fmt::format("{} rank {}/{} count {} {} {} root {}{}", collectiveName(c.collective), r, n, count,
+                                 dataTypeName(c.type), reduceKindName(c.reduce), c.root, c.inPlace ? " in-place" : "");
   std::vector<PatternTable> inputs;
   for (int p = 0; p < n; ++p) inputs.push_back(inputTable(c, p));
   auto fill = [&](void* buf, size_t offset, size_t elems, int rank, size_t firstIndex) {

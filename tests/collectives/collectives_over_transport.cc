@@ -46,7 +46,8 @@ std::string runRank(const ConnectTransport& connect, const UniqueId& id, int ran
   Communicator comm(std::move(transport).value(), options);
   for (const CollectiveCase& c : cases) {
     std::vector<PeerBytes> before(nranks);
-    for (int peer = 0; peer < nranks; ++peer) before[peer] = peer == rank ? PeerBytes{} : comm.transport().peerBytes(peer);
+    for (int peer = 0; peer < nranks; ++peer)
+      before[peer] = peer == rank ? PeerBytes{} : comm.transport().peerBytes(peer);
     std::string error = runAndCheck(comm, c);
     if (!error.empty()) return error;
     if (!checkBytes) continue;

@@ -38,8 +38,8 @@ TEST_CASE("node-major ring: order, neighbours and positions", "[collectives][rin
 }
 
 TEST_CASE("node-major ring: every collective exact with ranks spread over nodes", "[collectives][ring]") {
-  for (const std::vector<int>& keys : {std::vector<int>{0, 1, 0, 1}, std::vector<int>{0, 1, 2, 0, 1, 2},
-                                       std::vector<int>{2, 0, 1, 1, 0}}) {
+  for (const std::vector<int>& keys :
+       {std::vector<int>{0, 1, 0, 1}, std::vector<int>{0, 1, 2, 0, 1, 2}, std::vector<int>{2, 0, 1, 1, 0}}) {
     auto comms = commsOn(keys);
     std::vector<CollectiveCase> cases;
     for (Collective collective : kAllCollectives) {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "collectives/collectives.h"
-#include "model/pat_schedule.h"
 #include "collectives/ring_pipeline.h"
+#include "model/pat_schedule.h"
 #include "tests/catch.h"
 #include "tests/collectives/collective_check.h"
 #include "tests/test_util.h"
@@ -42,8 +42,8 @@ TEST_CASE("PAT allgather and reduce-scatter are exact for every type and reducti
       // The check's fp8 pattern stays exact in every summation order up to 8 ranks only.
       const DataType type = static_cast<DataType>(t);
       if (nranks > 8 && (type == DataType::kFp8E4M3 || type == DataType::kFp8E5M2)) continue;
-      cases.push_back({Collective::kAllGather, count, static_cast<DataType>(t), ReduceKind::kSum, 0,
-                       (variant++ % 2) == 1});
+      cases.push_back(
+          {Collective::kAllGather, count, static_cast<DataType>(t), ReduceKind::kSum, 0, (variant++ % 2) == 1});
       for (int k = 0; k < kNumReduceKinds; ++k) {
         cases.push_back({Collective::kReduceScatter, count, static_cast<DataType>(t), static_cast<ReduceKind>(k), 0,
                          (variant++ % 2) == 1});
@@ -69,7 +69,8 @@ std::map<int, uint64_t> sentBytes(const std::vector<std::unique_ptr<Communicator
 
 void runOne(const std::vector<std::unique_ptr<Communicator>>& comms, Collective collective, size_t count) {
   CollectiveCase c{collective, count, DataType::kFloat32, ReduceKind::kSum, 0, false};
-  auto errors = runRanksInThreads(static_cast<int>(comms.size()), [&](int rank) { return runAndCheck(*comms[rank], c); });
+  auto errors =
+      runRanksInThreads(static_cast<int>(comms.size()), [&](int rank) { return runAndCheck(*comms[rank], c); });
   for (const std::string& e : errors) REQUIRE(e == "");
 }
 
@@ -77,8 +78,8 @@ TEST_CASE("PAT sends NCCL's blocks to the peers 2^d away", "[collectives][pat][b
   struct Expect {
     int nranks;
     Collective collective;
-    size_t count;         // floats per rank
-    int blocks[4];        // blocks sent over dimension 0, 1, 2, 3 (NCCL's proxy bytes / block bytes)
+    size_t count;   // floats per rank
+    int blocks[4];  // blocks sent over dimension 0, 1, 2, 3 (NCCL's proxy bytes / block bytes)
   };
   // Measured from NCCL 2.28.9 (tests/data/nccl_pat/bytes_per_pair.csv): allgather sends to r - 2^d,
   // reduce-scatter to r + 2^d.
@@ -86,8 +87,8 @@ TEST_CASE("PAT sends NCCL's blocks to the peers 2^d away", "[collectives][pat][b
       {8, Collective::kAllGather, 1024, {4, 2, 1, 0}},
       {8, Collective::kReduceScatter, 256, {4, 2, 1, 0}},
       {5, Collective::kAllGather, 1000, {2, 1, 1, 0}},
-      {5, Collective::kReduceScatter, 816, {4, 2, 1, 0}},     // padded: aggregated steps
-      {5, Collective::kReduceScatter, 26212, {2, 1, 1, 0}},   // one step per message: not padded
+      {5, Collective::kReduceScatter, 816, {4, 2, 1, 0}},    // padded: aggregated steps
+      {5, Collective::kReduceScatter, 26212, {2, 1, 1, 0}},  // one step per message: not padded
       {16, Collective::kAllGather, 3000, {8, 4, 2, 1}},
   };
   for (const Expect& e : expects) {
@@ -99,7 +100,7 @@ TEST_CASE("PAT sends NCCL's blocks to the peers 2^d away", "[collectives][pat][b
       std::map<int, uint64_t> expected;
       for (int d = 0; (1 << d) < e.nranks; ++d) {
         const int peer = e.collective == Collective::kAllGather ? ringMod(rank - (1 << d), e.nranks)
-                                                                 : ringMod(rank + (1 << d), e.nranks);
+                                                                : ringMod(rank + (1 << d), e.nranks);
         expected[peer] += static_cast<uint64_t>(e.blocks[d]) * e.count * 4;
       }
       std::map<int, uint64_t> model;

@@ -24,8 +24,8 @@ std::vector<std::unique_ptr<Communicator>> pxnComms(const std::vector<int>& node
 }
 
 TEST_CASE("PXN alltoall: every byte, every layout", "[collectives][pxn]") {
-  const std::vector<std::vector<int>> layouts = {
-      {0, 0, 1, 1}, {0, 0, 1, 1, 2, 2}, {0, 0, 0, 1, 1, 1}, {0, 0, 0, 1, 1}, {0, 1, 2, 3}, {0, 1, 0, 1}};
+  const std::vector<std::vector<int>> layouts = {{0, 0, 1, 1},    {0, 0, 1, 1, 2, 2}, {0, 0, 0, 1, 1, 1},
+                                                 {0, 0, 0, 1, 1}, {0, 1, 2, 3},       {0, 1, 0, 1}};
   for (const std::vector<int>& keys : layouts) {
     INFO(keys.size() << " ranks, layout starting " << keys[0] << keys[1] << keys[2]);
     auto comms = pxnComms(keys);

@@ -84,21 +84,20 @@ uint64_t expectedBytes(const NodeLayout& nodes, const std::vector<Transfer>& bat
     if (t.from == t.to) continue;
     const bool crosses = nodes.nodeOf(t.from) != nodes.nodeOf(t.to);
     const int relay = crosses ? pxnRelayOf(nodes, t.from, t.to) : t.from;
-    if (t.from == a && relay == a && t.to == b) want += t.bytes;         // direct
-    if (t.from == a && relay != a && relay == b) {                        // to its relay b
+    if (t.from == a && relay == a && t.to == b) want += t.bytes;  // direct
+    if (t.from == a && relay != a && relay == b) {                // to its relay b
       want += t.bytes;
       ++relayedThroughB;
     }
-    if (relay == a && t.from != a && t.to == b) want += t.bytes;         // forwarded by a
+    if (relay == a && t.from != a && t.to == b) want += t.bytes;  // forwarded by a
   }
   if (nodes.nodeOf(a) == nodes.nodeOf(b)) want += 8 + (relayedThroughB ? 24 * relayedThroughB : 0);
   return want;
 }
 
-TEST_CASE("PXN batches: every byte, every layout, bytes per pair by the relay rule",
-          "[collectives][pxn][bytes]") {
-  const std::vector<std::vector<int>> layouts = {
-      {0, 0, 1, 1}, {0, 0, 1, 1, 2, 2}, {0, 0, 0, 1, 1, 1}, {0, 0, 0, 1, 1}, {0, 0, 0, 1, 1, 1, 2, 2}, {0, 1, 0, 1}};
+TEST_CASE("PXN batches: every byte, every layout, bytes per pair by the relay rule", "[collectives][pxn][bytes]") {
+  const std::vector<std::vector<int>> layouts = {{0, 0, 1, 1},    {0, 0, 1, 1, 2, 2},       {0, 0, 0, 1, 1, 1},
+                                                 {0, 0, 0, 1, 1}, {0, 0, 0, 1, 1, 1, 2, 2}, {0, 1, 0, 1}};
   uint32_t seed = 1;
   for (const std::vector<int>& keys : layouts) {
     const int n = static_cast<int>(keys.size());

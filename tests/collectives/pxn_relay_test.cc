@@ -45,9 +45,8 @@ std::vector<Transfer> randomBatch(const NodeLayout& nodes, std::mt19937& rng) {
     }
   }
   const auto [from, to] = relayed[rng() % relayed.size()];
-  const int k = static_cast<int>(std::count_if(batch.begin(), batch.end(), [&](const Transfer& t) {
-    return t.from == from && t.to == to;
-  }));
+  const int k = static_cast<int>(
+      std::count_if(batch.begin(), batch.end(), [&](const Transfer& t) { return t.from == from && t.to == to; }));
   batch.push_back({from, to, k, sizes[1 + rng() % 5]});
   return batch;
 }
@@ -89,7 +88,7 @@ uint64_t expectedBytes(const NodeLayout& nodes, const std::vector<Transfer>& bat
   uint64_t want = 0;
   for (const Transfer& t : batch) {
     const int hop = pxnFirstHopOf(nodes, t.from, t.to);
-    if (t.from == a && hop == b) want += t.bytes;           // direct, or to its relay
+    if (t.from == a && hop == b) want += t.bytes;               // direct, or to its relay
     if (hop == a && t.from != a && t.to == b) want += t.bytes;  // forwarded by a
   }
   return want;
@@ -97,10 +96,10 @@ uint64_t expectedBytes(const NodeLayout& nodes, const std::vector<Transfer>& bat
 
 TEST_CASE("PXN relay: a trace's partial send/recv batches, every byte, only rails between nodes",
           "[collectives][pxn][relay]") {
-  const std::vector<std::vector<int>> layouts = {{0, 0, 1, 1},          {0, 0, 0, 1, 1, 1},    {0, 0, 0, 0, 1, 1, 1, 1},
-                                                 {0, 0, 1, 1, 2, 2},    {0, 0, 0, 1, 1, 1, 2, 2, 2},
-                                                 {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2},
-                                                 {0, 0, 0, 1, 1},       {0, 1, 0, 1, 2, 2}};
+  const std::vector<std::vector<int>> layouts = {
+      {0, 0, 1, 1},       {0, 0, 0, 1, 1, 1},          {0, 0, 0, 0, 1, 1, 1, 1},
+      {0, 0, 1, 1, 2, 2}, {0, 0, 0, 1, 1, 1, 2, 2, 2}, {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2},
+      {0, 0, 0, 1, 1},    {0, 1, 0, 1, 2, 2}};
   std::mt19937 rng(18);
   uint32_t seed = 0;
   for (const std::vector<int>& keys : layouts) {

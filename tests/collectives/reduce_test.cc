@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "model/datatype.h"
 #include "collectives/reduce.h"
+#include "model/datatype.h"
 #include "tests/catch.h"
 
 namespace nshim {
@@ -32,8 +32,7 @@ struct Format {
 const Format kFormats[] = {
     {"half", DataType::kFloat16, 5, 10, true, [](uint32_t b) { return halfToFloat(uint16_t(b)); },
      [](float f) -> uint32_t { return floatToHalf(f); }},
-    {"bfloat16", DataType::kBfloat16, 8, 7, true,
-     [](uint32_t b) { return bfloat16ToFloat(uint16_t(b)); },
+    {"bfloat16", DataType::kBfloat16, 8, 7, true, [](uint32_t b) { return bfloat16ToFloat(uint16_t(b)); },
      [](float f) -> uint32_t { return floatToBfloat16(f); }},
     {"e4m3", DataType::kFp8E4M3, 4, 3, false, [](uint32_t b) { return fp8e4m3ToFloat(uint8_t(b)); },
      [](float f) -> uint32_t { return floatToFp8e4m3(f); }},
@@ -89,9 +88,9 @@ TEST_CASE("low-precision floats decode like the reference for every bit pattern"
     for (uint32_t code = 0; code < numCodes(f); ++code) {
       const float got = f.decode(code);
       const double want = referenceDecode(f, code);
-      const bool ok = std::isnan(want) ? std::isnan(got)
-                                       : std::bit_cast<uint32_t>(got) ==
-                                             std::bit_cast<uint32_t>(static_cast<float>(want));
+      const bool ok = std::isnan(want)
+                          ? std::isnan(got)
+                          : std::bit_cast<uint32_t>(got) == std::bit_cast<uint32_t>(static_cast<float>(want));
       if (!ok && bad.size() < 8) bad.push_back(hex(code) + " -> " + std::to_string(got));
     }
     CHECK(bad == std::vector<std::string>{});
@@ -104,9 +103,8 @@ TEST_CASE("low-precision floats round trip for every bit pattern; NaN stays NaN"
     std::vector<std::string> bad;
     for (uint32_t code = 0; code < numCodes(f); ++code) {
       const uint32_t back = f.encode(f.decode(code));
-      const bool ok = isNanCode(f, code)
-                          ? isNanCode(f, back) && (back & signBit(f)) == (code & signBit(f))
-                          : back == code;
+      const bool ok =
+          isNanCode(f, code) ? isNanCode(f, back) && (back & signBit(f)) == (code & signBit(f)) : back == code;
       if (!ok && bad.size() < 8) bad.push_back(hex(code) + " -> " + hex(back));
     }
     CHECK(bad == std::vector<std::string>{});
@@ -151,12 +149,12 @@ TEST_CASE("known values of the low-precision floats", "[reduce]") {
     CHECK(halfToFloat(0x0001) == std::ldexp(1.0f, -24));
     CHECK(halfToFloat(0x0400) == std::ldexp(1.0f, -14));
     CHECK(floatToHalf(std::ldexp(1.0f, -24)) == 0x0001);
-    CHECK(floatToHalf(std::ldexp(1.0f, -25)) == 0x0000);           // tie to even: zero
-    CHECK(floatToHalf(std::ldexp(3.0f, -25)) == 0x0002);           // tie to even: 2 ulps
-    CHECK(floatToHalf(1.0f + std::ldexp(1.0f, -11)) == 0x3c00);    // tie to even
-    CHECK(floatToHalf(1.0f + std::ldexp(3.0f, -11)) == 0x3c02);    // tie to even
-    CHECK(floatToHalf(2049.0f) == 0x6800);                         // 2048
-    CHECK(floatToHalf(2051.0f) == 0x6802);                         // 2052
+    CHECK(floatToHalf(std::ldexp(1.0f, -25)) == 0x0000);         // tie to even: zero
+    CHECK(floatToHalf(std::ldexp(3.0f, -25)) == 0x0002);         // tie to even: 2 ulps
+    CHECK(floatToHalf(1.0f + std::ldexp(1.0f, -11)) == 0x3c00);  // tie to even
+    CHECK(floatToHalf(1.0f + std::ldexp(3.0f, -11)) == 0x3c02);  // tie to even
+    CHECK(floatToHalf(2049.0f) == 0x6800);                       // 2048
+    CHECK(floatToHalf(2051.0f) == 0x6802);                       // 2052
     CHECK(floatToHalf(65519.0f) == 0x7bff);
     CHECK(floatToHalf(65520.0f) == 0x7c00);
     CHECK(floatToHalf(-1e10f) == 0xfc00);
@@ -226,22 +224,18 @@ TEST_CASE("loadAsDouble/storeFromDouble saturate integers and round floats once"
   CHECK(roundTrip(DataType::kFloat64, 0.1) == 0.1);
   CHECK(roundTrip(DataType::kFloat32, 0.1) == static_cast<double>(0.1f));
   // Just above a half tie, by less than a float ulp: a plain double->float->half rounds to 1.0.
-  CHECK(roundTrip(DataType::kFloat16, 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40)) ==
-        1.0 + std::ldexp(1.0, -10));
+  CHECK(roundTrip(DataType::kFloat16, 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40)) == 1.0 + std::ldexp(1.0, -10));
   CHECK(roundTrip(DataType::kFloat16, 1.0 + std::ldexp(1.0, -11)) == 1.0);
-  CHECK(roundTrip(DataType::kBfloat16, 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40)) ==
-        1.0 + std::ldexp(1.0, -7));
+  CHECK(roundTrip(DataType::kBfloat16, 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40)) == 1.0 + std::ldexp(1.0, -7));
   CHECK(roundTrip(DataType::kFp8E4M3, 448.0) == 448.0);
   CHECK(std::isnan(roundTrip(DataType::kFp8E4M3, 1e300)));
   CHECK(roundTrip(DataType::kFp8E5M2, 1e300) == std::numeric_limits<double>::infinity());
 }
 
-constexpr DataType kAllTypes[] = {
-    DataType::kInt8,    DataType::kUint8,   DataType::kInt32,    DataType::kUint32,
-    DataType::kInt64,   DataType::kUint64,  DataType::kFloat16,  DataType::kFloat32,
-    DataType::kFloat64, DataType::kBfloat16, DataType::kFp8E4M3, DataType::kFp8E5M2};
-constexpr ReduceKind kBaseKinds[] = {ReduceKind::kSum, ReduceKind::kProd, ReduceKind::kMax,
-                                     ReduceKind::kMin};
+constexpr DataType kAllTypes[] = {DataType::kInt8,    DataType::kUint8,    DataType::kInt32,   DataType::kUint32,
+                                  DataType::kInt64,   DataType::kUint64,   DataType::kFloat16, DataType::kFloat32,
+                                  DataType::kFloat64, DataType::kBfloat16, DataType::kFp8E4M3, DataType::kFp8E5M2};
+constexpr ReduceKind kBaseKinds[] = {ReduceKind::kSum, ReduceKind::kProd, ReduceKind::kMax, ReduceKind::kMin};
 
 double applyKind(ReduceKind kind, double a, double b) {
   switch (kind) {
@@ -274,8 +268,7 @@ std::vector<std::string> mismatches(DataType t, const std::vector<unsigned char>
     storeFromDouble(t, ref.data(), i, want[i]);
     const size_t s = dataTypeSize(t);
     const double got = loadAsDouble(t, buf.data(), i);
-    const bool ok = std::isnan(want[i]) ? std::isnan(got)
-                                        : std::memcmp(&buf[i * s], &ref[i * s], s) == 0;
+    const bool ok = std::isnan(want[i]) ? std::isnan(got) : std::memcmp(&buf[i * s], &ref[i * s], s) == 0;
     if (!ok && bad.size() < 8) {
       bad.push_back("[" + std::to_string(i) + "] got " + std::to_string(got) + " want " +
                     std::to_string(loadAsDouble(t, ref.data(), i)));
@@ -284,8 +277,7 @@ std::vector<std::string> mismatches(DataType t, const std::vector<unsigned char>
   return bad;
 }
 
-TEST_CASE("every type and operation matches a double reference, with and without aliasing",
-          "[reduce]") {
+TEST_CASE("every type and operation matches a double reference, with and without aliasing", "[reduce]") {
   for (size_t n : {size_t(1), size_t(37), size_t(1100)}) {
     for (DataType t : kAllTypes) {
       for (ReduceKind kind : kBaseKinds) {
@@ -344,8 +336,7 @@ TEST_CASE("low-precision reductions of arbitrary bit patterns are correctly roun
       INFO(f.name << " " << reduceKindName(kind));
       std::vector<double> want(n);
       for (size_t i = 0; i < n; ++i) {
-        want[i] = applyKind(kind, loadAsDouble(f.type, a.data(), i),
-                            loadAsDouble(f.type, b.data(), i));
+        want[i] = applyKind(kind, loadAsDouble(f.type, a.data(), i), loadAsDouble(f.type, b.data(), i));
       }
       std::vector<unsigned char> out(a.size());
       reduceTo(f.type, kind, out.data(), a.data(), b.data(), n);

@@ -19,7 +19,7 @@ TEST_CASE("collective descriptors: nccl-tests' buffers, size and busbw factor fo
     double busFactor;
   };
   const Expected expected[] = {
-      {CollectiveKind::kAllReduce, 1, 1, 1, 1.5},     {CollectiveKind::kAllGather, 1, 4, 4, 0.75},
+      {CollectiveKind::kAllReduce, 1, 1, 1, 1.5},      {CollectiveKind::kAllGather, 1, 4, 4, 0.75},
       {CollectiveKind::kReduceScatter, 4, 1, 4, 0.75}, {CollectiveKind::kBroadcast, 1, 1, 1, 1.0},
       {CollectiveKind::kReduce, 1, 1, 1, 1.0},         {CollectiveKind::kAllToAll, 4, 4, 4, 0.75},
       {CollectiveKind::kGather, 1, 4, 4, 0.75},        {CollectiveKind::kScatter, 4, 1, 4, 0.75},

@@ -32,7 +32,7 @@ const NcclSettingInForce* find(const std::vector<NcclSettingInForce>& all, const
 TEST_CASE("a process's traffic-shaping NCCL variables are collected, in table order", "[nccl_env]") {
   ScopedEnv buff("NCCL_BUFFSIZE", "4194304");
   ScopedEnv algo("NCCL_ALGO", "Tree");
-  ScopedEnv empty("NCCL_PROTO", "");  // empty is unset, as NCCL reads it
+  ScopedEnv empty("NCCL_PROTO", "");      // empty is unset, as NCCL reads it
   ScopedEnv other("NCCL_DEBUG", "INFO");  // not traffic-shaping: not recorded
   const NcclEnv env = ncclEnvOfProcess();
   REQUIRE(env.size() >= 2);
@@ -52,12 +52,14 @@ TEST_CASE("a replay takes the capture's values where its environment sets none",
   ScopedEnv chunk("NCCL_P2P_NET_CHUNKSIZE", nullptr);
   ScopedEnv buff("NCCL_BUFFSIZE", "8M");
   ScopedEnv hca("NCCL_IB_HCA", nullptr);
-  ScopedCapture capture({{"NCCL_P2P_NET_CHUNKSIZE", "128K"}, {"NCCL_BUFFSIZE", "4194304"},
-                         {"NCCL_IB_HCA", "mlx5_0"}, {"NCCL_NOT_A_SETTING", "1"}});
+  ScopedCapture capture({{"NCCL_P2P_NET_CHUNKSIZE", "128K"},
+                         {"NCCL_BUFFSIZE", "4194304"},
+                         {"NCCL_IB_HCA", "mlx5_0"},
+                         {"NCCL_NOT_A_SETTING", "1"}});
   CHECK(ncclVariable("NCCL_P2P_NET_CHUNKSIZE") == std::optional<std::string>("128K"));
-  CHECK(envBytes("NCCL_P2P_NET_CHUNKSIZE", 1) == 128 << 10);  // common/env.h reads through it
+  CHECK(envBytes("NCCL_P2P_NET_CHUNKSIZE", 1) == 128 << 10);                 // common/env.h reads through it
   CHECK(ncclVariable("NCCL_BUFFSIZE") == std::optional<std::string>("8M"));  // the environment wins
-  CHECK_FALSE(ncclVariable("NCCL_IB_HCA").has_value());  // the capture host's NICs: never taken
+  CHECK_FALSE(ncclVariable("NCCL_IB_HCA").has_value());                      // the capture host's NICs: never taken
   CHECK_FALSE(ncclVariable("NCCL_NOT_A_SETTING").has_value());
 
   const std::vector<NcclSettingInForce> all = ncclSettingsInForce();

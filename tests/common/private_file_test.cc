@@ -40,7 +40,8 @@ TEST_CASE("alternative names put the number before the extension of the last com
   CHECK_FALSE(alternativeName("/d/name.jsonl", 1, small, sizeof(small)));
 }
 
-TEST_CASE("createNewFile skips names that exist, symlinks included, and renameNoReplace keeps the target", "[common][shared]") {
+TEST_CASE("createNewFile skips names that exist, symlinks included, and renameNoReplace keeps the target",
+          "[common][shared]") {
   ScratchDir dir;
   REQUIRE_FALSE(dir.path.empty());
   const std::string wanted = dir.path + "/t.jsonl";

@@ -102,14 +102,9 @@ TEST_CASE("settings: booleans and choices", "[settings]") {
 }
 
 TEST_CASE("settings: the validation pass names every bad variable and only those", "[settings]") {
-  const char* environment[] = {"PATH=/bin",
-                               "NCCLSHIM_TIMEOUT=inf",
-                               "NCCLSHIM_NSOCKS_PERPEER=0",
-                               "NCCLSHIM_SHM_RING_BYTES=256K",
-                               "NCCLSHIM_SPIN_US=",
-                               "NCCLSHIM_TIMEOT=5",
-                               "NCCLSHIM_TEST_KEEP=1",
-                               nullptr};
+  const char* environment[] = {
+      "PATH=/bin",         "NCCLSHIM_TIMEOUT=inf", "NCCLSHIM_NSOCKS_PERPEER=0", "NCCLSHIM_SHM_RING_BYTES=256K",
+      "NCCLSHIM_SPIN_US=", "NCCLSHIM_TIMEOT=5",    "NCCLSHIM_TEST_KEEP=1",      nullptr};
   Status status = validateSettings(environment);
   REQUIRE_FALSE(status.ok());
   CHECK(status.code() == Code::kInvalidArgument);

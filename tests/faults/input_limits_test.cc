@@ -5,11 +5,11 @@
 // rank is checked against the job before a payload of the announced length is read.
 #include <string>
 
+#include "tests/catch.h"
+#include "transport/bootstrap/bootstrap_messages.h"
 #include "workload/aicb_workload.h"
 #include "workload/rank_layout.h"
 #include "workload/simai_workload.h"
-#include "tests/catch.h"
-#include "transport/bootstrap/bootstrap_messages.h"
 
 namespace nshim {
 namespace {
@@ -30,8 +30,8 @@ TEST_CASE("SimAI worlds beyond the largest one are refused before any product of
   CHECK(contains(overflow.status().message(),
                  "x.txt:1: all_gpus: 9223372036854775807 ranks are more than phynet replays (at most 65536)"));
 
-  auto truncated = workload::parseSimAiWorkload("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus: 4294967298\n1\n" +
-                                                  kLayer, "x.txt", WorkloadOptions{});
+  auto truncated = workload::parseSimAiWorkload(
+      "HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus: 4294967298\n1\n" + kLayer, "x.txt", WorkloadOptions{});
   REQUIRE_FALSE(truncated.ok());
   CHECK(contains(truncated.status().message(), "x.txt:1: all_gpus: 4294967298 ranks are more than phynet replays"));
 
@@ -49,40 +49,42 @@ TEST_CASE("SimAI worlds beyond the largest one are refused before any product of
 
 TEST_CASE("AICB group sizes beyond the largest world are refused before any product of sizes", "[phynet]") {
   auto overflow = workload::parseAicbWorkload(kAicbHeader +
-                                                "CommType.all_reduce,CommGroup.tp_group,3037000500,4096\n"
-                                                "CommType.all_reduce,CommGroup.dp_group,3037000500,4096\n",
-                                            "x.csv", WorkloadOptions{});
+                                                  "CommType.all_reduce,CommGroup.tp_group,3037000500,4096\n"
+                                                  "CommType.all_reduce,CommGroup.dp_group,3037000500,4096\n",
+                                              "x.csv", WorkloadOptions{});
   REQUIRE_FALSE(overflow.ok());
   CHECK(contains(overflow.status().message(),
                  "x.csv:2: comm_group_size: tp_group of 3037000500 ranks is more than phynet replays (at most 65536)"));
 
   auto product = workload::parseAicbWorkload(kAicbHeader +
-                                               "CommType.all_reduce,CommGroup.tp_group,256,4096\n"
-                                               "CommType.all_reduce,CommGroup.dp_group,512,4096\n",
-                                           "x.csv", WorkloadOptions{});
+                                                 "CommType.all_reduce,CommGroup.tp_group,256,4096\n"
+                                                 "CommType.all_reduce,CommGroup.dp_group,512,4096\n",
+                                             "x.csv", WorkloadOptions{});
   REQUIRE_FALSE(product.ok());
   CHECK(contains(product.status().message(), "TP*DP*PP = 131072 ranks are more than phynet replays (at most 65536)"));
 
   auto dpEp = workload::parseAicbWorkload(kAicbHeader +
-                                            "CommType.all_reduce,CommGroup.ep_group,2,4096\n"
-                                            "CommType.all_reduce,CommGroup.ep_dp_group,1000000000000000,4096\n",
-                                        "x.csv", WorkloadOptions{});
+                                              "CommType.all_reduce,CommGroup.ep_group,2,4096\n"
+                                              "CommType.all_reduce,CommGroup.ep_dp_group,1000000000000000,4096\n",
+                                          "x.csv", WorkloadOptions{});
   REQUIRE_FALSE(dpEp.ok());
   CHECK(contains(dpEp.status().message(), "x.csv:3: comm_group_size: dp_ep_group of"));
 }
 
 TEST_CASE("huge roots and compute times from a file are refused or saturate, never overflow", "[phynet]") {
-  auto root = workload::parseAicbWorkload("comm_type,comm_group,comm_group_size,msg_size,src\n"
-                                        "CommType.broadcast,CommGroup.tp_group,2,128,1e30\n",
-                                        "x.csv", WorkloadOptions{});
+  auto root = workload::parseAicbWorkload(
+      "comm_type,comm_group,comm_group_size,msg_size,src\n"
+      "CommType.broadcast,CommGroup.tp_group,2,128,1e30\n",
+      "x.csv", WorkloadOptions{});
   REQUIRE_FALSE(root.ok());
   CHECK(contains(root.status().message(), "x.csv:2: src: root 1e+30 is not a rank of a group"));
 
   // Two layers of 9e18 ns of compute before the first op: the sum saturates at INT64_MAX.
-  auto compute = workload::parseSimAiWorkload("DATA all_gpus: 2\n2\n"
-                                            "a -1 9e18 NONE 0 9e18 NONE 0 1 ALLREDUCE 4096 1\n"
-                                            "b -1 9e18 NONE 0 9e18 NONE 0 1 ALLREDUCE 4096 1\n",
-                                            "x.txt", WorkloadOptions{});
+  auto compute = workload::parseSimAiWorkload(
+      "DATA all_gpus: 2\n2\n"
+      "a -1 9e18 NONE 0 9e18 NONE 0 1 ALLREDUCE 4096 1\n"
+      "b -1 9e18 NONE 0 9e18 NONE 0 1 ALLREDUCE 4096 1\n",
+      "x.txt", WorkloadOptions{});
   REQUIRE(compute.ok());
   REQUIRE_FALSE(compute->ranks[0].ops.empty());
   CHECK(compute->ranks[0].ops[0].computeNs == INT64_MAX);

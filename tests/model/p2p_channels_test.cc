@@ -25,8 +25,9 @@ std::vector<Transfer> ncclAlltoallTransfers(const std::string& path, int ranksPe
   REQUIRE(in);
   std::string line;
   std::getline(in, line);
-  REQUIRE(line == "run,op,bytes,nccl_algo_proto_channels,from_node,to_node,net_bytes_per_op,remainder,channels_used,"
-                  "instances");
+  REQUIRE(line ==
+          "run,op,bytes,nccl_algo_proto_channels,from_node,to_node,net_bytes_per_op,remainder,channels_used,"
+          "instances");
   std::vector<Transfer> out;
   while (std::getline(in, line)) {
     std::vector<std::string> f;
@@ -46,9 +47,9 @@ TEST_CASE("p2p channels: every alltoall transfer between nodes on NCCL's channel
     const char* table;
     int nranks, nnodes;
   };
-  for (const Set& set : {Set{"tests/data/nccl_4x1/bytes_per_pair.csv", 4, 4},
-                         Set{"tests/data/nccl_4x2/bytes_per_pair.csv", 8, 4},
-                         Set{"tests/data/nccl_torch_4x2/bytes_per_pair.csv", 8, 4}}) {
+  for (const Set& set :
+       {Set{"tests/data/nccl_4x1/bytes_per_pair.csv", 4, 4}, Set{"tests/data/nccl_4x2/bytes_per_pair.csv", 8, 4},
+        Set{"tests/data/nccl_torch_4x2/bytes_per_pair.csv", 8, 4}}) {
     const std::vector<Transfer> transfers = ncclAlltoallTransfers(set.table, set.nranks / set.nnodes);
     REQUIRE(transfers.size() >= 30);
     int two = 0;

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "workload/aicb_workload.h"
-#include "workload/workload_check.h"
 #include "tests/catch.h"
 #include "tests/phynet/workload_files.h"
+#include "workload/aicb_workload.h"
+#include "workload/workload_check.h"
 
 namespace nshim::workload {
 namespace {
@@ -169,16 +169,16 @@ TEST_CASE("AICB pp_stage blocks: each stage's ranks replay their own block, p2p 
   const std::string header =
       "comm_type,comm_group,comm_group_size,msg_size,stage,dst,src,additional,_elapsed_time,algbw,busbw,count\n";
   const std::string text =
-      "[ pp_stage0: [rank0, rank1] ]\n" + header +                                                    // 1-2
-      "CommType.all_reduce,CommGroup.tp_group,2,4096,forward,None,None,,None,None,None,1\n" +          // 3
-      "CommType.all_reduce,CommGroup.tp_group,2,4096,forward,None,None,,None,None,None,1\n" +          // 4
-      "CommType.isend,CommGroup.pp_group,1,65536,forward_step,None,None,send_next,None,None,None,1\n" + // 5
+      "[ pp_stage0: [rank0, rank1] ]\n" + header +                                                        // 1-2
+      "CommType.all_reduce,CommGroup.tp_group,2,4096,forward,None,None,,None,None,None,1\n" +             // 3
+      "CommType.all_reduce,CommGroup.tp_group,2,4096,forward,None,None,,None,None,None,1\n" +             // 4
+      "CommType.isend,CommGroup.pp_group,1,65536,forward_step,None,None,send_next,None,None,None,1\n" +   // 5
       "CommType.irecv,CommGroup.pp_group,1,65536,backward_step,None,None,recv_next,None,None,None,1\n" +  // 6
-      "[ pp_stage1: [rank2, rank3] ]\n" + header +                                                    // 7-8
-      "CommType.irecv,CommGroup.pp_group,1,65536,forward_step,None,None,recv_prev,None,None,None,1\n" +  // 9
-      "CommType.all_reduce,CommGroup.tp_group,2,8192,forward,None,None,,None,None,None,1\n" +          // 10
-      "CommType.isend,CommGroup.pp_group,1,65536,backward_step,None,None,send_prev,None,None,None,1\n" + // 11
-      "CommType.all_reduce,CommGroup.embedding_group,2,1024,init,None,None,,None,None,None,1\n";      // 12
+      "[ pp_stage1: [rank2, rank3] ]\n" + header +                                                        // 7-8
+      "CommType.irecv,CommGroup.pp_group,1,65536,forward_step,None,None,recv_prev,None,None,None,1\n" +   // 9
+      "CommType.all_reduce,CommGroup.tp_group,2,8192,forward,None,None,,None,None,None,1\n" +             // 10
+      "CommType.isend,CommGroup.pp_group,1,65536,backward_step,None,None,send_prev,None,None,None,1\n" +  // 11
+      "CommType.all_reduce,CommGroup.embedding_group,2,1024,init,None,None,,None,None,None,1\n";          // 12
   auto workload = parseAicbWorkload(text, "stages.csv", WorkloadOptions{});
   REQUIRE(workload.ok());
   REQUIRE(workload->worldSize == 4);
@@ -202,15 +202,15 @@ TEST_CASE("AICB pp_stage blocks: each stage's ranks replay their own block, p2p 
 
   // Both stages send before they receive, in separate batches: each send waits for the other's.
   const std::string deadlocked =
-      "[ pp_stage0: [rank0, rank1] ]\n" + header +                                                    // 1-2
-      "CommType.all_reduce,CommGroup.tp_group,2,4096,forward,None,None,,None,None,None,1\n" +          // 3
-      "CommType.isend,CommGroup.pp_group,1,65536,forward_step,None,None,send_next,None,None,None,1\n" + // 4
-      "CommType.all_reduce,CommGroup.tp_group,2,4096,forward,None,None,,None,None,None,1\n" +          // 5
+      "[ pp_stage0: [rank0, rank1] ]\n" + header +                                                        // 1-2
+      "CommType.all_reduce,CommGroup.tp_group,2,4096,forward,None,None,,None,None,None,1\n" +             // 3
+      "CommType.isend,CommGroup.pp_group,1,65536,forward_step,None,None,send_next,None,None,None,1\n" +   // 4
+      "CommType.all_reduce,CommGroup.tp_group,2,4096,forward,None,None,,None,None,None,1\n" +             // 5
       "CommType.irecv,CommGroup.pp_group,1,65536,backward_step,None,None,recv_next,None,None,None,1\n" +  // 6
-      "[ pp_stage1: [rank2, rank3] ]\n" + header +                                                    // 7-8
-      "CommType.isend,CommGroup.pp_group,1,65536,backward_step,None,None,send_prev,None,None,None,1\n" + // 9
-      "CommType.all_reduce,CommGroup.tp_group,2,8192,forward,None,None,,None,None,None,1\n" +          // 10
-      "CommType.irecv,CommGroup.pp_group,1,65536,forward_step,None,None,recv_prev,None,None,None,1\n";  // 11
+      "[ pp_stage1: [rank2, rank3] ]\n" + header +                                                        // 7-8
+      "CommType.isend,CommGroup.pp_group,1,65536,backward_step,None,None,send_prev,None,None,None,1\n" +  // 9
+      "CommType.all_reduce,CommGroup.tp_group,2,8192,forward,None,None,,None,None,None,1\n" +             // 10
+      "CommType.irecv,CommGroup.pp_group,1,65536,forward_step,None,None,recv_prev,None,None,None,1\n";    // 11
   auto stuck = parseAicbWorkload(deadlocked, "stages.csv", WorkloadOptions{});
   REQUIRE(stuck.ok());
   Status verdict = checkWorkload(*stuck);
@@ -347,21 +347,23 @@ TEST_CASE("AICB malformed inputs name file, line and field", "[phynet]") {
   SECTION("sizes at or beyond 2^63 (and anything beyond 1 PiB), never read as 0 bytes") {
     for (const char* size : {"9223372036854775807", "1e19", "1e300", "1e18"}) {
       INFO(size);
-      requireError(kHeader + kTpRow + "CommType.all_gather,CommGroup.tp_group,2," + size +
-                       ",f,None,None,,None,None,None,1\n",
-                   "3: msg_size", std::string(size) + " bytes is more than the 1125899906842624 bytes (1 PiB)");
+      requireError(
+          kHeader + kTpRow + "CommType.all_gather,CommGroup.tp_group,2," + size + ",f,None,None,,None,None,None,1\n",
+          "3: msg_size", std::string(size) + " bytes is more than the 1125899906842624 bytes (1 PiB)");
       // a row that would move no data (a group of one rank) and a pipeline row alike
-      requireError(kHeader + kTpRow + "CommType.all_reduce,CommGroup.dp_group,1," + size +
-                       ",f,None,None,,None,None,None,1\n",
-                   "3: msg_size", "--scale");
+      requireError(
+          kHeader + kTpRow + "CommType.all_reduce,CommGroup.dp_group,1," + size + ",f,None,None,,None,None,None,1\n",
+          "3: msg_size", "--scale");
       requireError(kHeader + kTpRow + "CommType.isend,CommGroup.pp_group,1," + size +
                        ",f,None,None,send_next,None,None,None,1\n",
                    "3: msg_size", "1 PiB");
     }
     WorkloadOptions scaled;
     scaled.scale = 1e-6;
-    auto within = parseAicbWorkload(kHeader + "CommType.all_reduce,CommGroup.tp_group,2,1e19,f,None,None,,None,None,"
-                                              "None,1\n", "s.csv", scaled);
+    auto within = parseAicbWorkload(kHeader +
+                                        "CommType.all_reduce,CommGroup.tp_group,2,1e19,f,None,None,,None,None,"
+                                        "None,1\n",
+                                    "s.csv", scaled);
     REQUIRE(within.ok());
     CHECK(within->ranks[0].ops.at(0).bytes == 10000000000000ull);
   }
@@ -370,8 +372,9 @@ TEST_CASE("AICB malformed inputs name file, line and field", "[phynet]") {
     options.worldSize = 8;
     requireError(kHeader + "CommType.all_reduce,CommGroup.tp_group,16,4096,f,None,None,,None,None,None,1\n",
                  "2: comm_group_size", "TP=16 is larger than the world", options);
-    requireError(kHeader + kTpRow + "CommType.all_reduce,CommGroup.embedding_group,16,4096,f,None,None,,None,None,None,1\n",
-                 "3: comm_group_size", "the embedding group of 16 ranks is larger than the world", options);
+    requireError(
+        kHeader + kTpRow + "CommType.all_reduce,CommGroup.embedding_group,16,4096,f,None,None,,None,None,None,1\n",
+        "3: comm_group_size", "the embedding group of 16 ranks is larger than the world", options);
     options.worldSize = 2;
     requireError(example, "10: comm_group_size", "EP=2 does not divide DP=1", options);
     options = WorkloadOptions{};
@@ -385,8 +388,8 @@ TEST_CASE("AICB malformed inputs name file, line and field", "[phynet]") {
     requireError("comm_type,comm_group,comm_group_size,stage\n" + kTpRow, "1: msg_size", "missing column");
     requireError(kHeader + "CommType.all_reduce,CommGroup.ep_group,None,4096,f,None,None,,None,None,None,1\n",
                  "2: comm_group_size", "size of ep_group unknown");
-    requireError(kHeader + kTpRow + "CommType.broadcast,CommGroup.tp_group,2,64,f,None,5,,None,None,None,1\n",
-                 "3: src", "root 5 is outside the tp group");
+    requireError(kHeader + kTpRow + "CommType.broadcast,CommGroup.tp_group,2,64,f,None,5,,None,None,None,1\n", "3: src",
+                 "root 5 is outside the tp group");
   }
   SECTION("a missing file") {
     auto result = loadAicbWorkload("/nonexistent/w.csv", WorkloadOptions{});
@@ -395,14 +398,13 @@ TEST_CASE("AICB malformed inputs name file, line and field", "[phynet]") {
   }
 }
 
-
 TEST_CASE("AICB CSV saved with a UTF-8 BOM and CRLF line ends parses to the same ops", "[phynet]") {
   WorkloadOptions logOptions;
   logOptions.tp = 2;
   logOptions.worldSize = 4;
   // The example starts with a "[rank0 ~ rank7]" banner, the log with its header line.
-  for (auto [text, options] : {std::pair{readWholeFile(examplePath(kExample)), WorkloadOptions{}},
-                               std::pair{kLog, logOptions}}) {
+  for (auto [text, options] :
+       {std::pair{readWholeFile(examplePath(kExample)), WorkloadOptions{}}, std::pair{kLog, logOptions}}) {
     auto plain = parseAicbWorkload(text, "w.csv", options);
     REQUIRE(plain.ok());
     auto saved = parseAicbWorkload(asSpreadsheetSaves(text), "w.csv", options);

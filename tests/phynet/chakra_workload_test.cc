@@ -146,7 +146,8 @@ TEST_CASE("chakra: nodes run in dependency order; compute gaps go to the next op
   CHECK(w->comms[0].label == "world");
   CHECK(w->description.find("no process groups: every operation runs on the whole world") != std::string::npos);
   INFO(w->description);
-  CHECK(w->description.find("2 nodes that are not communication or compute left out (2 MEM_LOAD_NODE)") != std::string::npos);
+  CHECK(w->description.find("2 nodes that are not communication or compute left out (2 MEM_LOAD_NODE)") !=
+        std::string::npos);
 }
 
 TEST_CASE("chakra: pg_name picks a group of the comm-group file; peers are global ranks") {
@@ -229,7 +230,8 @@ TEST_CASE("chakra: refusals name the file, the node and the attribute") {
   chakra::Node unknownGroup = badType;
   unknownGroup.mutable_attr(1)->set_int64_val(chakra::ALL_REDUCE);
   setText(unknownGroup, "pg_name", "7");
-  CHECK(refuse(unknownGroup, R"({"1": [0, 1]})").find("attribute 'pg_name': group '7' is not one of the trace's process groups") != std::string::npos);
+  CHECK(refuse(unknownGroup, R"({"1": [0, 1]})")
+            .find("attribute 'pg_name': group '7' is not one of the trace's process groups") != std::string::npos);
   CHECK(refuse(noType, R"({"1": [0, 5]})").find("rank 5 is not one of the trace's 2 ranks") != std::string::npos);
 
   std::vector<std::vector<chakra::Node>> cyclic(1);
@@ -238,7 +240,8 @@ TEST_CASE("chakra: refusals name the file, the node and the attribute") {
   addNode(cyclic[0], chakra::COMP_NODE, {0});
   auto w = parseRanks(cyclic);
   REQUIRE_FALSE(w.ok());
-  CHECK(w.status().message().rfind("t.0.et: node 0: its dependencies form a cycle (2 nodes never become ready)", 0) == 0);
+  CHECK(w.status().message().rfind("t.0.et: node 0: its dependencies form a cycle (2 nodes never become ready)", 0) ==
+        0);
 
   std::string cut = fileOf({noType});
   cut.resize(cut.size() - 3);

@@ -8,8 +8,8 @@
 
 #include "phynet/comm_digest.h"
 #include "phynet/op_packing.h"
-#include "workload/workload_check.h"
 #include "tests/catch.h"
+#include "workload/workload_check.h"
 
 namespace nshim::phynet {
 namespace {
@@ -36,7 +36,8 @@ Workload sample() {
   w.ranks.resize(4);
   for (int g = 0; g < 4; ++g) {
     w.ranks[g].globalRank = g;
-    w.ranks[g].ops = {makeOp(kWorld, OpKind::kAllReduce, 0, 1024, 10 + g), makeOp(kWorld, OpKind::kAllGather, 1, 256, 20 + g)};
+    w.ranks[g].ops = {makeOp(kWorld, OpKind::kAllReduce, 0, 1024, 10 + g),
+                      makeOp(kWorld, OpKind::kAllGather, 1, 256, 20 + g)};
   }
   WorkOp send = makeOp(kPair, OpKind::kSend, 0, 512, 30);
   send.peer = 1;
@@ -69,13 +70,14 @@ TEST_CASE("packed operations come back field for field, with their sources", "[p
   for (size_t i = 0; i < ops.size(); ++i) {
     const WorkOp &a = ops[i], &b = (*back)[i];
     CHECK(std::tie(a.commId, a.seq, a.count, a.type, a.reduce, a.root, a.peer, a.bytes, a.issueNs, a.computeNs,
-                   a.recordedNs, a.kind, a.group) ==
-          std::tie(b.commId, b.seq, b.count, b.type, b.reduce, b.root, b.peer, b.bytes, b.issueNs, b.computeNs,
-                   b.recordedNs, b.kind, b.group));
+                   a.recordedNs, a.kind, a.group) == std::tie(b.commId, b.seq, b.count, b.type, b.reduce, b.root,
+                                                              b.peer, b.bytes, b.issueNs, b.computeNs, b.recordedNs,
+                                                              b.kind, b.group));
     CHECK(a.source.str() == b.source.str());
   }
   // Only the ops asked for; words cut short are refused, not read past.
-  Result<std::vector<WorkOp>> sends = unpackOps(packOps(ops, [](const WorkOp& op) { return op.kind == OpKind::kSend; }));
+  Result<std::vector<WorkOp>> sends =
+      unpackOps(packOps(ops, [](const WorkOp& op) { return op.kind == OpKind::kSend; }));
   REQUIRE(sends.ok());
   REQUIRE(sends->size() == 1);
   CHECK((*sends)[0].kind == OpKind::kSend);
@@ -105,8 +107,8 @@ TEST_CASE("digests disagree exactly where checkWorkload finds a mismatch", "[phy
       {"count and bytes of one member's allreduce",
        [](Workload& w) { w.ranks[2].ops[0] = makeOp(kWorld, OpKind::kAllReduce, 0, 2048, 12); }, true, kWorld},
       {"the reduction of an allreduce", [](Workload& w) { w.ranks[3].ops[0].reduce = ReduceKind::kMax; }, true, kWorld},
-      {"the reduction of an allgather (not compared)",
-       [](Workload& w) { w.ranks[3].ops[1].reduce = ReduceKind::kMax; }, false, 0},
+      {"the reduction of an allgather (not compared)", [](Workload& w) { w.ranks[3].ops[1].reduce = ReduceKind::kMax; },
+       false, 0},
       {"a group id (not compared)", [](Workload& w) { w.ranks[1].ops[0].group = 5; }, false, 0},
       {"a missing collective", [](Workload& w) { w.ranks[1].ops.erase(w.ranks[1].ops.begin() + 1); }, true, kWorld},
       {"the kind of a collective",

@@ -9,10 +9,10 @@
 
 #include "phynet/data_check.h"
 #include "phynet/replay.h"
-#include "workload/workload_check.h"
-#include "workload/workload_transform.h"
 #include "tests/catch.h"
 #include "tests/phynet/inproc_replay.h"
+#include "workload/workload_check.h"
+#include "workload/workload_transform.h"
 
 namespace nshim::phynet {
 namespace {
@@ -52,8 +52,7 @@ TEST_CASE("data check: the checked form keeps the bytes and turns reductions int
   CHECK(checked.reduce == ReduceKind::kSum);
 }
 
-TEST_CASE("data check: an allgather assembled from the members' buffers passes, one changed byte fails",
-          "[phynet]") {
+TEST_CASE("data check: an allgather assembled from the members' buffers passes, one changed byte fails", "[phynet]") {
   const int n = 3;
   const size_t unit = 37;
   const WorkOp op = collective(OpKind::kAllGather, unit);

@@ -24,13 +24,16 @@ std::string rankText(int rank, int commRanks, const std::string& op, const std::
   std::string text = fmt::format(
       "{{\"type\":\"header\",\"format\":\"ncclshim-trace\",\"version\":2,\"abi\":1,\"host\":\"h\",\"pid\":{0},"
       "\"global_rank\":{0}}}\n"
-      "{{\"type\":\"comm\",\"n\":0,\"event\":\"init\",\"comm\":\"0x0000000000000abc\",\"parent\":\"0x0000000000000000\","
-      "\"split_seq\":0,\"color\":0,\"key\":0,\"nranks\":{1},\"rank\":{0},\"global_rank\":{0},\"host\":\"h\",\"pid\":{0},"
+      "{{\"type\":\"comm\",\"n\":0,\"event\":\"init\",\"comm\":\"0x0000000000000abc\",\"parent\":"
+      "\"0x0000000000000000\","
+      "\"split_seq\":0,\"color\":0,\"key\":0,\"nranks\":{1},\"rank\":{0},\"global_rank\":{0},\"host\":\"h\",\"pid\":{0}"
+      ","
       "\"device\":-1,\"t_ns\":1}}\n",
       rank, commRanks);
   text += fmt::format(
       "{{\"type\":\"op\",\"n\":1,\"comm\":\"0x0000000000000abc\",\"rank\":{},\"seq\":0,\"op\":\"{}\",\"count\":{},"
-      "\"dtype\":\"float32\",\"redop\":\"{}\",\"root\":-1,\"peer\":-1,\"nranks\":{},\"bytes\":4,\"stream\":\"0x0000000000000000\",\"flags\":0,"
+      "\"dtype\":\"float32\",\"redop\":\"{}\",\"root\":-1,\"peer\":-1,\"nranks\":{},\"bytes\":4,\"stream\":"
+      "\"0x0000000000000000\",\"flags\":0,"
       "\"group\":0,\"t_start_ns\":10,\"t_end_ns\":20}}\n",
       rank, op, count, op == "allreduce" ? "sum" : "none", opRanks);
   return text;
@@ -57,8 +60,8 @@ TEST_CASE("a count whose bytes overflow 64 bits is refused naming file, line and
   REQUIRE(set.ok());
   const trace::ValidationReport report = trace::validateTraceSet(set.value());
   bool named = false;
-  for (const std::string& e : report.errors) named = named || e.find("rank0.jsonl:3") != std::string::npos &&
-                                                               e.find("field 'count'") != std::string::npos;
+  for (const std::string& e : report.errors)
+    named = named || e.find("rank0.jsonl:3") != std::string::npos && e.find("field 'count'") != std::string::npos;
   CHECK(named);
   auto loaded = workload::workloadFromTraceSet(std::move(set).value());
   REQUIRE_FALSE(loaded.ok());
@@ -118,7 +121,8 @@ TEST_CASE("--pace recorded refuses a wait longer than --timeout without waiting"
   const auto start = std::chrono::steady_clock::now();
   testing::InProcessReplay replay = testing::replayInThreads(w, config);
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
-  for (const std::string& error : replay.errors) CHECK(std::string(error).find("longer than --timeout 2 s") != std::string::npos);
+  for (const std::string& error : replay.errors)
+    CHECK(std::string(error).find("longer than --timeout 2 s") != std::string::npos);
 }
 
 TEST_CASE("engine scratch follows a communicator's largest reduction, not the number of them", "[phynet][bounds]") {

@@ -41,7 +41,8 @@ nics = ["r0"]
 rate_mbit = 100
 on_ms = 50
 off_ms = 50
-)", "jobs.toml");
+)",
+                                   "jobs.toml");
   REQUIRE(f.ok());
   CHECK(f->timeoutS == 30);
   CHECK(f->launcher == std::vector<std::string>{"mpirun", "--allow-run-as-root"});
@@ -60,9 +61,10 @@ off_ms = 50
 
 TEST_CASE("job file: bad input names file, line and key", "[phynet][jobs]") {
   const std::string job = "[[job]]\nname = \"a\"\ninput = \"t\"\nhosts = [\"h1\", \"h2\"]\nnics = [\"r0\"]\n";
-  CHECK(refusal(job + "colour = \"red\"\n") ==
-        "jobs.toml:15: key 'colour': unknown key in [[job]] (known: alone_busbw_gbps, alone_time_s, args, hosts, input, "
-        "kind, name, nics, off_ms, on_ms, port, ranks_per_host, rate_mbit, seconds, start_ms)");
+  CHECK(
+      refusal(job + "colour = \"red\"\n") ==
+      "jobs.toml:15: key 'colour': unknown key in [[job]] (known: alone_busbw_gbps, alone_time_s, args, hosts, input, "
+      "kind, name, nics, off_ms, on_ms, port, ranks_per_host, rate_mbit, seconds, start_ms)");
   CHECK(refusal("[[job]]\nname = \"a\"\ninput = \"t\"\nhosts = [\"h1\", \"h9\"]\n") ==
         "jobs.toml:13: key 'hosts': no host 'h9' in [hosts]");
   CHECK(refusal("[[job]]\nname = \"a\"\ninput = \"t\"\nhosts = [\"h1\", \"h2\"]\nnics = [\"r1\"]\n") ==

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "workload/workload_check.h"
 #include "tests/catch.h"
+#include "workload/workload_check.h"
 
 namespace nshim::workload {
 namespace {
@@ -73,14 +73,14 @@ TEST_CASE("the same sends grouped, or ordered to meet, pass", "[phynet]") {
 TEST_CASE("a collective is a meeting point: a send behind it cannot meet a receive before it", "[phynet]") {
   // Rank 0 waits in the allreduce, which rank 1 reaches only after its receive, whose send rank 0
   // issues only after the allreduce.
-  Workload bad = pair({allreduce(0, 10), p2p(OpKind::kSend, 1, 1, 11)},
-                      {p2p(OpKind::kRecv, 0, 0, 20), allreduce(1, 21)});
+  Workload bad =
+      pair({allreduce(0, 10), p2p(OpKind::kSend, 1, 1, 11)}, {p2p(OpKind::kRecv, 0, 0, 20), allreduce(1, 21)});
   Status s = checkWorkload(bad);
   REQUIRE_FALSE(s.ok());
   CHECK(s.message().find("waits in allreduce") != std::string::npos);
   CHECK(s.message().find("for every member") != std::string::npos);
-  Workload good = pair({allreduce(0, 10), p2p(OpKind::kSend, 1, 1, 11)},
-                       {allreduce(0, 20), p2p(OpKind::kRecv, 0, 1, 21)});
+  Workload good =
+      pair({allreduce(0, 10), p2p(OpKind::kSend, 1, 1, 11)}, {allreduce(0, 20), p2p(OpKind::kRecv, 0, 1, 21)});
   CHECK(checkWorkload(good).ok());
 }
 

@@ -51,7 +51,8 @@ std::string nodeText(const Node& n) {
   std::string text = "    {\"id\": " + std::to_string(n.id) + ", \"name\": \"record_param_comms\", \"ctrl_deps\": 5,\n";
   text += "      \"inputs\": {\"values\": [[[10,11,0," + in + ",4,\"cuda:0\"]], " + std::to_string(n.id) + ", [\"" +
           n.pg + "\",\"desc\"], " + std::to_string(n.rankArg) + ", \"" + n.coll + "\", [], [], 0, 1, " + size +
-          "], \"shapes\": [[[" + in + "]],[],[[],[]],[],[],[],[],[],[],[]], \"types\": [\"GenericList[Tensor(float)]\","
+          "], \"shapes\": [[[" + in +
+          "]],[],[[],[]],[],[],[],[],[],[],[]], \"types\": [\"GenericList[Tensor(float)]\","
           "\"Int\",\"Tuple[String,String]\",\"Int\",\"String\",\"GenericList[]\",\"GenericList[]\",\"Int\","
           "\"Int\",\"Int\"]},\n";
   text += "      \"outputs\": {\"values\": [[[12,13,0," + out + ",4,\"cuda:0\"]]], \"shapes\": [[[" + out +
@@ -70,14 +71,18 @@ std::string nodeText(const Node& n) {
 
 // A whole trace: the thread node, the process-group description (`groups`: its JSON, "" none), the nodes.
 std::string traceText(const std::string& groups, const std::vector<Node>& nodes) {
-  std::string text = "{\n  \"schema\": \"1.1.0-chakra.0.0.4\", \"pid\": 7, \"time\": \"2026-01-01 00:00:00\", "
-                     "\"start_ts\": 1,\n  \"nodes\": [\n    {\"id\": 2, \"name\": \"[pytorch|profiler|execution_trace|"
-                     "thread]\", \"ctrl_deps\": 1, \"inputs\": {\"values\": [], \"shapes\": [], \"types\": []}, "
-                     "\"outputs\": {\"values\": [], \"shapes\": [], \"types\": []}, \"attrs\": []}";
+  std::string text =
+      "{\n  \"schema\": \"1.1.0-chakra.0.0.4\", \"pid\": 7, \"time\": \"2026-01-01 00:00:00\", "
+      "\"start_ts\": 1,\n  \"nodes\": [\n    {\"id\": 2, \"name\": \"[pytorch|profiler|execution_trace|"
+      "thread]\", \"ctrl_deps\": 1, \"inputs\": {\"values\": [], \"shapes\": [], \"types\": []}, "
+      "\"outputs\": {\"values\": [], \"shapes\": [], \"types\": []}, \"attrs\": []}";
   if (!groups.empty()) {
-    text += ",\n    {\"id\": 3, \"name\": \"## process_group:init ##\", \"ctrl_deps\": 2,\n      \"inputs\": "
-            "{\"values\": [" + nlohmann::json(groups).dump() + "], \"shapes\": [[]], \"types\": [\"String\"]},\n"
-            "      \"outputs\": {\"values\": [], \"shapes\": [], \"types\": []}, \"attrs\": []}";
+    text +=
+        ",\n    {\"id\": 3, \"name\": \"## process_group:init ##\", \"ctrl_deps\": 2,\n      \"inputs\": "
+        "{\"values\": [" +
+        nlohmann::json(groups).dump() +
+        "], \"shapes\": [[]], \"types\": [\"String\"]},\n"
+        "      \"outputs\": {\"values\": [], \"shapes\": [], \"types\": []}, \"attrs\": []}";
   }
   for (const Node& n : nodes) text += ",\n" + nodeText(n);
   return text + "\n  ],\n  \"finish_ts\": 2\n}\n";
@@ -86,8 +91,12 @@ std::string traceText(const std::string& groups, const std::vector<Node>& nodes)
 // "[{pg_name: 0, ranks: [], group_size: N}]" plus subgroups.
 std::string groupsText(int world, const std::map<std::string, std::vector<int>>& subgroups = {}) {
   nlohmann::json list = nlohmann::json::array();
-  list.push_back({{"pg_name", "0"}, {"pg_desc", "default_pg"}, {"backend_config", "cuda:nccl"},
-                  {"ranks", nlohmann::json::array()}, {"group_size", world}, {"group_count", 1 + subgroups.size()}});
+  list.push_back({{"pg_name", "0"},
+                  {"pg_desc", "default_pg"},
+                  {"backend_config", "cuda:nccl"},
+                  {"ranks", nlohmann::json::array()},
+                  {"group_size", world},
+                  {"group_count", 1 + subgroups.size()}});
   for (const auto& [name, ranks] : subgroups) {
     list.push_back({{"pg_name", name}, {"pg_desc", "undefined"}, {"ranks", ranks}, {"group_size", ranks.size()}});
   }
@@ -116,12 +125,14 @@ void writeGzipFile(const std::string& path, const std::string& text) {
 TEST_CASE("PyTorch ET: allreduce, allgather and broadcast of two ranks", "[phynet]") {
   std::vector<std::string> texts;
   for (int rank = 0; rank < 2; ++rank) {
-    texts.push_back(traceText(groupsText(2), {
-        {.id = 40, .coll = "allreduce", .rankArg = rank, .in = 1024, .out = 1024},
-        {.id = 41, .coll = "wait", .rankArg = rank, .dtype = "Byte"},
-        {.id = 55, .coll = "_allgather_base", .rankArg = rank, .dtype = "BFloat16", .in = 256, .out = 512},
-        {.id = 47, .coll = "broadcast", .rankArg = 1, .dtype = "Long", .in = 53, .out = 53},
-    }));
+    texts.push_back(traceText(
+        groupsText(2),
+        {
+            {.id = 40, .coll = "allreduce", .rankArg = rank, .in = 1024, .out = 1024},
+            {.id = 41, .coll = "wait", .rankArg = rank, .dtype = "Byte"},
+            {.id = 55, .coll = "_allgather_base", .rankArg = rank, .dtype = "BFloat16", .in = 256, .out = 512},
+            {.id = 47, .coll = "broadcast", .rankArg = 1, .dtype = "Long", .in = 53, .out = 53},
+        }));
   }
   // Named against their content: the rank comes from the all-reduce's rank argument.
   auto workload = parseRanks(texts, {"b_1.json", "a_0.json"});
@@ -166,11 +177,17 @@ TEST_CASE("PyTorch ET: uneven all-to-all becomes one group of sends and receives
   for (int rank = 0; rank < 3; ++rank) {
     int64_t in = 0, out = 0;
     for (int j = 0; j < 3; ++j) in += 2 * kSplits[rank][j], out += 2 * kSplits[j][rank];
-    texts.push_back(traceText(groupsText(3), {{.id = 9, .coll = "all_to_allv", .rankArg = rank, .dtype = "Half",
-                                               .in = in, .out = out, .pgSize = 3, .inSplit = splitText(rank, true),
-                                               .outSplit = splitText(rank, false)},
-                                              {.id = 12, .coll = "allreduce", .rankArg = rank, .in = 8, .out = 8,
-                                               .pgSize = 3}}));
+    texts.push_back(
+        traceText(groupsText(3), {{.id = 9,
+                                   .coll = "all_to_allv",
+                                   .rankArg = rank,
+                                   .dtype = "Half",
+                                   .in = in,
+                                   .out = out,
+                                   .pgSize = 3,
+                                   .inSplit = splitText(rank, true),
+                                   .outSplit = splitText(rank, false)},
+                                  {.id = 12, .coll = "allreduce", .rankArg = rank, .in = 8, .out = 8, .pgSize = 3}}));
   }
   auto workload = parseRanks(texts, {"r0.json", "r1.json", "r2.json"});
   REQUIRE(workload.ok());
@@ -199,8 +216,13 @@ TEST_CASE("PyTorch ET: uneven all-to-all becomes one group of sends and receives
 TEST_CASE("PyTorch ET: even all-to-all is one alltoall", "[phynet]") {
   std::vector<std::string> texts;
   for (int rank = 0; rank < 2; ++rank) {
-    texts.push_back(traceText(groupsText(2), {{.id = 4, .coll = "all_to_allv", .rankArg = rank, .in = 8, .out = 8,
-                                               .inSplit = "[4, 4]", .outSplit = "[4, 4]"},
+    texts.push_back(traceText(groupsText(2), {{.id = 4,
+                                               .coll = "all_to_allv",
+                                               .rankArg = rank,
+                                               .in = 8,
+                                               .out = 8,
+                                               .inSplit = "[4, 4]",
+                                               .outSplit = "[4, 4]"},
                                               {.id = 5, .coll = "all_to_all", .rankArg = rank, .in = 6, .out = 6}}));
   }
   auto workload = parseRanks(texts, {"x.json", "y.json"});
@@ -220,21 +242,29 @@ TEST_CASE("PyTorch ET: groups from the process-group description and from start/
   for (int rank = 0; rank < 4; ++rank) {
     const std::string sub = rank < 2 ? "1" : "2";
     const std::vector<int> members = rank < 2 ? std::vector<int>{0, 1} : std::vector<int>{2, 3};
-    texts.push_back(traceText(groupsText(4, {{sub, members}}), {
-        {.id = 20, .coll = "allreduce", .rankArg = rank % 2, .in = 16, .out = 16, .pg = sub},
-        {.id = 21, .coll = "reduce_scatter_tensor", .rankArg = rank, .in = 64, .out = 16, .pgSize = 4},
-        // Not described: members from the attributes, ranks 0 and 2 (or 1 and 3).
-        {.id = 22, .coll = "allreduce", .rankArg = rank / 2, .in = 2, .out = 2, .pg = "odd" + std::to_string(rank % 2),
-         .start = rank % 2, .stride = 2},
-    }));
+    texts.push_back(
+        traceText(groupsText(4, {{sub, members}}),
+                  {
+                      {.id = 20, .coll = "allreduce", .rankArg = rank % 2, .in = 16, .out = 16, .pg = sub},
+                      {.id = 21, .coll = "reduce_scatter_tensor", .rankArg = rank, .in = 64, .out = 16, .pgSize = 4},
+                      // Not described: members from the attributes, ranks 0 and 2 (or 1 and 3).
+                      {.id = 22,
+                       .coll = "allreduce",
+                       .rankArg = rank / 2,
+                       .in = 2,
+                       .out = 2,
+                       .pg = "odd" + std::to_string(rank % 2),
+                       .start = rank % 2,
+                       .stride = 2},
+                  }));
   }
   auto workload = parseRanks(texts, {"d.json", "c.json", "b.json", "a.json"});
   REQUIRE(workload.ok());
   REQUIRE(workload->worldSize == 4);
   std::map<std::vector<int>, std::string> labels;
   for (const CommGroup& c : workload->comms) labels[c.members] = c.label;
-  CHECK(labels == std::map<std::vector<int>, std::string>{{{0, 1}, "tp"}, {{2, 3}, "tp"}, {{0, 2}, "dp"},
-                                                          {{1, 3}, "dp"}, {{0, 1, 2, 3}, "world"}});
+  CHECK(labels == std::map<std::vector<int>, std::string>{
+                      {{0, 1}, "tp"}, {{2, 3}, "tp"}, {{0, 2}, "dp"}, {{1, 3}, "dp"}, {{0, 1, 2, 3}, "world"}});
   for (int rank = 0; rank < 4; ++rank) {
     INFO("rank " << rank);
     const std::vector<WorkOp>& ops = workload->ranks[rank].ops;
@@ -253,11 +283,19 @@ TEST_CASE("PyTorch ET: groups from the process-group description and from start/
 
 TEST_CASE("PyTorch ET: one file of a two-rank job is replayed by both ranks", "[phynet]") {
   const std::string text = traceText(groupsText(2), {
-      {.id = 7, .coll = "allreduce", .rankArg = 1, .in = 100, .out = 100,
-       .extra = ", \"ts\": 1000, \"inclusive_dur\": 20"},
-      {.id = 9, .coll = "broadcast", .rankArg = 0, .in = 10, .out = 10,
-       .extra = ", \"ts\": 1050, \"inclusive_dur\": 5"},
-  });
+                                                        {.id = 7,
+                                                         .coll = "allreduce",
+                                                         .rankArg = 1,
+                                                         .in = 100,
+                                                         .out = 100,
+                                                         .extra = ", \"ts\": 1000, \"inclusive_dur\": 20"},
+                                                        {.id = 9,
+                                                         .coll = "broadcast",
+                                                         .rankArg = 0,
+                                                         .in = 10,
+                                                         .out = 10,
+                                                         .extra = ", \"ts\": 1050, \"inclusive_dur\": 5"},
+                                                    });
   auto workload = parsePyTorchEtRank(text, "one.json", PyTorchEtOptions{});
   REQUIRE(workload.ok());
   REQUIRE(workload->worldSize == 2);
@@ -279,8 +317,13 @@ TEST_CASE("PyTorch ET: one file of a two-rank job is replayed by both ranks", "[
 }
 
 TEST_CASE("PyTorch ET: a bad field is refused naming the file, line, node and field", "[phynet]") {
-  const std::string text = traceText(groupsText(2), {{.id = 42, .coll = "all_to_allv", .rankArg = 0, .in = 6, .out = 6,
-                                                      .inSplit = "[1, 2, 3]", .outSplit = "[3, 3]"}});
+  const std::string text = traceText(groupsText(2), {{.id = 42,
+                                                      .coll = "all_to_allv",
+                                                      .rankArg = 0,
+                                                      .in = 6,
+                                                      .out = 6,
+                                                      .inSplit = "[1, 2, 3]",
+                                                      .outSplit = "[3, 3]"}});
   auto workload = parsePyTorchEtRank(text, "x.json", PyTorchEtOptions{});
   REQUIRE_FALSE(workload.ok());
   CHECK(workload.status().message().find("x.json:" + std::to_string(lineOf(text, 42)) +
@@ -416,8 +459,7 @@ TEST_CASE("PyTorch ET: PARAM's ResNet trace of rank 1 of 2 (schema 1.1.0, gzippe
   REQUIRE(workload.ok());
   REQUIRE(workload->worldSize == 2);
   CHECK(workload->description.find("one file (rank 1)") != std::string::npos);
-  CHECK(workload->description.find("42 operations from 27 record_param_comms nodes (6 wait/init") !=
-        std::string::npos);
+  CHECK(workload->description.find("42 operations from 27 record_param_comms nodes (6 wait/init") != std::string::npos);
   // Three steps of: broadcast Float 53120 and Long 53 (root 0), then five bucket all-reduces.
   const int64_t buckets[] = {2049000, 7875584, 6563840, 6637568, 2431040};
   for (const RankWork& rank : workload->ranks) {

@@ -105,10 +105,12 @@ TEST_CASE("ranks with equal counts share one report line; the JSON keeps every r
   report.ranks[200].wireSent = 783812;
   std::vector<std::string> lines = countLines(printed(report));
   REQUIRE(lines.size() == 2);
-  CHECK(lines[0] == "# ranks 0-99,101-199,201-255: ops 8 op_bytes 692028 wire_sent 783776 wire_received 783776 "
-                    "model_sent 783776 wire_zero_copy 0");
-  CHECK(lines[1] == "# ranks 100,200: ops 8 op_bytes 692028 wire_sent 783812 wire_received 783776 "
-                    "model_sent 783776 wire_zero_copy 0");
+  CHECK(lines[0] ==
+        "# ranks 0-99,101-199,201-255: ops 8 op_bytes 692028 wire_sent 783776 wire_received 783776 "
+        "model_sent 783776 wire_zero_copy 0");
+  CHECK(lines[1] ==
+        "# ranks 100,200: ops 8 op_bytes 692028 wire_sent 783812 wire_received 783776 "
+        "model_sent 783776 wire_zero_copy 0");
 
   report.ranks.resize(3);
   report.ranks[1].opBytes = 1;

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "phynet/replay.h"
-#include "workload/traffic_model.h"
 #include "tests/catch.h"
-#include "tests/test_util.h"
 #include "tests/phynet/inproc_replay.h"
+#include "tests/test_util.h"
+#include "workload/traffic_model.h"
 
 namespace nshim::phynet {
 namespace {

@@ -8,10 +8,10 @@
 
 #include "phynet/replay.h"
 #include "phynet/report.h"
-#include "workload/traffic_model.h"
-#include "workload/workload_check.h"
 #include "tests/catch.h"
 #include "tests/phynet/inproc_replay.h"
+#include "workload/traffic_model.h"
+#include "workload/workload_check.h"
 
 namespace nshim::phynet {
 namespace {
@@ -120,7 +120,7 @@ TEST_CASE("busbw factors are nccl-tests'", "[phynet]") {
   CHECK(busBandwidthFactor(OpKind::kAllGather, 4) == 0.75);
   CHECK(busBandwidthFactor(OpKind::kAllToAll, 8) == 0.875);
   CHECK(busBandwidthFactor(OpKind::kBroadcast, 8) == 1.0);
-  CHECK(busBandwidthFactor(OpKind::kGather, 4) == 0.75);   // nccl-tests' gather and scatter: (n-1)/n
+  CHECK(busBandwidthFactor(OpKind::kGather, 4) == 0.75);  // nccl-tests' gather and scatter: (n-1)/n
   CHECK(busBandwidthFactor(OpKind::kScatter, 8) == 0.875);
   CHECK(busBandwidthFactor(OpKind::kSend, 8) == 1.0);
   CHECK(sizeBucket(1000) == 1024);

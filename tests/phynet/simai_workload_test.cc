@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "common/log.h"
+#include "tests/catch.h"
+#include "tests/phynet/workload_files.h"
 #include "workload/rank_layout.h"
 #include "workload/simai_workload.h"
 #include "workload/workload_check.h"
-#include "tests/catch.h"
-#include "tests/phynet/workload_files.h"
 
 namespace nshim::workload {
 namespace {
@@ -45,7 +45,7 @@ const std::vector<ExpectedOp> kExampleOps = {
     {OpKind::kReduceScatter, "dp", 1048576, 16777216, 1 + 1 + 1 + 30000, 7},  // L6 fwd, L7 fwd, L7 ig
     {OpKind::kAllGather, "dp_ep", 262144, 2097152, 1 + 20000, 6},
     {OpKind::kAllToAll, "ep", 524288, 4194304, 310000, 5},
-    {OpKind::kAllReduce, "tp", 2097152, 8388608, 290000 + 420000, 4},          // L5 wg is NONE
+    {OpKind::kAllReduce, "tp", 2097152, 8388608, 290000 + 420000, 4},         // L5 wg is NONE
     {OpKind::kAllReduce, "dp", 4194304, 16777216, 380000 + 1000 + 50000, 3},  // L4 wg, L3 ig NONE
 };
 
@@ -119,7 +119,7 @@ TEST_CASE("SimAI ops on single-rank groups fold their compute into the next op",
   const std::vector<WorkOp>& ops = workload->ranks[2].ops;
   REQUIRE(ops.size() == 2);
   CHECK(ops[0].computeNs == 10 + 40 + 50 + 60);  // both forwards, b ig, b wg
-  CHECK(ops[0].type == DataType::kUint8);         // 4095 bytes: not a float32 multiple
+  CHECK(ops[0].type == DataType::kUint8);        // 4095 bytes: not a float32 multiple
   CHECK(ops[0].count == 4095);
   CHECK(ops[0].source == "fold.txt:4");
   CHECK(ops[1].computeNs == 20 + 30);
@@ -220,9 +220,10 @@ TEST_CASE("SimAI's own rules by default, each switchable, said in the descriptio
     CHECK(parseSimAiWorkload(text, "pp.txt", small).ok());
   }
   SECTION("BROADCAST ops replay nothing, as SimAI's parser; rule no-broadcast off replays them from rank 0") {
-    const std::string text = "HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus: 4\n2\n"
-                             "a\t-1\t10\tBROADCAST\t8192\t20\tNONE\t0\t30\tALLREDUCE\t4096\t1\n"
-                             "b\t-1\t40\tNONE\t0\t50\tNONE\t0\t60\tBROADCAST\t4096\t1\n";
+    const std::string text =
+        "HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus: 4\n2\n"
+        "a\t-1\t10\tBROADCAST\t8192\t20\tNONE\t0\t30\tALLREDUCE\t4096\t1\n"
+        "b\t-1\t40\tNONE\t0\t50\tNONE\t0\t60\tBROADCAST\t4096\t1\n";
     auto simai = parseSimAiWorkload(text, "b.txt", WorkloadOptions{});
     REQUIRE(simai.ok());
     for (const RankWork& rank : simai->ranks) {
@@ -245,10 +246,11 @@ TEST_CASE("SimAI's own rules by default, each switchable, said in the descriptio
     CHECK(checkWorkload(*written).ok());
   }
   SECTION("MICRO replays the first layer's weight-grad op, as SimAI's micro benchmark loop") {
-    const std::string text = "MICRO all_gpus: 4\n3\n"
-                             "a\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t4096\t1\n"
-                             "b\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLGATHER\t8192\t1\n"
-                             "c\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t16384\t1\n";
+    const std::string text =
+        "MICRO all_gpus: 4\n3\n"
+        "a\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t4096\t1\n"
+        "b\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLGATHER\t8192\t1\n"
+        "c\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t16384\t1\n";
     WorkloadOptions passes;
     passes.iterations = 5;
     auto first = parseSimAiWorkload(text, "micro.txt", passes);
@@ -287,8 +289,7 @@ void requireError(const std::string& text, const std::string& where, const std::
   CHECK(message.find(detail) != std::string::npos);
 }
 
-const std::string kHeader =
-    "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 ep: 1 pp: 1 all_gpus: 8\n1\n";
+const std::string kHeader = "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 ep: 1 pp: 1 all_gpus: 8\n1\n";
 const std::string kGoodLayer = "l\t-1\t1\tALLREDUCE\t4096\t1\tNONE\t0\t1\tALLREDUCE\t4096\t1\n";
 
 TEST_CASE("SimAI rows that move no data are counted by kind, group, reason and first line", "[phynet]") {
@@ -342,19 +343,20 @@ TEST_CASE("SimAI ops beyond the largest phynet replays are refused at load with 
   CHECK(checkWorkload(*ok).ok());
 }
 
-TEST_CASE("SimAI sizes at or beyond 2^63 are refused naming file, line and field, never read as 0 bytes",
-          "[phynet]") {
+TEST_CASE("SimAI sizes at or beyond 2^63 are refused naming file, line and field, never read as 0 bytes", "[phynet]") {
   const std::string header = "HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus: 4\n1\n";
   for (const char* size : {"9223372036854775807", "9223372036854775808", "18446744073709551616", "1e19", "1e300"}) {
     INFO(size);
     // On a replayed group (dp of 2) and on rows that would be skipped (tp=1 below) alike.
-    requireError(header + "l\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t" + size + "\t1\n",
-                 "3: weight-grad comm bytes", std::string(size) + " bytes is more than the 1125899906842624 bytes");
-    requireError(header + "l\t-1\t1\tALLGATHER\t" + size + "\t1\tNONE\t0\t1\tNONE\t0\t1\n",
-                 "3: forward comm bytes", "--scale");
-    requireError("HYBRID_TRANSFORMER model_parallel_NPU_group: 1 all_gpus: 4\n1\n"
-                 "l\t-1\t1\tALLREDUCE\t" + std::string(size) + "\t1\tNONE\t0\t1\tNONE\t0\t1\n",
-                 "3: forward comm bytes", "1 PiB");
+    requireError(header + "l\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t" + size + "\t1\n", "3: weight-grad comm bytes",
+                 std::string(size) + " bytes is more than the 1125899906842624 bytes");
+    requireError(header + "l\t-1\t1\tALLGATHER\t" + size + "\t1\tNONE\t0\t1\tNONE\t0\t1\n", "3: forward comm bytes",
+                 "--scale");
+    requireError(
+        "HYBRID_TRANSFORMER model_parallel_NPU_group: 1 all_gpus: 4\n1\n"
+        "l\t-1\t1\tALLREDUCE\t" +
+            std::string(size) + "\t1\tNONE\t0\t1\tNONE\t0\t1\n",
+        "3: forward comm bytes", "1 PiB");
     requireError("HYBRID_TRANSFORMER model_parallel_NPU_group: 1 pp: 2 all_gpus: 4 pp_comm: " + std::string(size) +
                      "\n1\nl\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t4096\t1\n",
                  "1: pp_comm", "1 PiB");
@@ -362,8 +364,7 @@ TEST_CASE("SimAI sizes at or beyond 2^63 are refused naming file, line and field
   // --scale brings them within: 1e19 x 1e-6 = 1e13 bytes replays.
   WorkloadOptions scaled;
   scaled.scale = 1e-6;
-  auto within = parseSimAiWorkload(header + "l\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t1e19\t1\n", "s.txt",
-                                   scaled);
+  auto within = parseSimAiWorkload(header + "l\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t1e19\t1\n", "s.txt", scaled);
   REQUIRE(within.ok());
   CHECK(within->ranks[0].ops.at(0).bytes == 10000000000000ull);
   // ... and the error names a --scale that fits, at the scale given.
@@ -444,9 +445,10 @@ TEST_CASE("SimAI groups larger than the ranks there are cut to them, as SimAI-Ph
     requireError(text, "", "option tp: TP=8 is larger than the world (2 ranks)", given);
   }
   SECTION("EP beyond the DP there: TP=2 EP=4 on 16 GPUs replayed on 4 ranks") {
-    const std::string text = "HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ep: 4 all_gpus: 16\n2\n"
-                             "a\t-1\t1\tALLREDUCE\t4096\t1\tALLTOALL_EP\t8192\t1\tALLREDUCE\t16384\t1\n"
-                             "b\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLGATHER_DP_EP\t4096\t1\n";
+    const std::string text =
+        "HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ep: 4 all_gpus: 16\n2\n"
+        "a\t-1\t1\tALLREDUCE\t4096\t1\tALLTOALL_EP\t8192\t1\tALLREDUCE\t16384\t1\n"
+        "b\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLGATHER_DP_EP\t4096\t1\n";
     WorkloadOptions onFour;
     onFour.worldSize = 4;
     WarningsSeen warnings;
@@ -578,7 +580,6 @@ TEST_CASE("rank layout groups follow the documented rules", "[phynet]") {
   CHECK(commIdFor("tp", {0, 1}) == commIdFor("tp", {0, 1}));
   CHECK_FALSE((RankLayout{8, 2, 4, 3, 1}).problem().empty());
 }
-
 
 TEST_CASE("SimAI text saved with a UTF-8 BOM and CRLF line ends parses to the same ops", "[phynet]") {
   const std::string text = readWholeFile(examplePath(kExample));

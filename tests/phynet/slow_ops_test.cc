@@ -1,8 +1,8 @@
 // Ops far slower than their like (phynet/slow_ops.h): found against their class's median, named
 // with the hosts their members sit on, slowest first; a class too small or a spread within the
 // factor finds none.
-#include "phynet/report.h"
 #include "phynet/slow_ops.h"
+#include "phynet/report.h"
 #include "tests/catch.h"
 
 namespace nshim::phynet {
@@ -28,9 +28,9 @@ TEST_CASE("slow ops: far over their class's median, with the hosts of their memb
   for (int g = 0; g < 4; ++g) endpoints[g].hostId = endpoints[g].hostName = g < 2 ? "hostA" : "hostB";
   std::vector<OpRow> rows;
   for (int i = 0; i < 10; ++i) rows.push_back(row("allreduce", 7, 1 << 20, 500 + i));
-  rows[3].timeUs = 120'000;                                                              // 100 ms down
-  rows[6].timeUs = 3'000;                                                                 // lossy
-  rows.push_back(row("allreduce", 7, 64 << 20, 9'000));                                   // other class, 2 rows
+  rows[3].timeUs = 120'000;                              // 100 ms down
+  rows[6].timeUs = 3'000;                                // lossy
+  rows.push_back(row("allreduce", 7, 64 << 20, 9'000));  // other class, 2 rows
   rows.push_back(row("allreduce", 7, 64 << 20, 90'000));
   for (int i = 0; i < 4; ++i) rows.push_back(row("sendrecv", 0, 4096, i == 0 ? 5'000 : 100, "1->2"));
   const std::vector<SlowOp> slow = findSlowOps(rows, w, endpoints);
@@ -41,7 +41,7 @@ TEST_CASE("slow ops: far over their class's median, with the hosts of their memb
   CHECK(slow[0].factor == Approx(120'000 / 507.0));
   CHECK(slow[1].row == 12);  // the send/recv, 4,900 us over its median: its pair's hosts
   CHECK(slow[1].hosts == "hostA - hostB");
-  CHECK(slow[2].row == 6);   // 2,493 us over
+  CHECK(slow[2].row == 6);  // 2,493 us over
   // Within the factor, or under the margin: none.
   for (OpRow& r : rows) r.timeUs = std::min(r.timeUs, 600.0);
   CHECK(findSlowOps(rows, w, endpoints).empty());

@@ -5,18 +5,18 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
-#include <tuple>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "tests/catch.h"
+#include "tests/phynet/workload_files.h"
+#include "tests/trace/trace_test_util.h"
+#include "trace/trace_format.h"
 #include "workload/trace_workload.h"
 #include "workload/workload_check.h"
 #include "workload/workload_transform.h"
-#include "tests/catch.h"
-#include "tests/phynet/workload_files.h"
-#include "trace/trace_format.h"
-#include "tests/trace/trace_test_util.h"
 
 namespace nshim::workload {
 namespace {
@@ -141,8 +141,8 @@ TEST_CASE("records out of recording order (several threads' rings) convert as in
     for (size_t i = 0; i < a->ranks[g].ops.size(); ++i) {
       const WorkOp& x = a->ranks[g].ops[i];
       const WorkOp& y = b->ranks[g].ops[i];
-      CHECK((x.kind == y.kind && x.seq == y.seq && x.count == y.count && x.group == y.group &&
-             x.issueNs == y.issueNs && x.computeNs == y.computeNs && x.source == y.source));
+      CHECK((x.kind == y.kind && x.seq == y.seq && x.count == y.count && x.group == y.group && x.issueNs == y.issueNs &&
+             x.computeNs == y.computeNs && x.source == y.source));
     }
   }
 }

@@ -14,14 +14,15 @@ namespace {
 std::map<int, uint64_t> sendsOf(const WorkOp& op, int rank, int nranks, const NodeLayout* nodes) {
   std::map<int, uint64_t> sends;
   CollectiveOptions options;
-  forEachModelSend(op, rank, nranks, options, [&](int peer, uint64_t bytes) { sends[peer] += bytes; }, nodes);
+  forEachModelSend(
+      op, rank, nranks, options, [&](int peer, uint64_t bytes) { sends[peer] += bytes; }, nodes);
   return sends;
 }
 
 TEST_CASE("the traffic model's flat layout is the one NodeLayout::flat builds, per size", "[phynet][traffic]") {
-  const OpKind kinds[] = {OpKind::kAllReduce, OpKind::kAllGather, OpKind::kReduceScatter, OpKind::kBroadcast,
-                          OpKind::kReduce,    OpKind::kAllToAll,  OpKind::kGather,        OpKind::kScatter,
-                          OpKind::kSend};
+  const OpKind kinds[] = {OpKind::kAllReduce, OpKind::kAllGather, OpKind::kReduceScatter,
+                          OpKind::kBroadcast, OpKind::kReduce,    OpKind::kAllToAll,
+                          OpKind::kGather,    OpKind::kScatter,   OpKind::kSend};
   // Sizes interleaved, so that a cached layout of the wrong size would be used if it could be.
   for (int round = 0; round < 2; ++round) {
     for (int nranks : {2, 3, 8, 5, 16, 2}) {

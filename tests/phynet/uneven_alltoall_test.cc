@@ -38,7 +38,7 @@ Workload worldOf(int n) {
 
 // Rank 1 of 4: sends 10, 20, 30 to ranks 0, 2, 3 and receives 5 from each, plus a piece to itself.
 std::vector<WorkOp> unevenGroup(int group) {
-  return {p2p(OpKind::kSend, 0, 10, group), p2p(OpKind::kRecv, 0, 5, group), p2p(OpKind::kSend, 1, 8, group),
+  return {p2p(OpKind::kSend, 0, 10, group), p2p(OpKind::kRecv, 0, 5, group),  p2p(OpKind::kSend, 1, 8, group),
           p2p(OpKind::kRecv, 1, 8, group),  p2p(OpKind::kSend, 2, 20, group), p2p(OpKind::kRecv, 2, 5, group),
           p2p(OpKind::kSend, 3, 30, group), p2p(OpKind::kRecv, 3, 5, group)};
 }

@@ -9,10 +9,10 @@
 #include <stdint.h>
 
 #define FAKE_NCCL_VERSION 22809
-#define FAKE_NCCL_PREMULSUM_OP 8            /* the op ncclRedOpCreatePreMulSum hands out */
-#define FAKE_NCCL_SIM_TIME 42.5f            /* ncclSimInfo_t.estimatedTime */
-#define FAKE_NCCL_ALLREDUCE_XOR 0x5a        /* allreduce: recv byte = send byte ^ this */
-#define FAKE_NCCL_ERROR_PREFIX "fake_nccl error string "  /* + the result number */
+#define FAKE_NCCL_PREMULSUM_OP 8                         /* the op ncclRedOpCreatePreMulSum hands out */
+#define FAKE_NCCL_SIM_TIME 42.5f                         /* ncclSimInfo_t.estimatedTime */
+#define FAKE_NCCL_ALLREDUCE_XOR 0x5a                     /* allreduce: recv byte = send byte ^ this */
+#define FAKE_NCCL_ERROR_PREFIX "fake_nccl error string " /* + the result number */
 
 #define FAKE_FMT_GetVersion "ncclGetVersion version=%p"
 #define FAKE_FMT_GetErrorString "ncclGetErrorString result=%d"
@@ -46,8 +46,7 @@
 #define FAKE_FMT_AllReduce "ncclAllReduce sendbuff=%p recvbuff=%p count=%zu datatype=%d op=%d comm=%p stream=%p"
 #define FAKE_FMT_Broadcast "ncclBroadcast sendbuff=%p recvbuff=%p count=%zu datatype=%d root=%d comm=%p stream=%p"
 #define FAKE_FMT_Bcast "ncclBcast buff=%p count=%zu datatype=%d root=%d comm=%p stream=%p"
-#define FAKE_FMT_Reduce \
-  "ncclReduce sendbuff=%p recvbuff=%p count=%zu datatype=%d op=%d root=%d comm=%p stream=%p"
+#define FAKE_FMT_Reduce "ncclReduce sendbuff=%p recvbuff=%p count=%zu datatype=%d op=%d root=%d comm=%p stream=%p"
 #define FAKE_FMT_AllGather "ncclAllGather sendbuff=%p recvbuff=%p sendcount=%zu datatype=%d comm=%p stream=%p"
 #define FAKE_FMT_ReduceScatter \
   "ncclReduceScatter sendbuff=%p recvbuff=%p recvcount=%zu datatype=%d op=%d comm=%p stream=%p"

@@ -78,8 +78,8 @@ const char* envOr(const char* name, const char* fallback) {
 }
 
 const char* datatypeName(int datatype) {
-  static const char* kNames[] = {"ncclInt8",    "Unknown",     "ncclInt32",   "ncclUint32",
-                                 "ncclInt64",   "ncclUint64",  "ncclFloat16", "ncclFloat32",
+  static const char* kNames[] = {"ncclInt8",    "Unknown",      "ncclInt32",      "ncclUint32",
+                                 "ncclInt64",   "ncclUint64",   "ncclFloat16",    "ncclFloat32",
                                  "ncclFloat64", "ncclBfloat16", "ncclFloat8e4m3", "ncclFloat8e5m2"};
   return datatype >= 0 && datatype < 12 ? kNames[datatype] : "Unknown";  // NCCL's table lacks uint8 too
 }
@@ -123,11 +123,14 @@ void runProxy(abi::ProfilerV5* p, const CommProfile& comm, const Pending& task, 
         p->startEvent(comm.context, &stepHandle, &s);
         abi::EventStateArgsV5 stale{};
         stale.proxyStep.transSize = 999999;  // NCCL passes the previous step's size with other states
-        p->recordEventState(stepHandle, isSend ? abi::kStateProxyStepSendGpuWait : abi::kStateProxyStepRecvWait, &stale);
+        p->recordEventState(stepHandle, isSend ? abi::kStateProxyStepSendGpuWait : abi::kStateProxyStepRecvWait,
+                            &stale);
         abi::EventStateArgsV5 sized{};
         sized.proxyStep.transSize = fakeprof::stepBytes(channel, step, isSend);
-        p->recordEventState(stepHandle, isSend ? abi::kStateProxyStepSendWait : abi::kStateProxyStepRecvFlushWait, &sized);
-        p->recordEventState(stepHandle, isSend ? abi::kStateProxyStepSendPeerWait : abi::kStateProxyStepRecvGpuWait, &stale);
+        p->recordEventState(stepHandle, isSend ? abi::kStateProxyStepSendWait : abi::kStateProxyStepRecvFlushWait,
+                            &sized);
+        p->recordEventState(stepHandle, isSend ? abi::kStateProxyStepSendPeerWait : abi::kStateProxyStepRecvGpuWait,
+                            &stale);
         p->stopEvent(stepHandle);
       }
       p->stopEvent(op);

@@ -75,8 +75,8 @@ void checkHookLog(const Context& ctx, const Expected& exp, const ForwardRun& run
     if (fn == "ncclCommInitRank" && line.created.size() == 1 && hex(line.created[0][0]) == uint64_t(run.comm)) {
       const auto& made = line.created[0];
       mainId = hex(made[1]);
-      check(ctx, "hook/init-describes-comm", made[2] == std::to_string(n) && made[3] == std::to_string(r) &&
-                                                 made[4] == std::to_string(r) && mainId != 0,
+      check(ctx, "hook/init-describes-comm",
+            made[2] == std::to_string(n) && made[3] == std::to_string(r) && made[4] == std::to_string(r) && mainId != 0,
             "new=" + made[1] + "," + made[2] + "," + made[3] + "," + made[4]);
       std::printf("COMMID main %s\n", made[1].c_str());
     }
@@ -96,7 +96,8 @@ void checkHookLog(const Context& ctx, const Expected& exp, const ForwardRun& run
       check(ctx, "hook/shrink-describes-comm", line.created[0][7] == "-2" && line.created[0][6] == "2");
       std::printf("COMMID shrink %s\n", line.created[0][1].c_str());
     }
-    if (fn == "ncclCommInitRankConfig" && line.created.size() == 1) std::printf("COMMID config %s\n", line.created[0][1].c_str());
+    if (fn == "ncclCommInitRankConfig" && line.created.size() == 1)
+      std::printf("COMMID config %s\n", line.created[0][1].c_str());
     if (fn == "ncclCommInitRankScalable" && line.created.size() == 1) {
       std::printf("COMMID scalable %s\n", line.created[0][1].c_str());
     }
@@ -197,7 +198,8 @@ void scenarioForward(const Context& ctx) {
 
   ncclRedOp_t premul = ncclSum;
   float scalar = 0.5f;
-  exp.add(FAKE_FMT_RedOpCreatePreMulSum, VP(&premul), VP(&scalar), int(ncclFloat), int(ncclScalarHostImmediate), VP(comm));
+  exp.add(FAKE_FMT_RedOpCreatePreMulSum, VP(&premul), VP(&scalar), int(ncclFloat), int(ncclScalarHostImmediate),
+          VP(comm));
   res = ncclRedOpCreatePreMulSum(&premul, &scalar, ncclFloat, ncclScalarHostImmediate, comm);
   check(ctx, "premulsum-create", res == ncclSuccess && premul == FAKE_NCCL_PREMULSUM_OP, format("op %d", int(premul)));
   exp.add(FAKE_FMT_AllReduce, VP(send), VP(recv), size_t(1), int(ncclFloat), int(premul), VP(comm), VP(stream));
@@ -352,12 +354,14 @@ void scenarioOld(const Context& ctx) {
   ncclComm_t shrunk = nullptr;
   ncclResult_t res = ncclCommShrink(comm, exclude, 1, &shrunk, nullptr, NCCL_SHRINK_DEFAULT);
   std::string last = ncclGetLastError(comm);
-  check(ctx, "missing-shrink-refused", res == ncclInvalidUsage && last.find("ncclCommShrink") != std::string::npos &&
-                                           last.find("does not provide") != std::string::npos,
+  check(ctx, "missing-shrink-refused",
+        res == ncclInvalidUsage && last.find("ncclCommShrink") != std::string::npos &&
+            last.find("does not provide") != std::string::npos,
         format("result %d: ", res) + last);
   res = ncclCommRevoke(comm, 0);
   last = ncclGetLastError(comm);
-  check(ctx, "missing-revoke-refused", res == ncclInvalidUsage && last.find("ncclCommRevoke") != std::string::npos, last);
+  check(ctx, "missing-revoke-refused", res == ncclInvalidUsage && last.find("ncclCommRevoke") != std::string::npos,
+        last);
   ncclWindow_t win = nullptr;
   res = ncclCommWindowRegister(comm, nullptr, 0, &win, 0);
   check(ctx, "missing-window-refused", res == ncclInvalidUsage);
@@ -368,8 +372,8 @@ void scenarioOld(const Context& ctx) {
   // A later error of the real NCCL (FAKE_NCCL_FAIL=ncclBroadcast) is newer than the shim's own.
   res = ncclBroadcast(send, recv, 8, ncclUint8, 0, comm, nullptr);
   last = ncclGetLastError(comm);
-  check(ctx, "newest-error-wins", res != ncclSuccess && last == "fake_nccl: ncclBroadcast failed as FAKE_NCCL_FAIL asked",
-        last);
+  check(ctx, "newest-error-wins",
+        res != ncclSuccess && last == "fake_nccl: ncclBroadcast failed as FAKE_NCCL_FAIL asked", last);
   check(ctx, "destroy", ncclCommDestroy(comm) == ncclSuccess);
 }
 

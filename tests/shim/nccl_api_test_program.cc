@@ -63,7 +63,8 @@ void scenarioNodes(const Context& ctx) {
     for (int peer = 0; peer < ctx.nranks; ++peer) {
       const bool mate = peer != ctx.rank && peer % 2 == ctx.rank % 2;
       if (mate && ringsWith[peer] == 0) return "no shared-memory ring with node-mate " + std::to_string(peer);
-      if (!mate && ringsWith[peer] != 0) return "a shared-memory ring with rank " + std::to_string(peer) + " of another host";
+      if (!mate && ringsWith[peer] != 0)
+        return "a shared-memory ring with rank " + std::to_string(peer) + " of another host";
     }
     return "";
   });
@@ -77,10 +78,10 @@ void scenarioNodes(const Context& ctx) {
 struct Scenario {
   const char* name;
   void (*run)(const Context&);
-  bool multiProcess;     // one process per rank, else one process holding every rank
-  const char* timeout;   // NCCLSHIM_TIMEOUT for its ranks (seconds)
-  double limitSeconds;   // the launcher kills ranks still running after this
-  bool lastRankKilled;   // the last rank is expected to die by SIGKILL
+  bool multiProcess;         // one process per rank, else one process holding every rank
+  const char* timeout;       // NCCLSHIM_TIMEOUT for its ranks (seconds)
+  double limitSeconds;       // the launcher kills ranks still running after this
+  bool lastRankKilled;       // the last rank is expected to die by SIGKILL
   bool checksCalls = false;  // NCCLSHIM_CHECK_CALLS=1 whatever the environment says (else 1 unless set)
 };
 
@@ -194,7 +195,7 @@ void launch(const Scenario& scenario, int nranks, std::vector<std::pair<std::str
     bool victim = scenario.lastRankKilled && rank == processes - 1;
     bool ok = victim ? (status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
                      : (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    std::string how = status == -1 ? "still running at the scenario limit (killed)"
+    std::string how = status == -1          ? "still running at the scenario limit (killed)"
                       : WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
                                             : "exit code " + std::to_string(WEXITSTATUS(status));
     record(std::string(scenario.name) + "/rank" + std::to_string(rank) + "-process", !ok, how);

@@ -44,7 +44,8 @@ struct Expected {
 
 std::string describe(const TaskRecord& t) {
   char line[256];
-  std::snprintf(line, sizeof(line), "%s %s count %llu dtype %d root/peer %d nccl_seq %llu algo %s proto %s ch %d warps %d",
+  std::snprintf(line, sizeof(line),
+                "%s %s count %llu dtype %d root/peer %d nccl_seq %llu algo %s proto %s ch %d warps %d",
                 taskKindName(t.kind), t.func, (unsigned long long)t.count, t.datatype, t.rootOrPeer,
                 (unsigned long long)t.ncclSeq, t.algo, t.proto, t.nChannels, t.nWarps);
   return line;
@@ -80,8 +81,8 @@ std::vector<Expected> expectedTasks(const OpRecord& op, std::map<std::string, ui
 void checkFile(const TraceFile& file, int nranks, const std::string& algo, const std::string& proto, bool proxies) {
   const std::string who = file.path.substr(file.path.rfind('/') + 1);
   check(who + "/version-current", file.header.version == kTraceFormatVersion, std::to_string(file.header.version));
-  check(who + "/footer-counts", file.hasFooter && file.footer.tasks == file.tasks.size() &&
-                                    file.footer.proxies == file.proxies.size(),
+  check(who + "/footer-counts",
+        file.hasFooter && file.footer.tasks == file.tasks.size() && file.footer.proxies == file.proxies.size(),
         std::to_string(file.footer.tasks) + " / " + std::to_string(file.footer.proxies));
   std::map<std::pair<uint64_t, uint64_t>, std::vector<TaskRecord>> tasksOf;
   for (const TaskEntry& t : file.tasks) tasksOf[{t.record.commId, t.record.seq}].push_back(t.record);
@@ -93,12 +94,12 @@ void checkFile(const TraceFile& file, int nranks, const std::string& algo, const
   for (const OpEntry& entry : file.ops) {
     starts += entry.record.op == OpCode::kGroupStart;
     ends += entry.record.op == OpCode::kGroupEnd;
-    grouped += entry.record.op != OpCode::kGroupStart && entry.record.op != OpCode::kGroupEnd &&
-               entry.record.groupDepth > 0;
+    grouped +=
+        entry.record.op != OpCode::kGroupStart && entry.record.op != OpCode::kGroupEnd && entry.record.groupDepth > 0;
   }
   check(who + "/group-lines", grouped == 0 || (starts > 0 && starts == ends),
-        std::to_string(grouped) + " grouped ops, " + std::to_string(starts) + " group starts, " +
-            std::to_string(ends) + " group ends");
+        std::to_string(grouped) + " grouped ops, " + std::to_string(starts) + " group starts, " + std::to_string(ends) +
+            " group ends");
 
   // The recorded ncclGroupEnd lines' times: the tasks NCCL launched inside one carry them.
   std::multimap<int64_t, int64_t> groupEndTimes;
@@ -133,15 +134,14 @@ void checkFile(const TraceFile& file, int nranks, const std::string& algo, const
       bool ok = t.kind == w.kind && w.func == t.func && t.count == w.count && t.datatype == w.datatype &&
                 t.rootOrPeer == w.rootOrPeer && t.ncclSeq == w.ncclSeq && (t.flags & kTaskJoined) &&
                 t.ncclCommHash == fakeprof::commHash(op.commId) && t.rank == op.rank && t.nranks == nranks &&
-                t.nnodes == nranks && t.nChannels == fakeprof::kChannels &&
-                t.nWarps == (coll ? fakeprof::kWarps : 0) &&
+                t.nnodes == nranks && t.nChannels == fakeprof::kChannels && t.nWarps == (coll ? fakeprof::kWarps : 0) &&
                 std::string(t.algo) == (coll ? algo : "") && std::string(t.proto) == (coll ? proto : "") &&
                 // Launched inside the call (kTaskInCall): from the call's start to its end (or, past
                 // the tasks held per call, to when the task was written); inside the group's
                 // recorded ncclGroupEnd (kTaskInGroupEnd): within that end's times, from its start;
                 // else NCCL's launch, one time.
-                ((t.flags & kTaskInCall)       ? t.startNs == op.hostStartNs && t.endNs >= t.startNs &&
-                                                     t.endNs <= op.hostEndNs && !(t.flags & kTaskInGroupEnd)
+                ((t.flags & kTaskInCall) ? t.startNs == op.hostStartNs && t.endNs >= t.startNs &&
+                                               t.endNs <= op.hostEndNs && !(t.flags & kTaskInGroupEnd)
                  : (t.flags & kTaskInGroupEnd) ? launchedInGroupEndAfter(t, op)
                                                : t.startNs >= op.hostStartNs && t.endNs == t.startNs) &&
                 // a call outside a group launches its only task inside itself, and a grouped call's

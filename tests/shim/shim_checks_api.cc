@@ -35,8 +35,8 @@ void runBasicChecks(const Context& ctx, ncclComm_t comm) {
     NT_TRY(ncclCommCuDevice(comm, &device));
     NT_TRY(ncclCommGetAsyncError(comm, &async));
     if (count != ctx.nranks || rank != ctx.rank || device < 0 || async != ncclSuccess) {
-      return "count " + std::to_string(count) + " rank " + std::to_string(rank) + " device " +
-             std::to_string(device) + " async error " + std::to_string(async);
+      return "count " + std::to_string(count) + " rank " + std::to_string(rank) + " device " + std::to_string(device) +
+             " async error " + std::to_string(async);
     }
     return "";
   });
@@ -56,8 +56,8 @@ void runBasicChecks(const Context& ctx, ncclComm_t comm) {
     for (size_t i = 0; i < count && bad.empty(); ++i) {
       int32_t want = 0;
       for (int r = 0; r < ctx.nranks; ++r) want = std::max(want, static_cast<int32_t>((i * 31 + r * 7) % 1000));
-      if (values[i] != want) bad = "element " + std::to_string(i) + " is " + std::to_string(values[i]) + ", not " +
-                                   std::to_string(want);
+      if (values[i] != want)
+        bad = "element " + std::to_string(i) + " is " + std::to_string(values[i]) + ", not " + std::to_string(want);
     }
     NT_TRY(ncclMemFree(memory));
     if (!bad.empty()) return bad;
@@ -79,9 +79,8 @@ void runArgumentChecks(const Context& ctx, ncclComm_t comm) {
   void* impossible = nullptr;
   check("mem-alloc-impossible-size", ncclMemAlloc(&impossible, size_t{1} << 62), ncclSystemError,
         {"ncclMemAlloc", "4611686018427387904 bytes"});
-  runCheck(ctx, "errors/mem-alloc-impossible-size-leaves-pointer", [&]() -> std::string {
-    return impossible == nullptr ? "" : "ncclMemAlloc failed but set the pointer";
-  });
+  runCheck(ctx, "errors/mem-alloc-impossible-size-leaves-pointer",
+           [&]() -> std::string { return impossible == nullptr ? "" : "ncclMemAlloc failed but set the pointer"; });
   check("null-comm", ncclAllReduce(buf, out, 4, ncclFloat32, ncclSum, nullptr, nullptr), ncclInvalidArgument,
         {"ncclAllReduce", "comm"});
   check("bad-datatype", ncclAllReduce(buf, out, 4, static_cast<ncclDataType_t>(99), ncclSum, comm, nullptr),
@@ -133,7 +132,8 @@ void runArgumentChecks(const Context& ctx, ncclComm_t comm) {
     first.keep(expectError(end, ncclInvalidArgument, "ncclGroupEnd after a bad call", {"ncclGroupEnd"}));
     // The communicator is still usable: nothing of the failed group was sent.
     NT_TRY(ncclAllReduce(one, out, 4, ncclFloat32, ncclSum, comm, nullptr));
-    if (first.message.empty() && out[0] != n) first.keep("allreduce after the failed group gave " + std::to_string(out[0]));
+    if (first.message.empty() && out[0] != n)
+      first.keep("allreduce after the failed group gave " + std::to_string(out[0]));
     return first.message;
   });
 }

@@ -18,13 +18,17 @@ double moveInput(int r, size_t i) { return static_cast<double>((3 * r + i) % 7);
 // A reduction under test: a built-in op, or PreMulSum (created per use) with a scalar.
 struct Reduction {
   const char* name;
-  ncclRedOp_t op;      // built-in; ignored for PreMulSum
+  ncclRedOp_t op;  // built-in; ignored for PreMulSum
   bool premul = false;
   ncclScalarResidence_t residence = ncclScalarHostImmediate;
   double scalar = 1;
 };
 const Reduction kReductions[] = {
-    {"sum", ncclSum}, {"prod", ncclProd}, {"max", ncclMax}, {"min", ncclMin}, {"avg", ncclAvg},
+    {"sum", ncclSum},
+    {"prod", ncclProd},
+    {"max", ncclMax},
+    {"min", ncclMin},
+    {"avg", ncclAvg},
     {"premulsum-host", ncclSum, true, ncclScalarHostImmediate, 2},
     {"premulsum-device", ncclSum, true, ncclScalarDevice, 3},
 };
@@ -64,8 +68,8 @@ std::string label(const char* op, const Reduction& red, size_t count, bool inPla
   return std::string(op) + " " + red.name + " count " + std::to_string(count) + (inPlace ? " in-place" : "");
 }
 
-std::string allReduceCase(const Context& ctx, ncclComm_t comm, ncclDataType_t type, size_t count,
-                          const Reduction& red, bool inPlace) {
+std::string allReduceCase(const Context& ctx, ncclComm_t comm, ncclDataType_t type, size_t count, const Reduction& red,
+                          bool inPlace) {
   Buffer send(type, count), recv(type, count), scalar(type, 1);
   Buffer& in = inPlace ? recv : send;
   for (size_t i = 0; i < count; ++i) in.set(i, input(red, ctx.rank, i));
@@ -75,8 +79,9 @@ std::string allReduceCase(const Context& ctx, ncclComm_t comm, ncclDataType_t ty
   error = ncclFailure(ncclAllReduce(in.data(), recv.data(), count, type, op, comm, nullptr), "ncclAllReduce", comm);
   if (red.premul) ncclRedOpDestroy(op, comm);
   if (!error.empty()) return label("allreduce", red, count, inPlace) + ": " + error;
-  return compare(label("allreduce", red, count, inPlace), recv, 0, count,
-                 [&](size_t i) { return expected(red, type, ctx.nranks, i, i); }, rounded(red));
+  return compare(
+      label("allreduce", red, count, inPlace), recv, 0, count,
+      [&](size_t i) { return expected(red, type, ctx.nranks, i, i); }, rounded(red));
 }
 
 std::string reduceCase(const Context& ctx, ncclComm_t comm, ncclDataType_t type, size_t count, const Reduction& red,
@@ -91,8 +96,9 @@ std::string reduceCase(const Context& ctx, ncclComm_t comm, ncclDataType_t type,
   error = ncclFailure(ncclReduce(send.data(), out, count, type, op, root, comm, nullptr), "ncclReduce", comm);
   if (red.premul) ncclRedOpDestroy(op, comm);
   if (!error.empty() || ctx.rank != root) return error;
-  return compare(label("reduce", red, count, false) + " root " + std::to_string(root), recv, 0, count,
-                 [&](size_t i) { return expected(red, type, ctx.nranks, i, i); }, rounded(red));
+  return compare(
+      label("reduce", red, count, false) + " root " + std::to_string(root), recv, 0, count,
+      [&](size_t i) { return expected(red, type, ctx.nranks, i, i); }, rounded(red));
 }
 
 std::string reduceScatterCase(const Context& ctx, ncclComm_t comm, ncclDataType_t type, size_t count,
@@ -109,19 +115,21 @@ std::string reduceScatterCase(const Context& ctx, ncclComm_t comm, ncclDataType_
                       "ncclReduceScatter", comm);
   if (red.premul) ncclRedOpDestroy(op, comm);
   if (!error.empty()) return error;
-  return compare(label("reducescatter", red, count, inPlace), recv, offset, count,
-                 [&](size_t i) { return expected(red, type, ctx.nranks, i, ctx.rank * count + i); }, rounded(red));
+  return compare(
+      label("reducescatter", red, count, inPlace), recv, offset, count,
+      [&](size_t i) { return expected(red, type, ctx.nranks, i, ctx.rank * count + i); }, rounded(red));
 }
 
 std::string broadcastCase(const Context& ctx, ncclComm_t comm, ncclDataType_t type, size_t count, int root,
                           bool bcast) {
   Buffer send(type, count), recv(type, count);
   Buffer& in = bcast ? recv : send;
-  if (ctx.rank == root) for (size_t i = 0; i < count; ++i) in.set(i, moveInput(root, i));
+  if (ctx.rank == root)
+    for (size_t i = 0; i < count; ++i) in.set(i, moveInput(root, i));
   ncclResult_t result = bcast ? ncclBcast(recv.data(), count, type, root, comm, nullptr)
                               : ncclBroadcast(send.data(), recv.data(), count, type, root, comm, nullptr);
-  std::string what = std::string(bcast ? "ncclBcast" : "ncclBroadcast") + " count " + std::to_string(count) +
-                     " root " + std::to_string(root);
+  std::string what = std::string(bcast ? "ncclBcast" : "ncclBroadcast") + " count " + std::to_string(count) + " root " +
+                     std::to_string(root);
   std::string error = ncclFailure(result, what, comm);
   if (!error.empty()) return error;
   return compare(what, recv, 0, count, [&](size_t i) { return moveInput(root, i); });
@@ -166,7 +174,8 @@ std::string gatherCase(const Context& ctx, ncclComm_t comm, ncclDataType_t type,
 std::string scatterCase(const Context& ctx, ncclComm_t comm, ncclDataType_t type, size_t count, int root) {
   const size_t n = static_cast<size_t>(ctx.nranks);
   Buffer send(type, count * n), recv(type, count);
-  if (ctx.rank == root) for (size_t j = 0; j < count * n; ++j) send.set(j, blockInput(root, j / count, j % count));
+  if (ctx.rank == root)
+    for (size_t j = 0; j < count * n; ++j) send.set(j, blockInput(root, j / count, j % count));
   std::string what = "scatter count " + std::to_string(count) + " root " + std::to_string(root);
   const void* in = ctx.rank == root ? send.data() : nullptr;
   std::string error = ncclFailure(ncclScatter(in, recv.data(), count, type, root, comm, nullptr), what, comm);

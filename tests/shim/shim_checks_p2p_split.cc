@@ -75,7 +75,8 @@ std::string mixedGroup(const Context& ctx, ncclComm_t comm) {
   const size_t count = 257;
   const size_t n = static_cast<size_t>(ctx.nranks);
   const int next = (ctx.rank + 1) % ctx.nranks, prev = (ctx.rank + ctx.nranks - 1) % ctx.nranks;
-  Buffer reduced(ncclFloat64, count), ring(ncclFloat64, count), gathered(ncclFloat64, count * n), mine(ncclFloat64, count);
+  Buffer reduced(ncclFloat64, count), ring(ncclFloat64, count), gathered(ncclFloat64, count * n),
+      mine(ncclFloat64, count);
   for (size_t i = 0; i < count; ++i) {
     reduced.set(i, static_cast<double>(ctx.rank + i));
     mine.set(i, value(ctx.rank, i));
@@ -195,7 +196,8 @@ void runSplitChecks(const Context& ctx, ncclComm_t comm) {
     for (int k = 0; k < 6; ++k) {
       float one = 1, sum = 0;
       first.keep(ncclFailure(ncclAllReduce(&one, &sum, 1, ncclFloat32, ncclSum, comms[k], nullptr), "ncclAllReduce"));
-      if (first.message.empty() && sum != sizes[k]) first.keep("allreduce on communicator " + std::to_string(k) + " gave " + std::to_string(sum));
+      if (first.message.empty() && sum != sizes[k])
+        first.keep("allreduce on communicator " + std::to_string(k) + " gave " + std::to_string(sum));
     }
     return first.message;
   });

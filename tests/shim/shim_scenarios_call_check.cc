@@ -44,24 +44,32 @@ void scenarioCallCheck(const Context& ctx) {
   });
   const size_t count = 64;  // float and int32: the same 256 bytes
   runCheck(ctx, "allreduce-float-vs-int32", [&]() -> std::string {
-    return expectDisagreement(ctx, "types", [&](ncclComm_t comm) {
-      std::vector<int32_t> send(count, 1), recv(count);
-      return ncclAllReduce(send.data(), recv.data(), count, ctx.rank == 1 ? ncclFloat32 : ncclInt32, ncclSum, comm,
-                           nullptr);
-    }, {"ncclAllReduce", "rank 1 called allreduce with float/sum, count 64", "rank 0 allreduce with int32/sum"});
+    return expectDisagreement(
+        ctx, "types",
+        [&](ncclComm_t comm) {
+          std::vector<int32_t> send(count, 1), recv(count);
+          return ncclAllReduce(send.data(), recv.data(), count, ctx.rank == 1 ? ncclFloat32 : ncclInt32, ncclSum, comm,
+                               nullptr);
+        },
+        {"ncclAllReduce", "rank 1 called allreduce with float/sum, count 64", "rank 0 allreduce with int32/sum"});
   });
   runCheck(ctx, "allreduce-sum-vs-max", [&]() -> std::string {
-    return expectDisagreement(ctx, "ops", [&](ncclComm_t comm) {
-      std::vector<float> send(count, 1.0f), recv(count);
-      return ncclAllReduce(send.data(), recv.data(), count, ncclFloat32, ctx.rank == 1 ? ncclMax : ncclSum, comm,
-                           nullptr);
-    }, {"rank 1 called allreduce with float/max", "rank 0 allreduce with float/sum"});
+    return expectDisagreement(ctx, "ops",
+                              [&](ncclComm_t comm) {
+                                std::vector<float> send(count, 1.0f), recv(count);
+                                return ncclAllReduce(send.data(), recv.data(), count, ncclFloat32,
+                                                     ctx.rank == 1 ? ncclMax : ncclSum, comm, nullptr);
+                              },
+                              {"rank 1 called allreduce with float/max", "rank 0 allreduce with float/sum"});
   });
   runCheck(ctx, "broadcast-different-roots", [&]() -> std::string {
-    return expectDisagreement(ctx, "roots", [&](ncclComm_t comm) {
-      std::vector<float> buffer(count, static_cast<float>(ctx.rank));
-      return ncclBroadcast(buffer.data(), buffer.data(), count, ncclFloat32, ctx.rank == 1 ? 1 : 0, comm, nullptr);
-    }, {"ncclBroadcast", "rank 1 called broadcast with float, root 1", "rank 0 broadcast with float, root 0"});
+    return expectDisagreement(
+        ctx, "roots",
+        [&](ncclComm_t comm) {
+          std::vector<float> buffer(count, static_cast<float>(ctx.rank));
+          return ncclBroadcast(buffer.data(), buffer.data(), count, ncclFloat32, ctx.rank == 1 ? 1 : 0, comm, nullptr);
+        },
+        {"ncclBroadcast", "rank 1 called broadcast with float, root 1", "rank 0 broadcast with float, root 0"});
   });
   // Agreeing calls go through the check unchanged (every other scenario runs with it on, too).
   runCheck(ctx, "agreeing-calls-pass", [&]() -> std::string {

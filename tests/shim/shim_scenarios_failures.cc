@@ -64,9 +64,9 @@ void scenarioMismatch(const Context& ctx) {
     if (!error.empty()) return error;
     std::vector<float> send(100, 1.0f), recv(100 * ctx.nranks);
     double start = secondsNow();
-    ncclResult_t result =
-        ctx.rank == 0 ? ncclAllReduce(send.data(), recv.data(), 100, ncclFloat32, ncclSum, comm, nullptr)
-                      : ncclAllGather(send.data(), recv.data(), 100, ncclFloat32, comm, nullptr);
+    ncclResult_t result = ctx.rank == 0
+                              ? ncclAllReduce(send.data(), recv.data(), 100, ncclFloat32, ncclSum, comm, nullptr)
+                              : ncclAllGather(send.data(), recv.data(), 100, ncclFloat32, comm, nullptr);
     FirstError first;
     first.keep(expectFailure(result, secondsNow() - start, comm, "allreduce on rank 0, allgather elsewhere"));
     first.keep(abortQuickly(comm));

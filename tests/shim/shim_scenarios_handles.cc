@@ -55,8 +55,8 @@ void scenarioHandles(const Context& ctx) {
                              "ncclCommRegister" + at, {"ncclCommRegister", "comm"}));
       first.keep(expectError(ncclCommDeregister(comm, pointer), ncclInvalidArgument, "ncclCommDeregister" + at,
                              {"ncclCommDeregister", "comm"}));
-      first.keep(expectError(ncclCommDestroy(comm), ncclInvalidArgument, "ncclCommDestroy" + at,
-                             {"ncclCommDestroy", "comm"}));
+      first.keep(
+          expectError(ncclCommDestroy(comm), ncclInvalidArgument, "ncclCommDestroy" + at, {"ncclCommDestroy", "comm"}));
       (void)ncclGetLastError(comm);  // a string, whatever the pointer
     }
     return first.message;
@@ -119,8 +119,8 @@ void scenarioHandles(const Context& ctx) {
     int count = -1;
     int32_t one = 1, sum = 0;
     FirstError first;
-    first.keep(expectError(ncclCommCount(old, &count), ncclInvalidArgument, "ncclCommCount on the destroyed comm" +
-                           which, {"not a live communicator"}));
+    first.keep(expectError(ncclCommCount(old, &count), ncclInvalidArgument,
+                           "ncclCommCount on the destroyed comm" + which, {"not a live communicator"}));
     first.keep(expectError(ncclAllReduce(&one, &sum, 1, ncclInt32, ncclSum, old, nullptr), ncclInvalidArgument,
                            "ncclAllReduce on the destroyed comm" + which, {"ncclAllReduce"}));
     first.keep(expectError(ncclCommDestroy(old), ncclInvalidArgument, "a second ncclCommDestroy" + which,

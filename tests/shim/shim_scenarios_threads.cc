@@ -57,9 +57,8 @@ std::string groupedAllToAllByP2P(const std::vector<ncclComm_t>& comms, size_t co
   NT_TRY(ncclGroupEnd());
   FirstError first;
   for (int r = 0; r < n; ++r) {
-    first.keep(compare("grouped p2p alltoall, rank " + std::to_string(r), recv[r], 0, count * n, [&](size_t j) {
-      return static_cast<double>((j / count) * 1000000 + r * count + j % count);
-    }));
+    first.keep(compare("grouped p2p alltoall, rank " + std::to_string(r), recv[r], 0, count * n,
+                       [&](size_t j) { return static_cast<double>((j / count) * 1000000 + r * count + j % count); }));
   }
   return first.message;
 }
@@ -73,10 +72,12 @@ std::string groupedSequence(const std::vector<ncclComm_t>& comms, size_t count) 
     gathered.emplace_back(ncclFloat16, count * n);
     bcast.emplace_back(ncclFloat16, count);
     for (size_t i = 0; i < count; ++i) mine[r].set(i, value(r, i));
-    if (r == n - 1) for (size_t i = 0; i < count; ++i) bcast[r].set(i, value(77, i));
+    if (r == n - 1)
+      for (size_t i = 0; i < count; ++i) bcast[r].set(i, value(77, i));
   }
   NT_TRY(ncclGroupStart());
-  for (int r = 0; r < n; ++r) NT_TRY(ncclAllGather(mine[r].data(), gathered[r].data(), count, ncclFloat16, comms[r], nullptr));
+  for (int r = 0; r < n; ++r)
+    NT_TRY(ncclAllGather(mine[r].data(), gathered[r].data(), count, ncclFloat16, comms[r], nullptr));
   for (int r = 0; r < n; ++r) NT_TRY(ncclBcast(bcast[r].data(), count, ncclFloat16, n - 1, comms[r], nullptr));
   NT_TRY(ncclGroupEnd());
   FirstError first;
@@ -119,8 +120,9 @@ void scenarioInitAll(const Context& ctx) {
       NT_TRY(ncclCommCount(comms[r], &count));
       NT_TRY(ncclCommUserRank(comms[r], &rank));
       NT_TRY(ncclCommCuDevice(comms[r], &device));
-      if (count != n || rank != r || device != r) return "communicator " + std::to_string(r) + " has rank " +
-                                                          std::to_string(rank) + " of " + std::to_string(count);
+      if (count != n || rank != r || device != r)
+        return "communicator " + std::to_string(r) + " has rank " + std::to_string(rank) + " of " +
+               std::to_string(count);
     }
     return "";
   });
@@ -163,7 +165,8 @@ void scenarioInitAll(const Context& ctx) {
       int count = -1, rank = -1;
       NT_TRY(ncclCommCount(halves[r], &count));
       NT_TRY(ncclCommUserRank(halves[r], &rank));
-      if (count != (n + 1 - r % 2) / 2 || rank != r / 2) return "split gave rank " + std::to_string(rank) + " of " + std::to_string(count);
+      if (count != (n + 1 - r % 2) / 2 || rank != r / 2)
+        return "split gave rank " + std::to_string(rank) + " of " + std::to_string(count);
       int expected = 0;
       for (int q = r % 2; q < n; q += 2) expected += q;
       return rankSumOn(halves[r], r, expected);

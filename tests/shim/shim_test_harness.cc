@@ -39,8 +39,8 @@ std::string expectError(ncclResult_t result, ncclResult_t want, const std::strin
                         std::initializer_list<const char*> needles) {
   std::string last = ncclGetLastError(nullptr);
   if (result != want) {
-    return call + " returned " + std::to_string(result) + ", expected " + std::to_string(want) + " (last error: " +
-           last + ")";
+    return call + " returned " + std::to_string(result) + ", expected " + std::to_string(want) +
+           " (last error: " + last + ")";
   }
   for (const char* needle : needles) {
     if (last.find(needle) == std::string::npos) {
@@ -157,16 +157,22 @@ uint32_t encodeSmallFloat(double value, FloatFormat f) {
 
 size_t typeSize(ncclDataType_t type) {
   switch (type) {
-    case ncclInt8: case ncclUint8: case ncclFloat8e4m3: case ncclFloat8e5m2: return 1;
-    case ncclFloat16: case ncclBfloat16: return 2;
-    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
+    case ncclInt8:
+    case ncclUint8:
+    case ncclFloat8e4m3:
+    case ncclFloat8e5m2: return 1;
+    case ncclFloat16:
+    case ncclBfloat16: return 2;
+    case ncclInt32:
+    case ncclUint32:
+    case ncclFloat32: return 4;
     default: return 8;
   }
 }
 
 const char* typeName(ncclDataType_t type) {
-  static const char* kNames[] = {"int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32",
-                                 "float64", "bfloat16", "fp8e4m3", "fp8e5m2"};
+  static const char* kNames[] = {"int8",    "uint8",   "int32",   "uint32",   "int64",   "uint64",
+                                 "float16", "float32", "float64", "bfloat16", "fp8e4m3", "fp8e5m2"};
   return type >= 0 && type < ncclNumTypes ? kNames[type] : "invalid";
 }
 
@@ -202,9 +208,7 @@ void storeValue(ncclDataType_t type, void* buffer, size_t i, double v) {
     case ncclBfloat16:
       reinterpret_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(encodeSmallFloat(v, formatOf(type)));
       break;
-    default:
-      reinterpret_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(encodeSmallFloat(v, formatOf(type)));
-      break;
+    default: reinterpret_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(encodeSmallFloat(v, formatOf(type))); break;
   }
   if (loadValue(type, buffer, i) != v) {
     std::fprintf(stderr, "test bug: %g is not exactly representable in %s\n", v, typeName(type));
@@ -239,8 +243,8 @@ std::string compare(const std::string& what, const Buffer& got, size_t offset, s
                                                : have == want;
     if (!ok) {
       std::ostringstream message;
-      message << what << " (" << typeName(got.type) << ", " << count << " elements): element " << i << " is "
-              << have << ", expected " << want;
+      message << what << " (" << typeName(got.type) << ", " << count << " elements): element " << i << " is " << have
+              << ", expected " << want;
       return message.str();
     }
   }

@@ -39,9 +39,9 @@ std::string ncclFailure(ncclResult_t result, const std::string& what, ncclComm_t
 // "" when `result` is `want` and ncclGetLastError(nullptr) mentions every needle.
 std::string expectError(ncclResult_t result, ncclResult_t want, const std::string& call,
                         std::initializer_list<const char*> needles);
-#define NT_TRY(call)                                                       \
-  do {                                                                     \
-    ncclResult_t nt_result_ = (call);                                      \
+#define NT_TRY(call)                                                                  \
+  do {                                                                                \
+    ncclResult_t nt_result_ = (call);                                                 \
     if (nt_result_ != ncclSuccess) return ::shimtest::ncclFailure(nt_result_, #call); \
   } while (0)
 
@@ -65,8 +65,8 @@ void storeValue(ncclDataType_t type, void* buffer, size_t index, double value);
 double loadValue(ncclDataType_t type, const void* buffer, size_t index);
 // Relative tolerance for results that are rounded (Avg, PreMulSum) in a float type.
 double roundingTolerance(ncclDataType_t type);
-inline constexpr ncclDataType_t kAllTypes[] = {ncclInt8,    ncclUint8,   ncclInt32,      ncclUint32,
-                                               ncclInt64,   ncclUint64,  ncclFloat16,    ncclFloat32,
+inline constexpr ncclDataType_t kAllTypes[] = {ncclInt8,    ncclUint8,    ncclInt32,      ncclUint32,
+                                               ncclInt64,   ncclUint64,   ncclFloat16,    ncclFloat32,
                                                ncclFloat64, ncclBfloat16, ncclFloat8e4m3, ncclFloat8e5m2};
 
 // A host buffer of `count` elements of `type`.

@@ -9,14 +9,14 @@
 #include <fstream>
 #include <string>
 
-#include "workload/aicb_workload.h"
-#include "workload/simai_workload.h"
-#include "workload/trace_workload.h"
 #include "tests/catch.h"
 #include "tools/inspect/layout_infer.h"
 #include "tools/inspect/trace_comms.h"
 #include "tools/inspect/trace_export.h"
 #include "tools/inspect/workload_writers.h"
+#include "workload/aicb_workload.h"
+#include "workload/simai_workload.h"
+#include "workload/trace_workload.h"
 
 namespace nshim::tools {
 namespace {

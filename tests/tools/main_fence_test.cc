@@ -85,12 +85,15 @@ TEST_CASE("fence: an exception on another thread exits 70 with one line, no abor
   pid_t child = ::fork();
   REQUIRE(child >= 0);
   if (child == 0) {
-    runFenced("tool", [] {
-      setFenceActivity("running workers");
-      std::thread worker([] { throw std::out_of_range("index 9"); });
-      worker.join();
-      return 0;
-    }, out);
+    runFenced(
+        "tool",
+        [] {
+          setFenceActivity("running workers");
+          std::thread worker([] { throw std::out_of_range("index 9"); });
+          worker.join();
+          return 0;
+        },
+        out);
     ::_exit(0);
   }
   int wait_status = 0;

@@ -8,12 +8,12 @@
 #include <string>
 #include <tuple>
 
-#include "workload/trace_workload.h"
 #include "tests/catch.h"
 #include "tools/inspect/distribution.h"
 #include "tools/inspect/distribution_output.h"
 #include "tools/inspect/report_reader.h"
 #include "tools/inspect/tool_input.h"
+#include "workload/trace_workload.h"
 
 namespace nshim::tools {
 namespace {
@@ -35,8 +35,8 @@ std::string field(const std::string& line, const std::string& key) {
 
 struct HandCount {
   std::map<int, std::tuple<uint64_t, uint64_t, uint64_t>> ranks;  // rank -> calls, bytes, wire
-  std::map<std::string, std::pair<uint64_t, uint64_t>> comms;      // id -> calls, bytes
-  std::map<std::pair<std::string, uint64_t>, uint64_t> buckets;    // (op, bucket) -> calls
+  std::map<std::string, std::pair<uint64_t, uint64_t>> comms;     // id -> calls, bytes
+  std::map<std::pair<std::string, uint64_t>, uint64_t> buckets;   // (op, bucket) -> calls
 };
 
 HandCount countByHand() {
@@ -190,10 +190,9 @@ TEST_CASE("summary counted as SimAI and AICB files expand equals the summary of 
     REQUIRE(held.ok());
     REQUIRE_FALSE(held->opsStreamed);
     DistributionCounter counter;
-    Result<LoadedWorkload> streamed =
-        loadWorkloadInput(path, kind, options, [&](int rank, const workload::WorkOp& op, const workload::CommGroup& comm) {
-          counter.add(rank, op, comm);
-        });
+    Result<LoadedWorkload> streamed = loadWorkloadInput(
+        path, kind, options,
+        [&](int rank, const workload::WorkOp& op, const workload::CommGroup& comm) { counter.add(rank, op, comm); });
     REQUIRE(streamed.ok());
     REQUIRE(streamed->opsStreamed);
     for (const workload::RankWork& rank : streamed->workload.ranks) CHECK(rank.ops.empty());
@@ -213,10 +212,10 @@ TEST_CASE("summary: calls tallied once per kind of call equal each call counted 
   w.indexComms();
   w.ranks.resize(6);
   for (int g = 0; g < 6; ++g) w.ranks[g].globalRank = g;
-  const workload::OpKind kinds[] = {workload::OpKind::kAllReduce, workload::OpKind::kAllGather,
+  const workload::OpKind kinds[] = {workload::OpKind::kAllReduce,     workload::OpKind::kAllGather,
                                     workload::OpKind::kReduceScatter, workload::OpKind::kBroadcast,
-                                    workload::OpKind::kReduce, workload::OpKind::kAllToAll,
-                                    workload::OpKind::kSend, workload::OpKind::kRecv};
+                                    workload::OpKind::kReduce,        workload::OpKind::kAllToAll,
+                                    workload::OpKind::kSend,          workload::OpKind::kRecv};
   for (uint64_t i = 0; i < 30000; ++i) {
     for (const workload::CommGroup& comm : w.comms) {
       const int n = static_cast<int>(comm.members.size());

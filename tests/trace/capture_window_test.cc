@@ -50,7 +50,7 @@ TEST_CASE("online iterations: the period locks after the warm-up and boundaries 
 
   OnlineIterations sweep(256);
   std::string sizes;
-  for (int i = 0; i < 300; ++i) sizes += static_cast<char>(i % 250 + 1) ;
+  for (int i = 0; i < 300; ++i) sizes += static_cast<char>(i % 250 + 1);
   boundariesOf(sweep, sizes);
   CHECK_FALSE(sweep.locked());
   CHECK(sweep.gaveUp());
@@ -120,7 +120,8 @@ TEST_CASE("marks win: a window of marked iterations", "[window]") {
   int recordedCalls = 0;
   for (int step = 0; step < 20; ++step) {
     // Steps of varying calls (the detector could not find them): marks decide.
-    for (int c = 0; c < 3 + step % 2; ++c) recordedCalls += window.onCall(static_cast<uint64_t>(step * 10 + c), true, 0);
+    for (int c = 0; c < 3 + step % 2; ++c)
+      recordedCalls += window.onCall(static_cast<uint64_t>(step * 10 + c), true, 0);
     uint64_t iteration = 0;
     if (window.onMark(0, &iteration)) markedLines.push_back(iteration);
   }
@@ -176,7 +177,8 @@ TEST_CASE("step lines are read back (FORMAT.md version 3)", "[window]") {
   CHECK(file->footer.maxBytes == 1048576);
   Result<TraceFile> bad = parseTrace(
       "{\"type\":\"header\",\"format\":\"ncclshim-trace\",\"version\":3,\"host\":\"h\",\"pid\":1}\n"
-      "{\"type\":\"step\",\"n\":0,\"step\":-1,\"t_ns\":5}\n", "bad.jsonl");
+      "{\"type\":\"step\",\"n\":0,\"step\":-1,\"t_ns\":5}\n",
+      "bad.jsonl");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message().find("bad.jsonl:2") != std::string::npos);
   CHECK(bad.status().message().find("step") != std::string::npos);

@@ -77,7 +77,9 @@ TEST_CASE("LineBuffer cuts a piece that does not fit and remembers it", "[trace]
     line.key("abcdef");               // 9 bytes: "abcdef":
     line.putUint(12345678901234ull);  // 14 bytes
     line.putHex64(1);                 // 18 bytes
-    const std::string full = "\"abcdef\":12345678901234" "0x0000000000000001";
+    const std::string full =
+        "\"abcdef\":12345678901234"
+        "0x0000000000000001";
     CHECK(line.size() == std::min(capacity, full.size()));
     CHECK(std::string(line.view()) == full.substr(0, line.size()));
     CHECK(line.overflow() == (capacity < full.size()));

@@ -56,26 +56,30 @@ TEST_CASE("NCCL settings that do not fit the header are left out and counted", "
 }
 
 TEST_CASE("headers without nccl_env read as before; a malformed nccl_env names the field", "[trace]") {
-  const std::string v2 = R"({"type":"header","format":"ncclshim-trace","version":2,"host":"h","pid":1})" "\n";
+  const std::string v2 = R"({"type":"header","format":"ncclshim-trace","version":2,"host":"h","pid":1})"
+                         "\n";
   auto old = parseTrace(v2, "t.jsonl");
   REQUIRE(old.ok());
   CHECK(old->ncclEnv.empty());
   // The object may sit anywhere in the header, braces inside its strings and the host's included.
   auto first = parseTrace(R"({"nccl_env":{"NCCL_ALGO":"a}{"},"type":"header","format":"ncclshim-trace",)"
-                          R"("version":3,"host":"x{y}","pid":1})" "\n", "t.jsonl");
+                          R"("version":3,"host":"x{y}","pid":1})"
+                          "\n",
+                          "t.jsonl");
   REQUIRE(first.ok());
   REQUIRE(first->ncclEnv.size() == 1);
   CHECK(first->ncclEnv[0].second == "a}{");
   CHECK(std::string(first->header.host) == "x{y}");
-  for (const auto& [line, error] : std::vector<std::pair<std::string, std::string>>{
-           {R"({"type":"header","format":"ncclshim-trace","version":3,"host":"h","pid":1,"nccl_env":{"NCCL_A":{"x":"y"}}})",
-            "field 'nccl_env': a nested object"},
-           {R"({"type":"header","format":"ncclshim-trace","version":3,"host":"h","pid":1,"nccl_env":{"NCCL_A":"y")",
-            "field 'nccl_env': the object does not close"},
-           {R"({"type":"header","format":"ncclshim-trace","version":3,"host":"h","pid":1,"nccl_env":{"NCCL_A":3}})",
-            "field 'nccl_env': 'NCCL_A' is not an NCCL_* name with a string value"},
-           {R"({"type":"header","format":"ncclshim-trace","version":3,"host":"h","pid":1,"nccl_env":{"PATH":"/bin"}})",
-            "field 'nccl_env': 'PATH' is not an NCCL_* name with a string value"}}) {
+  for (
+      const auto& [line, error] : std::vector<std::pair<std::string, std::string>>{
+          {R"({"type":"header","format":"ncclshim-trace","version":3,"host":"h","pid":1,"nccl_env":{"NCCL_A":{"x":"y"}}})",
+           "field 'nccl_env': a nested object"},
+          {R"({"type":"header","format":"ncclshim-trace","version":3,"host":"h","pid":1,"nccl_env":{"NCCL_A":"y")",
+           "field 'nccl_env': the object does not close"},
+          {R"({"type":"header","format":"ncclshim-trace","version":3,"host":"h","pid":1,"nccl_env":{"NCCL_A":3}})",
+           "field 'nccl_env': 'NCCL_A' is not an NCCL_* name with a string value"},
+          {R"({"type":"header","format":"ncclshim-trace","version":3,"host":"h","pid":1,"nccl_env":{"PATH":"/bin"}})",
+           "field 'nccl_env': 'PATH' is not an NCCL_* name with a string value"}}) {
     auto bad = parseTrace(line + "\n", "t.jsonl");
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.status().message() == "t.jsonl:1: " + error);

@@ -78,8 +78,7 @@ OpRecord extremeOp(std::mt19937_64& rng) {
   return r;
 }
 
-TEST_CASE("the op-line fast path takes the writer's lines and reads them as the general parser does",
-          "[trace]") {
+TEST_CASE("the op-line fast path takes the writer's lines and reads them as the general parser does", "[trace]") {
   const std::string header = headerLine();
   int taken = 0;
   for (uint64_t i = 0; i < 2000; ++i) {
@@ -102,8 +101,7 @@ TEST_CASE("the op-line fast path takes the writer's lines and reads them as the 
   for (int i = 0; i < 3000; ++i) requireSameResult(header, opLine(extremeOp(rng), rng()));
 }
 
-TEST_CASE("mutated op lines give the same record or the same error with and without the fast path",
-          "[trace]") {
+TEST_CASE("mutated op lines give the same record or the same error with and without the fast path", "[trace]") {
   const std::string header = headerLine();
   std::mt19937_64 rng(11);
   const std::string alphabet = "0123456789-\"{}:,x af\\\r\tnul";

@@ -26,8 +26,7 @@ TEST_CASE("the writer drains a steady producer without being woken by it", "[tra
   for (int i = 0; i < kRecords; ++i) {
     recorder.recordOp(variedOp(0, i));
     const int64_t until = nowNs() + 20'000;  // 3/4 of the ring fills in about 4 ms
-    while (nowNs() < until) {
-    }
+    while (nowNs() < until) {}
   }
   RecorderStats during = recorder.stats();
   REQUIRE(recorder.close().ok());

@@ -82,8 +82,8 @@ TEST_CASE("a symlink planted at the trace file's name is not followed: the file 
   REQUIRE(file.ok());
   CHECK(file->ops.size() == 10);
   CHECK(file->endsWithFooter);
-  CHECK(anyLineHas(capture.take(), planted + " exists (not replaced, not followed); writing " + dir.path() +
-                                       "/job-rank0.1.jsonl"));
+  CHECK(anyLineHas(capture.take(),
+                   planted + " exists (not replaced, not followed); writing " + dir.path() + "/job-rank0.1.jsonl"));
 }
 
 TEST_CASE("a file at the name the trace is renamed to once the rank is known is not replaced", "[trace][shared]") {
@@ -159,7 +159,8 @@ TEST_CASE("a write that fails cuts the file where it stopped and counts every re
     if (!file->truncated || file->endsWithFooter) return 12;  // cut inside a line, no footer
     if (kept + stats.unwritten != 501 || stats.dropped != stats.unwritten || stats.records != kept) return 13;
     if (!anyLineHas(lines, "trace: cannot write " + recorder.path() + ": File too large")) return 14;
-    if (!anyLineHas(lines, "trace: " + std::to_string(stats.unwritten) + " records lost: " + recorder.path())) return 15;
+    if (!anyLineHas(lines, "trace: " + std::to_string(stats.unwritten) + " records lost: " + recorder.path()))
+      return 15;
     return 0;
   });
   int status = testing::waitChild(child, 30);
@@ -174,7 +175,8 @@ TEST_CASE("the reader names a cut: the line a file without footer ends at, an em
   CHECK(noFooter->endDescription().find("cut after line 2: no footer") == 0);
   auto empty = parseTrace("", "t.jsonl");
   REQUIRE_FALSE(empty.ok());
-  CHECK(empty.status().message().find("t.jsonl:1: no complete header line: the file is empty (its writer could not write it?)") == 0);
+  CHECK(empty.status().message().find(
+            "t.jsonl:1: no complete header line: the file is empty (its writer could not write it?)") == 0);
   auto cutHeader = parseTrace(header.substr(0, 20), "t.jsonl");
   REQUIRE_FALSE(cutHeader.ok());
   CHECK(cutHeader.status().message().find("t.jsonl:1: no complete header line: cut after 20 bytes") == 0);

@@ -66,9 +66,8 @@ TEST_CASE("a truncated file keeps every complete record and reports the cut", "[
 }
 
 std::string withLine(const std::string& line) {
-  return std::string(
-             R"({"type":"header","format":"ncclshim-trace","version":1,"host":"h","pid":1})") +
-         "\n" + line + "\n";
+  return std::string(R"({"type":"header","format":"ncclshim-trace","version":1,"host":"h","pid":1})") + "\n" + line +
+         "\n";
 }
 
 const char* kGoodOp =
@@ -119,11 +118,14 @@ TEST_CASE("malformed lines are reported with file, line and field", "[trace]") {
       {withLine("{\"type\":\"op\",\"host\":\"a\tb\"}"), "t.jsonl:2: field 'host' (column 21): control character"},
       {withLine(kGoodOp) + "\n{\"type\":\"comm\",\"n\":1}\n", "t.jsonl:4: field 'event': missing"},
       {std::string(kGoodOp) + "\n", "t.jsonl:1: field 'type': the first line must be the header"},
-      {R"({"type":"header","format":"ncclshim-trace","version":4,"host":"h","pid":1})" "\n",
+      {R"({"type":"header","format":"ncclshim-trace","version":4,"host":"h","pid":1})"
+       "\n",
        "t.jsonl:1: field 'version': 4 is newer than this reader (3)"},
-      {R"({"type":"header","format":"other","version":1,"host":"h","pid":1})" "\n", "t.jsonl:1: field 'format'"},
-      {R"({"type":"header","format":"ncclshim-trace","version":1,"pid":1,"host":")" + std::string(70, 'h') +
-           "\"}\n", "t.jsonl:1: field 'host': longer than 63 bytes"},
+      {R"({"type":"header","format":"other","version":1,"host":"h","pid":1})"
+       "\n",
+       "t.jsonl:1: field 'format'"},
+      {R"({"type":"header","format":"ncclshim-trace","version":1,"pid":1,"host":")" + std::string(70, 'h') + "\"}\n",
+       "t.jsonl:1: field 'host': longer than 63 bytes"},
       {"", "t.jsonl:1: no complete header line"},
   };
   for (const Case& c : cases) {
@@ -143,7 +145,8 @@ TEST_CASE("malformed lines are reported with file, line and field", "[trace]") {
 }
 
 TEST_CASE("unknown record types and fields of newer writers are skipped", "[trace]") {
-  std::string text = withLine(R"({"type":"gpu_timing","n":3,"future":[1]})" "x");
+  std::string text = withLine(R"({"type":"gpu_timing","n":3,"future":[1]})"
+                              "x");
   CHECK_FALSE(parseTrace(text, "t").ok());  // still JSON: nested values are not
   text = withLine(R"({"type":"gpu_timing","n":3,"future":true,"ratio":1.5e3,"x":null})") +
          mutateOp("flags", "0,\"newfield\":\"v\"") + "\n";

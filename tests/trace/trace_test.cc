@@ -126,7 +126,7 @@ TEST_CASE("an op handed over with bytes left to the writer is written with trace
   std::vector<OpRecord> expected;
   for (uint64_t i = 0; i < 200; ++i) {
     OpRecord r = variedOp(0, i);
-    expected.push_back(r);  // variedOp sets bytes = traceBytes(...)
+    expected.push_back(r);                     // variedOp sets bytes = traceBytes(...)
     if (i % 2 == 0) r.bytes = kBytesByWriter;  // as the API frame hands it over
     recorder->recordOp(r);
   }

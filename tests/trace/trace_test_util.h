@@ -111,8 +111,7 @@ inline pid_t forkChild(const std::function<int()>& body) {
     int code = 99;
     try {
       code = body();
-    } catch (...) {
-    }
+    } catch (...) {}
     std::fflush(nullptr);
     _exit(code);
   }

@@ -19,8 +19,8 @@
 #include "tests/transport/shared_transport_checks.h"
 #include "tests/transport/tcp_test_util.h"
 #include "transport/bootstrap/bootstrap.h"
-#include "transport/tcp/tcp_transport.h"
 #include "transport/bootstrap/unique_id.h"
+#include "transport/tcp/tcp_transport.h"
 
 namespace nshim {
 namespace {
@@ -159,11 +159,14 @@ TEST_CASE("a socket buffer above the system limit is forced or refused and never
 
 TEST_CASE("ranks that disagree about sockets per peer fail clearly", "[tcp]") {
   UniqueId id = mustCreateId();
-  auto codes = runRanksInProcesses(2, [&](int rank) -> std::string {
-    auto connected = connectTcpTransport(id, rank, 2, testOptions(5, rank == 0 ? 2 : 3));
-    if (connected.ok()) return "bootstrap succeeded";
-    return contains(connected.status().message(), "NCCLSHIM_NSOCKS_PERPEER") ? "" : connected.status().toString();
-  }, 30);
+  auto codes = runRanksInProcesses(
+      2,
+      [&](int rank) -> std::string {
+        auto connected = connectTcpTransport(id, rank, 2, testOptions(5, rank == 0 ? 2 : 3));
+        if (connected.ok()) return "bootstrap succeeded";
+        return contains(connected.status().message(), "NCCLSHIM_NSOCKS_PERPEER") ? "" : connected.status().toString();
+      },
+      30);
   CHECK(codes == std::vector<int>{0, 0});
 }
 
@@ -173,47 +176,50 @@ TEST_CASE("ranks that disagree about sockets per peer fail clearly", "[tcp]") {
 TEST_CASE("a bootstrap given a set of peers connects only those", "[tcp]") {
   UniqueId socketsId = mustCreateId();
   UniqueId transportId = mustCreateId();
-  auto codes = runRanksInProcesses(4, [&](int rank) -> std::string {
-    const std::vector<bool> otherNode = twoNodesOf(rank).otherNode;
-    BootstrapOptions options{3, 20, SocketInterface::fromEnvironment(), otherNode};
-    auto sockets = bootstrapConnect(socketsId, rank, 4, options);
-    if (!sockets.ok()) return sockets.status().toString();
-    for (int peer = 0; peer < 4; ++peer) {
-      const size_t want = otherNode[peer] ? 3 : 0;
-      if (sockets->sockets[peer].size() != want) {
-        return fmt::format("{} sockets to rank {}, expected {}", sockets->sockets[peer].size(), peer, want);
-      }
-      for (const Fd& fd : sockets->sockets[peer]) {
-        if (!fd.valid()) return fmt::format("an invalid socket to rank {}", peer);
-      }
-    }
-    auto t = connectTcpTransport(transportId, rank, 4, testOptions(), otherNode);
-    if (!t.ok()) return t.status().toString();
-    std::string refused = checkNodeMateRefused(**t, "TCP");
-    if (!refused.empty()) return refused;
-    Status s;
-    // Rank p sends 100000 bytes to (p + 2) % 4 and 100001 to the other rank of that node.
-    const std::vector<int> remote = {(rank + 2) % 4, (rank + 2) % 4 ^ 1};
-    std::vector<std::vector<uint8_t>> out, in;
-    std::vector<Request> requests(4);
-    for (int p : remote) {
-      out.push_back(pattern(p == (rank + 2) % 4 ? 100000 : 100001, rank, p, 5));
-      in.emplace_back(rank == (p + 2) % 4 ? 100000 : 100001);
-    }
-    for (size_t i = 0; i < remote.size() && s.ok(); ++i) {
-      s = (*t)->postSend(remote[i], 5, out[i].data(), out[i].size(), &requests[2 * i]);
-      if (s.ok()) s = (*t)->postRecv(remote[i], 5, in[i].data(), in[i].size(), &requests[2 * i + 1]);
-    }
-    std::vector<Request*> all;
-    for (Request& r : requests) all.push_back(&r);
-    if (s.ok()) s = (*t)->waitAll(all, Deadline::after(20));
-    if (!s.ok()) return s.toString();
-    for (size_t i = 0; i < remote.size(); ++i) {
-      std::string bad = verify(in[i], remote[i], rank, 5);
-      if (!bad.empty()) return bad;
-    }
-    return "";
-  }, 60);
+  auto codes = runRanksInProcesses(
+      4,
+      [&](int rank) -> std::string {
+        const std::vector<bool> otherNode = twoNodesOf(rank).otherNode;
+        BootstrapOptions options{3, 20, SocketInterface::fromEnvironment(), otherNode};
+        auto sockets = bootstrapConnect(socketsId, rank, 4, options);
+        if (!sockets.ok()) return sockets.status().toString();
+        for (int peer = 0; peer < 4; ++peer) {
+          const size_t want = otherNode[peer] ? 3 : 0;
+          if (sockets->sockets[peer].size() != want) {
+            return fmt::format("{} sockets to rank {}, expected {}", sockets->sockets[peer].size(), peer, want);
+          }
+          for (const Fd& fd : sockets->sockets[peer]) {
+            if (!fd.valid()) return fmt::format("an invalid socket to rank {}", peer);
+          }
+        }
+        auto t = connectTcpTransport(transportId, rank, 4, testOptions(), otherNode);
+        if (!t.ok()) return t.status().toString();
+        std::string refused = checkNodeMateRefused(**t, "TCP");
+        if (!refused.empty()) return refused;
+        Status s;
+        // Rank p sends 100000 bytes to (p + 2) % 4 and 100001 to the other rank of that node.
+        const std::vector<int> remote = {(rank + 2) % 4, (rank + 2) % 4 ^ 1};
+        std::vector<std::vector<uint8_t>> out, in;
+        std::vector<Request> requests(4);
+        for (int p : remote) {
+          out.push_back(pattern(p == (rank + 2) % 4 ? 100000 : 100001, rank, p, 5));
+          in.emplace_back(rank == (p + 2) % 4 ? 100000 : 100001);
+        }
+        for (size_t i = 0; i < remote.size() && s.ok(); ++i) {
+          s = (*t)->postSend(remote[i], 5, out[i].data(), out[i].size(), &requests[2 * i]);
+          if (s.ok()) s = (*t)->postRecv(remote[i], 5, in[i].data(), in[i].size(), &requests[2 * i + 1]);
+        }
+        std::vector<Request*> all;
+        for (Request& r : requests) all.push_back(&r);
+        if (s.ok()) s = (*t)->waitAll(all, Deadline::after(20));
+        if (!s.ok()) return s.toString();
+        for (size_t i = 0; i < remote.size(); ++i) {
+          std::string bad = verify(in[i], remote[i], rank, 5);
+          if (!bad.empty()) return bad;
+        }
+        return "";
+      },
+      60);
   CHECK(codes == std::vector<int>(4, 0));
 
   BootstrapOptions twoEntries{1, 1, SocketInterface::fromEnvironment(), {true, false}};
@@ -224,18 +230,21 @@ TEST_CASE("a bootstrap given a set of peers connects only those", "[tcp]") {
 
 TEST_CASE("ranks that never arrive are named by the others", "[tcp]") {
   UniqueId id = mustCreateId();
-  auto codes = runRanksInProcesses(4, [&](int rank) -> std::string {
-    if (rank >= 2) return "";  // ranks 2 and 3 never join
-    int64_t start = nowNs();
-    auto connected = connectTcpTransport(id, rank, 4, testOptions(3));
-    double waited = (nowNs() - start) * 1e-9;
-    if (connected.ok()) return "bootstrap succeeded without ranks 2 and 3";
-    const std::string& message = connected.status().message();
-    if (!contains(message, "ranks 2,3 of 4 never arrived") || connected.status().code() != Code::kTimeout) {
-      return "unexpected error: " + connected.status().toString();
-    }
-    return waited < 7 ? "" : fmt::format("took {:.1f} s", waited);
-  }, 30);
+  auto codes = runRanksInProcesses(
+      4,
+      [&](int rank) -> std::string {
+        if (rank >= 2) return "";  // ranks 2 and 3 never join
+        int64_t start = nowNs();
+        auto connected = connectTcpTransport(id, rank, 4, testOptions(3));
+        double waited = (nowNs() - start) * 1e-9;
+        if (connected.ok()) return "bootstrap succeeded without ranks 2 and 3";
+        const std::string& message = connected.status().message();
+        if (!contains(message, "ranks 2,3 of 4 never arrived") || connected.status().code() != Code::kTimeout) {
+          return "unexpected error: " + connected.status().toString();
+        }
+        return waited < 7 ? "" : fmt::format("took {:.1f} s", waited);
+      },
+      30);
   CHECK(codes == std::vector<int>(4, 0));
 }
 
@@ -249,15 +258,18 @@ TEST_CASE("a rank given to two processes is refused", "[tcp]") {
   REQUIRE(shared != MAP_FAILED);
   int* outcome = static_cast<int*>(shared);
   outcome[0] = outcome[1] = kOther;
-  auto codes = runRanksInProcesses(2, [&](int process) -> std::string {
-    if (process == 1) usleep(200000);
-    auto connected = connectTcpTransport(id, 0, 2, testOptions(2));
-    if (connected.ok()) return "bootstrap succeeded";
-    const std::string& message = connected.status().message();
-    if (contains(message, "rank 0 joined twice")) outcome[process] = kJoinedTwice;
-    if (contains(message, "rank 1 of 2 never arrived")) outcome[process] = kNeverArrived;
-    return outcome[process] != kOther ? "" : connected.status().toString();
-  }, 30);
+  auto codes = runRanksInProcesses(
+      2,
+      [&](int process) -> std::string {
+        if (process == 1) usleep(200000);
+        auto connected = connectTcpTransport(id, 0, 2, testOptions(2));
+        if (connected.ok()) return "bootstrap succeeded";
+        const std::string& message = connected.status().message();
+        if (contains(message, "rank 0 joined twice")) outcome[process] = kJoinedTwice;
+        if (contains(message, "rank 1 of 2 never arrived")) outcome[process] = kNeverArrived;
+        return outcome[process] != kOther ? "" : connected.status().toString();
+      },
+      30);
   CHECK(codes == std::vector<int>{0, 0});
   std::vector<int> seen = {outcome[0], outcome[1]};
   std::sort(seen.begin(), seen.end());
@@ -288,29 +300,32 @@ TEST_CASE("strangers at the bootstrap root are refused and the job completes", "
   auto silent = connectWithRetry(info->root, Deadline::after(5));
   REQUIRE(silent.ok());
 
-  auto codes = runRanksInProcesses(3, [&](int rank) -> std::string {
-    auto connected = connectTcpTransport(id, rank, 3, testOptions(10));
-    if (!connected.ok()) return connected.status().toString();
-    Transport& t = **connected;
-    std::vector<uint8_t> out = pattern(1000, rank, 0, 0), in[3];
-    Request reqs[4];
-    std::vector<Request*> list;
-    for (int peer = 0, n = 0; peer < 3; ++peer) {
-      if (peer == rank) continue;
-      in[peer].resize(1000);
-      (void)t.postRecv(peer, 1, in[peer].data(), 1000, &reqs[n]);
-      (void)t.postSend(peer, 1, out.data(), 1000, &reqs[n + 1]);
-      list.push_back(&reqs[n]);
-      list.push_back(&reqs[n + 1]);
-      n += 2;
-    }
-    Status status = t.waitAll(list, Deadline::after(10));
-    if (!status.ok()) return status.toString();
-    for (int peer = 0; peer < 3; ++peer) {
-      if (peer != rank && in[peer] != pattern(1000, peer, 0, 0)) return fmt::format("bad data from {}", peer);
-    }
-    return "";
-  }, 30);
+  auto codes = runRanksInProcesses(
+      3,
+      [&](int rank) -> std::string {
+        auto connected = connectTcpTransport(id, rank, 3, testOptions(10));
+        if (!connected.ok()) return connected.status().toString();
+        Transport& t = **connected;
+        std::vector<uint8_t> out = pattern(1000, rank, 0, 0), in[3];
+        Request reqs[4];
+        std::vector<Request*> list;
+        for (int peer = 0, n = 0; peer < 3; ++peer) {
+          if (peer == rank) continue;
+          in[peer].resize(1000);
+          (void)t.postRecv(peer, 1, in[peer].data(), 1000, &reqs[n]);
+          (void)t.postSend(peer, 1, out.data(), 1000, &reqs[n + 1]);
+          list.push_back(&reqs[n]);
+          list.push_back(&reqs[n + 1]);
+          n += 2;
+        }
+        Status status = t.waitAll(list, Deadline::after(10));
+        if (!status.ok()) return status.toString();
+        for (int peer = 0; peer < 3; ++peer) {
+          if (peer != rank && in[peer] != pattern(1000, peer, 0, 0)) return fmt::format("bad data from {}", peer);
+        }
+        return "";
+      },
+      30);
   CHECK(codes == std::vector<int>{0, 0, 0});
   // The root has finished and closed the silent connection.
   CHECK(readAll(silent->get(), &byte, 1, Deadline::after(3), "root").code() == Code::kRemoteError);

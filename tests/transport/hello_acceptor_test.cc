@@ -139,33 +139,36 @@ int highestOpenFd() {
 TEST_CASE("a hello acceptor out of file descriptors closes silent connections to serve hellos",
           "[tcp][bootstrap_flood]") {
   // In a child: the descriptor limit is lowered for the whole process.
-  auto codes = testing::runRanksInProcesses(1, [](int) -> std::string {
-    Server server;
-    const SocketAddress a = address("127.0.0.1");
-    std::vector<Fd> silent;
-    for (int i = 0; i < 20; ++i) silent.push_back(connectFrom(server.bound, a));
-    Fd rank = connectFrom(server.bound, a);
-    if (::send(rank.get(), "the-rank", kHelloBytes, 0) != static_cast<ssize_t>(kHelloBytes)) return "send failed";
-    // Only two descriptors are left (the holes below the highest are filled): the acceptor must
-    // close silent connections to reach the rank.
-    const int highest = highestOpenFd();
-    std::vector<Fd> fillers;
-    for (Fd filler(::dup(2)); filler.valid() && filler.get() < highest; filler = Fd(::dup(2))) {
-      fillers.push_back(std::move(filler));
-    }
-    rlimit limit{static_cast<rlim_t>(highest + 3), static_cast<rlim_t>(highest + 3)};
-    if (setrlimit(RLIMIT_NOFILE, &limit) != 0) return "setrlimit failed";
-    HelloAcceptor acceptor(server.listen.get(), kHelloBytes, 10, "test listener");
-    for (Deadline until = Deadline::after(5); server.hellos.empty() && !until.expired();) {
-      std::vector<pollfd> fds;
-      acceptor.appendPollFds(&fds);
-      ::poll(fds.data(), fds.size(), 20);
-      Status status = acceptor.service(fds.data(), fds.size(), server.onHello());
-      if (!status.ok()) return status.toString();
-    }
-    if (server.hellos != std::vector<std::string>{"the-rank"}) return "the rank's hello was not served";
-    return acceptor.strangers() > 0 ? "" : "no silent connection was closed to make room";
-  }, 30);
+  auto codes = testing::runRanksInProcesses(
+      1,
+      [](int) -> std::string {
+        Server server;
+        const SocketAddress a = address("127.0.0.1");
+        std::vector<Fd> silent;
+        for (int i = 0; i < 20; ++i) silent.push_back(connectFrom(server.bound, a));
+        Fd rank = connectFrom(server.bound, a);
+        if (::send(rank.get(), "the-rank", kHelloBytes, 0) != static_cast<ssize_t>(kHelloBytes)) return "send failed";
+        // Only two descriptors are left (the holes below the highest are filled): the acceptor must
+        // close silent connections to reach the rank.
+        const int highest = highestOpenFd();
+        std::vector<Fd> fillers;
+        for (Fd filler(::dup(2)); filler.valid() && filler.get() < highest; filler = Fd(::dup(2))) {
+          fillers.push_back(std::move(filler));
+        }
+        rlimit limit{static_cast<rlim_t>(highest + 3), static_cast<rlim_t>(highest + 3)};
+        if (setrlimit(RLIMIT_NOFILE, &limit) != 0) return "setrlimit failed";
+        HelloAcceptor acceptor(server.listen.get(), kHelloBytes, 10, "test listener");
+        for (Deadline until = Deadline::after(5); server.hellos.empty() && !until.expired();) {
+          std::vector<pollfd> fds;
+          acceptor.appendPollFds(&fds);
+          ::poll(fds.data(), fds.size(), 20);
+          Status status = acceptor.service(fds.data(), fds.size(), server.onHello());
+          if (!status.ok()) return status.toString();
+        }
+        if (server.hellos != std::vector<std::string>{"the-rank"}) return "the rank's hello was not served";
+        return acceptor.strangers() > 0 ? "" : "no silent connection was closed to make room";
+      },
+      30);
   CHECK(codes == std::vector<int>{0});
 }
 

@@ -1,6 +1,6 @@
 // One NIC per rank: NIC lists split per local rank (transport/bootstrap/nic_list.h).
-#include "tests/catch.h"
 #include "transport/bootstrap/nic_list.h"
+#include "tests/catch.h"
 
 namespace nshim {
 namespace {

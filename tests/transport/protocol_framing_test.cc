@@ -60,8 +60,8 @@ TEST_CASE("protocol lines: every length round-trips; a line with another flag is
       if (bytes == 0) continue;
       // The flag of the last word (LL) or line (LL128) is corrupted: the decoder names it.
       const size_t last = protocol == Protocol::kLL ? (bytes - 1) / 4 : (bytes - 1) / 120;
-      const size_t flagAt = protocol == Protocol::kLL ? 8 * last + (bytes - 4 * last < 4 ? bytes - 4 * last : 4)
-                                                      : 128 * last + 120;
+      const size_t flagAt =
+          protocol == Protocol::kLL ? 8 * last + (bytes - 4 * last < 4 ? bytes - 4 * last : 4) : 128 * last + 120;
       wire[flagAt] ^= 1;
       REQUIRE_FALSE(decodeProtocolLines(protocol, wire.data(), bytes, back.data(), 0x1234567u, &bad));
       REQUIRE(bad == last);
@@ -74,56 +74,64 @@ TEST_CASE("protocol framing: LL and LL128 messages between three ranks, every by
   const std::vector<size_t> sizes = {0, 1, 7, 8, 121, 4096, (64 << 10) + 5, 1 << 20};
   for (Protocol protocol : {Protocol::kLL, Protocol::kLL128, Protocol::kSimple}) {
     UniqueId id = mustCreateId();
-    auto codes = runRanksInProcesses(3, [&](int rank) -> std::string {
-      ShmOptions options;
-      options.timeoutSeconds = 20;
-      options.ringBytes = 64 << 10;
-      auto connected = connectShmTransport(id, rank, 3, {true, true, true}, options);
-      if (!connected.ok()) return connected.status().toString();
-      std::unique_ptr<Transport> t = createProtocolFramingTransport(std::move(connected).value());
-      t->setProtocol(protocol);
-      ExpectedBytes payload(3);
-      int msg = 0;
-      const int rounds = 2;
-      std::string bad = exchangeRounds(*t, sizes, rounds, Deadline::after(60), payload, &msg);
-      if (!bad.empty()) return bad;
-      uint64_t lines = 0;
-      for (size_t s : sizes) lines += protocolWireBytes(protocol, s);
-      ExpectedBytes wire(3);
-      for (int peer = 0; peer < 3; ++peer) {
-        if (peer == rank) continue;
-        wire.sent[peer] = wire.received[peer] = rounds * lines;
-      }
-      return checkByteCounters(*t, wire);
-    }, 90);
+    auto codes = runRanksInProcesses(
+        3,
+        [&](int rank) -> std::string {
+          ShmOptions options;
+          options.timeoutSeconds = 20;
+          options.ringBytes = 64 << 10;
+          auto connected = connectShmTransport(id, rank, 3, {true, true, true}, options);
+          if (!connected.ok()) return connected.status().toString();
+          std::unique_ptr<Transport> t = createProtocolFramingTransport(std::move(connected).value());
+          t->setProtocol(protocol);
+          ExpectedBytes payload(3);
+          int msg = 0;
+          const int rounds = 2;
+          std::string bad = exchangeRounds(*t, sizes, rounds, Deadline::after(60), payload, &msg);
+          if (!bad.empty()) return bad;
+          uint64_t lines = 0;
+          for (size_t s : sizes) lines += protocolWireBytes(protocol, s);
+          ExpectedBytes wire(3);
+          for (int peer = 0; peer < 3; ++peer) {
+            if (peer == rank) continue;
+            wire.sent[peer] = wire.received[peer] = rounds * lines;
+          }
+          return checkByteCounters(*t, wire);
+        },
+        90);
     CHECK(codes == std::vector<int>{0, 0, 0});
   }
 }
 
 TEST_CASE("protocol framing: a message sent as LL but received as Simple fails on both sides", "[protocol]") {
   UniqueId id = mustCreateId();
-  auto codes = runRanksInProcesses(2, [&](int rank) -> std::string {
-    ShmOptions options;
-    options.timeoutSeconds = 10;
-    auto connected = connectShmTransport(id, rank, 2, {true, true}, options);
-    if (!connected.ok()) return connected.status().toString();
-    std::unique_ptr<Transport> t = createProtocolFramingTransport(std::move(connected).value());
-    std::vector<char> buffer = payloadOf(1024);
-    Request req;
-    if (rank == 0) {
-      t->setProtocol(Protocol::kLL);
-      Status posted = t->postSend(1, 5, buffer.data(), buffer.size(), &req);
-      if (!posted.ok()) return posted.toString();
-      Status waited = waitOne(*t, &req, Deadline::after(5));
-      // The receiver refuses the message and ends its side: the sender fails or completes, never hangs.
-      return waited.ok() || waited.code() != Code::kTimeout ? "" : "sender hung: " + waited.toString();
-    }
-    Status posted = t->postRecv(0, 5, buffer.data(), buffer.size(), &req);
-    if (!posted.ok()) return posted.toString();
-    Status waited = waitOne(*t, &req, Deadline::after(5));
-    if (waited.ok()) return "the receive of a differently framed message succeeded";
-    return waited.message().find("rank 0") != std::string::npos ? "" : "error does not name the sender: " + waited.message();
-  }, 30);
+  auto codes = runRanksInProcesses(
+      2,
+      [&](int rank) -> std::string {
+        ShmOptions options;
+        options.timeoutSeconds = 10;
+        auto connected = connectShmTransport(id, rank, 2, {true, true}, options);
+        if (!connected.ok()) return connected.status().toString();
+        std::unique_ptr<Transport> t = createProtocolFramingTransport(std::move(connected).value());
+        std::vector<char> buffer = payloadOf(1024);
+        Request req;
+        if (rank == 0) {
+          t->setProtocol(Protocol::kLL);
+          Status posted = t->postSend(1, 5, buffer.data(), buffer.size(), &req);
+          if (!posted.ok()) return posted.toString();
+          Status waited = waitOne(*t, &req, Deadline::after(5));
+          // The receiver refuses the message and ends its side: the sender fails or completes, never hangs.
+          return waited.ok() || waited.code() != Code::kTimeout ? "" : "sender hung: " + waited.toString();
+        }
+        Status posted = t->postRecv(0, 5, buffer.data(), buffer.size(), &req);
+        if (!posted.ok()) return posted.toString();
+        Status waited = waitOne(*t, &req, Deadline::after(5));
+        if (waited.ok()) return "the receive of a differently framed message succeeded";
+        return waited.message().find("rank 0") != std::string::npos
+                   ? ""
+                   : "error does not name the sender: " + waited.message();
+      },
+      30);
   CHECK(codes == std::vector<int>{0, 0});
 }
 

@@ -42,8 +42,8 @@ inline std::string checkNodeMateRefused(Transport& t, const std::string& transpo
   for (bool send : {true, false}) {
     Request refused;
     Status s = send ? t.postSend(mate, 1, &byte, 1, &refused) : t.postRecv(mate, 1, &byte, 1, &refused);
-    if (s.ok() || !contains(s.message(), fmt::format("rank {} has no {} connection to rank {}", t.rank(),
-                                                     transportName, mate))) {
+    if (s.ok() ||
+        !contains(s.message(), fmt::format("rank {} has no {} connection to rank {}", t.rank(), transportName, mate))) {
       return fmt::format("a {} with the node's other rank: {}", send ? "send" : "receive", s.toString());
     }
   }

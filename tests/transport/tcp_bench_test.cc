@@ -9,8 +9,8 @@
 #include "common/clock.h"
 #include "tests/catch.h"
 #include "tests/test_util.h"
-#include "transport/tcp/tcp_transport.h"
 #include "transport/bootstrap/unique_id.h"
+#include "transport/tcp/tcp_transport.h"
 
 namespace nshim {
 namespace {
@@ -58,9 +58,7 @@ std::string stream(Transport& t, size_t total, size_t message, double* gbPerSeco
     if (!status.ok()) return status.toString();
   }
   Status status = t.waitAll(list, deadline);
-  if (status.ok()) {
-    status = t.rank() == 0 ? t.postRecv(1, 3, &ack, 1, &ackReq) : t.postSend(0, 3, &ack, 1, &ackReq);
-  }
+  if (status.ok()) { status = t.rank() == 0 ? t.postRecv(1, 3, &ack, 1, &ackReq) : t.postSend(0, 3, &ack, 1, &ackReq); }
   if (status.ok()) status = waitOne(t, &ackReq, deadline);
   if (!status.ok()) return status.toString();
   *gbPerSecond = total / ((nowNs() - start) * 1e-9) / 1e9;
@@ -70,31 +68,34 @@ std::string stream(Transport& t, size_t total, size_t message, double* gbPerSeco
 TEST_CASE("TCP transport latency and bandwidth (by hand)", "[.][tcpbench]") {
   auto id = createUniqueId();
   REQUIRE(id.ok());
-  auto codes = testing::runRanksInProcesses(2, [&](int rank) -> std::string {
-    TcpOptions options = TcpOptions::fromEnvironment();
-    auto connected = connectTcpTransport(*id, rank, 2, options);
-    if (!connected.ok()) return connected.status().toString();
-    Transport& t = **connected;
-    for (size_t bytes : {size_t(1), size_t(1024)}) {
-      double us = 0;
-      std::string error = pingPong(t, bytes, 20000, &us);
-      if (!error.empty()) return error;
-      if (rank == 0) std::printf("ping-pong %zu B: %.2f us round trip\n", bytes, us);
-    }
-    std::vector<double> rates;
-    for (int repeat = 0; repeat < 7; ++repeat) {
-      double rate = 0;
-      std::string error = stream(t, 64 << 20, 1 << 20, &rate);
-      if (!error.empty()) return error;
-      rates.push_back(rate);
-    }
-    std::sort(rates.begin(), rates.end());
-    if (rank == 0) {
-      std::printf("stream 64 MiB in 1 MiB messages, %d sockets: median %.2f GB/s, best %.2f GB/s\n",
-                  options.socketsPerPeer, rates[rates.size() / 2], rates.back());
-    }
-    return "";
-  }, 300);
+  auto codes = testing::runRanksInProcesses(
+      2,
+      [&](int rank) -> std::string {
+        TcpOptions options = TcpOptions::fromEnvironment();
+        auto connected = connectTcpTransport(*id, rank, 2, options);
+        if (!connected.ok()) return connected.status().toString();
+        Transport& t = **connected;
+        for (size_t bytes : {size_t(1), size_t(1024)}) {
+          double us = 0;
+          std::string error = pingPong(t, bytes, 20000, &us);
+          if (!error.empty()) return error;
+          if (rank == 0) std::printf("ping-pong %zu B: %.2f us round trip\n", bytes, us);
+        }
+        std::vector<double> rates;
+        for (int repeat = 0; repeat < 7; ++repeat) {
+          double rate = 0;
+          std::string error = stream(t, 64 << 20, 1 << 20, &rate);
+          if (!error.empty()) return error;
+          rates.push_back(rate);
+        }
+        std::sort(rates.begin(), rates.end());
+        if (rank == 0) {
+          std::printf("stream 64 MiB in 1 MiB messages, %d sockets: median %.2f GB/s, best %.2f GB/s\n",
+                      options.socketsPerPeer, rates[rates.size() / 2], rates.back());
+        }
+        return "";
+      },
+      300);
   CHECK(codes == std::vector<int>{0, 0});
 }
 

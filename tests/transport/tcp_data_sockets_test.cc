@@ -78,26 +78,34 @@ TEST_CASE("NCCL's socket threads and sockets resolve as NCCL resolves them", "[t
     CHECK(aws.dataSockets() == 16);
     CHECK(mustRead(none, "ens4", fakeSysClassNet("ens4", "0x1ae0")).dataSockets() == 4);
     // One of the two set: the other still comes from the vendor.
-    CHECK(mustRead(lookupOf({{"NCCL_SOCKET_NTHREADS", "1"}}), "ens5", fakeSysClassNet("ens5", "0x1d0f")).dataSockets() == 8);
+    CHECK(
+        mustRead(lookupOf({{"NCCL_SOCKET_NTHREADS", "1"}}), "ens5", fakeSysClassNet("ens5", "0x1d0f")).dataSockets() ==
+        8);
   }
   SECTION("set: their product, capped as NCCL caps it") {
     const std::string root = fakeSysClassNet("lo", "");
-    CHECK(mustRead(lookupOf({{"NCCL_SOCKET_NTHREADS", "2"}, {"NCCL_NSOCKS_PERTHREAD", "3"}}), "lo", root).dataSockets() == 6);
-    NcclSocketSettings many = mustRead(lookupOf({{"NCCL_SOCKET_NTHREADS", "40"}, {"NCCL_NSOCKS_PERTHREAD", "1"}}), "lo", root);
+    CHECK(
+        mustRead(lookupOf({{"NCCL_SOCKET_NTHREADS", "2"}, {"NCCL_NSOCKS_PERTHREAD", "3"}}), "lo", root).dataSockets() ==
+        6);
+    NcclSocketSettings many =
+        mustRead(lookupOf({{"NCCL_SOCKET_NTHREADS", "40"}, {"NCCL_NSOCKS_PERTHREAD", "1"}}), "lo", root);
     CHECK(many.threads == 16);
-    NcclSocketSettings wide = mustRead(lookupOf({{"NCCL_SOCKET_NTHREADS", "8"}, {"NCCL_NSOCKS_PERTHREAD", "16"}}), "lo", root);
+    NcclSocketSettings wide =
+        mustRead(lookupOf({{"NCCL_SOCKET_NTHREADS", "8"}, {"NCCL_NSOCKS_PERTHREAD", "16"}}), "lo", root);
     CHECK(wide.dataSockets() == 64);
-    NcclSocketSettings sized = mustRead(lookupOf({{"NCCL_SOCKET_MIN_TASKSIZE", "128K"}, {"NCCL_SOCKET_SNDBUF", "4M"},
-                                                  {"NCCL_SOCKET_RCVBUF", "-1"}}), "lo", root);
+    NcclSocketSettings sized = mustRead(
+        lookupOf({{"NCCL_SOCKET_MIN_TASKSIZE", "128K"}, {"NCCL_SOCKET_SNDBUF", "4M"}, {"NCCL_SOCKET_RCVBUF", "-1"}}),
+        "lo", root);
     CHECK(sized.minTaskBytes == 128u << 10);
     CHECK(sized.sendBufferBytes == 4 << 20);
     CHECK(sized.recvBufferBytes == -1);
   }
   SECTION("a malformed value is an error naming the variable") {
     const std::string root = fakeSysClassNet("lo", "");
-    for (auto [name, value] : std::vector<std::pair<std::string, std::string>>{
-             {"NCCL_SOCKET_NTHREADS", "two"}, {"NCCL_NSOCKS_PERTHREAD", "-5"}, {"NCCL_SOCKET_MIN_TASKSIZE", "0"},
-             {"NCCL_SOCKET_SNDBUF", "lots"}}) {
+    for (auto [name, value] : std::vector<std::pair<std::string, std::string>>{{"NCCL_SOCKET_NTHREADS", "two"},
+                                                                               {"NCCL_NSOCKS_PERTHREAD", "-5"},
+                                                                               {"NCCL_SOCKET_MIN_TASKSIZE", "0"},
+                                                                               {"NCCL_SOCKET_SNDBUF", "lots"}}) {
       auto settings = readNcclSocketSettings(lookupOf({{name, value}}), "lo", root);
       INFO(name << "=" << value);
       REQUIRE_FALSE(settings.ok());
@@ -109,7 +117,7 @@ TEST_CASE("NCCL's socket threads and sockets resolve as NCCL resolves them", "[t
 TEST_CASE("a message is cut into NCCL's tasks: at least the minimum, one per data socket", "[tcp][nccl_socket]") {
   NcclSocketSettings s;
   s.threads = 2;
-  s.socketsPerThread = 2;  // 4 data sockets, tasks of at least 64 KiB
+  s.socketsPerThread = 2;         // 4 data sockets, tasks of at least 64 KiB
   CHECK(s.onControlSocket(128));  // inline
   CHECK_FALSE(s.onControlSocket(129));
   CHECK(s.taskCount(129) == 1);
@@ -145,19 +153,23 @@ std::string dataSocketJob(const UniqueId& id, int rank) {
 
 TEST_CASE("messages cut over data sockets arrive intact", "[tcp][nccl_socket]") {
   UniqueId id = mustCreateId();
-  auto codes = runRanksInProcesses(2, [&](int rank) { return dataSocketJob(id, rank); }, 60);
+  auto codes = runRanksInProcesses(
+      2, [&](int rank) { return dataSocketJob(id, rank); }, 60);
   CHECK(codes == std::vector<int>{0, 0});
 }
 
 TEST_CASE("ranks with different NCCL data sockets are told so at connection", "[tcp][nccl_socket]") {
   UniqueId id = mustCreateId();
-  auto codes = runRanksInProcesses(2, [&](int rank) -> std::string {
-    TcpOptions options = testOptions(10, 2);
-    options.ncclVariables = lookupOf({{"NCCL_SOCKET_NTHREADS", rank == 0 ? "2" : "0"}});
-    auto connected = connectTcpTransport(id, rank, 2, options);
-    if (connected.ok()) return "connected despite different socket counts";
-    return contains(connected.status().message(), "same value on every rank") ? "" : connected.status().toString();
-  }, 30);
+  auto codes = runRanksInProcesses(
+      2,
+      [&](int rank) -> std::string {
+        TcpOptions options = testOptions(10, 2);
+        options.ncclVariables = lookupOf({{"NCCL_SOCKET_NTHREADS", rank == 0 ? "2" : "0"}});
+        auto connected = connectTcpTransport(id, rank, 2, options);
+        if (connected.ok()) return "connected despite different socket counts";
+        return contains(connected.status().message(), "same value on every rank") ? "" : connected.status().toString();
+      },
+      30);
   CHECK(codes == std::vector<int>{0, 0});
 }
 

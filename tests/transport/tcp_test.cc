@@ -13,8 +13,8 @@
 #include "tests/test_util.h"
 #include "tests/transport/shared_transport_checks.h"
 #include "tests/transport/tcp_test_util.h"
-#include "transport/tcp/tcp_transport.h"
 #include "transport/bootstrap/unique_id.h"
+#include "transport/tcp/tcp_transport.h"
 
 namespace nshim {
 namespace {
@@ -89,7 +89,6 @@ TEST_CASE("ranks exchange messages of many sizes with every byte checked", "[tcp
   }
 }
 
-
 // Channels (Request::channel): rank 0 sends channel 1's message before channel 0's, rank 1 posts
 // its receives the other way round; each channel is its own connection, matched on its own, so both
 // arrive intact. Then four messages on channel 0 only. The connections that carried sends: 2 for
@@ -120,7 +119,8 @@ std::string channelJob(const UniqueId& id, int rank) {
     std::string bad = verify(bufs[i], 0, 1, recvOrder[i]);
     if (!bad.empty()) return "channel " + std::to_string(recvOrder[i]) + ": " + bad;
   }
-  if (rank == 0 && t.peerBytes(1).sendLinks != 2) return fmt::format("{} links carried sends, want 2", t.peerBytes(1).sendLinks);
+  if (rank == 0 && t.peerBytes(1).sendLinks != 2)
+    return fmt::format("{} links carried sends, want 2", t.peerBytes(1).sendLinks);
   list.clear();
   std::vector<uint8_t> small(64, 1);
   for (int i = 2; i < 6; ++i) {
@@ -132,50 +132,55 @@ std::string channelJob(const UniqueId& id, int rank) {
   }
   status = guard.completed(t.waitAll(list, deadline));
   if (!status.ok()) return status.toString();
-  if (rank == 1 && t.peerBytes(0).sendLinks != 1) return fmt::format("{} links carried sends, want 1", t.peerBytes(0).sendLinks);
+  if (rank == 1 && t.peerBytes(0).sendLinks != 1)
+    return fmt::format("{} links carried sends, want 1", t.peerBytes(0).sendLinks);
   return "";
 }
 
 TEST_CASE("each channel is its own connection, matched on its own", "[tcp]") {
   UniqueId id = mustCreateId();
-  auto codes = runRanksInProcesses(2, [&](int rank) { return channelJob(id, rank); }, 60);
+  auto codes = runRanksInProcesses(
+      2, [&](int rank) { return channelJob(id, rank); }, 60);
   CHECK(codes == std::vector<int>{0, 0});
 }
 
 void mismatchJob(uint64_t recvTag, size_t recvBytes, const std::vector<std::string>& expected) {
   UniqueId id = mustCreateId();
-  auto codes = runRanksInProcesses(2, [&](int rank) -> std::string {
-    auto connected = connectTcpTransport(id, rank, 2, testOptions());
-    if (!connected.ok()) return connected.status().toString();
-    Transport& t = **connected;
-    std::vector<char> buf(100, 'x');
-    Request req;
-    auto sendOne = [&](int peer, uint64_t tag, size_t bytes) {
-      Status posted = t.postSend(peer, tag, buf.data(), bytes, &req);
-      return posted.ok() ? waitOne(t, &req, Deadline::after(10)) : posted;
-    };
-    auto recvOne = [&](int peer, uint64_t tag, size_t bytes) {
-      Status posted = t.postRecv(peer, tag, buf.data(), bytes, &req);
-      return posted.ok() ? waitOne(t, &req, Deadline::after(10)) : posted;
-    };
-    if (rank == 0) {
-      Status status = sendOne(1, 0x10, 100);
-      if (!status.ok()) return "send failed: " + status.toString();
-      // Rank 1 aborts on the mismatch: the next receive must fail fast, naming rank 1.
-      int64_t start = nowNs();
-      status = recvOne(1, 0x11, 1);
-      if (status.ok() || !contains(status.message(), "rank 1") || nowNs() - start > 5e9) {
-        return "expected a fast loss of rank 1, got: " + status.toString();
-      }
-      return "";
-    }
-    Status status = recvOne(0, recvTag, recvBytes);
-    if (status.ok()) return "mismatch not detected";
-    for (const std::string& part : expected) {
-      if (!contains(status.message(), part)) return "error lacks '" + part + "': " + status.message();
-    }
-    return "";
-  }, 30);
+  auto codes = runRanksInProcesses(
+      2,
+      [&](int rank) -> std::string {
+        auto connected = connectTcpTransport(id, rank, 2, testOptions());
+        if (!connected.ok()) return connected.status().toString();
+        Transport& t = **connected;
+        std::vector<char> buf(100, 'x');
+        Request req;
+        auto sendOne = [&](int peer, uint64_t tag, size_t bytes) {
+          Status posted = t.postSend(peer, tag, buf.data(), bytes, &req);
+          return posted.ok() ? waitOne(t, &req, Deadline::after(10)) : posted;
+        };
+        auto recvOne = [&](int peer, uint64_t tag, size_t bytes) {
+          Status posted = t.postRecv(peer, tag, buf.data(), bytes, &req);
+          return posted.ok() ? waitOne(t, &req, Deadline::after(10)) : posted;
+        };
+        if (rank == 0) {
+          Status status = sendOne(1, 0x10, 100);
+          if (!status.ok()) return "send failed: " + status.toString();
+          // Rank 1 aborts on the mismatch: the next receive must fail fast, naming rank 1.
+          int64_t start = nowNs();
+          status = recvOne(1, 0x11, 1);
+          if (status.ok() || !contains(status.message(), "rank 1") || nowNs() - start > 5e9) {
+            return "expected a fast loss of rank 1, got: " + status.toString();
+          }
+          return "";
+        }
+        Status status = recvOne(0, recvTag, recvBytes);
+        if (status.ok()) return "mismatch not detected";
+        for (const std::string& part : expected) {
+          if (!contains(status.message(), part)) return "error lacks '" + part + "': " + status.message();
+        }
+        return "";
+      },
+      30);
   CHECK(codes == std::vector<int>{0, 0});
 }
 
@@ -187,11 +192,14 @@ TEST_CASE("tag and length mismatches fail with both ranks and both values", "[tc
 TEST_CASE("a rank killed mid-transfer is named by the survivors", "[tcp]") {
   UniqueId id = mustCreateId();
   constexpr size_t kBig = 16 << 20;  // more than the socket buffers hold: transfers are in flight
-  auto codes = runRanksInProcesses(3, [&](int rank) -> std::string {
-    auto connected = connectTcpTransport(id, rank, 3, testOptions());
-    if (!connected.ok()) return connected.status().toString();
-    return killedHubJob(**connected, kBig, 50, 3, 5);
-  }, 60);
+  auto codes = runRanksInProcesses(
+      3,
+      [&](int rank) -> std::string {
+        auto connected = connectTcpTransport(id, rank, 3, testOptions());
+        if (!connected.ok()) return connected.status().toString();
+        return killedHubJob(**connected, kBig, 50, 3, 5);
+      },
+      60);
   CHECK(codes == std::vector<int>{0, 0, 128 + SIGKILL});
 }
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "tests/catch.h"
-#include "transport/tcp/tcp_transport.h"
 #include "transport/bootstrap/unique_id.h"
+#include "transport/tcp/tcp_transport.h"
 
 namespace nshim::tcptest {
 

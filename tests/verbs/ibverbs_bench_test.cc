@@ -109,8 +109,10 @@ std::string allreduceBench(Communicator& comm, size_t bytes, int iterations, Dat
   size_t count = bytes / sizeof(T);
   std::vector<T> in(count, T(1)), out(count);
   std::vector<MemoryRegistration> registrations;
-  std::string failed = registerIf(registered, comm.transport(), {reinterpret_cast<char*>(in.data()), bytes}, &registrations);
-  if (failed.empty()) failed = registerIf(registered, comm.transport(), {reinterpret_cast<char*>(out.data()), bytes}, &registrations);
+  std::string failed =
+      registerIf(registered, comm.transport(), {reinterpret_cast<char*>(in.data()), bytes}, &registrations);
+  if (failed.empty())
+    failed = registerIf(registered, comm.transport(), {reinterpret_cast<char*>(out.data()), bytes}, &registrations);
   if (!failed.empty()) return failed;
   ReduceOp op;
   Status status = allReduce(comm, in.data(), out.data(), count, type, op);  // warm-up
@@ -130,10 +132,11 @@ std::string allreduceBench(Communicator& comm, size_t bytes, int iterations, Dat
   if (comm.rank() == 0) {
     double algbw = bytes * 8e-9 / seconds;
     int n = comm.nranks();
-    std::printf("verbs-bench allreduce%s type=%s bytes=%zu seconds=%.3f algbw_gbps=%.4f busbw_gbps=%.4f "
-                "zero_copy_bytes=%llu\n", registered ? "-zero-copy" : "", typeName, bytes, seconds, algbw,
-                algbw * 2 * (n - 1) / n,
-                static_cast<unsigned long long>(zeroCopyBytes(comm.transport()) - zeroCopyBefore));
+    std::printf(
+        "verbs-bench allreduce%s type=%s bytes=%zu seconds=%.3f algbw_gbps=%.4f busbw_gbps=%.4f "
+        "zero_copy_bytes=%llu\n",
+        registered ? "-zero-copy" : "", typeName, bytes, seconds, algbw, algbw * 2 * (n - 1) / n,
+        static_cast<unsigned long long>(zeroCopyBytes(comm.transport()) - zeroCopyBefore));
     std::fflush(stdout);
   }
   return "";
@@ -148,25 +151,28 @@ TEST_CASE("ibverbs transport throughput (by hand)", "[.][verbsbench]") {
   size_t message = static_cast<size_t>(envBytes("NCCLSHIM_BENCH_MSG", 1 << 20));
   size_t allreduceBytes = static_cast<size_t>(envBytes("NCCLSHIM_BENCH_ALLREDUCE", 8 << 20));
   int iterations = static_cast<int>(envInt("NCCLSHIM_BENCH_ITERS", 3));
-  auto codes = testing::runRanksInProcesses(2, [&](int rank) -> std::string {
-    IbverbsOptions options = IbverbsOptions::fromEnvironment();
-    options.timeoutSeconds = 60;
-    auto transport = connectIbverbsTransport(uid, rank, 2, options);
-    if (!transport.ok()) return transport.status().toString();
-    Communicator comm(std::move(transport).value(), CollectiveOptions::fromEnvironment());
-    std::string error;
-    for (bool registered : {false, true}) {
-      if (error.empty()) error = stream(comm.transport(), total, message, false, registered);
-      if (error.empty()) error = stream(comm.transport(), total, message, true, registered);
-      if (error.empty() && allreduceBytes > 0) {
-        error = allreduceBench<int32_t>(comm, allreduceBytes, iterations, DataType::kInt32, "int32", registered);
-      }
-      if (error.empty() && allreduceBytes > 0) {
-        error = allreduceBench<float>(comm, allreduceBytes, iterations, DataType::kFloat32, "float32", registered);
-      }
-    }
-    return error;
-  }, 900);
+  auto codes = testing::runRanksInProcesses(
+      2,
+      [&](int rank) -> std::string {
+        IbverbsOptions options = IbverbsOptions::fromEnvironment();
+        options.timeoutSeconds = 60;
+        auto transport = connectIbverbsTransport(uid, rank, 2, options);
+        if (!transport.ok()) return transport.status().toString();
+        Communicator comm(std::move(transport).value(), CollectiveOptions::fromEnvironment());
+        std::string error;
+        for (bool registered : {false, true}) {
+          if (error.empty()) error = stream(comm.transport(), total, message, false, registered);
+          if (error.empty()) error = stream(comm.transport(), total, message, true, registered);
+          if (error.empty() && allreduceBytes > 0) {
+            error = allreduceBench<int32_t>(comm, allreduceBytes, iterations, DataType::kInt32, "int32", registered);
+          }
+          if (error.empty() && allreduceBytes > 0) {
+            error = allreduceBench<float>(comm, allreduceBytes, iterations, DataType::kFloat32, "float32", registered);
+          }
+        }
+        return error;
+      },
+      900);
   CHECK(codes == std::vector<int>{0, 0});
 }
 

@@ -27,7 +27,8 @@ TEST_CASE("ibverbs: every collective up to 4 MiB, every byte and the byte formul
     std::vector<CollectiveCase> cases = collectiveMatrix(nranks, {0, 7, 1000, (size_t{1} << 18) + 3}, floatSum);
     // A few MB: allreduce of 4 MiB (several slices and ring blocks) and a 2 MiB allgather.
     cases.push_back(CollectiveCase{Collective::kAllReduce, size_t{1} << 20, DataType::kFloat32, ReduceKind::kSum});
-    cases.push_back(CollectiveCase{Collective::kAllGather, (size_t{1} << 19) / nranks, DataType::kInt32, ReduceKind::kSum});
+    cases.push_back(
+        CollectiveCase{Collective::kAllGather, (size_t{1} << 19) / nranks, DataType::kInt32, ReduceKind::kSum});
     CollectiveOptions options;
     options.timeoutSeconds = 60;
     options.smallAllReduceBytes = 0;  // the ring everywhere, so the byte formulas apply

@@ -77,16 +77,19 @@ TEST_CASE("ibverbs: a rank whose device fails is named by its peer", "[ibverbs]"
   auto created = createUniqueId();
   REQUIRE(created.ok());
   UniqueId id = *created;
-  auto codes = runRanksInProcesses(2, [&](int rank) -> std::string {
-    IbverbsOptions options = testOptions();
-    options.timeoutSeconds = 10;
-    if (rank == 1) options.hca = "nosuchdev9";
-    auto connected = connectIbverbsTransport(id, rank, 2, options);
-    if (connected.ok()) return "connected despite a bad device";
-    const std::string& error = connected.status().message();
-    const char* expected = rank == 1 ? "matches no RDMA device" : "QP endpoints of rank 1";
-    return contains(error, expected) ? "" : "unexpected error: " + error;
-  }, 60);
+  auto codes = runRanksInProcesses(
+      2,
+      [&](int rank) -> std::string {
+        IbverbsOptions options = testOptions();
+        options.timeoutSeconds = 10;
+        if (rank == 1) options.hca = "nosuchdev9";
+        auto connected = connectIbverbsTransport(id, rank, 2, options);
+        if (connected.ok()) return "connected despite a bad device";
+        const std::string& error = connected.status().message();
+        const char* expected = rank == 1 ? "matches no RDMA device" : "QP endpoints of rank 1";
+        return contains(error, expected) ? "" : "unexpected error: " + error;
+      },
+      60);
   CHECK(codes == std::vector<int>{0, 0});
 }
 
@@ -95,14 +98,17 @@ TEST_CASE("ibverbs: ranks that disagree about QPs per peer are told which settin
   auto created = createUniqueId();
   REQUIRE(created.ok());
   UniqueId id = *created;
-  auto codes = runRanksInProcesses(2, [&](int rank) -> std::string {
-    IbverbsOptions options = testOptions(rank == 0 ? 1 : 2);
-    options.timeoutSeconds = 10;
-    auto connected = connectIbverbsTransport(id, rank, 2, options);
-    if (connected.ok()) return "connected despite different QP counts";
-    const std::string& error = connected.status().message();
-    return contains(error, "NCCLSHIM_IB_QPS_PER_PEER") ? "" : "unexpected error: " + error;
-  }, 60);
+  auto codes = runRanksInProcesses(
+      2,
+      [&](int rank) -> std::string {
+        IbverbsOptions options = testOptions(rank == 0 ? 1 : 2);
+        options.timeoutSeconds = 10;
+        auto connected = connectIbverbsTransport(id, rank, 2, options);
+        if (connected.ok()) return "connected despite different QP counts";
+        const std::string& error = connected.status().message();
+        return contains(error, "NCCLSHIM_IB_QPS_PER_PEER") ? "" : "unexpected error: " + error;
+      },
+      60);
   CHECK(codes == std::vector<int>{0, 0});
 }
 

@@ -23,9 +23,9 @@ namespace {
 
 using tcptest::abortFromAnotherThread;
 using tcptest::checkByteCounters;
-using tcptest::killedHubJob;
 using tcptest::exchangeRounds;
 using tcptest::ExpectedBytes;
+using tcptest::killedHubJob;
 using tcptest::pattern;
 using tcptest::verify;
 using testing::runRanksInProcesses;
@@ -50,7 +50,8 @@ void runExchange(int nranks, const IbverbsOptions& options) {
   auto id = createUniqueId();
   REQUIRE(id.ok());
   UniqueId uid = *id;
-  auto codes = runRanksInProcesses(nranks, [&](int rank) { return exchangeJob(uid, rank, nranks, options); }, 120);
+  auto codes = runRanksInProcesses(
+      nranks, [&](int rank) { return exchangeJob(uid, rank, nranks, options); }, 120);
   INFO("nranks " << nranks << ", " << options.qpsPerPeer << " link(s) per peer, " << options.slots << " slots of "
                  << options.slotBytes << " bytes, post thread " << options.postThread
                  << " (rank errors are on stderr above)");
@@ -89,22 +90,25 @@ TEST_CASE("ibverbs: connected to the other node's ranks only, beside shared memo
   auto id = createUniqueId();
   REQUIRE(id.ok());
   UniqueId uid = *id;
-  auto codes = runRanksInProcesses(4, [&](int rank) -> std::string {
-    const auto [sameNode, otherNode] = tcptest::twoNodesOf(rank);
-    auto net = connectIbverbsTransport(uid, rank, 4, testOptions(2), otherNode);
-    if (!net.ok()) return net.status().toString();
-    std::string refused = tcptest::checkNodeMateRefused(**net, "ibverbs");
-    if (!refused.empty()) return refused;
-    ShmOptions shmOptions;
-    shmOptions.timeoutSeconds = 30;
-    auto shm = connectShmTransport(uid, rank, 4, sameNode, shmOptions);
-    if (!shm.ok()) return shm.status().toString();
-    auto t = createNodeRoutedTransport(std::move(shm).value(), std::move(net).value(), sameNode);
-    ExpectedBytes expected(4);
-    int msg = 0;
-    std::string error = exchangeRounds(*t, kSizes, 2, Deadline::after(60), expected, &msg);
-    return error.empty() ? checkByteCounters(*t, expected) : error;
-  }, 120);
+  auto codes = runRanksInProcesses(
+      4,
+      [&](int rank) -> std::string {
+        const auto [sameNode, otherNode] = tcptest::twoNodesOf(rank);
+        auto net = connectIbverbsTransport(uid, rank, 4, testOptions(2), otherNode);
+        if (!net.ok()) return net.status().toString();
+        std::string refused = tcptest::checkNodeMateRefused(**net, "ibverbs");
+        if (!refused.empty()) return refused;
+        ShmOptions shmOptions;
+        shmOptions.timeoutSeconds = 30;
+        auto shm = connectShmTransport(uid, rank, 4, sameNode, shmOptions);
+        if (!shm.ok()) return shm.status().toString();
+        auto t = createNodeRoutedTransport(std::move(shm).value(), std::move(net).value(), sameNode);
+        ExpectedBytes expected(4);
+        int msg = 0;
+        std::string error = exchangeRounds(*t, kSizes, 2, Deadline::after(60), expected, &msg);
+        return error.empty() ? checkByteCounters(*t, expected) : error;
+      },
+      120);
   CHECK(codes == std::vector<int>(4, 0));
 }
 
@@ -122,32 +126,35 @@ void mismatchJob(uint64_t recvTag, size_t recvBytes, const std::vector<std::stri
   auto created = createUniqueId();
   REQUIRE(created.ok());
   UniqueId id = *created;
-  auto codes = runRanksInProcesses(2, [&](int rank) -> std::string {
-    auto connected = connectIbverbsTransport(id, rank, 2, testOptions());
-    if (!connected.ok()) return connected.status().toString();
-    Transport& t = **connected;
-    std::vector<char> buf(100, 'x');
-    Request req;
-    if (rank == 0) {
-      Status status = t.postSend(1, 0x10, buf.data(), 100, &req);
-      if (status.ok()) status = waitOne(t, &req, Deadline::after(10));
-      if (!status.ok()) return "send failed: " + status.toString();
-      int64_t start = nowNs();  // rank 1 aborts on the mismatch: our next receive fails fast, naming it
-      status = t.postRecv(1, 0x11, buf.data(), 1, &req);
-      if (status.ok()) status = waitOne(t, &req, Deadline::after(10));
-      if (status.ok() || !contains(status.message(), "rank 1") || nowNs() - start > 5e9) {
-        return "expected a fast loss of rank 1, got: " + status.toString();
-      }
-      return "";
-    }
-    Status status = t.postRecv(0, recvTag, buf.data(), recvBytes, &req);
-    if (status.ok()) status = waitOne(t, &req, Deadline::after(10));
-    if (status.ok()) return "mismatch not detected";
-    for (const std::string& part : expected) {
-      if (!contains(status.message(), part)) return "error lacks '" + part + "': " + status.message();
-    }
-    return "";
-  }, 60);
+  auto codes = runRanksInProcesses(
+      2,
+      [&](int rank) -> std::string {
+        auto connected = connectIbverbsTransport(id, rank, 2, testOptions());
+        if (!connected.ok()) return connected.status().toString();
+        Transport& t = **connected;
+        std::vector<char> buf(100, 'x');
+        Request req;
+        if (rank == 0) {
+          Status status = t.postSend(1, 0x10, buf.data(), 100, &req);
+          if (status.ok()) status = waitOne(t, &req, Deadline::after(10));
+          if (!status.ok()) return "send failed: " + status.toString();
+          int64_t start = nowNs();  // rank 1 aborts on the mismatch: our next receive fails fast, naming it
+          status = t.postRecv(1, 0x11, buf.data(), 1, &req);
+          if (status.ok()) status = waitOne(t, &req, Deadline::after(10));
+          if (status.ok() || !contains(status.message(), "rank 1") || nowNs() - start > 5e9) {
+            return "expected a fast loss of rank 1, got: " + status.toString();
+          }
+          return "";
+        }
+        Status status = t.postRecv(0, recvTag, buf.data(), recvBytes, &req);
+        if (status.ok()) status = waitOne(t, &req, Deadline::after(10));
+        if (status.ok()) return "mismatch not detected";
+        for (const std::string& part : expected) {
+          if (!contains(status.message(), part)) return "error lacks '" + part + "': " + status.message();
+        }
+        return "";
+      },
+      60);
   CHECK(codes == std::vector<int>{0, 0});
 }
 
@@ -163,11 +170,14 @@ TEST_CASE("ibverbs: a rank killed mid-transfer is named by the survivors", "[ibv
   REQUIRE(created.ok());
   UniqueId id = *created;
   constexpr size_t kBig = 4 << 20;  // more than the rings hold: transfers are in flight when it dies
-  auto codes = runRanksInProcesses(3, [&](int rank) -> std::string {
-    auto connected = connectIbverbsTransport(id, rank, 3, testOptions());
-    if (!connected.ok()) return connected.status().toString();
-    return killedHubJob(**connected, kBig, 20, 1, 10);
-  }, 90);
+  auto codes = runRanksInProcesses(
+      3,
+      [&](int rank) -> std::string {
+        auto connected = connectIbverbsTransport(id, rank, 3, testOptions());
+        if (!connected.ok()) return connected.status().toString();
+        return killedHubJob(**connected, kBig, 20, 1, 10);
+      },
+      90);
   CHECK(codes == std::vector<int>{0, 0, 128 + SIGKILL});
 }
 

@@ -35,7 +35,8 @@ std::vector<int> runJob(int nranks, const std::function<std::string(const Unique
   auto id = createUniqueId();
   REQUIRE(id.ok());
   UniqueId uid = *id;
-  return runRanksInProcesses(nranks, [&](int rank) { return job(uid, rank); }, 180);
+  return runRanksInProcesses(
+      nranks, [&](int rank) { return job(uid, rank); }, 180);
 }
 
 // The test options with zero copy from kZeroCopyMin (whatever the environment says).
@@ -106,10 +107,11 @@ TEST_CASE("ibverbs zero copy: every mix of registered and plain buffers, every b
           uint64_t expectedZeroCopy = registerSends && registerRecvs ? large : 0;
           if (after.received - before.received != total || after.sent - before.sent != total ||
               after.receivedZeroCopy - before.receivedZeroCopy != expectedZeroCopy) {
-            return fmt::format("sends registered {}, receives registered {}: sent {}, received {} ({} zero-copy); "
-                               "expected {} each way, {} zero-copy", registerSends, registerRecvs,
-                               after.sent - before.sent, after.received - before.received,
-                               after.receivedZeroCopy - before.receivedZeroCopy, total, expectedZeroCopy);
+            return fmt::format(
+                "sends registered {}, receives registered {}: sent {}, received {} ({} zero-copy); "
+                "expected {} each way, {} zero-copy",
+                registerSends, registerRecvs, after.sent - before.sent, after.received - before.received,
+                after.receivedZeroCopy - before.receivedZeroCopy, total, expectedZeroCopy);
           }
         }
       }
@@ -247,7 +249,8 @@ TEST_CASE("ibverbs zero copy: a registration in use cannot be ended", "[ibverbs]
     status = t.postSend(1, 9, buf.data(), buf.size(), &req);
     if (!status.ok()) return status.toString();
     Status early = t.deregisterMemory(buf.data());
-    if (early.ok() || !contains(early.message(), "still in use")) return "deregistered while in use: " + early.toString();
+    if (early.ok() || !contains(early.message(), "still in use"))
+      return "deregistered while in use: " + early.toString();
     status = waitOne(t, &req, Deadline::after(20));
     if (status.ok()) status = t.deregisterMemory(buf.data());
     return status.ok() ? "" : status.toString();

@@ -43,8 +43,8 @@ inline bool contains(const std::string& text, const std::string& part) { return 
 #endif
 
 // Skips the test when this machine has no RDMA device.
-#define NSHIM_REQUIRE_RDMA()                                                                        \
-  do {                                                                                              \
-    if (::nshim::verbstest::rdmaDevices().empty())                                                  \
+#define NSHIM_REQUIRE_RDMA()                                                                         \
+  do {                                                                                               \
+    if (::nshim::verbstest::rdmaDevices().empty())                                                   \
       NSHIM_SKIP_TEST("SKIPPED: no RDMA device (run tests/suites/verbs_vm_tests.sh for soft-RoCE)"); \
   } while (0)

@@ -50,8 +50,8 @@ std::vector<std::string> opsWithMembers(const trace::TraceSet& traces) {
       lines.push_back(std::to_string(file.globalRank()) + " " + trace::opName(op.op) + " count " +
                       std::to_string(op.count) + " " + trace::datatypeName(op.datatype) + " root " +
                       std::to_string(op.root) + " peer " + std::to_string(op.peer) + " rank " +
-                      std::to_string(op.rank) + "/" + std::to_string(op.nranks) + " bytes " +
-                      std::to_string(op.bytes) + " seq " + std::to_string(op.seq) + " members " + members);
+                      std::to_string(op.rank) + "/" + std::to_string(op.nranks) + " bytes " + std::to_string(op.bytes) +
+                      " seq " + std::to_string(op.seq) + " members " + members);
     }
   }
   return lines;
@@ -71,8 +71,7 @@ TEST_CASE("the shape of Megatron captures is recovered from their communicators"
   CHECK(kinds[GroupKind::kWorld] == 2);
 }
 
-TEST_CASE("MoE TP1 x DP4 x EP2 scaled to DP8 equals the DP8 capture: expert groups stay, expert-data grow",
-          "[scale]") {
+TEST_CASE("MoE TP1 x DP4 x EP2 scaled to DP8 equals the DP8 capture: expert groups stay, expert-data grow", "[scale]") {
   trace::TraceSet dp4 = load("megatron_moe_tp1_dp4_ep2");
   trace::TraceSet dp8 = load("megatron_moe_tp1_dp8_ep2");
   Result<JobShape> shape = recoverJobShape(dp4);
@@ -108,7 +107,7 @@ TEST_CASE("sharded buffers are resized as Megatron pads them, or divided, or ref
   Result<ShardCount> coarse = resizeShard(128, 3, 2);  // 384 elements, padded to lcm(3, 128)
   REQUIRE(coarse.ok());
   CHECK(coarse->count == 192);
-  CHECK(coarse->withinElements == 384);  // the unpadded buffer may have been as small as 257
+  CHECK(coarse->withinElements == 384);             // the unpadded buffer may have been as small as 257
   Result<ShardCount> even = resizeShard(10, 3, 5);  // 30 elements, not padded: divided exactly
   REQUIRE(even.ok());
   CHECK(even->count == 6);

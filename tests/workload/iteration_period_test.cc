@@ -34,7 +34,7 @@ TEST_CASE("the period of a call sequence, read back from the last call", "[itera
   // The shortest period: "abab" repeated is "ab" repeated.
   CHECK(periodOf("abababab").period == 2);
 
-  CHECK_FALSE(periodOf("abcdefgh").found);        // a size sweep: every call differs
+  CHECK_FALSE(periodOf("abcdefgh").found);         // a size sweep: every call differs
   CHECK_FALSE(periodOf("abcdefghijkxyxy").found);  // a repeat at the end of a long irregular run
   CHECK_FALSE(periodOf("abcabd").found);           // one step and a different one
   CHECK_FALSE(periodOf("").found);

@@ -15,8 +15,8 @@ OpInterval us(int64_t start, int64_t end, uint64_t comm) { return {start * 1000,
 
 TEST_CASE("timeline figures of a capture equal a hand computation", "[workload]") {
   // Two iterations of W [0,2000], S [500,800], W [2500,2900] (us), the second 4000 us later.
-  const std::vector<OpInterval> ops = {us(0, 2000, kW),       us(500, 800, kS),       us(2500, 2900, kW),
-                                       us(4000, 6000, kW),    us(4500, 4800, kS),     us(6500, 6900, kW)};
+  const std::vector<OpInterval> ops = {us(0, 2000, kW),    us(500, 800, kS),   us(2500, 2900, kW),
+                                       us(4000, 6000, kW), us(4500, 4800, kS), us(6500, 6900, kW)};
   const TimelineFigures f = timelineFigures(ops);
   CHECK(f.ops == 6);
   CHECK(f.commUs == Approx(2 * (2000 + 300 + 400)));

@@ -43,7 +43,7 @@ void addMember(Row* row, const WorkOp& op) {
 std::vector<Row> captureRows(const workload::Workload& w) {
   std::vector<Row> rows;
   for (const workload::CommGroup& comm : w.comms) {
-    std::map<int, std::vector<const WorkOp*>> collectives;                // member -> its collectives
+    std::map<int, std::vector<const WorkOp*>> collectives;                   // member -> its collectives
     std::map<std::pair<int, int>, std::vector<const WorkOp*>> sends, recvs;  // (from, to) comm ranks
     for (size_t r = 0; r < comm.members.size(); ++r) {
       const int g = comm.members[r];
@@ -77,9 +77,10 @@ std::vector<Row> captureRows(const workload::Workload& w) {
 }
 
 std::string figuresJson(const TimelineFigures& f) {
-  return fmt::format("{{\"comm_us\":{:.3f},\"exposed_us\":{:.3f},\"busy_us\":{:.3f},\"span_us\":{:.3f},\"idle_us\":{:.3f},"
-                     "\"overlap_pairs\":{},\"ops\":{}}}", f.commUs, f.exposedUs, f.busyUs, f.spanUs, f.idleUs,
-                     f.overlapPairs, f.ops);
+  return fmt::format(
+      "{{\"comm_us\":{:.3f},\"exposed_us\":{:.3f},\"busy_us\":{:.3f},\"span_us\":{:.3f},\"idle_us\":{:.3f},"
+      "\"overlap_pairs\":{},\"ops\":{}}}",
+      f.commUs, f.exposedUs, f.busyUs, f.spanUs, f.idleUs, f.overlapPairs, f.ops);
 }
 
 std::string clockOf(const workload::Workload& w) {
@@ -93,14 +94,17 @@ std::string clockOf(const workload::Workload& w) {
 }
 
 struct FileCloser {
-  void operator()(FILE* f) const { if (f) std::fclose(f); }
+  void operator()(FILE* f) const {
+    if (f) std::fclose(f);
+  }
 };
 
 }  // namespace
 
 Status writeCaptureFigures(const std::string& path, const std::string& source, const workload::Workload& w) {
-  std::string out = fmt::format("{{\"capture\":{},\"description\":{},\"world_size\":{},\"recorded_clock\":{},\n\"ops\":[",
-                                jsonQuoted(source), jsonQuoted(w.description), w.worldSize, jsonQuoted(clockOf(w)));
+  std::string out =
+      fmt::format("{{\"capture\":{},\"description\":{},\"world_size\":{},\"recorded_clock\":{},\n\"ops\":[",
+                  jsonQuoted(source), jsonQuoted(w.description), w.worldSize, jsonQuoted(clockOf(w)));
   bool first = true;
   for (const Row& row : captureRows(w)) {
     if (row.ref == nullptr) continue;
@@ -122,8 +126,8 @@ Status writeCaptureFigures(const std::string& path, const std::string& source, c
     }
     const TimelineFigures whole = workload::timelineFigures(timeline);
     overlap += whole.overlapPairs;
-    ranks += fmt::format("{}{{\"rank\":{},\"capture\":{}}}", ranks.empty() ? "" : ",", rank.globalRank,
-                         figuresJson(whole));
+    ranks +=
+        fmt::format("{}{{\"rank\":{},\"capture\":{}}}", ranks.empty() ? "" : ",", rank.globalRank, figuresJson(whole));
     const workload::IterationPeriod period = workload::findIterationPeriod(rank);
     for (size_t k = 0; period.found && k < period.iterations; ++k) {
       const size_t begin = period.firstBoundary + k * period.period;
@@ -135,9 +139,10 @@ Status writeCaptureFigures(const std::string& path, const std::string& source, c
     }
   }
   if (!captured) ranks.clear(), iterations.clear(), overlap = 0;
-  out += fmt::format("],\n\"timeline\":{{\"captured\":{},\"note\":{},\"capture_overlap_pairs\":{},\"ranks\":[{}],"
-                     "\"iterations\":[{}]}}}}\n", captured ? "true" : "false", jsonQuoted(note), overlap, ranks,
-                     iterations);
+  out += fmt::format(
+      "],\n\"timeline\":{{\"captured\":{},\"note\":{},\"capture_overlap_pairs\":{},\"ranks\":[{}],"
+      "\"iterations\":[{}]}}}}\n",
+      captured ? "true" : "false", jsonQuoted(note), overlap, ranks, iterations);
   std::unique_ptr<FILE, FileCloser> file(std::fopen(path.c_str(), "w"));
   if (!file) return NS_ERROR(Code::kSystemError, "{}: cannot write: {}", path, std::strerror(errno));
   const bool written = std::fwrite(out.data(), 1, out.size(), file.get()) == out.size();

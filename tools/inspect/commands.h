@@ -10,7 +10,7 @@ namespace nshim::tools {
 int summaryMain(int argc, char** argv);
 int diffMain(int argc, char** argv);
 int convertMain(int argc, char** argv);
-int scaleMain(int argc, char** argv);    // scale_command.cc
+int scaleMain(int argc, char** argv);  // scale_command.cc
 int plotMain(int argc, char** argv);
 int reportMain(int argc, char** argv);   // page_commands.cc
 int compareMain(int argc, char** argv);  // page_commands.cc

@@ -106,8 +106,8 @@ Status convertWorkload(const ConvertArgs& a, InputKind kind) {
   if (a.to == "simai") writeSimAi(out.get(), job);
   else writeAicb(out.get(), job);
   NS_RETURN_IF_ERROR(out.close());
-  std::fprintf(stderr, "ncclshim convert: %zu ops per rank, %d ranks -> %s (%s)\n", job.ops.size(),
-               job.layout.world, out.path().c_str(), a.to.c_str());
+  std::fprintf(stderr, "ncclshim convert: %zu ops per rank, %d ranks -> %s (%s)\n", job.ops.size(), job.layout.world,
+               out.path().c_str(), a.to.c_str());
   return Status::Ok();
 }
 
@@ -134,9 +134,11 @@ Status convertToChakra(const ConvertArgs& a, InputKind kind) {
     NS_RETURN_IF_ERROR(writeWhole(fmt::format("{}.{}.et", prefix, r), exported.rankFiles[r]));
   }
   NS_RETURN_IF_ERROR(writeWhole(dir + "/comm_group.json", exported.commGroupJson));
-  std::fprintf(stderr, "ncclshim convert: %zu ranks, %zu nodes (%zu communication, %zu collectives of one rank as "
-               "compute) -> %s.<rank>.et and %s/comm_group.json (chakra)\n", exported.rankFiles.size(), exported.nodes,
-               exported.commNodes, exported.oneRankOps, prefix.c_str(), dir.c_str());
+  std::fprintf(stderr,
+               "ncclshim convert: %zu ranks, %zu nodes (%zu communication, %zu collectives of one rank as "
+               "compute) -> %s.<rank>.et and %s/comm_group.json (chakra)\n",
+               exported.rankFiles.size(), exported.nodes, exported.commNodes, exported.oneRankOps, prefix.c_str(),
+               dir.c_str());
   return Status::Ok();
 }
 

@@ -70,15 +70,16 @@ DecisionMix decisionMixOfSet(const trace::TraceSet& set) {
 }
 
 void printDecisionMixText(std::FILE* out, const DecisionMix& mix) {
-  fmt::print(out, "#\n# NCCL's decisions (profiler plugin): {} tasks, {} network proxy operations, {} not joined to a call\n",
-             mix.tasks, mix.proxies, mix.unjoined);
+  fmt::print(
+      out, "#\n# NCCL's decisions (profiler plugin): {} tasks, {} network proxy operations, {} not joined to a call\n",
+      mix.tasks, mix.proxies, mix.unjoined);
   fmt::print(out, "  {:<13} {:>7}  {:<14} {:<7} {:>9} {:>9} {:>9} {:>16}\n", "op", "size<=", "algo", "proto", "calls",
              "tasks", "channels", "net_sent_bytes");
   for (const DecisionRow& r : mix.rows) {
     std::string channels = r.minChannels == r.maxChannels ? std::to_string(r.minChannels)
                                                           : fmt::format("{}-{}", r.minChannels, r.maxChannels);
-    fmt::print(out, "  {:<13} {:>7}  {:<14} {:<7} {:>9} {:>9} {:>9} {:>16}\n", r.op, workload::bucketName(r.bucket), r.algo,
-               r.proto, r.calls, r.tasks, channels, r.netSentBytes);
+    fmt::print(out, "  {:<13} {:>7}  {:<14} {:<7} {:>9} {:>9} {:>9} {:>16}\n", r.op, workload::bucketName(r.bucket),
+               r.algo, r.proto, r.calls, r.tasks, channels, r.netSentBytes);
   }
 }
 

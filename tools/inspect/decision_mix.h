@@ -14,11 +14,11 @@
 namespace nshim::tools {
 
 struct DecisionRow {
-  std::string op;         // the recorded op (allreduce, alltoall, send, ...)
-  uint64_t bucket = 0;    // smallest power of two >= the op's bytes (as the distribution)
-  std::string algo;       // NCCL's name (RING, TREE, ...); "p2p" for point-to-point tasks
-  std::string proto;      // LL, LL128, SIMPLE; "-" for point-to-point
-  uint64_t calls = 0;     // ops of all ranks
+  std::string op;       // the recorded op (allreduce, alltoall, send, ...)
+  uint64_t bucket = 0;  // smallest power of two >= the op's bytes (as the distribution)
+  std::string algo;     // NCCL's name (RING, TREE, ...); "p2p" for point-to-point tasks
+  std::string proto;    // LL, LL128, SIMPLE; "-" for point-to-point
+  uint64_t calls = 0;   // ops of all ranks
   uint64_t tasks = 0;
   int minChannels = 0;
   int maxChannels = 0;
@@ -29,7 +29,7 @@ struct DecisionMix {
   std::vector<DecisionRow> rows;  // by op, bucket, algo, proto
   uint64_t tasks = 0;
   uint64_t proxies = 0;
-  uint64_t unjoined = 0;          // task / proxy lines not joined to an op
+  uint64_t unjoined = 0;  // task / proxy lines not joined to an op
 };
 
 // The mix of the trace at `path` (directory or file); no rows when it has no nccl_task lines.

@@ -1,7 +1,7 @@
 // `ncclshim diff <a> <b>`: two traces (or workloads, or a trace and a phynet report) compared op by
 // op per rank and communicator; prints the first divergence; exit 0 same, 1 different, 2 error.
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <string>
 

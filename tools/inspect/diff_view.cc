@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <map>
 
-#include "workload/rank_layout.h"
 #include "trace/trace_format.h"
+#include "workload/rank_layout.h"
 
 namespace nshim::tools {
 namespace {
@@ -41,8 +41,8 @@ void dropUnusedComms(DiffSide& side) {
 }  // namespace
 
 const char* diffFieldName(int field) {
-  static const char* kNames[kNumDiffFields] = {"op", "count", "dtype", "redop", "root", "peer", "nranks", "bytes",
-                                               "result"};
+  static const char* kNames[kNumDiffFields] = {"op",   "count",  "dtype", "redop", "root",
+                                               "peer", "nranks", "bytes", "result"};
   return field >= 0 && field < kNumDiffFields ? kNames[field] : "?";
 }
 
@@ -86,9 +86,14 @@ DiffSide diffSideFromTrace(const TraceView& view, const std::string& name) {
       DiffOp op;
       op.comm = it->second;
       op.seq = r.seq;
-      op.fields = {trace::opName(r.op), std::to_string(r.count), trace::datatypeName(r.datatype),
-                   trace::redopName(r.redop, (r.flags & trace::kOpFlagPreMulSum) != 0), std::to_string(r.root),
-                   std::to_string(r.peer), std::to_string(r.nranks), std::to_string(r.bytes),
+      op.fields = {trace::opName(r.op),
+                   std::to_string(r.count),
+                   trace::datatypeName(r.datatype),
+                   trace::redopName(r.redop, (r.flags & trace::kOpFlagPreMulSum) != 0),
+                   std::to_string(r.root),
+                   std::to_string(r.peer),
+                   std::to_string(r.nranks),
+                   std::to_string(r.bytes),
                    std::to_string(r.result)};
       op.where = fmt::format("{}:{}", base, entry->line);
       side.ranks[view.fileRank[i]].push_back(std::move(op));
@@ -115,10 +120,15 @@ DiffSide diffSideFromWorkload(const workload::Workload& workload, const std::str
       op.comm = index.at(w.commId);
       op.seq = w.seq;
       const std::string kind = workload::opKindName(w.kind);
-      op.fields = {kind, std::to_string(w.count), trace::datatypeName(static_cast<int>(w.type)),
-                   isReducing(kind) ? reduceKindName(w.reduce) : "none", std::to_string(w.root),
-                   std::to_string(w.peer), std::to_string(side.comms[op.comm].members.size()),
-                   std::to_string(w.bytes), "0"};
+      op.fields = {kind,
+                   std::to_string(w.count),
+                   trace::datatypeName(static_cast<int>(w.type)),
+                   isReducing(kind) ? reduceKindName(w.reduce) : "none",
+                   std::to_string(w.root),
+                   std::to_string(w.peer),
+                   std::to_string(side.comms[op.comm].members.size()),
+                   std::to_string(w.bytes),
+                   "0"};
       op.where = w.source.str();
       side.ranks[rank.globalRank].push_back(std::move(op));
     }
@@ -179,8 +189,8 @@ DiffSide diffSideFromReport(const ReplayReportCsv& report, const DiffSide& refer
       auto at = std::find(members.begin(), members.end(), r->receiver);
       peer = at == members.end() ? fmt::format("global {}", r->receiver) : std::to_string(at - members.begin());
     }
-    op.fields = {r->op, std::to_string(r->count), traceTypeName(r->type), "", "", peer, std::to_string(r->nranks),
-                 std::to_string(r->bytes), ""};
+    op.fields = {r->op, std::to_string(r->count),  traceTypeName(r->type),   "", "",
+                 peer,  std::to_string(r->nranks), std::to_string(r->bytes), ""};
     op.where = fmt::format("{}:{}", workload::baseName(report.path), r->line);
     side.ranks[rank].push_back(std::move(op));
   }

@@ -13,32 +13,42 @@
 #include <string>
 #include <vector>
 
-#include "workload/workload.h"
 #include "tools/inspect/report_reader.h"
 #include "tools/inspect/trace_comms.h"
+#include "workload/workload.h"
 
 namespace nshim::tools {
 
-enum DiffField { kFieldOp, kFieldCount, kFieldDtype, kFieldRedop, kFieldRoot, kFieldPeer, kFieldNranks, kFieldBytes,
-                 kFieldResult, kNumDiffFields };
+enum DiffField {
+  kFieldOp,
+  kFieldCount,
+  kFieldDtype,
+  kFieldRedop,
+  kFieldRoot,
+  kFieldPeer,
+  kFieldNranks,
+  kFieldBytes,
+  kFieldResult,
+  kNumDiffFields
+};
 const char* diffFieldName(int field);  // "op", "count", "dtype", "redop", "root", "peer", "nranks", "bytes", "result"
 
 struct DiffOp {
-  size_t comm = 0;             // index into DiffSide::comms
-  uint64_t seq = 0;            // sequence number on the communicator (per rank)
+  size_t comm = 0;   // index into DiffSide::comms
+  uint64_t seq = 0;  // sequence number on the communicator (per rank)
   std::array<std::string, kNumDiffFields> fields;
-  std::string where;           // "file:line" of the record or row
+  std::string where;  // "file:line" of the record or row
 };
 
 struct DiffComm {
   uint64_t id = 0;
-  std::vector<int> members;    // global ranks; empty when the source does not know them
+  std::vector<int> members;  // global ranks; empty when the source does not know them
   std::string label;
 };
 
 struct DiffSide {
-  std::string name;            // the path given
-  std::string kind;            // "trace", "simai", "aicb", "report"
+  std::string name;  // the path given
+  std::string kind;  // "trace", "simai", "aicb", "report"
   int worldSize = 0;
   std::vector<DiffComm> comms;             // creation order; only communicators that carry ops
   std::vector<std::vector<DiffOp>> ranks;  // per global rank, issue order

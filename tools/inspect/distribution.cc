@@ -61,9 +61,18 @@ const DistributionCounter::CommEntry& DistributionCounter::commEntryOf(const wor
 const DistributionCounter::CallTally& DistributionCounter::callTallyOf(int rank, const workload::WorkOp& op,
                                                                        const workload::CommGroup& comm, int group) {
   const int self = workload::commRankOf(comm, rank);
-  const CallKey key{op.bytes, op.count, group, self, op.root, op.peer, static_cast<int>(op.type),
-                    static_cast<uint8_t>(op.kind), static_cast<uint8_t>(op.origin), static_cast<uint8_t>(op.algo),
-                    static_cast<uint8_t>(op.proto), op.channels};
+  const CallKey key{op.bytes,
+                    op.count,
+                    group,
+                    self,
+                    op.root,
+                    op.peer,
+                    static_cast<int>(op.type),
+                    static_cast<uint8_t>(op.kind),
+                    static_cast<uint8_t>(op.origin),
+                    static_cast<uint8_t>(op.algo),
+                    static_cast<uint8_t>(op.proto),
+                    op.channels};
   auto found = calls_.find(key);
   if (found != calls_.end()) return found->second;
   if (calls_.size() >= kMaxCalls) calls_.clear();

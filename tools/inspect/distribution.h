@@ -12,13 +12,13 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <tuple>
 #include <unordered_map>
-#include <string>
 #include <vector>
 
-#include "workload/workload.h"
 #include "tools/inspect/report_reader.h"
+#include "workload/workload.h"
 
 namespace nshim::tools {
 
@@ -125,23 +125,23 @@ struct ReportBucketRow {
   std::string group;
   int nranks = 0;
   uint64_t bucket = 0;
-  uint64_t ops = 0;            // report rows (operations x measured iterations)
+  uint64_t ops = 0;  // report rows (operations x measured iterations)
   uint64_t bytes = 0;
   double meanTimeUs = 0;
   double minTimeUs = 0;
   double maxTimeUs = 0;
-  double meanAlgbw = 0;        // GB/s
+  double meanAlgbw = 0;  // GB/s
   double meanBusbw = 0;
   double maxBusbw = 0;
   double meanRecordedUs = -1;  // over the rows with a recorded time; -1 when none has one
 };
 
 struct ReportDistribution {
-  int iterations = 0;          // measured iterations in the report
+  int iterations = 0;  // measured iterations in the report
   uint64_t ops = 0;
   uint64_t bytes = 0;
-  double totalTimeUs = 0;      // sum of the rows' times
-  double meanBusbw = 0;        // over all rows (nccl-tests' "Avg bus bandwidth")
+  double totalTimeUs = 0;  // sum of the rows' times
+  double meanBusbw = 0;    // over all rows (nccl-tests' "Avg bus bandwidth")
   std::vector<ReportBucketRow> rows;
 };
 

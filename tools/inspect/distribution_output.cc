@@ -30,8 +30,7 @@ std::string humanBytes(uint64_t bytes) {
 
 std::string membersText(const std::vector<int>& members) {
   if (members.size() <= 8) return memberList(members, ",");
-  return fmt::format("{},{},{},...,{} ({} ranks)", members[0], members[1], members[2], members.back(),
-                     members.size());
+  return fmt::format("{},{},{},...,{} ({} ranks)", members[0], members[1], members[2], members.back(), members.size());
 }
 
 void printWorkloadText(FILE* out, const std::string& source, const WorkloadDistribution& d) {
@@ -39,7 +38,8 @@ void printWorkloadText(FILE* out, const std::string& source, const WorkloadDistr
   fmt::print(out, "# {} ranks, {} calls, {} bytes ({}), {} wire bytes under ring algorithms ({})\n", d.worldSize,
              d.calls, d.bytes, humanBytes(d.bytes), d.wireBytes, humanBytes(d.wireBytes));
   for (const std::string& line : d.shapeLines) fmt::print(out, "# {}\n", line);
-  fmt::print(out, "#\n# by op, group and message size (calls of all ranks; bytes: nccl-tests size; wire: payload "
+  fmt::print(out,
+             "#\n# by op, group and message size (calls of all ranks; bytes: nccl-tests size; wire: payload "
              "sent, ring)\n");
   fmt::print(out, "  {:<13} {:<8} {:>5} {:>7} {:>9} {:>16} {:>16}\n", "op", "group", "ranks", "size<=", "calls",
              "bytes", "wire_bytes");
@@ -88,21 +88,26 @@ void printWorkloadCsv(FILE* out, const WorkloadDistribution& d, SummaryTable tab
 }
 
 void printWorkloadJson(FILE* out, const std::string& source, const std::string& kind, const WorkloadDistribution& d) {
-  fmt::print(out, "{{\"input\":{},\"kind\":{},\"description\":{},\"world_size\":{},\n\"totals\":{{\"calls\":{},"
-             "\"bytes\":{},\"wire_bytes\":{}}},\n\"distribution\":[", jsonString(source), jsonString(kind),
-             jsonString(d.description), d.worldSize, d.calls, d.bytes, d.wireBytes);
+  fmt::print(out,
+             "{{\"input\":{},\"kind\":{},\"description\":{},\"world_size\":{},\n\"totals\":{{\"calls\":{},"
+             "\"bytes\":{},\"wire_bytes\":{}}},\n\"distribution\":[",
+             jsonString(source), jsonString(kind), jsonString(d.description), d.worldSize, d.calls, d.bytes,
+             d.wireBytes);
   for (size_t i = 0; i < d.rows.size(); ++i) {
     const DistributionRow& r = d.rows[i];
-    fmt::print(out, "{}\n{{\"op\":{},\"group\":{},\"nranks\":{},\"size_bucket\":{},\"calls\":{},\"bytes\":{},"
-               "\"wire_bytes\":{}}}", i ? "," : "", jsonString(r.op), jsonString(r.group), r.nranks, r.bucket,
-               r.calls, r.bytes, r.wireBytes);
+    fmt::print(out,
+               "{}\n{{\"op\":{},\"group\":{},\"nranks\":{},\"size_bucket\":{},\"calls\":{},\"bytes\":{},"
+               "\"wire_bytes\":{}}}",
+               i ? "," : "", jsonString(r.op), jsonString(r.group), r.nranks, r.bucket, r.calls, r.bytes, r.wireBytes);
   }
   fmt::print(out, "],\n\"comms\":[");
   for (size_t i = 0; i < d.comms.size(); ++i) {
     const CommSummary& c = d.comms[i];
-    fmt::print(out, "{}\n{{\"comm\":{},\"group\":{},\"nranks\":{},\"members\":[{}],\"calls\":{},\"bytes\":{},"
-               "\"wire_bytes\":{}}}", i ? "," : "", jsonString(trace::commIdText(c.id)), jsonString(c.group),
-               c.members.size(), memberList(c.members, ","), c.calls, c.bytes, c.wireBytes);
+    fmt::print(out,
+               "{}\n{{\"comm\":{},\"group\":{},\"nranks\":{},\"members\":[{}],\"calls\":{},\"bytes\":{},"
+               "\"wire_bytes\":{}}}",
+               i ? "," : "", jsonString(trace::commIdText(c.id)), jsonString(c.group), c.members.size(),
+               memberList(c.members, ","), c.calls, c.bytes, c.wireBytes);
   }
   fmt::print(out, "],\n\"ranks\":[");
   for (size_t i = 0; i < d.ranks.size(); ++i) {
@@ -122,15 +127,18 @@ void printReportText(FILE* out, const std::string& source, const ReportDistribut
              "group", "ranks", "size<=", "ops", "bytes", "mean_time", "min_time", "max_time", "algbw", "busbw",
              "max_busbw", "recorded");
   for (const ReportBucketRow& r : d.rows) {
-    fmt::print(out, "  {:<13} {:<8} {:>5} {:>7} {:>7} {:>14} {:>11.1f} {:>11.1f} {:>11.1f} {:>10.3f} {:>10.3f} "
-               "{:>10.3f} {:>12}\n", r.op, r.group, r.nranks, workload::bucketName(r.bucket), r.ops, r.bytes,
-               r.meanTimeUs, r.minTimeUs, r.maxTimeUs, r.meanAlgbw, r.meanBusbw, r.maxBusbw,
+    fmt::print(out,
+               "  {:<13} {:<8} {:>5} {:>7} {:>7} {:>14} {:>11.1f} {:>11.1f} {:>11.1f} {:>10.3f} {:>10.3f} "
+               "{:>10.3f} {:>12}\n",
+               r.op, r.group, r.nranks, workload::bucketName(r.bucket), r.ops, r.bytes, r.meanTimeUs, r.minTimeUs,
+               r.maxTimeUs, r.meanAlgbw, r.meanBusbw, r.maxBusbw,
                r.meanRecordedUs < 0 ? "-" : fmt::format("{:.1f}", r.meanRecordedUs));
   }
 }
 
 void printReportCsv(FILE* out, const ReportDistribution& d) {
-  fmt::print(out, "op,group,nranks,size_bucket,size_name,ops,bytes,mean_time_us,min_time_us,max_time_us,"
+  fmt::print(out,
+             "op,group,nranks,size_bucket,size_name,ops,bytes,mean_time_us,min_time_us,max_time_us,"
              "mean_algbw_gbps,mean_busbw_gbps,max_busbw_gbps,mean_recorded_us\n");
   for (const ReportBucketRow& r : d.rows) {
     fmt::print(out, "{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.6g},{:.6g},{:.6g},{}\n", r.op, csvField(r.group),
@@ -140,16 +148,18 @@ void printReportCsv(FILE* out, const ReportDistribution& d) {
 }
 
 void printReportJson(FILE* out, const std::string& source, const ReportDistribution& d) {
-  fmt::print(out, "{{\"input\":{},\"kind\":\"report\",\"iterations\":{},\"totals\":{{\"ops\":{},\"bytes\":{},"
-             "\"time_us\":{:.3f},\"mean_busbw_gbps\":{:.6g}}},\n\"distribution\":[", jsonString(source), d.iterations,
-             d.ops, d.bytes, d.totalTimeUs, d.meanBusbw);
+  fmt::print(out,
+             "{{\"input\":{},\"kind\":\"report\",\"iterations\":{},\"totals\":{{\"ops\":{},\"bytes\":{},"
+             "\"time_us\":{:.3f},\"mean_busbw_gbps\":{:.6g}}},\n\"distribution\":[",
+             jsonString(source), d.iterations, d.ops, d.bytes, d.totalTimeUs, d.meanBusbw);
   for (size_t i = 0; i < d.rows.size(); ++i) {
     const ReportBucketRow& r = d.rows[i];
-    fmt::print(out, "{}\n{{\"op\":{},\"group\":{},\"nranks\":{},\"size_bucket\":{},\"ops\":{},\"bytes\":{},"
+    fmt::print(out,
+               "{}\n{{\"op\":{},\"group\":{},\"nranks\":{},\"size_bucket\":{},\"ops\":{},\"bytes\":{},"
                "\"mean_time_us\":{:.3f},\"min_time_us\":{:.3f},\"max_time_us\":{:.3f},\"mean_algbw_gbps\":{:.6g},"
-               "\"mean_busbw_gbps\":{:.6g},\"max_busbw_gbps\":{:.6g},\"mean_recorded_us\":{}}}", i ? "," : "",
-               jsonString(r.op), jsonString(r.group), r.nranks, r.bucket, r.ops, r.bytes, r.meanTimeUs, r.minTimeUs,
-               r.maxTimeUs, r.meanAlgbw, r.meanBusbw, r.maxBusbw, numberOr(r.meanRecordedUs, "null"));
+               "\"mean_busbw_gbps\":{:.6g},\"max_busbw_gbps\":{:.6g},\"mean_recorded_us\":{}}}",
+               i ? "," : "", jsonString(r.op), jsonString(r.group), r.nranks, r.bucket, r.ops, r.bytes, r.meanTimeUs,
+               r.minTimeUs, r.maxTimeUs, r.meanAlgbw, r.meanBusbw, r.maxBusbw, numberOr(r.meanRecordedUs, "null"));
   }
   fmt::print(out, "]}}\n");
 }

@@ -16,8 +16,7 @@ std::string rankList(const std::vector<int>& ranks) {
   for (size_t i = 0; i < ranks.size();) {
     size_t j = i;
     while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    text += (text.empty() ? "" : ",") + (i == j ? std::to_string(ranks[i])
-                                                : fmt::format("{}-{}", ranks[i], ranks[j]));
+    text += (text.empty() ? "" : ",") + (i == j ? std::to_string(ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]));
     i = j + 1;
   }
   return text;
@@ -52,11 +51,11 @@ std::vector<std::string> iterationLines(const workload::Workload& workload) {
     if (period == 0) {
       return {"iterations: none found: the calls do not repeat (one step, a benchmark sweep or an irregular job)"};
     }
-    lines.push_back(fmt::format("iterations: {} of {} calls per rank{}{}, {} bytes per iteration (all ranks)",
-                                iterations, period, marked ? " (marked by the job)" : "",
-                                warmup ? fmt::format(" after {} {} calls", warmup, marked ? "earlier" : "warm-up")
-                                       : std::string(),
-                                bytesPerIteration));
+    lines.push_back(
+        fmt::format("iterations: {} of {} calls per rank{}{}, {} bytes per iteration (all ranks)", iterations, period,
+                    marked ? " (marked by the job)" : "",
+                    warmup ? fmt::format(" after {} {} calls", warmup, marked ? "earlier" : "warm-up") : std::string(),
+                    bytesPerIteration));
     return lines;
   }
   lines.push_back("iterations: the ranks differ:");

@@ -3,10 +3,10 @@
 
 #include <algorithm>
 
+#include "tools/inspect/distribution_output.h"
 #include "workload/aicb_workload.h"
 #include "workload/simai_workload.h"
 #include "workload/workload_transform.h"
-#include "tools/inspect/distribution_output.h"
 
 namespace nshim::tools {
 namespace {
@@ -78,18 +78,21 @@ Result<InferredJob> chooseLayout(const workload::Workload& w, const std::vector<
   for (GroupKind k : target.kinds) kinds += fmt::format("{}{}", kinds.empty() ? "" : ", ", workload::groupKindLabel(k));
   for (size_t i = 0; i < comms.size(); ++i) {
     if (fitsSome[i]) continue;
-    return NS_ERROR(Code::kInvalidArgument, "communicator {} (ranks {}) is not a {} group of any layout of {} ranks "
+    return NS_ERROR(Code::kInvalidArgument,
+                    "communicator {} (ranks {}) is not a {} group of any layout of {} ranks "
                     "(TP contiguous, DP strided by TP, EP dividing DP{}): {} workloads cannot express it",
                     workload::commName(*comms[i]), membersText(comms[i]->members), kinds, w.worldSize,
                     target.tp || target.ep || target.pp ? ", with the sizes given" : "", target.format);
   }
-  return NS_ERROR(Code::kInvalidArgument, "each communicator fits some layout of {} ranks, but no single layout fits "
-                  "them all ({} groups: {}); give --tp / --ep to choose one", w.worldSize, target.format, kinds);
+  return NS_ERROR(Code::kInvalidArgument,
+                  "each communicator fits some layout of {} ranks, but no single layout fits "
+                  "them all ({} groups: {}); give --tp / --ep to choose one",
+                  w.worldSize, target.format, kinds);
 }
 
 std::string describeJobOp(const JobOp& op) {
-  std::string text = fmt::format("{} on {} of {} bytes", workload::opKindName(op.kind), workload::groupKindLabel(op.group),
-                                 op.bytes);
+  std::string text =
+      fmt::format("{} on {} of {} bytes", workload::opKindName(op.kind), workload::groupKindLabel(op.group), op.bytes);
   if (op.root >= 0) text += fmt::format(" root {}", op.root);
   return text + " (" + op.source + ")";
 }
@@ -151,8 +154,10 @@ Result<InferredJob> inferJob(const workload::Workload& w, const LayoutTarget& ta
     }
   }
   if (merged) {
-    job.notes.push_back(fmt::format("{} communicator(s) have the same members as another and merge into one group "
-                                    "(sequence numbers run across them)", merged));
+    job.notes.push_back(
+        fmt::format("{} communicator(s) have the same members as another and merge into one group "
+                    "(sequence numbers run across them)",
+                    merged));
   }
 
   size_t retyped = 0, notSum = 0;
@@ -167,8 +172,8 @@ Result<InferredJob> inferJob(const workload::Workload& w, const LayoutTarget& ta
       }
       JobOp j{op.kind, job.kindOf.at(c->id), op.bytes, op.root, op.computeNs, op.recordedNs, op.source.str()};
       if (op.kind == OpKind::kBroadcast && op.root != 0 && !target.anyBroadcastRoot) {
-        return NS_ERROR(Code::kInvalidArgument, "{}: broadcast from root {}: {} broadcasts start at rank 0",
-                        op.source, op.root, target.format);
+        return NS_ERROR(Code::kInvalidArgument, "{}: broadcast from root {}: {} broadcasts start at rank 0", op.source,
+                        op.root, target.format);
       }
       if (rank.globalRank == 0) {
         workload::OpSize size = workload::sizeOp(op.kind, op.bytes, static_cast<int>(c->members.size()));
@@ -178,21 +183,27 @@ Result<InferredJob> inferJob(const workload::Workload& w, const LayoutTarget& ta
       } else {
         const JobOp* ref = k < job.ops.size() ? &job.ops[k] : nullptr;
         if (!ref || ref->kind != j.kind || ref->group != j.group || ref->bytes != j.bytes || ref->root != j.root) {
-          return NS_ERROR(Code::kInvalidArgument, "rank {} op #{} is {}, but rank 0's is {}: {} workloads give every "
-                          "rank the same operations on its own groups", rank.globalRank, k, describeJobOp(j),
+          return NS_ERROR(Code::kInvalidArgument,
+                          "rank {} op #{} is {}, but rank 0's is {}: {} workloads give every "
+                          "rank the same operations on its own groups",
+                          rank.globalRank, k, describeJobOp(j),
                           ref ? describeJobOp(*ref) : "(none: rank 0 has fewer ops)", target.format);
         }
       }
       ++k;
     }
     if (rank.globalRank != 0 && k != job.ops.size()) {
-      return NS_ERROR(Code::kInvalidArgument, "rank {} has {} ops, rank 0 {}: {} workloads give every rank the same "
-                      "operations", rank.globalRank, k, job.ops.size(), target.format);
+      return NS_ERROR(Code::kInvalidArgument,
+                      "rank {} has {} ops, rank 0 {}: {} workloads give every rank the same "
+                      "operations",
+                      rank.globalRank, k, job.ops.size(), target.format);
     }
   }
   if (retyped) {
-    job.notes.push_back(fmt::format("{} op(s) change count / datatype: the format carries bytes only, phynet "
-                                    "re-derives them (float32 when the size allows, else uint8)", retyped));
+    job.notes.push_back(
+        fmt::format("{} op(s) change count / datatype: the format carries bytes only, phynet "
+                    "re-derives them (float32 when the size allows, else uint8)",
+                    retyped));
   }
   if (notSum) job.notes.push_back(fmt::format("{} reduction(s) other than sum become sum", notSum));
   job.notes.push_back(fmt::format("layout {}; compute gaps and times are rank 0's", job.layout.toString()));

@@ -25,12 +25,12 @@
 namespace nshim::tools {
 
 struct LayoutTarget {
-  const char* format = "SimAI";        // for messages
+  const char* format = "SimAI";            // for messages
   std::vector<workload::GroupKind> kinds;  // allowed group kinds, in order of preference
   std::vector<workload::OpKind> ops;       // allowed ops
-  bool pipeline = false;               // enumerate PP > 1
-  bool anyBroadcastRoot = false;       // false: broadcast only from communicator rank 0
-  int tp = 0, ep = 0, pp = 0;          // fixed sizes (0: try all)
+  bool pipeline = false;                   // enumerate PP > 1
+  bool anyBroadcastRoot = false;           // false: broadcast only from communicator rank 0
+  int tp = 0, ep = 0, pp = 0;              // fixed sizes (0: try all)
 };
 
 LayoutTarget simAiTarget();

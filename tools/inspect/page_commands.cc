@@ -84,14 +84,14 @@ std::string parse(int argc, char** argv, bool compare, PageArgs* a) {
     size_t eq = arg.find('=');
     bool inlineValue = arg.rfind("--", 0) == 0 && eq != std::string::npos;
     std::string flag = inlineValue ? arg.substr(0, eq) : arg;
-    std::string* target = flag == "-o" || flag == "--output" ? &a->output
-                          : flag == "--title"                ? &a->title
+    std::string* target = flag == "-o" || flag == "--output"  ? &a->output
+                          : flag == "--title"                 ? &a->title
                           : compare && flag == "--fail-below" ? &a->failBelow
                           : compare && flag == "--rows"       ? &a->rows
                           : !compare && flag == "--input"     ? &a->workload
                                                               : nullptr;
-    const bool layout = !compare && (flag == "--from" || flag == "--world-size" || flag == "--tp" ||
-                                     flag == "--ep" || flag == "--pp" || flag == "--simai-rules");
+    const bool layout = !compare && (flag == "--from" || flag == "--world-size" || flag == "--tp" || flag == "--ep" ||
+                                     flag == "--pp" || flag == "--simai-rules");
     if (!target && !layout) return "unknown option " + flag;
     if (inlineValue) {
       value = arg.substr(eq + 1);
@@ -107,8 +107,10 @@ std::string parse(int argc, char** argv, bool compare, PageArgs* a) {
       if (!error.empty()) return error;
     }
   }
-  if (a->inputs.empty()) return compare ? "give two or more phynet JSON reports (or a trace and its replay's)" : "no input given";
-  if (!compare && a->inputs.size() > 1) return "more than one input ('" + a->inputs[0] + "' and '" + a->inputs[1] + "')";
+  if (a->inputs.empty())
+    return compare ? "give two or more phynet JSON reports (or a trace and its replay's)" : "no input given";
+  if (!compare && a->inputs.size() > 1)
+    return "more than one input ('" + a->inputs[0] + "' and '" + a->inputs[1] + "')";
   if (compare && a->inputs.size() < 2) return "give two or more phynet JSON reports to compare";
   if (!compare && a->output.empty()) return "-o PAGE.html is required";
   char* end = nullptr;
@@ -125,8 +127,7 @@ std::string parse(int argc, char** argv, bool compare, PageArgs* a) {
 Result<std::string> commsFile(const PageArgs& a) {
   NS_ASSIGN_OR_RETURN(InputKind kind, detectInput(a.workload, a.inputOptions.format));
   if (kind == InputKind::kReport) {
-    return NS_ERROR(Code::kInvalidArgument, "{} is a report; give the trace or workload that was replayed",
-                    a.workload);
+    return NS_ERROR(Code::kInvalidArgument, "{} is a report; give the trace or workload that was replayed", a.workload);
   }
   NS_ASSIGN_OR_RETURN(LoadedWorkload loaded, loadWorkloadInput(a.workload, kind, a.inputOptions));
   char name[] = "/tmp/ncclshim-comms-XXXXXX.json";

@@ -106,7 +106,8 @@ Result<int> run(PlotArgs a) {
   }
   const std::string script = findScript();
   if (script.empty()) {
-    return NS_ERROR(Code::kInvalidArgument, "ncclshim_plot.py not found next to the binary nor in ../tools/plot "
+    return NS_ERROR(Code::kInvalidArgument,
+                    "ncclshim_plot.py not found next to the binary nor in ../tools/plot "
                     "(set NCCLSHIM_PLOT_SCRIPT)");
   }
   std::string data = a.input, temporary;
@@ -125,7 +126,8 @@ Result<int> run(PlotArgs a) {
   const std::string python = findPython("matplotlib");
   int rc = kNoPlotter;
   if (python.empty()) {
-    std::fprintf(stderr, "ncclshim plot: skipped: no Python 3 with matplotlib here (Debian: apt-get install "
+    std::fprintf(stderr,
+                 "ncclshim plot: skipped: no Python 3 with matplotlib here (Debian: apt-get install "
                  "python3-matplotlib, or set NCCLSHIM_PYTHON); no PNG written\n");
   } else {
     std::vector<std::string> argv = {python, script, a.kind, data, "-o", a.output};

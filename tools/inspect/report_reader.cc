@@ -34,8 +34,8 @@ class RowParser {
     return it == columns_.end() ? std::string_view() : fields_[it->second];
   }
   Status error(const char* column, std::string_view what) const {
-    return NS_ERROR(Code::kInvalidArgument, "{}:{}: {}: {} {}", name_, line_, column,
-                    workload::quoted(text(column)), what);
+    return NS_ERROR(Code::kInvalidArgument, "{}:{}: {}: {} {}", name_, line_, column, workload::quoted(text(column)),
+                    what);
   }
   Status integer(const char* column, int64_t* out) const {
     if (!workload::parseInt(text(column), out)) return error(column, "is not an integer");
@@ -120,8 +120,8 @@ Result<ReplayReportCsv> parseReportCsv(std::string_view text, const std::string&
                         line.number, kReportCsvHeaderStart);
       }
       for (size_t i = 0; i < fields.size(); ++i) columns[std::string(fields[i])] = i;
-      for (const char* required : {"op", "group", "comm", "nranks", "iteration", "seq", "count", "type", "bytes",
-                                   "time_us", "busbw_gbps"}) {
+      for (const char* required :
+           {"op", "group", "comm", "nranks", "iteration", "seq", "count", "type", "bytes", "time_us", "busbw_gbps"}) {
         if (!columns.count(required)) {
           return NS_ERROR(Code::kInvalidArgument, "{}:{}: {}: missing column", name, line.number, required);
         }

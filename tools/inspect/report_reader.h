@@ -15,22 +15,22 @@
 namespace nshim::tools {
 
 struct ReportRow {
-  int line = 0;             // line in the CSV (from 1)
-  std::string op;           // allreduce ... or "sendrecv"
-  std::string group;        // communicator label
+  int line = 0;       // line in the CSV (from 1)
+  std::string op;     // allreduce ... or "sendrecv"
+  std::string group;  // communicator label
   uint64_t comm = 0;
   int nranks = 0;
   int iteration = 0;
   uint64_t seq = 0;
   uint64_t count = 0;
-  std::string type;         // datatype name
+  std::string type;  // datatype name
   uint64_t bytes = 0;
-  int sender = -1;          // sendrecv: the global ranks of "a->b"; else -1
+  int sender = -1;  // sendrecv: the global ranks of "a->b"; else -1
   int receiver = -1;
   double timeUs = 0;
-  double algbw = -1;        // GB/s
-  double busbw = 0;         // GB/s
-  double recordedUs = -1;   // -1 when unknown
+  double algbw = -1;       // GB/s
+  double busbw = 0;        // GB/s
+  double recordedUs = -1;  // -1 when unknown
 };
 
 struct ReplayReportCsv {

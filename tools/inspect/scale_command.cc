@@ -114,7 +114,8 @@ Status writeTrace(const std::string& path, const trace::TraceFile& file) {
   std::string text;
   char line[trace::kFormatLineBytes];
   trace::TraceHeader header = file.header;  // the job's NCCL settings, as read, back into the header
-  header.ncclEnvLeftOut = file.ncclEnvLeftOut + trace::encodeNcclEnv(file.ncclEnv, header.ncclEnv, sizeof(header.ncclEnv));
+  header.ncclEnvLeftOut =
+      file.ncclEnvLeftOut + trace::encodeNcclEnv(file.ncclEnv, header.ncclEnv, sizeof(header.ncclEnv));
   text.append(line, trace::formatHeaderLine(header, line, sizeof(line)));
   size_t c = 0, o = 0, s = 0;
   while (c < file.comms.size() || o < file.ops.size() || s < file.steps.size()) {
@@ -142,8 +143,7 @@ Status run(const ScaleArgs& a) {
   shapeOptions.tp = a.inputOptions.tp;
   shapeOptions.pp = a.inputOptions.pp;
   NS_ASSIGN_OR_RETURN(workload::JobShape shape, workload::recoverJobShape(traces, shapeOptions));
-  NS_ASSIGN_OR_RETURN(workload::DataParallelScaler scaler,
-                      workload::DataParallelScaler::create(traces, shape, a.dp));
+  NS_ASSIGN_OR_RETURN(workload::DataParallelScaler scaler, workload::DataParallelScaler::create(traces, shape, a.dp));
   NS_RETURN_IF_ERROR(prepareDirectory(a.output));
   const int world = scaler.to().world;
   std::fprintf(stderr, "ncclshim scale: %s -> %s\n", shape.toString().c_str(),

@@ -102,9 +102,8 @@ Status run(const SummaryArgs& a) {
   DistributionCounter counter;
   NS_ASSIGN_OR_RETURN(LoadedWorkload loaded,
                       loadWorkloadInput(a.input, kind, a.inputOptions,
-                                        [&counter](int rank, const workload::WorkOp& op, const workload::CommGroup& comm) {
-                                          counter.add(rank, op, comm);
-                                        }));
+                                        [&counter](int rank, const workload::WorkOp& op,
+                                                   const workload::CommGroup& comm) { counter.add(rank, op, comm); }));
   for (const std::string& note : loaded.notes) std::fprintf(stderr, "ncclshim summary: note: %s\n", note.c_str());
   WorkloadDistribution d = loaded.opsStreamed ? counter.finish(loaded.workload) : distributionOf(loaded.workload);
   if (kind == InputKind::kTrace) {

@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "tools/inspect/report_reader.h"
 #include "workload/aicb_workload.h"
 #include "workload/chakra_workload.h"
 #include "workload/input_format.h"
@@ -13,7 +14,6 @@
 #include "workload/simai_workload.h"
 #include "workload/trace_workload.h"
 #include "workload/workload_options.h"
-#include "tools/inspect/report_reader.h"
 
 namespace nshim::tools {
 namespace {

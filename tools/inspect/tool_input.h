@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "common/status.h"
+#include "tools/inspect/decision_mix.h"
 #include "workload/workload.h"
 #include "workload/workload_options.h"
-#include "tools/inspect/decision_mix.h"
 
 namespace nshim::tools {
 

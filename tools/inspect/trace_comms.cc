@@ -53,9 +53,10 @@ TraceView buildTraceView(trace::TraceSet set) {
       if (r.event != trace::CommEvent::kInit && r.event != trace::CommEvent::kSplit) continue;
       if (r.nranks <= 0 || r.rank < 0 || r.rank >= r.nranks) continue;
       if (static_cast<size_t>(r.nranks) > files) {  // every member has a file: not sized by this
-        view.notes.push_back(fmt::format("{}:{}: field 'nranks': communicator {:#018x} declares {} ranks, but the "
-                                         "trace has {} files (one per rank): its record is left out",
-                                         view.set.files[i].path, entry.line, r.commId, r.nranks, files));
+        view.notes.push_back(
+            fmt::format("{}:{}: field 'nranks': communicator {:#018x} declares {} ranks, but the "
+                        "trace has {} files (one per rank): its record is left out",
+                        view.set.files[i].path, entry.line, r.commId, r.nranks, files));
         continue;
       }
       Build& b = builds[r.commId];

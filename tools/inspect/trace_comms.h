@@ -10,17 +10,17 @@
 #include <vector>
 
 #include "common/status.h"
-#include "workload/workload.h"
 #include "trace/trace_reader.h"
+#include "workload/workload.h"
 
 namespace nshim::tools {
 
 struct TraceView {
   trace::TraceSet set;
-  std::vector<int> fileRank;                  // global rank of set.files[i]
-  int worldSize = 0;                          // number of files
-  std::vector<workload::CommGroup> comms;       // by creation (first comm record on the lowest rank)
-  std::map<uint64_t, size_t> commIndex;       // id -> index in comms
+  std::vector<int> fileRank;               // global rank of set.files[i]
+  int worldSize = 0;                       // number of files
+  std::vector<workload::CommGroup> comms;  // by creation (first comm record on the lowest rank)
+  std::map<uint64_t, size_t> commIndex;    // id -> index in comms
   std::vector<std::string> notes;
 
   const workload::CommGroup* findComm(uint64_t id) const;

@@ -79,7 +79,7 @@ class Comparer {
     std::vector<bool> pairedB(opsB.size(), false);
     std::vector<bool> reportedComm(a_.comms.size(), false);
     std::map<std::pair<size_t, uint64_t>, size_t> occurrence;  // (comm, seq) -> how many of A's seen
-    for (const DiffOp& op : opsA) {  // the first input's issue order
+    for (const DiffOp& op : opsA) {                            // the first input's issue order
       const size_t cb = match[op.comm];
       if (cb == kNone) {
         if (!reportedComm[op.comm]) {

@@ -23,13 +23,13 @@
 namespace nshim::tools {
 
 struct Divergence {
-  int rank = -1;               // global rank; -1 for a whole-input difference
-  std::string comm;            // "0x... (tp, 2 ranks)"; "" for a whole-input difference
+  int rank = -1;     // global rank; -1 for a whole-input difference
+  std::string comm;  // "0x... (tp, 2 ranks)"; "" for a whole-input difference
   bool hasSeq = false;
-  uint64_t seq = 0;            // the first input's seq (the second's when the first has no op)
-  std::string field;           // diffFieldName, or "ranks" / "communicator"
-  std::string a, b;            // the two values
-  std::string opA, opB;        // the two ops, described, with file:line ("" when absent)
+  uint64_t seq = 0;      // the first input's seq (the second's when the first has no op)
+  std::string field;     // diffFieldName, or "ranks" / "communicator"
+  std::string a, b;      // the two values
+  std::string opA, opB;  // the two ops, described, with file:line ("" when absent)
 };
 
 struct DiffOptions {
@@ -38,9 +38,9 @@ struct DiffOptions {
 };
 
 struct DiffResult {
-  size_t comparedOps = 0;      // op pairs compared
+  size_t comparedOps = 0;  // op pairs compared
   size_t matchedComms = 0;
-  size_t total = 0;            // divergences found (ops that differ + missing ops + comm / rank issues)
+  size_t total = 0;                // divergences found (ops that differ + missing ops + comm / rank issues)
   std::vector<Divergence> listed;  // the first maxListed
   bool same() const { return total == 0; }
 };

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <limits>
 
-#include "workload/rank_layout.h"
 #include "tools/inspect/output_file.h"
 #include "trace/trace_format.h"
 #include "trace/trace_validate.h"
+#include "workload/rank_layout.h"
 
 namespace nshim::tools {
 namespace {
@@ -41,8 +41,10 @@ size_t writeChromeTrace(FILE* out, const TraceView& view) {
   for (size_t i = 0; i < view.set.files.size(); ++i) {
     for (const trace::OpEntry& e : view.set.files[i].ops) base = std::min(base, view.wallNs(i, startNs(e.record)));
   }
-  fmt::print(out, "{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"generator\":\"ncclshim convert --to chrome\","
-             "\"ranks\":{},\"communicators\":{}}},\n\"traceEvents\":[", view.worldSize, view.comms.size());
+  fmt::print(out,
+             "{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"generator\":\"ncclshim convert --to chrome\","
+             "\"ranks\":{},\"communicators\":{}}},\n\"traceEvents\":[",
+             view.worldSize, view.comms.size());
   const char* sep = "\n";
   for (size_t i = 0; i < view.set.files.size(); ++i) {
     const trace::TraceFile& f = view.set.files[i];
@@ -50,16 +52,21 @@ size_t writeChromeTrace(FILE* out, const TraceView& view) {
     fmt::print(out, "{}{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":{}}}}}", sep,
                pid, jsonString(fmt::format("rank {} ({}, pid {})", pid, f.header.host, f.header.pid)));
     sep = ",\n";
-    fmt::print(out, "{}{{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":{},\"tid\":0,\"args\":{{"
-               "\"sort_index\":{}}}}}", sep, pid, pid);
-    fmt::print(out, "{}{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":"
-               "\"group calls\"}}}}", sep, pid);
+    fmt::print(out,
+               "{}{{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":{},\"tid\":0,\"args\":{{"
+               "\"sort_index\":{}}}}}",
+               sep, pid, pid);
+    fmt::print(out,
+               "{}{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":"
+               "\"group calls\"}}}}",
+               sep, pid);
     for (size_t c = 0; c < view.comms.size(); ++c) {
       const workload::CommGroup& comm = view.comms[c];
       if (commRank(&comm, pid) < 0) continue;
-      fmt::print(out, "{}{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":{}}}}}",
-                 sep, pid, c + 1, jsonString(fmt::format("{} {} ({} ranks)", comm.label, trace::commIdText(comm.id),
-                                                         comm.members.size())));
+      fmt::print(
+          out, "{}{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":{}}}}}", sep, pid,
+          c + 1,
+          jsonString(fmt::format("{} {} ({} ranks)", comm.label, trace::commIdText(comm.id), comm.members.size())));
     }
   }
   size_t events = 0;
@@ -72,20 +79,21 @@ size_t writeChromeTrace(FILE* out, const TraceView& view) {
       auto it = view.commIndex.find(r.commId);
       const size_t tid = isGroupCall(r) || it == view.commIndex.end() ? 0 : it->second + 1;
       const workload::CommGroup* comm = tid ? &view.comms[it->second] : nullptr;
-      const char* cat = isGroupCall(r) ? "group"
-                        : r.op == trace::OpCode::kSend || r.op == trace::OpCode::kRecv ? "p2p" : "collective";
-      fmt::print(out, "{}{{\"name\":\"{}\",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},"
-                 "\"args\":{{\"comm\":\"{}\",\"group\":{},\"rank\":{},\"nranks\":{},\"seq\":{},\"count\":{},"
-                 "\"dtype\":\"{}\",\"redop\":\"{}\",\"root\":{},\"peer\":{},\"bytes\":{},\"stream\":\"{}\","
-                 "\"group_depth\":{},\"flags\":{},\"result\":{},\"gpu_timed\":{},\"t_start_ns\":{},\"t_end_ns\":{},"
-                 "\"gpu_start_ns\":{},\"gpu_end_ns\":{},\"n\":{},\"source\":{}}}}}",
-                 sep, trace::opName(r.op), cat, pid, tid, usText(view.wallNs(i, startNs(r)) - base),
-                 usText(durationNs(r)), trace::commIdText(r.commId), jsonString(comm ? comm->label : ""), r.rank,
-                 r.nranks, r.seq, r.count, trace::datatypeName(r.datatype),
-                 trace::redopName(r.redop, (r.flags & trace::kOpFlagPreMulSum) != 0), r.root, r.peer, r.bytes,
-                 trace::commIdText(r.stream), r.groupDepth, r.flags, r.result, gpuTimed(r) ? "true" : "false",
-                 r.hostStartNs, r.hostEndNs, r.gpuStartNs, r.gpuEndNs, e->n,
-                 jsonString(fmt::format("{}:{}", file, e->line)));
+      const char* cat = isGroupCall(r)                                                 ? "group"
+                        : r.op == trace::OpCode::kSend || r.op == trace::OpCode::kRecv ? "p2p"
+                                                                                       : "collective";
+      fmt::print(
+          out,
+          "{}{{\"name\":\"{}\",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},"
+          "\"args\":{{\"comm\":\"{}\",\"group\":{},\"rank\":{},\"nranks\":{},\"seq\":{},\"count\":{},"
+          "\"dtype\":\"{}\",\"redop\":\"{}\",\"root\":{},\"peer\":{},\"bytes\":{},\"stream\":\"{}\","
+          "\"group_depth\":{},\"flags\":{},\"result\":{},\"gpu_timed\":{},\"t_start_ns\":{},\"t_end_ns\":{},"
+          "\"gpu_start_ns\":{},\"gpu_end_ns\":{},\"n\":{},\"source\":{}}}}}",
+          sep, trace::opName(r.op), cat, pid, tid, usText(view.wallNs(i, startNs(r)) - base), usText(durationNs(r)),
+          trace::commIdText(r.commId), jsonString(comm ? comm->label : ""), r.rank, r.nranks, r.seq, r.count,
+          trace::datatypeName(r.datatype), trace::redopName(r.redop, (r.flags & trace::kOpFlagPreMulSum) != 0), r.root,
+          r.peer, r.bytes, trace::commIdText(r.stream), r.groupDepth, r.flags, r.result, gpuTimed(r) ? "true" : "false",
+          r.hostStartNs, r.hostEndNs, r.gpuStartNs, r.gpuEndNs, e->n, jsonString(fmt::format("{}:{}", file, e->line)));
       sep = ",\n";
       ++events;
     }
@@ -95,7 +103,8 @@ size_t writeChromeTrace(FILE* out, const TraceView& view) {
 }
 
 size_t writeOpCsv(FILE* out, const TraceView& view) {
-  fmt::print(out, "global_rank,file,line,n,comm,group,comm_rank,nranks,seq,op,count,dtype,redop,root,peer,bytes,"
+  fmt::print(out,
+             "global_rank,file,line,n,comm,group,comm_rank,nranks,seq,op,count,dtype,redop,root,peer,bytes,"
              "stream,group_depth,t_start_ns,t_end_ns,gpu_start_ns,gpu_end_ns,duration_ns,flags,result\n");
   size_t rows = 0;
   for (size_t i = 0; i < view.set.files.size(); ++i) {
@@ -105,8 +114,8 @@ size_t writeOpCsv(FILE* out, const TraceView& view) {
       const trace::OpRecord& r = e->record;
       const workload::CommGroup* comm = isGroupCall(r) ? nullptr : view.findComm(r.commId);
       fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", view.fileRank[i],
-                 csvField(file), e->line, e->n, trace::commIdText(r.commId), csvField(comm ? comm->label : ""),
-                 r.rank, r.nranks, r.seq, trace::opName(r.op), r.count, trace::datatypeName(r.datatype),
+                 csvField(file), e->line, e->n, trace::commIdText(r.commId), csvField(comm ? comm->label : ""), r.rank,
+                 r.nranks, r.seq, trace::opName(r.op), r.count, trace::datatypeName(r.datatype),
                  trace::redopName(r.redop, (r.flags & trace::kOpFlagPreMulSum) != 0), r.root, r.peer, r.bytes,
                  trace::commIdText(r.stream), r.groupDepth, r.hostStartNs, r.hostEndNs, r.gpuStartNs, r.gpuEndNs,
                  durationNs(r), r.flags, r.result);

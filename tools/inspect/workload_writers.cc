@@ -62,8 +62,10 @@ void writeSlot(FILE* out, const Slot& slot) {
 void writeSimAi(FILE* out, const InferredJob& job) {
   const workload::RankLayout& l = job.layout;
   std::vector<Layer> layers = pack(job.ops);
-  fmt::print(out, "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: {} ep: {} pp: 1 vpp: 1 ga: 1 "
-             "all_gpus: {} checkpoints: 0 checkpoint_initiates: 0\n{}\n", l.tp, l.ep, l.world, layers.size());
+  fmt::print(out,
+             "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: {} ep: {} pp: 1 vpp: 1 ga: 1 "
+             "all_gpus: {} checkpoints: 0 checkpoint_initiates: 0\n{}\n",
+             l.tp, l.ep, l.world, layers.size());
   // SimAI walks the backward pass from the last layer line to the first.
   for (size_t i = layers.size(); i-- > 0;) {
     fmt::print(out, "ncclshim_{}\t-1\t0\tNONE\t0", layers.size() - 1 - i);
@@ -102,7 +104,8 @@ void writeAicb(FILE* out, const InferredJob& job) {
   const workload::RankLayout& l = job.layout;
   bool timed = false;
   for (const JobOp& op : job.ops) timed = timed || op.recordedNs >= 0;
-  fmt::print(out, "comm_type,comm_group,comm_group_size,msg_size,stage,dst,src,additional,_elapsed_time,algbw,busbw,"
+  fmt::print(out,
+             "comm_type,comm_group,comm_group_size,msg_size,stage,dst,src,additional,_elapsed_time,algbw,busbw,"
              "count\n");
   for (GroupKind kind : {GroupKind::kTp, GroupKind::kDp, GroupKind::kEp, GroupKind::kPp}) {
     fmt::print(out, "CommType.all_reduce,CommGroup.{},{},0,ncclshim.layout,None,None,,None,None,None,1\n",

@@ -24,7 +24,8 @@ std::string privateDirProblem(const std::string& dir) {
   if (S_ISLNK(st.st_mode)) return "it is a symbolic link";
   if (!S_ISDIR(st.st_mode)) return "it is not a directory";
   if (st.st_uid != geteuid()) return fmt::format("it is owned by uid {}, not by you (uid {})", st.st_uid, geteuid());
-  if ((st.st_mode & 077) != 0) return fmt::format("its mode is {:04o}: others may enter it (0700 expected)", st.st_mode & 07777);
+  if ((st.st_mode & 077) != 0)
+    return fmt::format("its mode is {:04o}: others may enter it (0700 expected)", st.st_mode & 07777);
   return "";
 }
 

@@ -13,12 +13,10 @@ ncclResult_t runAllReduce(const void* s, void* r, size_t c, ncclDataType_t t, nc
 ncclResult_t runAllGather(const void* s, void* r, size_t c, ncclDataType_t t, ncclRedOp_t, int, ncclComm_t comm) {
   return ncclAllGather(s, r, c, t, comm, nullptr);
 }
-ncclResult_t runReduceScatter(const void* s, void* r, size_t c, ncclDataType_t t, ncclRedOp_t o, int,
-                              ncclComm_t comm) {
+ncclResult_t runReduceScatter(const void* s, void* r, size_t c, ncclDataType_t t, ncclRedOp_t o, int, ncclComm_t comm) {
   return ncclReduceScatter(s, r, c, t, o, comm, nullptr);
 }
-ncclResult_t runBroadcast(const void* s, void* r, size_t c, ncclDataType_t t, ncclRedOp_t, int root,
-                          ncclComm_t comm) {
+ncclResult_t runBroadcast(const void* s, void* r, size_t c, ncclDataType_t t, ncclRedOp_t, int root, ncclComm_t comm) {
   return ncclBroadcast(s, r, c, t, root, comm, nullptr);
 }
 ncclResult_t runReduce(const void* s, void* r, size_t c, ncclDataType_t t, ncclRedOp_t o, int root, ncclComm_t comm) {
@@ -67,9 +65,7 @@ double combine(const std::string& op, double a, double b) {
   return a + b;
 }
 
-bool isFloat(ncclDataType_t t) {
-  return t == ncclFloat16 || t == ncclFloat32 || t == ncclFloat64 || t == ncclBfloat16;
-}
+bool isFloat(ncclDataType_t t) { return t == ncclFloat16 || t == ncclFloat32 || t == ncclFloat64 || t == ncclBfloat16; }
 
 }  // namespace
 

@@ -119,14 +119,14 @@ int runLauncherRank(const PerfOptions& options, int rank, int nranks) {
     remover.emplace(path);
   } else {
     bool found = false;
-    std::string foreign;  // why the file there was not taken, said once
+    std::string foreign;                                          // why the file there was not taken, said once
     for (int attempt = 0; attempt < 3000 && !found; ++attempt) {  // up to 60 s
       std::string text, why;
       IdFileState state = readIdFile(path, &text, &why);
       if (state == IdFileState::kForeign && foreign.empty()) {
         foreign = why;
-        std::fprintf(stderr, "ncclshim perf: rank %d: ignoring %s: %s; waiting for rank 0's own\n", rank,
-                     path.c_str(), why.c_str());
+        std::fprintf(stderr, "ncclshim perf: rank %d: ignoring %s: %s; waiting for rank 0's own\n", rank, path.c_str(),
+                     why.c_str());
       }
       std::istringstream in(text);
       std::string hex;
@@ -135,7 +135,9 @@ int runLauncherRank(const PerfOptions& options, int rank, int nranks) {
     }
     if (!found) {
       std::string ignored = foreign.empty() ? "" : " (the file there was ignored: " + foreign + ")";
-      std::fprintf(stderr, "ncclshim perf: rank %d: no unique id of yours appeared in %s within 60 s%s; use --id-file on a shared path\n",
+      std::fprintf(stderr,
+                   "ncclshim perf: rank %d: no unique id of yours appeared in %s within 60 s%s; use --id-file on a "
+                   "shared path\n",
                    rank, path.c_str(), ignored.c_str());
       return 1;
     }

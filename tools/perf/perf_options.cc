@@ -90,9 +90,9 @@ std::string parsePerfOptions(int argc, char** argv, PerfOptions* o, bool* help) 
     else if (flag == "--id-file") o->idFile = value;
     else if (flag == "--csv") o->csvPath = value;
     else if (flag == "--bind") {
-      if (!parseRankBinding(value, &o->binding)) error = fmt::format("option --bind: '{}' is not auto, core or none", value);
-    }
-    else return fmt::format("unknown option '{}' (see --help)", flag);
+      if (!parseRankBinding(value, &o->binding))
+        error = fmt::format("option --bind: '{}' is not auto, core or none", value);
+    } else return fmt::format("unknown option '{}' (see --help)", flag);
     if (!error.empty()) return error;
   }
   if (o->maxBytes < o->minBytes) return "-e must not be smaller than -b";

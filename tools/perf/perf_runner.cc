@@ -10,8 +10,8 @@
 #include <map>
 #include <vector>
 
-#include "model/datatype.h"
 #include "collectives/reduce.h"
+#include "model/datatype.h"
 #include "tools/perf/perf_collectives.h"
 
 namespace nshim::perf {
@@ -24,10 +24,10 @@ struct TypeInfo {
 
 bool lookupType(const std::string& name, TypeInfo* out) {
   static const std::map<std::string, TypeInfo> kTypes = {
-      {"int8", {ncclInt8, DataType::kInt8}},       {"uint8", {ncclUint8, DataType::kUint8}},
-      {"int32", {ncclInt32, DataType::kInt32}},    {"uint32", {ncclUint32, DataType::kUint32}},
-      {"int64", {ncclInt64, DataType::kInt64}},    {"uint64", {ncclUint64, DataType::kUint64}},
-      {"half", {ncclFloat16, DataType::kFloat16}}, {"float", {ncclFloat32, DataType::kFloat32}},
+      {"int8", {ncclInt8, DataType::kInt8}},         {"uint8", {ncclUint8, DataType::kUint8}},
+      {"int32", {ncclInt32, DataType::kInt32}},      {"uint32", {ncclUint32, DataType::kUint32}},
+      {"int64", {ncclInt64, DataType::kInt64}},      {"uint64", {ncclUint64, DataType::kUint64}},
+      {"half", {ncclFloat16, DataType::kFloat16}},   {"float", {ncclFloat32, DataType::kFloat32}},
       {"double", {ncclFloat64, DataType::kFloat64}}, {"bfloat16", {ncclBfloat16, DataType::kBfloat16}}};
   auto it = kTypes.find(name);
   if (it == kTypes.end()) return false;
@@ -44,9 +44,7 @@ bool lookupOp(const std::string& name, ncclRedOp_t* out) {
   return true;
 }
 
-double seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 struct Measurement {
   double timeUs = 0;
@@ -60,8 +58,8 @@ class RankBench {
  public:
   RankBench(const PerfOptions& o, const PerfCollective& c, TypeInfo type, ncclRedOp_t op, ncclComm_t comm, int rank,
             int nranks)
-      : o_(o), c_(c), type_(type), op_(op), comm_(comm), rank_(rank), n_(nranks),
-        elemSize_(dataTypeSize(type.engine)) {}
+      : o_(o), c_(c), type_(type), op_(op), comm_(comm), rank_(rank), n_(nranks), elemSize_(dataTypeSize(type.engine)) {
+  }
 
   // Runs one size in one placement. Returns false on an NCCL error (message in error_).
   bool measure(size_t totalElems, bool inPlace, Measurement* m) {
@@ -184,8 +182,8 @@ void printHeader(const PerfOptions& o, const PerfCollective& c, int nranks) {
   std::printf("#%78s%40s%s\n", "out-of-place", "in-place", extra.c_str());
   std::printf("#%11s  %12s  %8s  %6s  %6s  %8s  %6s  %6s  %6s  %8s  %6s  %6s  %6s%s\n", "size", "count", "type",
               "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong", extra2.c_str());
-  std::printf("#%11s  %12s  %8s  %6s  %6s  %8s  %6s  %6s  %6s  %8s  %6s  %6s  %6s%s\n", "(B)", "(elements)", "", "",
-              "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", extra3.c_str());
+  std::printf("#%11s  %12s  %8s  %6s  %6s  %8s  %6s  %6s  %6s  %8s  %6s  %6s  %6s%s\n", "(B)", "(elements)", "", "", "",
+              "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", extra3.c_str());
 }
 
 }  // namespace
@@ -195,18 +193,21 @@ int runPerfRank(const PerfOptions& o, const ncclUniqueId& id, int rank, int nran
   TypeInfo type;
   ncclRedOp_t op;
   if (!c || !lookupType(o.dataType, &type) || !lookupOp(o.redOp, &op)) {
-    std::fprintf(stderr, "ncclshim perf: unknown op, type '%s' or reduction '%s'\n", o.dataType.c_str(), o.redOp.c_str());
+    std::fprintf(stderr, "ncclshim perf: unknown op, type '%s' or reduction '%s'\n", o.dataType.c_str(),
+                 o.redOp.c_str());
     return 2;
   }
   ncclComm_t comm = nullptr;
   ncclResult_t result = ncclCommInitRank(&comm, nranks, id, rank);
   if (result != ncclSuccess) {
-    std::fprintf(stderr, "ncclshim perf: rank %d: ncclCommInitRank failed: %s (%s)\n", rank,
-                 ncclGetErrorString(result), ncclGetLastError(nullptr));
+    std::fprintf(stderr, "ncclshim perf: rank %d: ncclCommInitRank failed: %s (%s)\n", rank, ncclGetErrorString(result),
+                 ncclGetLastError(nullptr));
     return 1;
   }
   FILE* csv = (rank == 0 && !o.csvPath.empty()) ? std::fopen(o.csvPath.c_str(), "w") : nullptr;
-  if (csv) std::fprintf(csv, "op,nranks,size,count,type,redop,root,time_us,algbw,busbw,wrong,ip_time_us,ip_algbw,ip_busbw,ip_wrong\n");
+  if (csv)
+    std::fprintf(
+        csv, "op,nranks,size,count,type,redop,root,time_us,algbw,busbw,wrong,ip_time_us,ip_algbw,ip_busbw,ip_wrong\n");
   if (rank == 0) printHeader(o, *c, nranks);
   RankBench bench(o, *c, type, op, comm, rank, nranks);
   const size_t elemSize = dataTypeSize(type.engine);

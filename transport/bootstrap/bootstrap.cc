@@ -70,8 +70,8 @@ Result<std::vector<SocketAddress>> exchangeWithRoot(const UniqueIdInfo& info, in
 
 // Accepts socketsPerPeer connections from every lower rank to connect (those with sockets in
 // `out`), refusing strangers.
-Status acceptFromLowerRanks(int listenFd, const Secret& secret, PeerSockets* out, int socketsPerPeer,
-                            Deadline deadline, double timeoutSeconds) {
+Status acceptFromLowerRanks(int listenFd, const Secret& secret, PeerSockets* out, int socketsPerPeer, Deadline deadline,
+                            double timeoutSeconds) {
   int rank = out->rank;
   int expected = 0;
   for (int peer = 0; peer < rank; ++peer) expected += static_cast<int>(out->sockets[peer].size());
@@ -84,8 +84,7 @@ Status acceptFromLowerRanks(int listenFd, const Secret& secret, PeerSockets* out
     std::string why;
     if (!decode(bytes, &hello, &why)) return acceptor.noteStranger(from, StrangerReason::kNotBootstrap, why);
     if (!secretsEqual(hello.secret.data(), secret.data())) {
-      return acceptor.noteStranger(from, StrangerReason::kWrongSecret,
-                                   fmt::format("claiming rank {}", hello.fromRank));
+      return acceptor.noteStranger(from, StrangerReason::kWrongSecret, fmt::format("claiming rank {}", hello.fromRank));
     }
     PeerAck nack;
     if (hello.socketsPerPeer != static_cast<uint32_t>(socketsPerPeer)) {
@@ -93,11 +92,12 @@ Status acceptFromLowerRanks(int listenFd, const Secret& secret, PeerSockets* out
       fatal = NS_ERROR(Code::kInvalidUsage,
                        "rank {} opens {} sockets per peer but rank {} expects {}: set NCCLSHIM_NSOCKS_PERPEER "
                        "(connections) and NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD (data sockets of each) to the "
-                       "same value on every rank", hello.fromRank, hello.socketsPerPeer, rank, socketsPerPeer);
+                       "same value on every rank",
+                       hello.fromRank, hello.socketsPerPeer, rank, socketsPerPeer);
     } else if (hello.nranks != static_cast<uint32_t>(out->nranks)) {
       nack = PeerAck{kAckNranksMismatch, static_cast<uint32_t>(out->nranks)};
-      fatal = NS_ERROR(Code::kInvalidUsage, "rank {} thinks the job has {} ranks but rank {} thinks {}",
-                       hello.fromRank, hello.nranks, rank, out->nranks);
+      fatal = NS_ERROR(Code::kInvalidUsage, "rank {} thinks the job has {} ranks but rank {} thinks {}", hello.fromRank,
+                       hello.nranks, rank, out->nranks);
     }
     if (nack.code != kAckOk) {
       uint8_t buf[kPeerAckBytes];
@@ -131,10 +131,12 @@ Status acceptFromLowerRanks(int listenFd, const Secret& secret, PeerSockets* out
       size_t strangers = acceptor.strangers() + acceptor.waiting();
       return NS_ERROR(Code::kTimeout,
                       "rank {} timed out after {:g} s waiting for connections from {} {} (they may have failed "
-                      "during bootstrap){}", rank, timeoutSeconds, missing.size() == 1 ? "rank" : "ranks",
-                      formatRankList(missing),
+                      "during bootstrap){}",
+                      rank, timeoutSeconds, missing.size() == 1 ? "rank" : "ranks", formatRankList(missing),
                       strangers ? fmt::format("; meanwhile {} connections without the job's secret came and were "
-                                              "ignored", strangers) : "");
+                                              "ignored",
+                                              strangers)
+                                : "");
     }
     fds.clear();
     acceptor.appendPollFds(&fds);
@@ -150,13 +152,15 @@ Status checkAck(const uint8_t* bytes, const std::string& what, int peer, int ran
   std::string why;
   if (!decode(bytes, &ack, &why)) return NS_ERROR(Code::kRemoteError, "{}: {}", what, why);
   if (ack.code == kAckSocketsMismatch) {
-    return NS_ERROR(Code::kInvalidUsage, "rank {} expects {} sockets per peer but rank {} opens {}: set "
+    return NS_ERROR(Code::kInvalidUsage,
+                    "rank {} expects {} sockets per peer but rank {} opens {}: set "
                     "NCCLSHIM_NSOCKS_PERPEER (connections) and NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD (data "
-                    "sockets of each) to the same value on every rank", peer, ack.value, rank, sockets);
+                    "sockets of each) to the same value on every rank",
+                    peer, ack.value, rank, sockets);
   }
   if (ack.code != kAckOk) {
-    return NS_ERROR(Code::kInvalidUsage, "rank {} thinks the job has {} ranks but rank {} thinks {}", peer,
-                    ack.value, rank, nranks);
+    return NS_ERROR(Code::kInvalidUsage, "rank {} thinks the job has {} ranks but rank {} thinks {}", peer, ack.value,
+                    rank, nranks);
   }
   return Status::Ok();
 }
@@ -225,14 +229,19 @@ Result<PeerSockets> bootstrapConnect(const UniqueId& id, int rank, int nranks, c
       // The peer answers only after all our connections are in, so anything readable on the ones
       // already open (a refusal, or the end of stream of a peer that failed) is a reason to stop.
       auto peerFailed = [&] { return explainEarlyAnswer(out, peer, rank, sockets); };
-      auto fd = connectWithRetry(table[peer], deadline, [&] { return !peerFailed().ok(); }, local.address);
+      auto fd = connectWithRetry(
+          table[peer], deadline, [&] { return !peerFailed().ok(); }, local.address);
       if (!fd.ok()) {
         NS_RETURN_IF_ERROR(peerFailed());
         return NS_ERROR(fd.status().code(), "rank {} could not connect to rank {} at {}: {}", rank, peer,
                         table[peer].toString(), fd.status().message());
       }
-      PeerHello hello{info.secret, static_cast<uint32_t>(rank), static_cast<uint32_t>(peer),
-                      static_cast<uint32_t>(index), static_cast<uint32_t>(sockets), static_cast<uint32_t>(nranks)};
+      PeerHello hello{info.secret,
+                      static_cast<uint32_t>(rank),
+                      static_cast<uint32_t>(peer),
+                      static_cast<uint32_t>(index),
+                      static_cast<uint32_t>(sockets),
+                      static_cast<uint32_t>(nranks)};
       uint8_t buf[kPeerHelloBytes];
       encode(hello, buf);
       NS_RETURN_IF_ERROR(writeAll(fd->get(), buf, sizeof(buf), deadline, fmt::format("rank {}", peer)));
@@ -240,8 +249,8 @@ Result<PeerSockets> bootstrapConnect(const UniqueId& id, int rank, int nranks, c
     }
   }
   // 2. Accept from every lower rank to connect.
-  NS_RETURN_IF_ERROR(acceptFromLowerRanks(listenFd.get(), info.secret, &out, sockets, deadline,
-                                          options.timeoutSeconds));
+  NS_RETURN_IF_ERROR(
+      acceptFromLowerRanks(listenFd.get(), info.secret, &out, sockets, deadline, options.timeoutSeconds));
   // 3. Acknowledge what we accepted, then collect the acknowledgements of the higher ranks.
   uint8_t ackBytes[kPeerAckBytes];
   encode(PeerAck{}, ackBytes);

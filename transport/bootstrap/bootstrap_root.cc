@@ -28,11 +28,9 @@ constexpr double kReplyTimeoutSeconds = 10;
 class BootstrapRoot {
  public:
   BootstrapRoot(Fd listenFd, const SocketAddress& address, const Secret& secret)
-      : listen_(std::move(listenFd)),
-        wake_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+      : listen_(std::move(listenFd)), wake_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
         label_("bootstrap root " + address.toString()),
-        acceptor_(listen_.get(), kRootHelloBytes, bootstrapHelloTimeoutSeconds(), label_),
-        secret_(secret) {}
+        acceptor_(listen_.get(), kRootHelloBytes, bootstrapHelloTimeoutSeconds(), label_), secret_(secret) {}
 
   ~BootstrapRoot() {
     stop_.store(true);
@@ -74,7 +72,8 @@ class BootstrapRoot {
       size_t acceptorFirst = fds.size();
       acceptor_.appendPollFds(&fds);
       int timeoutMs = 1000;
-      if (nranks_ > 0) timeoutMs = std::min<int64_t>(timeoutMs, std::max<int64_t>(0, (deadlineNs_ - nowNs()) / 1000000 + 1));
+      if (nranks_ > 0)
+        timeoutMs = std::min<int64_t>(timeoutMs, std::max<int64_t>(0, (deadlineNs_ - nowNs()) / 1000000 + 1));
       ::poll(fds.data(), fds.size(), timeoutMs);
       if (stop_.load()) break;
       {
@@ -82,10 +81,9 @@ class BootstrapRoot {
         for (size_t i = 0; i < arrivedRanks.size(); ++i) {
           if (fds[1 + i].revents != 0) dropArrived(arrivedRanks[i]);
         }
-        Status status = acceptor_.service(fds.data() + acceptorFirst, fds.size() - acceptorFirst,
-                                          [this](Fd fd, const uint8_t* hello, const SocketAddress& from) {
-                                            onHello(std::move(fd), hello, from);
-                                          });
+        Status status = acceptor_.service(
+            fds.data() + acceptorFirst, fds.size() - acceptorFirst,
+            [this](Fd fd, const uint8_t* hello, const SocketAddress& from) { onHello(std::move(fd), hello, from); });
         if (!status.ok()) NS_WARN("{}: {}", label_, status.message());
       }
       if (nranks_ > 0 && arrivedCount_ == nranks_) {
@@ -113,7 +111,8 @@ class BootstrapRoot {
       acceptor_.noteStranger(from, StrangerReason::kWrongSecret, fmt::format("claiming rank {}", hello.rank));
       sendError(fd.get(), Code::kInvalidArgument,
                 fmt::format("the {} refused the unique id: its secret is not this job's (an id of another job, or "
-                            "a stale one?)", label_));
+                            "a stale one?)",
+                            label_));
       return;
     }
     if (hello.nranks < 1 || hello.nranks > kMaxRanks) {
@@ -134,8 +133,8 @@ class BootstrapRoot {
       return reject(std::move(fd), fmt::format("rank {} is out of range for {} ranks", hello.rank, nranks_));
     }
     if (arrived_[hello.rank].valid()) {
-      return reject(std::move(fd), fmt::format("rank {} joined twice (was one rank given to two processes?)",
-                                               hello.rank));
+      return reject(std::move(fd),
+                    fmt::format("rank {} joined twice (was one rank given to two processes?)", hello.rank));
     }
     if (!SocketAddress::fromWire(hello.listen).ok()) {
       return reject(std::move(fd), fmt::format("rank {} sent an invalid listen address", hello.rank));
@@ -189,10 +188,10 @@ class BootstrapRoot {
     for (int rank = 0; rank < nranks_; ++rank) {
       if (!arrived_[rank].valid()) missing.push_back(rank);
     }
-    std::string text = fmt::format("{} {} of {} never arrived at the {} within {:g} s (did a rank fail before "
-                                   "joining, or did the launcher start fewer ranks?)",
-                                   missing.size() == 1 ? "rank" : "ranks", formatRankList(missing), nranks_,
-                                   label_, timeoutSeconds_);
+    std::string text = fmt::format(
+        "{} {} of {} never arrived at the {} within {:g} s (did a rank fail before "
+        "joining, or did the launcher start fewer ranks?)",
+        missing.size() == 1 ? "rank" : "ranks", formatRankList(missing), nranks_, label_, timeoutSeconds_);
     if (acceptor_.strangers() + acceptor_.waiting() > 0) {
       text += fmt::format("; meanwhile {} connections without the job's secret came and were ignored",
                           acceptor_.strangers() + acceptor_.waiting());

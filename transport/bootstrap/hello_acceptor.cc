@@ -7,8 +7,8 @@
 
 #include <algorithm>
 
-#include "common/settings.h"
 #include "common/log.h"
+#include "common/settings.h"
 
 namespace nshim {
 
@@ -26,11 +26,8 @@ double bootstrapHelloTimeoutSeconds() {
 
 HelloAcceptor::HelloAcceptor(int listenFd, size_t helloBytes, double helloTimeoutSeconds, std::string label,
                              HelloAcceptorLimits limits)
-    : listenFd_(listenFd),
-      helloBytes_(std::min(helloBytes, kMaxHelloBytes)),
-      helloTimeoutSeconds_(helloTimeoutSeconds),
-      label_(std::move(label)),
-      limits_{std::max<size_t>(limits.total, 1), std::max<size_t>(limits.perSource, 1)} {}
+    : listenFd_(listenFd), helloBytes_(std::min(helloBytes, kMaxHelloBytes)), helloTimeoutSeconds_(helloTimeoutSeconds),
+      label_(std::move(label)), limits_{std::max<size_t>(limits.total, 1), std::max<size_t>(limits.perSource, 1)} {}
 
 HelloAcceptor::~HelloAcceptor() { finish(); }
 
@@ -45,8 +42,7 @@ void HelloAcceptor::noteStranger(const SocketAddress& from, StrangerReason reaso
 
 bool HelloAcceptor::readHello(Pending& pending, const OnHello& onHello) {
   while (pending.got < helloBytes_) {
-    ssize_t n = ::recv(pending.fd.get(), pending.hello.data() + pending.got, helloBytes_ - pending.got,
-                       MSG_DONTWAIT);
+    ssize_t n = ::recv(pending.fd.get(), pending.hello.data() + pending.got, helloBytes_ - pending.got, MSG_DONTWAIT);
     if (n > 0) {
       pending.got += static_cast<size_t>(n);
       continue;
@@ -99,10 +95,8 @@ void HelloAcceptor::makeRoom(const std::string& source, const OnHello& onHello) 
     auto found = waitingBySource_.find(source);
     return found == waitingBySource_.end() ? size_t{0} : found->second;
   };
-  while (waitingFrom() >= limits_.perSource && evictOldest(source, onHello)) {
-  }
-  while (pending_.size() >= limits_.total && evictOldest("", onHello)) {
-  }
+  while (waitingFrom() >= limits_.perSource && evictOldest(source, onHello)) {}
+  while (pending_.size() >= limits_.total && evictOldest("", onHello)) {}
 }
 
 Result<bool> HelloAcceptor::acceptOne(const OnHello& onHello) {

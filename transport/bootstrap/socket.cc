@@ -193,8 +193,7 @@ Result<InterfaceAddress> findInterface(const SocketInterface& which) {
     if (it->ifa_addr == nullptr || !(it->ifa_flags & IFF_UP) || !interfaceMatches(which.spec, it->ifa_name)) continue;
     int family = it->ifa_addr->sa_family;
     if (family != AF_INET && family != AF_INET6) continue;
-    if (family == AF_INET6 &&
-        IN6_IS_ADDR_LINKLOCAL(&reinterpret_cast<const sockaddr_in6*>(it->ifa_addr)->sin6_addr)) {
+    if (family == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&reinterpret_cast<const sockaddr_in6*>(it->ifa_addr)->sin6_addr)) {
       continue;  // would need a scope id that other hosts cannot use
     }
     socklen_t length = family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
@@ -284,8 +283,8 @@ Result<Fd> connectWithRetry(const SocketAddress& address, Deadline deadline, con
     if (source.valid() && !source.isLoopback() && source.family() == address.family() &&
         (setsockopt(fd.get(), IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &noPort, sizeof(noPort)),
          ::bind(fd.get(), source.sockaddrPtr(), source.length()) != 0)) {
-      return NS_ERROR(Code::kSystemError, "bind({}) before connecting to {}: {}", source.toString(),
-                      address.toString(), errnoText(errno));
+      return NS_ERROR(Code::kSystemError, "bind({}) before connecting to {}: {}", source.toString(), address.toString(),
+                      errnoText(errno));
     }
     int rc = ::connect(fd.get(), address.sockaddrPtr(), address.length());
     if (rc != 0 && errno == EINPROGRESS) {
@@ -310,11 +309,10 @@ Result<Fd> connectWithRetry(const SocketAddress& address, Deadline deadline, con
       return fd;
     }
     bool retryable = lastError == ECONNREFUSED || lastError == ETIMEDOUT || lastError == ENETUNREACH ||
-                     lastError == EHOSTUNREACH || lastError == ECONNRESET || lastError == EAGAIN ||
-                     lastError == EINTR;
+                     lastError == EHOSTUNREACH || lastError == ECONNRESET || lastError == EAGAIN || lastError == EINTR;
     if (!retryable || deadline.expired() || (giveUp && giveUp())) {
-      return NS_ERROR(retryable ? Code::kTimeout : Code::kSystemError, "connect to {} failed: {}",
-                      address.toString(), errnoText(lastError));
+      return NS_ERROR(retryable ? Code::kTimeout : Code::kSystemError, "connect to {} failed: {}", address.toString(),
+                      errnoText(lastError));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(std::min(backoffMs, deadline.remainingMs(1000) + 1)));
     backoffMs = std::min(backoffMs * 2, 200);
@@ -358,9 +356,10 @@ Status setSocketBuffer(int fd, SocketBuffer which, int bytes) {
     // the socket as it is.
     int forced = send ? SO_SNDBUFFORCE : SO_RCVBUFFORCE;
     if (setsockopt(fd, SOL_SOCKET, forced, &bytes, sizeof(bytes)) == 0) return Status::Ok();
-    return NS_ERROR(Code::kSystemError, "{} of {} bytes is above net.core.{} ({}) and forcing it failed ({}); "
-                    "the socket keeps the kernel's autotuning", option, bytes, send ? "wmem_max" : "rmem_max",
-                    limit, errnoText(errno));
+    return NS_ERROR(Code::kSystemError,
+                    "{} of {} bytes is above net.core.{} ({}) and forcing it failed ({}); "
+                    "the socket keeps the kernel's autotuning",
+                    option, bytes, send ? "wmem_max" : "rmem_max", limit, errnoText(errno));
   }
   if (setsockopt(fd, SOL_SOCKET, send ? SO_SNDBUF : SO_RCVBUF, &bytes, sizeof(bytes)) != 0) {
     return NS_ERROR(Code::kSystemError, "setsockopt({}, {}): {}", option, bytes, errnoText(errno));

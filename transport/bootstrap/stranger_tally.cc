@@ -41,8 +41,8 @@ std::string StrangerTally::summary(double helloTimeoutSeconds) const {
   }
   if (otherSources_ > 0) ++unshownSources;  // at least one more
   if (unshownCount > 0) {
-    from += fmt::format(", {} from {}{} more sources", unshownCount, otherSources_ > 0 ? "at least " : "",
-                        unshownSources);
+    from +=
+        fmt::format(", {} from {}{} more sources", unshownCount, otherSources_ > 0 ? "at least " : "", unshownSources);
   }
   const std::array<std::string, static_cast<size_t>(StrangerReason::kCount)> reasonText = {
       fmt::format("sent no hello within {:g} s", helloTimeoutSeconds),
@@ -58,8 +58,8 @@ std::string StrangerTally::summary(double helloTimeoutSeconds) const {
     why += fmt::format("{}{} {}", why.empty() ? "" : ", ", byReason_[i], reasonText[i]);
     if (!example_[i].empty()) why += fmt::format(" ({}{})", byReason_[i] > 1 ? "first: " : "", example_[i]);
   }
-  return fmt::format("ignored {} connection{} without the job's secret (from {}): {}", total_,
-                     total_ == 1 ? "" : "s", from, why);
+  return fmt::format("ignored {} connection{} without the job's secret (from {}): {}", total_, total_ == 1 ? "" : "s",
+                     from, why);
 }
 
 }  // namespace nshim

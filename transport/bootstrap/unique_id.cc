@@ -32,8 +32,7 @@ Result<Secret> randomSecret() {
   if (got == secret.size()) return secret;
   Fd urandom(::open("/dev/urandom", O_RDONLY | O_CLOEXEC));
   if (!urandom.valid() || ::read(urandom.get(), secret.data(), secret.size()) != ssize_t(secret.size())) {
-    return NS_ERROR(Code::kSystemError, "no source of random bytes for the unique id secret: {}",
-                    errnoText(errno));
+    return NS_ERROR(Code::kSystemError, "no source of random bytes for the unique id secret: {}", errnoText(errno));
   }
   return secret;
 }
@@ -77,8 +76,8 @@ Result<UniqueIdInfo> decodeUniqueId(const UniqueId& id) {
                     magic, kUniqueIdMagic);
   }
   if (version != kUniqueIdVersion) {
-    return NS_ERROR(Code::kInvalidArgument, "unique id version {} is not supported (this build speaks {})",
-                    version, kUniqueIdVersion);
+    return NS_ERROR(Code::kInvalidArgument, "unique id version {} is not supported (this build speaks {})", version,
+                    kUniqueIdVersion);
   }
   if (checksum != fnv1a32(data, kChecksummedBytes)) {
     return NS_ERROR(Code::kInvalidArgument, "unique id checksum mismatch: the id was corrupted in transit");

@@ -30,7 +30,6 @@ struct UniqueIdInfo {
 inline constexpr uint32_t kUniqueIdMagic = 0x4E534944;  // "NSID"
 inline constexpr uint16_t kUniqueIdVersion = 1;
 
-
 // Validates and decodes an id from an untrusted source: magic, version, checksum, address family.
 Result<UniqueIdInfo> decodeUniqueId(const UniqueId& id);
 UniqueId encodeUniqueId(const UniqueIdInfo& info);

@@ -83,7 +83,8 @@ PeerBytes NetworkTransport::peerBytes(int peer) const {
 
 void NetworkTransport::abort(const std::string& reason) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!aborted_) abortLocked(NS_ERROR(Code::kRemoteError, "rank {} aborted its {} transport: {}", rank_, label_, reason));
+  if (!aborted_)
+    abortLocked(NS_ERROR(Code::kRemoteError, "rank {} aborted its {} transport: {}", rank_, label_, reason));
 }
 
 void NetworkTransport::fail(Request* req, const Status& status) {
@@ -97,12 +98,11 @@ void NetworkTransport::failPeerLocked(int peer, const std::string& detail) {
   const std::vector<int> alsoEnded = otherEndedPeersLocked(peer);
   beforePeerLostLocked(peer);
   state.lost = true;
-  state.lostStatus = NS_ERROR(Code::kRemoteError, "rank {}: connection to rank {} lost (peer exited or was killed): {}{}",
-                              rank_, peer, detail,
-                              alsoEnded.empty() ? std::string()
-                                                : fmt::format("; the connections to {} {} have ended too",
-                                                              alsoEnded.size() == 1 ? "rank" : "ranks",
-                                                              formatRankList(alsoEnded)));
+  state.lostStatus = NS_ERROR(
+      Code::kRemoteError, "rank {}: connection to rank {} lost (peer exited or was killed): {}{}", rank_, peer, detail,
+      alsoEnded.empty() ? std::string()
+                        : fmt::format("; the connections to {} {} have ended too",
+                                      alsoEnded.size() == 1 ? "rank" : "ranks", formatRankList(alsoEnded)));
   if (peerLossWorthWarningLocked(peer)) NS_WARN("{}", state.lostStatus.message());
   dropPeerLocked(peer, state.lostStatus, alsoEnded);
 }

@@ -27,7 +27,7 @@ class NetworkTransport : public Transport {
  public:
   // How waitAll spins before it sleeps.
   struct SpinPolicy {
-    int64_t spinNs = 0;          // busy-poll this long (re-armed after every wake-up) before sleeping
+    int64_t spinNs = 0;              // busy-poll this long (re-armed after every wake-up) before sleeping
     bool yieldWhileSpinning = true;  // sched_yield() on each turn: a peer on this CPU gets to run
   };
 

@@ -36,7 +36,9 @@ struct PeerLink {
     }
     return link;
   }
-  uint32_t sendLinks() const { return static_cast<uint32_t>(__builtin_popcountll(sendLinkMask.load(std::memory_order_relaxed))); }
+  uint32_t sendLinks() const {
+    return static_cast<uint32_t>(__builtin_popcountll(sendLinkMask.load(std::memory_order_relaxed)));
+  }
 };
 
 // Single writer (under the transport mutex): a plain load/store keeps the hot path lock-free.
@@ -63,8 +65,10 @@ inline Status startRequest(Request* req, int self, int nranks, int peer, uint64_
 // A message for a peer the transport was not connected to (one of the rank's own node, which
 // phynet routes over shared memory).
 inline Status notConnectedError(int self, int peer, const char* transport) {
-  return NS_ERROR(Code::kInvalidUsage, "rank {} has no {} connection to rank {}: that pair was left out when the "
-                  "transport connected (ranks of one node meet over shared memory)", self, transport, peer);
+  return NS_ERROR(Code::kInvalidUsage,
+                  "rank {} has no {} connection to rank {}: that pair was left out when the "
+                  "transport connected (ranks of one node meet over shared memory)",
+                  self, transport, peer);
 }
 
 // The request bookkeeping of a waitAll loop, shared by the network transports. After each progress

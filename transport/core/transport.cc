@@ -9,8 +9,7 @@ Status timeoutError(int selfRank, std::span<Request* const> requests, double wai
       return NS_ERROR(Code::kTimeout,
                       "rank {} timed out after {:.1f} s waiting for rank {} ({} of {} bytes, tag {:#x}); "
                       "the peer may be dead, stuck, or running a different operation",
-                      selfRank, waitedSeconds, req->peer, req->isSend ? "send" : "receive", req->bytes,
-                      req->tag);
+                      selfRank, waitedSeconds, req->peer, req->isSend ? "send" : "receive", req->bytes, req->tag);
     }
   }
   return NS_ERROR(Code::kTimeout, "rank {} timed out after {:.1f} s", selfRank, waitedSeconds);

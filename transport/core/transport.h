@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/nccl_protocol.h"
 #include "common/status.h"
 #include "transport/core/wait_note.h"
-#include "common/nccl_protocol.h"
 
 namespace nshim {
 

@@ -14,7 +14,7 @@ namespace nshim {
 class WaitNote {
  public:
   struct Snapshot {
-    int peer = -1;        // communicator rank; -1: not blocked in a wait
+    int peer = -1;  // communicator rank; -1: not blocked in a wait
     bool isSend = false;
     int64_t sinceNs = 0;  // nowNs() when the wait for this request went to sleep
   };

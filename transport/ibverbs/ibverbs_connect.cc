@@ -24,8 +24,8 @@ namespace {
 
 using namespace ib;
 
-constexpr uint32_t kSetupMagic = 0x4E535133;  // "NSQ3": two QPs per link, zero-copy offers
-constexpr size_t kSetupHeaderBytes = 20;  // magic, links per peer, slots, slot bytes, zero-copy min (u32 each)
+constexpr uint32_t kSetupMagic = 0x4E535133;      // "NSQ3": two QPs per link, zero-copy offers
+constexpr size_t kSetupHeaderBytes = 20;          // magic, links per peer, slots, slot bytes, zero-copy min (u32 each)
 constexpr uint32_t kSoftRoceVendorId = 0xFFFFFF;  // what rdma_rxe reports as its vendor_id
 
 Status validate(const IbverbsOptions& o) {
@@ -41,7 +41,8 @@ Status validate(const IbverbsOptions& o) {
   if (o.zeroCopyMin > (1u << 30)) {
     return NS_ERROR(Code::kInvalidArgument, "NCCLSHIM_IB_ZERO_COPY_MIN={} out of range [0 (off), 1G]", o.zeroCopyMin);
   }
-  if (!(o.timeoutSeconds > 0)) return NS_ERROR(Code::kInvalidArgument, "timeout {} s must be positive", o.timeoutSeconds);
+  if (!(o.timeoutSeconds > 0))
+    return NS_ERROR(Code::kInvalidArgument, "timeout {} s must be positive", o.timeoutSeconds);
   return Status::Ok();
 }
 
@@ -106,15 +107,18 @@ Status createResources(IbResources& r, int rank, int nranks, int qps, const Ring
   const size_t ringBytes = ringBytesOf(shape);
   NS_ASSIGN_OR_RETURN(r.memory, PinnedBuffer::allocate(links * linkBytesOf(shape)));
   if (links > 0) {
-    r.mr.reset(api.regMr(r.pd.get(), r.memory.data(), r.memory.size(),
-                         IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE));
+    r.mr.reset(
+        api.regMr(r.pd.get(), r.memory.data(), r.memory.size(), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE));
     if (!r.mr) {
-      return NS_ERROR(Code::kSystemError, "ibv_reg_mr of {} bytes on {} failed: {} (is the locked-memory limit, "
-                      "ulimit -l, too low?)", r.memory.size(), dev, std::strerror(errno));
+      return NS_ERROR(Code::kSystemError,
+                      "ibv_reg_mr of {} bytes on {} failed: {} (is the locked-memory limit, "
+                      "ulimit -l, too low?)",
+                      r.memory.size(), dev, std::strerror(errno));
     }
   }
   r.channel.reset(api.createCompChannel(r.device.context.get()));
-  if (!r.channel) return NS_ERROR(Code::kSystemError, "ibv_create_comp_channel on {} failed: {}", dev, std::strerror(errno));
+  if (!r.channel)
+    return NS_ERROR(Code::kSystemError, "ibv_create_comp_channel on {} failed: {}", dev, std::strerror(errno));
   int flags = ::fcntl(r.channel->fd, F_GETFL);
   if (flags < 0 || ::fcntl(r.channel->fd, F_SETFL, flags | O_NONBLOCK) < 0) {
     return NS_ERROR(Code::kSystemError, "cannot make the completion channel non-blocking: {}", std::strerror(errno));
@@ -122,10 +126,12 @@ Status createResources(IbResources& r, int rank, int nranks, int qps, const Ring
   size_t wanted = std::max<size_t>(2 * links * (shape.sendDepth + shape.recvDepth), 16);
   int cqe = static_cast<int>(std::min<size_t>(wanted, static_cast<size_t>(std::max(r.device.deviceAttr.max_cqe, 16))));
   if (static_cast<size_t>(cqe) < wanted) {
-    NS_WARN("ibverbs: {} allows {} CQ entries, fewer than the {} that {} connections may need", dev, cqe, wanted, links);
+    NS_WARN("ibverbs: {} allows {} CQ entries, fewer than the {} that {} connections may need", dev, cqe, wanted,
+            links);
   }
   r.cq.reset(api.createCq(r.device.context.get(), cqe, nullptr, r.channel.get(), 0));
-  if (!r.cq) return NS_ERROR(Code::kSystemError, "ibv_create_cq ({} entries) on {} failed: {}", cqe, dev, std::strerror(errno));
+  if (!r.cq)
+    return NS_ERROR(Code::kSystemError, "ibv_create_cq ({} entries) on {} failed: {}", cqe, dev, std::strerror(errno));
 
   r.connections.resize(static_cast<size_t>(nranks) * qps);
   size_t link = 0;
@@ -196,8 +202,10 @@ Status exchangeAndConnect(IbResources& r, int rank, int nranks, int qps, const R
     std::string what = fmt::format("rank {} (ibverbs setup)", peer);
     Status read = readAll(r.peerSockets[peer].get(), theirs.data(), theirs.size(), deadline, what);
     if (!read.ok()) {
-      return NS_ERROR(read.code(), "rank {} did not get the QP endpoints of rank {}: {} (rank {} may have failed to "
-                      "set up its RDMA device: see its own error)", rank, peer, read.message(), peer);
+      return NS_ERROR(read.code(),
+                      "rank {} did not get the QP endpoints of rank {}: {} (rank {} may have failed to "
+                      "set up its RDMA device: see its own error)",
+                      rank, peer, read.message(), peer);
     }
     uint32_t header[5];
     std::memcpy(header, theirs.data(), sizeof(header));
@@ -227,8 +235,8 @@ Status exchangeAndConnect(IbResources& r, int rank, int nranks, int qps, const R
           c.remoteRing = remote.ringAddress;
           c.remoteKey = remote.ringKey;
         }
-        NS_RETURN_IF_ERROR(connectRcQp(*r.api, c.lane(inbound).qp.get(), r.device, local, remote, path,
-                                       fmt::format("rank {}", peer)));
+        NS_RETURN_IF_ERROR(
+            connectRcQp(*r.api, c.lane(inbound).qp.get(), r.device, local, remote, path, fmt::format("rank {}", peer)));
       }
     }
   }
@@ -242,8 +250,8 @@ Status exchangeAndConnect(IbResources& r, int rank, int nranks, int qps, const R
   for (int peer = 0; peer < nranks; ++peer) {
     if (!r.peerSockets[peer].valid()) continue;
     char answer = 0;
-    NS_RETURN_IF_ERROR(readAll(r.peerSockets[peer].get(), &answer, 1, deadline,
-                               fmt::format("rank {} (ibverbs setup)", peer)));
+    NS_RETURN_IF_ERROR(
+        readAll(r.peerSockets[peer].get(), &answer, 1, deadline, fmt::format("rank {} (ibverbs setup)", peer)));
   }
   return Status::Ok();
 }
@@ -253,7 +261,7 @@ Status exchangeAndConnect(IbResources& r, int rank, int nranks, int qps, const R
 IbverbsOptions IbverbsOptions::fromEnvironment() {
   IbverbsOptions o;
   o.hca = nicForLocalRank(settingString(Setting::NCCLSHIM_IB_HCA), localRankFromEnvironment());
-  o.gidIndex = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_GID_INDEX));  // -1: auto
+  o.gidIndex = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_GID_INDEX));                   // -1: auto
   o.trafficClass = static_cast<int>(settingOrNcclInt(Setting::NCCLSHIM_IB_TC, "NCCL_IB_TC"));  // a capture's too
   o.serviceLevel = static_cast<int>(settingOrNcclInt(Setting::NCCLSHIM_IB_SL, "NCCL_IB_SL"));
   o.qpsPerPeer = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_QPS_PER_PEER));
@@ -275,7 +283,8 @@ std::string listIbverbsDevices() {
   int count = 0;
   DeviceListPtr list((*api)->getDeviceList(&count));
   std::string names;
-  for (int i = 0; list && i < count; ++i) names += std::string(names.empty() ? "" : ",") + (*api)->getDeviceName(list.get()[i]);
+  for (int i = 0; list && i < count; ++i)
+    names += std::string(names.empty() ? "" : ",") + (*api)->getDeviceName(list.get()[i]);
   return names;
 }
 
@@ -301,9 +310,9 @@ Result<std::unique_ptr<Transport>> connectIbverbsTransport(const UniqueId& id, i
                                                            const IbverbsOptions& options, std::vector<bool> peers) {
   NS_RETURN_IF_ERROR(validate(options));
   NS_ASSIGN_OR_RETURN(const VerbsApi* api, loadVerbs());
-  NS_ASSIGN_OR_RETURN(PeerSockets sockets, bootstrapConnect(id, rank, nranks, {1, options.timeoutSeconds,
-                                                                               options.bootstrapInterface,
-                                                                               std::move(peers)}));
+  NS_ASSIGN_OR_RETURN(
+      PeerSockets sockets,
+      bootstrapConnect(id, rank, nranks, {1, options.timeoutSeconds, options.bootstrapInterface, std::move(peers)}));
   auto res = std::make_unique<IbResources>();
   res->api = api;
   res->peerSockets.resize(nranks);
@@ -327,14 +336,15 @@ Result<std::unique_ptr<Transport>> connectIbverbsTransport(const UniqueId& id, i
   const RingShape shape = shapeFor(options);
   NS_RETURN_IF_ERROR(createResources(*res, rank, nranks, options.qpsPerPeer, shape));
   NS_RETURN_IF_ERROR(exchangeAndConnect(*res, rank, nranks, options.qpsPerPeer, shape, options));
-  const bool postThread = options.postThread < 0 ? res->device.deviceAttr.vendor_id == kSoftRoceVendorId
-                                                 : options.postThread == 1;
+  const bool postThread =
+      options.postThread < 0 ? res->device.deviceAttr.vendor_id == kSoftRoceVendorId : options.postThread == 1;
   uint32_t inlineBytes =
       anyPeer >= 0 ? res->connections[static_cast<size_t>(anyPeer) * options.qpsPerPeer].outbound.maxInline : 0;
-  NS_INFO("rank {} of {}: ibverbs transport on {} port {} (GID index {}), {} link(s) per peer (2 QPs each), {} slots "
-          "of {} B, inline up to {} B, writes posted {}", rank, nranks, res->device.name, res->device.port,
-          res->device.gidIndex, options.qpsPerPeer, shape.slots, shape.fragmentBytes, inlineBytes,
-          postThread ? "by a thread" : "inline");
+  NS_INFO(
+      "rank {} of {}: ibverbs transport on {} port {} (GID index {}), {} link(s) per peer (2 QPs each), {} slots "
+      "of {} B, inline up to {} B, writes posted {}",
+      rank, nranks, res->device.name, res->device.port, res->device.gidIndex, options.qpsPerPeer, shape.slots,
+      shape.fragmentBytes, inlineBytes, postThread ? "by a thread" : "inline");
   return makeIbverbsTransport(std::move(res), rank, nranks, options.qpsPerPeer, shape, options.spinMicroseconds,
                               postThread);
 }

@@ -23,11 +23,11 @@ void Connection::onCompletion(const ibv_wc& wc, int qpsPerPeer) {
   QpLane& lane = this->lane(isInbound);
   if (wc.status != IBV_WC_SUCCESS) {
     if (owner_->aborted() || peerLink_->lost) return;  // the flush of a connection that already failed
-    owner_->linkFailed(
-        peer, fmt::format("{} on the {} QP of link {} of {} (QP number {:#x}) completed with error: {} "
-                                       "(status {}, vendor error {:#x})", isRecv ? "a receive" : "an RDMA write/send",
-                                       isInbound ? "inbound" : "outbound", index, qpsPerPeer, lane.qpn,
-                                       api_->wcStatusStr(wc.status), static_cast<int>(wc.status), wc.vendor_err));
+    owner_->linkFailed(peer, fmt::format("{} on the {} QP of link {} of {} (QP number {:#x}) completed with error: {} "
+                                         "(status {}, vendor error {:#x})",
+                                         isRecv ? "a receive" : "an RDMA write/send",
+                                         isInbound ? "inbound" : "outbound", index, qpsPerPeer, lane.qpn,
+                                         api_->wcStatusStr(wc.status), static_cast<int>(wc.status), wc.vendor_err));
     return;
   }
   if (!isRecv) {  // a signaled write or credit send: it and every request before it are done
@@ -49,10 +49,9 @@ void Connection::onCompletion(const ibv_wc& wc, int qpsPerPeer) {
     return;
   }
   if (((imm & kCreditFlag) != 0) == isInbound) {
-    owner_->linkFailed(
-        peer, fmt::format("a {} arrived on the {} QP of link {}, which carries only {}",
-                                       isInbound ? "credit" : "data fragment", isInbound ? "inbound" : "outbound",
-                                       index, isInbound ? "data" : "credits"));
+    owner_->linkFailed(peer, fmt::format("a {} arrived on the {} QP of link {}, which carries only {}",
+                                         isInbound ? "credit" : "data fragment", isInbound ? "inbound" : "outbound",
+                                         index, isInbound ? "data" : "credits"));
     return;
   }
   if ((imm & kCreditFlag) && (imm & kOfferFlag)) {
@@ -61,9 +60,8 @@ void Connection::onCompletion(const ibv_wc& wc, int qpsPerPeer) {
     creditsSeen += ((imm & kSeqMask) - (creditsSeen & kSeqMask)) & kSeqMask;
   } else {
     if ((imm & kSeqMask) != (fragsArrived & kSeqMask)) {
-      owner_->linkFailed(
-        peer, fmt::format("fragment {} arrived on QP {} where fragment {} was due", imm & kSeqMask,
-                                         index, fragsArrived & kSeqMask));
+      owner_->linkFailed(peer, fmt::format("fragment {} arrived on QP {} where fragment {} was due", imm & kSeqMask,
+                                           index, fragsArrived & kSeqMask));
       return;
     }
     arrivals.push((imm & kDirectFlag) != 0 ? 1 : 0);
@@ -102,16 +100,21 @@ bool Connection::fragmentMatches(PendingOp& op, const FragmentHeader& h) {
   const Request* req = op.req;
   Status error;
   if (h.magic != kFragmentMagic || h.bytes > shape_->payloadBytes()) {
-    error = NS_ERROR(Code::kRemoteError, "rank {} received a corrupt fragment header from rank {} on QP {} (magic "
-                     "{:#010x}, {} bytes)", rank_, peer, index, h.magic, h.bytes);
+    error = NS_ERROR(Code::kRemoteError,
+                     "rank {} received a corrupt fragment header from rank {} on QP {} (magic "
+                     "{:#010x}, {} bytes)",
+                     rank_, peer, index, h.magic, h.bytes);
   } else if (!op.started && (h.tag != req->tag || h.total != req->bytes)) {
     error = NS_ERROR(Code::kRemoteError,
                      "rank {} received a message from rank {} with tag {:#x} and {} bytes, but the matching receive "
                      "posted by rank {} expects tag {:#x} and {} bytes: the ranks disagree about the operation "
-                     "sequence", rank_, peer, h.tag, h.total, rank_, req->tag, req->bytes);
+                     "sequence",
+                     rank_, peer, h.tag, h.total, rank_, req->tag, req->bytes);
   } else if (h.tag != req->tag || h.total != req->bytes || h.offset != op.offset || h.bytes > h.total - op.offset) {
-    error = NS_ERROR(Code::kRemoteError, "rank {} received an out-of-order fragment from rank {} on QP {} (offset {} "
-                     "of {}, expected offset {})", rank_, peer, index, h.offset, h.total, op.offset);
+    error = NS_ERROR(Code::kRemoteError,
+                     "rank {} received an out-of-order fragment from rank {} on QP {} (offset {} "
+                     "of {}, expected offset {})",
+                     rank_, peer, index, h.offset, h.total, op.offset);
   } else {
     return true;
   }
@@ -208,8 +211,8 @@ void Connection::driveSends() {
   }
 }
 
-ibv_send_wr& Connection::addWrite(const char* local, uint32_t bytes, uint32_t lkey, uint64_t remote,
-                                        uint32_t rkey, uint32_t imm) {
+ibv_send_wr& Connection::addWrite(const char* local, uint32_t bytes, uint32_t lkey, uint64_t remote, uint32_t rkey,
+                                  uint32_t imm) {
   QpLane& lane = outbound;
   size_t i = lane.listed++;
   lane.sges[i] = ibv_sge{reinterpret_cast<uintptr_t>(local), bytes, lkey};
@@ -269,10 +272,9 @@ void Connection::flush(QpLane& lane) {
   ibv_send_wr* bad = nullptr;
   int rc = ibv_post_send(lane.qp.get(), lane.wrs.data(), &bad);
   if (rc != 0) {
-    return owner_->linkFailed(
-        peer, fmt::format("ibv_post_send of {} work requests on the {} QP of link {} failed: {}",
-                                              count, &lane == &inbound ? "inbound" : "outbound", index,
-                                              std::strerror(rc)));
+    return owner_->linkFailed(peer,
+                              fmt::format("ibv_post_send of {} work requests on the {} QP of link {} failed: {}", count,
+                                          &lane == &inbound ? "inbound" : "outbound", index, std::strerror(rc)));
   }
   lane.wrPosted += count;
 }

@@ -13,15 +13,15 @@
 #include <vector>
 
 #include "common/status.h"
+#include "transport/bootstrap/socket.h"
+#include "transport/core/op_ring.h"
+#include "transport/core/peer_link.h"
+#include "transport/core/transport.h"
 #include "transport/ibverbs/ibverbs_device.h"
 #include "transport/ibverbs/ibverbs_poster.h"
 #include "transport/ibverbs/ibverbs_qp.h"
 #include "transport/ibverbs/ibverbs_resources.h"
 #include "transport/ibverbs/ibverbs_wire.h"
-#include "transport/core/op_ring.h"
-#include "transport/core/peer_link.h"
-#include "transport/bootstrap/socket.h"
-#include "transport/core/transport.h"
 
 namespace nshim::ib {
 
@@ -30,9 +30,9 @@ class Connection;
 struct PendingOp {
   Request* req = nullptr;
   char* buf = nullptr;
-  size_t offset = 0;     // payload bytes moved so far
-  bool started = false;  // a fragment has moved (zero-byte messages have exactly one)
-  bool offered = false;  // a receive whose buffer was offered for a zero-copy write
+  size_t offset = 0;               // payload bytes moved so far
+  bool started = false;            // a fragment has moved (zero-byte messages have exactly one)
+  bool offered = false;            // a receive whose buffer was offered for a zero-copy write
   const ibv_mr* region = nullptr;  // the registration holding the whole buffer, if any
   int64_t offerWaitStartNs = 0;    // a registered send: since when it waits for the receiver's offer
 };
@@ -51,24 +51,24 @@ struct QpLane {
   uint32_t qpn = 0;
   uint32_t maxInline = 0;
   std::vector<uint32_t> toRepost;  // receive WQEs consumed (their index in recvWrs), to post again
-  uint64_t wrPosted = 0;   // posted to the QP (sequence of the next one)
-  uint64_t wrRetired = 0;  // known complete (a signaled completion retires all before it)
-  uint64_t drainTarget = 0;  // retire up to here before teardown (last signaled data request + 1)
+  uint64_t wrPosted = 0;           // posted to the QP (sequence of the next one)
+  uint64_t wrRetired = 0;          // known complete (a signaled completion retires all before it)
+  uint64_t drainTarget = 0;        // retire up to here before teardown (last signaled data request + 1)
   std::vector<ibv_send_wr> wrs;
   std::vector<ibv_sge> sges;
   std::vector<ibv_recv_wr> recvWrs;  // one per receive WQE; the outbound lane's land offers in `landing`
   std::vector<ibv_sge> recvSges;
   char* landing = nullptr;  // kControlSlotBytes per receive WQE (outbound lane; registered)
   char* staging = nullptr;  // kControlSlotBytes per send WQE, for offers that do not fit inline
-  size_t listed = 0;  // work requests in the pending list
+  size_t listed = 0;        // work requests in the pending list
 };
 
 // Geometry and tuning shared by every connection of one transport.
 struct RingShape {
   uint32_t slots = 4;
-  uint64_t zeroCopyMin = 0;  // messages from this size on get offers (0: no zero copy)
-  uint32_t offersAhead = 8;  // offers outstanding per link at most
-  uint32_t fragmentBytes = 1 << 20;  // payload of one slot
+  uint64_t zeroCopyMin = 0;              // messages from this size on get offers (0: no zero copy)
+  uint32_t offersAhead = 8;              // offers outstanding per link at most
+  uint32_t fragmentBytes = 1 << 20;      // payload of one slot
   uint32_t slotStride = (1 << 20) + 64;  // header + payload, rounded up to 64 bytes
   uint32_t signalEvery = 8;
   uint32_t sendDepth = 0;  // QP send queue size
@@ -151,19 +151,19 @@ class Connection {
   OpRing<PendingOp> sends;
   OpRing<DirectSend> directSends;  // zero-copy writes in flight
   OpRing<Offer> offers;            // the peer's offers for messages not sent yet
-  uint64_t sendsTaken = 0;   // messages taken off `sends` (the front's index)
-  uint64_t fragsPosted = 0;   // data writes handed to the QP (ring fragments and zero-copy writes)
-  uint64_t slotsPosted = 0;   // ring fragments among them
-  uint64_t creditsSeen = 0;   // of those, how many the peer has freed
+  uint64_t sendsTaken = 0;         // messages taken off `sends` (the front's index)
+  uint64_t fragsPosted = 0;        // data writes handed to the QP (ring fragments and zero-copy writes)
+  uint64_t slotsPosted = 0;        // ring fragments among them
+  uint64_t creditsSeen = 0;        // of those, how many the peer has freed
   uint64_t offersSeen = 0;
 
   // Receive direction.
   OpRing<PendingOp> recvs;
-  OpRing<uint8_t> arrivals;  // for each data write arrived and not consumed: 1 if it went zero-copy
-  uint64_t recvsDone = 0;    // messages received (the front's index)
-  uint64_t recvsOffered = 0; // messages whose offer is decided (sent, or none needed)
+  OpRing<uint8_t> arrivals;   // for each data write arrived and not consumed: 1 if it went zero-copy
+  uint64_t recvsDone = 0;     // messages received (the front's index)
+  uint64_t recvsOffered = 0;  // messages whose offer is decided (sent, or none needed)
   uint64_t offersSent = 0;
-  uint64_t fragsArrived = 0;   // data writes arrived (those not consumed yet are in `arrivals`)
+  uint64_t fragsArrived = 0;  // data writes arrived (those not consumed yet are in `arrivals`)
   uint64_t slotsConsumed = 0;
   uint64_t creditsReported = 0;
 
@@ -195,11 +195,10 @@ class Connection {
   PeerLink* peerLink_ = nullptr;  // the peer's counters and failure state, in the transport
   const RingShape* shape_ = nullptr;
   const VerbsApi* api_ = nullptr;
-  uint32_t ringLkey_ = 0;  // of the rings' registered memory
+  uint32_t ringLkey_ = 0;          // of the rings' registered memory
   WritePoster* poster_ = nullptr;  // null: post inline
   int rank_ = -1;
 };
-
 
 // Everything one rank owns, declared in creation order: destruction runs bottom-up (QPs, CQ,
 // channel, MR, memory, PD, context), as verbs require.

@@ -95,8 +95,9 @@ std::vector<GidInfo> readGids(const VerbsApi& api, ibv_context* context, const s
       ibv_gid_entry entry{};
       if (api.queryGidEx(context, port, index, &entry, 0, sizeof(entry)) != 0) continue;  // empty slot
       info.gid = entry.gid;
-      info.type = entry.gid_type == IBV_GID_TYPE_ROCE_V2 ? "RoCE v2"
-                  : entry.gid_type == IBV_GID_TYPE_ROCE_V1 ? "RoCE v1" : "IB";
+      info.type = entry.gid_type == IBV_GID_TYPE_ROCE_V2   ? "RoCE v2"
+                  : entry.gid_type == IBV_GID_TYPE_ROCE_V1 ? "RoCE v1"
+                                                           : "IB";
     } else {
       if (api.queryGid(context, port, index, &info.gid) != 0) continue;
       info.type = sysfsGidType(device, port, index);
@@ -110,7 +111,8 @@ std::vector<GidInfo> readGids(const VerbsApi& api, ibv_context* context, const s
 std::string describeGids(const std::vector<GidInfo>& gids) {
   if (gids.empty()) return "the GID table is empty";
   std::string text;
-  for (const GidInfo& g : gids) text += fmt::format("{}[{}] {} ({})", text.empty() ? "" : ", ", g.index, gidText(g.gid.raw), g.type);
+  for (const GidInfo& g : gids)
+    text += fmt::format("{}[{}] {} ({})", text.empty() ? "" : ", ", g.index, gidText(g.gid.raw), g.type);
   return text;
 }
 
@@ -132,8 +134,8 @@ Status chooseGid(const VerbsApi& api, const DeviceRequest& request, OpenDevice* 
         return Status::Ok();
       }
     }
-    return NS_ERROR(Code::kInvalidArgument, "NCCLSHIM_IB_GID_INDEX={} is not a valid GID of {}: {}",
-                    request.gidIndex, where, describeGids(gids));
+    return NS_ERROR(Code::kInvalidArgument, "NCCLSHIM_IB_GID_INDEX={} is not a valid GID of {}: {}", request.gidIndex,
+                    where, describeGids(gids));
   }
   if (!dev->ethernet) {  // InfiniBand: LID routing; keep GID 0 for the record
     dev->gidIndex = -1;
@@ -152,7 +154,8 @@ Status chooseGid(const VerbsApi& api, const DeviceRequest& request, OpenDevice* 
   if (best == nullptr) {
     return NS_ERROR(Code::kSystemError,
                     "{} has no RoCE v2 GID with an IPv4-mapped address ({}): give its network interface an "
-                    "IPv4 address, or choose a GID with NCCLSHIM_IB_GID_INDEX", where, describeGids(gids));
+                    "IPv4 address, or choose a GID with NCCLSHIM_IB_GID_INDEX",
+                    where, describeGids(gids));
   }
   dev->gidIndex = best->index;
   dev->gid = best->gid;
@@ -192,15 +195,20 @@ double portRateGbps(const ibv_port_attr& attr) {
   switch (attr.active_speed) {
     case 1: lane = 2.5; break;
     case 2: lane = 5; break;
-    case 4: case 8: lane = 10; break;
+    case 4:
+    case 8: lane = 10; break;
     case 16: lane = 14; break;
     case 32: lane = 25; break;
     case 64: lane = 50; break;
     case 128: lane = 100; break;
     default: break;
   }
-  int lanes = attr.active_width == 1 ? 1 : attr.active_width == 2 ? 4 : attr.active_width == 4 ? 8
-              : attr.active_width == 8 ? 12 : attr.active_width == 16 ? 2 : 0;
+  int lanes = attr.active_width == 1    ? 1
+              : attr.active_width == 2  ? 4
+              : attr.active_width == 4  ? 8
+              : attr.active_width == 8  ? 12
+              : attr.active_width == 16 ? 2
+                                        : 0;
   return lane * lanes;
 }
 
@@ -236,8 +244,7 @@ Result<OpenDevice> openIbverbsDevice(const VerbsApi& api, const DeviceRequest& r
                                portAttr.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet" : "InfiniBand");
       if (!filter.matches(name, port)) continue;
       (up ? active : matchedInactive).push_back(PortCandidate{d, name, port});
-      if (up && wantAddress &&
-          portHasGid(api, context.get(), name, port, portAttr.gid_tbl_len, request.preferredGid)) {
+      if (up && wantAddress && portHasGid(api, context.get(), name, port, portAttr.gid_tbl_len, request.preferredGid)) {
         addressHits.push_back(PortCandidate{d, name, port});
       }
     }

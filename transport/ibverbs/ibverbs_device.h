@@ -18,8 +18,8 @@
 namespace nshim {
 
 struct DeviceRequest {
-  std::string hca;            // NCCLSHIM_IB_HCA; "" = automatic
-  int gidIndex = -1;          // NCCLSHIM_IB_GID_INDEX; -1 = scan
+  std::string hca;                         // NCCLSHIM_IB_HCA; "" = automatic
+  int gidIndex = -1;                       // NCCLSHIM_IB_GID_INDEX; -1 = scan
   std::array<uint8_t, 16> preferredGid{};  // the rank's IP as a GID (::ffff:a.b.c.d); zero = none
 };
 
@@ -28,10 +28,10 @@ struct OpenDevice {
   ContextPtr context;
   std::string name;
   int port = 1;
-  int gidIndex = -1;      // -1: InfiniBand link layer addressed by LID only
+  int gidIndex = -1;  // -1: InfiniBand link layer addressed by LID only
   ibv_gid gid{};
   uint16_t lid = 0;
-  bool ethernet = true;   // RoCE (GRH always) or InfiniBand
+  bool ethernet = true;  // RoCE (GRH always) or InfiniBand
   ibv_mtu activeMtu = IBV_MTU_1024;
   ibv_device_attr deviceAttr{};
   ibv_port_attr portAttr{};

@@ -36,8 +36,7 @@ bool IbverbsTransport::pollCqLocked() {
   for (int round = 0; round < kPollRounds && !aborted_; ++round) {
     int n = ibv_poll_cq(res_->cq.get(), kPollBatch, wcs_.data());
     if (n < 0) {
-      abortLocked(NS_ERROR(Code::kSystemError, "rank {}: ibv_poll_cq failed on {} ({})", rank_,
-                           res_->device.name, n));
+      abortLocked(NS_ERROR(Code::kSystemError, "rank {}: ibv_poll_cq failed on {} ({})", rank_, res_->device.name, n));
       return false;
     }
     for (int i = 0; i < n; ++i) handleCompletion(wcs_[i]);

@@ -131,9 +131,9 @@ Status connectRcQp(const VerbsApi& api, ibv_qp* qp, const OpenDevice& device, co
   attr.rnr_retry = static_cast<uint8_t>(path.rnrRetry);
   attr.sq_psn = local.psn;
   attr.max_rd_atomic = 1;
-  rc = api.modifyQp(qp, &attr,
-                    IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-                        IBV_QP_MAX_QP_RD_ATOMIC);
+  rc = api.modifyQp(
+      qp, &attr,
+      IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
   if (rc != 0) {
     return NS_ERROR(Code::kSystemError, "moving QP {:#x} to RTS towards {} failed on {}: {}", local.qpn, peerName,
                     device.name, errnoString(rc));

@@ -39,7 +39,7 @@ struct QpPathOptions {
   int serviceLevel = 0;  // NCCLSHIM_IB_SL
   int timeout = 14;      // local ACK timeout: 4.096 us * 2^timeout
   int retryCount = 7;
-  int rnrRetry = 7;      // 7 = retry forever
+  int rnrRetry = 7;  // 7 = retry forever
 };
 
 // Creates an RC QP on `cq` (send and receive) and moves it to INIT. `grantedInline` receives the

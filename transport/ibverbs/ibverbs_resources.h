@@ -18,13 +18,13 @@ namespace verbs_detail {
 void destroyFailed(const char* what, int rc);
 }  // namespace verbs_detail
 
-#define NSHIM_VERBS_DELETER(Name, Type, call, what)                                 \
-  struct Name {                                                                       \
-    void operator()(Type* object) const noexcept {                                    \
-      if (object == nullptr) return;                                                  \
-      int rc = verbsApi().call(object);                                               \
-      if (rc != 0) verbs_detail::destroyFailed(what, rc);                             \
-    }                                                                                 \
+#define NSHIM_VERBS_DELETER(Name, Type, call, what)       \
+  struct Name {                                           \
+    void operator()(Type* object) const noexcept {        \
+      if (object == nullptr) return;                      \
+      int rc = verbsApi().call(object);                   \
+      if (rc != 0) verbs_detail::destroyFailed(what, rc); \
+    }                                                     \
   }
 
 NSHIM_VERBS_DELETER(ContextDeleter, ibv_context, closeDevice, "ibv_close_device");

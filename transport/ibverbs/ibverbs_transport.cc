@@ -27,11 +27,7 @@ IbverbsTransport::IbverbsTransport(std::unique_ptr<IbResources> resources, int r
                                    const RingShape& shape, int spinMicroseconds, bool postThread)
     : NetworkTransport("ibverbs", "ibverbs", rank, nranks,
                        SpinPolicy{static_cast<int64_t>(std::max(spinMicroseconds, 0)) * 1000, true}),
-      res_(std::move(resources)),
-      api_(*res_->api),
-      qpsPerPeer_(qpsPerPeer),
-      shape_(shape),
-      wcs_(32),
+      res_(std::move(resources)), api_(*res_->api), qpsPerPeer_(qpsPerPeer), shape_(shape), wcs_(32),
       poster_(postThread ? std::make_unique<WritePoster>() : nullptr) {
   active_.reserve(res_->connections.size());
   const uint32_t ringLkey = res_->mr ? res_->mr->lkey : 0;

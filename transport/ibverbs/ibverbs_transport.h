@@ -28,31 +28,31 @@
 
 #include "common/status.h"
 #include "transport/bootstrap/socket.h"
-#include "transport/core/transport.h"
 #include "transport/bootstrap/unique_id.h"
+#include "transport/core/transport.h"
 
 namespace nshim {
 
 struct IbverbsOptions {
-  std::string hca;               // NCCLSHIM_IB_HCA: device[:port] like NCCL_IB_HCA; "" = by address; a
-                                 // list gives local rank i entry i mod length (nic_list.h)
-  int gidIndex = -1;             // NCCLSHIM_IB_GID_INDEX: -1 = scan for RoCE v2, IPv4-mapped
-  int trafficClass = 0;          // NCCLSHIM_IB_TC
-  int serviceLevel = 0;          // NCCLSHIM_IB_SL
-  int qpsPerPeer = 1;            // NCCLSHIM_IB_QPS_PER_PEER: links per peer, 2 QPs each (messages round-robin)
-  int slots = 4;                 // NCCLSHIM_IB_SLOTS: receive ring slots (credits) per link
-  size_t slotBytes = 1 << 20;    // NCCLSHIM_IB_SLOT_BYTES: payload bytes per slot (fragment size)
-  int signalEvery = 8;           // NCCLSHIM_IB_SIGNAL_EVERY: one signaled work request in N
-  size_t zeroCopyMin = 64 << 10; // NCCLSHIM_IB_ZERO_COPY_MIN: messages from this size between registered
-                                 // buffers are written straight into the receiver's buffer; 0 = never
-  int ibTimeout = 14;            // NCCLSHIM_IB_TIMEOUT: local ACK timeout exponent
-  int retryCount = 7;            // NCCLSHIM_IB_RETRY_CNT
-  double timeoutSeconds = 300;   // NCCLSHIM_TIMEOUT: bootstrap and connection waits
-  int spinMicroseconds = 100;    // NCCLSHIM_SPIN_US: CQ busy-poll before sleeping on the channel
+  std::string hca;                // NCCLSHIM_IB_HCA: device[:port] like NCCL_IB_HCA; "" = by address; a
+                                  // list gives local rank i entry i mod length (nic_list.h)
+  int gidIndex = -1;              // NCCLSHIM_IB_GID_INDEX: -1 = scan for RoCE v2, IPv4-mapped
+  int trafficClass = 0;           // NCCLSHIM_IB_TC
+  int serviceLevel = 0;           // NCCLSHIM_IB_SL
+  int qpsPerPeer = 1;             // NCCLSHIM_IB_QPS_PER_PEER: links per peer, 2 QPs each (messages round-robin)
+  int slots = 4;                  // NCCLSHIM_IB_SLOTS: receive ring slots (credits) per link
+  size_t slotBytes = 1 << 20;     // NCCLSHIM_IB_SLOT_BYTES: payload bytes per slot (fragment size)
+  int signalEvery = 8;            // NCCLSHIM_IB_SIGNAL_EVERY: one signaled work request in N
+  size_t zeroCopyMin = 64 << 10;  // NCCLSHIM_IB_ZERO_COPY_MIN: messages from this size between registered
+                                  // buffers are written straight into the receiver's buffer; 0 = never
+  int ibTimeout = 14;             // NCCLSHIM_IB_TIMEOUT: local ACK timeout exponent
+  int retryCount = 7;             // NCCLSHIM_IB_RETRY_CNT
+  double timeoutSeconds = 300;    // NCCLSHIM_TIMEOUT: bootstrap and connection waits
+  int spinMicroseconds = 100;     // NCCLSHIM_SPIN_US: CQ busy-poll before sleeping on the channel
   // NCCLSHIM_SOCKET_IFNAME / _FAMILY: the interface of the TCP bootstrap (QP endpoints, liveness)
   SocketInterface bootstrapInterface = SocketInterface::fromEnvironment();
-  int postThread = -1;           // NCCLSHIM_IB_POST_THREAD: 1 post data writes from a thread, 0 inline,
-                                 // -1 (auto) a thread on soft-RoCE, whose ibv_post_send blocks
+  int postThread = -1;  // NCCLSHIM_IB_POST_THREAD: 1 post data writes from a thread, 0 inline,
+                        // -1 (auto) a thread on soft-RoCE, whose ibv_post_send blocks
 
   static IbverbsOptions fromEnvironment();
 };

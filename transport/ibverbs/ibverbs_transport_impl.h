@@ -22,8 +22,8 @@ namespace nshim::ib {
 
 class IbverbsTransport final : public NetworkTransport, private LinkOwner {
  public:
-  IbverbsTransport(std::unique_ptr<IbResources> resources, int rank, int nranks, int qpsPerPeer,
-                   const RingShape& shape, int spinMicroseconds, bool postThread);
+  IbverbsTransport(std::unique_ptr<IbResources> resources, int rank, int nranks, int qpsPerPeer, const RingShape& shape,
+                   int spinMicroseconds, bool postThread);
   ~IbverbsTransport() override;
 
   Status registerMemory(const void* buf, size_t bytes) override;
@@ -37,7 +37,7 @@ class IbverbsTransport final : public NetworkTransport, private LinkOwner {
   // NetworkTransport hooks (ibverbs_transport.cc).
   bool connectedTo(int peer) const override { return res_->peerSockets[peer].valid(); }
   void enqueueLocked(int peer, Request* req, char* buf, bool isSend) override;
-  bool progressLocked() override;  // a data path pass, then (every kPeerCheckNs) the peers' sockets
+  bool progressLocked() override;                   // a data path pass, then (every kPeerCheckNs) the peers' sockets
   bool sleepUntilNews(Deadline deadline) override;  // on the completion channel and the peers' sockets
   std::vector<int> otherEndedPeersLocked(int peer) override;
   void beforePeerLostLocked(int peer) override;
@@ -53,7 +53,7 @@ class IbverbsTransport final : public NetworkTransport, private LinkOwner {
   bool aborted() const override { return aborted_; }
 
   // ibverbs_progress.cc
-  bool datapathPassLocked();             // true when anything moved
+  bool datapathPassLocked();  // true when anything moved
   bool pollCqLocked();
   void handleCompletion(const ibv_wc& wc);
   void collectPostFailuresLocked();

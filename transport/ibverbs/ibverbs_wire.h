@@ -17,7 +17,7 @@ inline constexpr size_t kFragmentHeaderBytes = 32;
 // Little-endian in the slot, before the payload.
 struct FragmentHeader {
   uint32_t magic = kFragmentMagic;
-  uint32_t bytes = 0;   // payload bytes of this fragment
+  uint32_t bytes = 0;  // payload bytes of this fragment
   uint64_t tag = 0;
   uint64_t total = 0;   // bytes of the whole message
   uint64_t offset = 0;  // of this fragment in the message

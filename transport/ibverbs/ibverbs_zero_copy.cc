@@ -47,8 +47,8 @@ Status IbverbsTransport::registerMemory(const void* buf, size_t bytes) {
   auto overlapLocked = [&]() -> Status {
     for (const UserRegion& r : regions_) {
       if (begin < r.end && r.begin < end) {
-        return NS_ERROR(Code::kInvalidArgument, "rank {}: [{:#x}, {:#x}) overlaps the registered [{:#x}, {:#x})",
-                        rank_, begin, end, r.begin, r.end);
+        return NS_ERROR(Code::kInvalidArgument, "rank {}: [{:#x}, {:#x}) overlaps the registered [{:#x}, {:#x})", rank_,
+                        begin, end, r.begin, r.end);
       }
     }
     return Status::Ok();
@@ -60,8 +60,10 @@ Status IbverbsTransport::registerMemory(const void* buf, size_t bytes) {
   // Pinning a large buffer takes a while: transfers keep progressing meanwhile.
   MrPtr mr(api_.regMr(res_->pd.get(), const_cast<void*>(buf), bytes, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE));
   if (!mr) {
-    return NS_ERROR(Code::kSystemError, "rank {}: ibv_reg_mr of {} bytes at {} on {} failed: {} (is the locked-memory "
-                    "limit, ulimit -l, too low?)", rank_, bytes, buf, res_->device.name, std::strerror(errno));
+    return NS_ERROR(Code::kSystemError,
+                    "rank {}: ibv_reg_mr of {} bytes at {} on {} failed: {} (is the locked-memory "
+                    "limit, ulimit -l, too low?)",
+                    rank_, bytes, buf, res_->device.name, std::strerror(errno));
   }
   std::lock_guard<std::mutex> lock(mutex_);
   NS_RETURN_IF_ERROR(overlapLocked());  // another thread may have registered an overlapping range meanwhile
@@ -125,7 +127,8 @@ bool Connection::takeOffer(const char* landing, uint32_t bytes, uint32_t seq) {
   Offer offer;
   if (bytes != kOfferBytes || !Offer::load(landing, &offer) || seq != (offersSeen & kSeqMask)) {
     owner_->linkFailed(peer, fmt::format("a malformed zero-copy offer arrived on link {} ({} bytes, offer {} where {} "
-                                       "was due)", index, bytes, seq, offersSeen & kSeqMask));
+                                         "was due)",
+                                         index, bytes, seq, offersSeen & kSeqMask));
     return false;
   }
   ++offersSeen;
@@ -221,8 +224,10 @@ bool Connection::finishDirectRecv() {
   PendingOp& op = recvs.front();
   Request* req = op.req;
   if (!op.offered || op.started) {
-    rejectFrontRecv(NS_ERROR(Code::kRemoteError, "rank {} received a zero-copy write from rank {} on link {} for a "
-                             "receive it did not offer", rank_, peer, index));
+    rejectFrontRecv(NS_ERROR(Code::kRemoteError,
+                             "rank {} received a zero-copy write from rank {} on link {} for a "
+                             "receive it did not offer",
+                             rank_, peer, index));
     return false;
   }
   arrivals.pop();

@@ -65,8 +65,8 @@ Loaded load() {
   bind(handle, "ibv_wc_status_str", &api.wcStatusStr, &missing);
   bind(handle, "ibv_port_state_str", &api.portStateStr, &missing);
   if (!missing.empty()) {
-    loaded.status = NS_ERROR(Code::kSystemError, "{} lacks the symbols {}: it is too old or not libibverbs", file,
-                             missing);
+    loaded.status =
+        NS_ERROR(Code::kSystemError, "{} lacks the symbols {}: it is too old or not libibverbs", file, missing);
     return loaded;
   }
   std::string optional;

@@ -21,8 +21,8 @@ struct PendingOp {
 class InProcessFabric {
  public:
   explicit InProcessFabric(int nranks)
-      : nranks_(nranks), pairs_(static_cast<size_t>(nranks) * nranks),
-        sent_(static_cast<size_t>(nranks) * nranks), received_(static_cast<size_t>(nranks) * nranks) {}
+      : nranks_(nranks), pairs_(static_cast<size_t>(nranks) * nranks), sent_(static_cast<size_t>(nranks) * nranks),
+        received_(static_cast<size_t>(nranks) * nranks) {}
 
   int nranks() const { return nranks_; }
 
@@ -144,8 +144,7 @@ class InProcessFabric {
 
 class InProcessTransport final : public Transport {
  public:
-  InProcessTransport(std::shared_ptr<InProcessFabric> fabric, int rank)
-      : fabric_(std::move(fabric)), rank_(rank) {}
+  InProcessTransport(std::shared_ptr<InProcessFabric> fabric, int rank) : fabric_(std::move(fabric)), rank_(rank) {}
 
   int rank() const override { return rank_; }
   int nranks() const override { return fabric_->nranks(); }
@@ -171,8 +170,7 @@ class InProcessTransport final : public Transport {
  private:
   Status checkPeer(int peer) const {
     if (peer < 0 || peer >= fabric_->nranks() || peer == rank_) {
-      return NS_ERROR(Code::kInvalidArgument, "peer {} out of range for rank {} of {}", peer, rank_,
-                      fabric_->nranks());
+      return NS_ERROR(Code::kInvalidArgument, "peer {} out of range for rank {} of {}", peer, rank_, fabric_->nranks());
     }
     return Status::Ok();
   }

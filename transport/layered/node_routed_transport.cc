@@ -79,9 +79,7 @@ class NodeRoutedTransport final : public Transport {
   Status deregisterMemory(const void* buf) override { return net_->deregisterMemory(buf); }
 
  private:
-  bool isIntra(int peer) const {
-    return peer >= 0 && peer < static_cast<int>(sameNode_.size()) && sameNode_[peer];
-  }
+  bool isIntra(int peer) const { return peer >= 0 && peer < static_cast<int>(sameNode_.size()) && sameNode_[peer]; }
   Transport& route(int peer) { return isIntra(peer) ? *intra_ : *net_; }
 
   static constexpr int64_t kSpinNs = 100'000;

@@ -33,13 +33,15 @@ class ProtocolFramingTransport final : public Transport {
     if (!framing()) return inner_->postSend(peer, tag, buf, bytes, req);
     FramedMessage& message = startFramed(peer, tag, bytes, true, req, nullptr);
     encodeProtocolLines(message.protocol, buf, bytes, message.lines.data(), message.flag);
-    return postedOrDropped(req, inner_->postSend(peer, tag, message.lines.data(), message.lines.size(), &message.inner));
+    return postedOrDropped(req,
+                           inner_->postSend(peer, tag, message.lines.data(), message.lines.size(), &message.inner));
   }
 
   Status postRecv(int peer, uint64_t tag, void* buf, size_t bytes, Request* req) override {
     if (!framing()) return inner_->postRecv(peer, tag, buf, bytes, req);
     FramedMessage& message = startFramed(peer, tag, bytes, false, req, buf);
-    return postedOrDropped(req, inner_->postRecv(peer, tag, message.lines.data(), message.lines.size(), &message.inner));
+    return postedOrDropped(req,
+                           inner_->postRecv(peer, tag, message.lines.data(), message.lines.size(), &message.inner));
   }
 
   // Waits on the inner requests of framed messages in place of the callers', then completes the
@@ -125,8 +127,8 @@ class ProtocolFramingTransport final : public Transport {
     message.outer->complete(NS_ERROR(Code::kRemoteError,
                                      "rank {} received a {} message (tag {:#x}, {} bytes) from rank {} whose line {} "
                                      "does not carry the message's flag: the two ranks framed it differently",
-                                     rank(), protocolName(message.protocol), inner.tag, message.outer->bytes, inner.peer,
-                                     badLine));
+                                     rank(), protocolName(message.protocol), inner.tag, message.outer->bytes,
+                                     inner.peer, badLine));
   }
 
   // Declared before inner_: the inner transport (which may still point into the lines) goes first.

@@ -21,8 +21,8 @@ constexpr uint32_t kProducerAttached = 1, kAborted = 2;
 }  // namespace
 
 struct ShmRing::Header {
-  alignas(64) std::atomic<uint64_t> head;  // bytes written (producer)
-  alignas(64) std::atomic<uint64_t> tail;  // bytes read (consumer)
+  alignas(64) std::atomic<uint64_t> head;   // bytes written (producer)
+  alignas(64) std::atomic<uint64_t> tail;   // bytes read (consumer)
   alignas(64) std::atomic<uint64_t> magic;  // set last by the consumer: the header is ready
   std::atomic<uint32_t> state;
   std::atomic<int32_t> producerPid;
@@ -63,8 +63,7 @@ void ShmRing::reset() {
 
 Result<ShmRing> ShmRing::create(const std::string& name, size_t capacity) {
   if (capacity == 0 || (capacity & (capacity - 1)) != 0) {
-    return NS_ERROR(Code::kInvalidArgument, "shared-memory ring {}: capacity {} is not a power of two", name,
-                    capacity);
+    return NS_ERROR(Code::kInvalidArgument, "shared-memory ring {}: capacity {} is not a power of two", name, capacity);
   }
   ::shm_unlink(name.c_str());  // a stale segment of a crashed run with the same name
   int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);

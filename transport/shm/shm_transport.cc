@@ -63,8 +63,10 @@ class ShmTransport final : public Transport {
       if (!peers_[p].local) continue;
       Result<ShmRing> out = ShmRing::open(ringName(id, rank_, p), deadline);
       if (!out.ok()) {
-        return NS_ERROR(Code::kTimeout, "rank {}: rank {} on this host did not set up its shared memory in {:.0f} s "
-                        "({})", rank_, p, options_.timeoutSeconds, out.status().message());
+        return NS_ERROR(Code::kTimeout,
+                        "rank {}: rank {} on this host did not set up its shared memory in {:.0f} s "
+                        "({})",
+                        rank_, p, options_.timeoutSeconds, out.status().message());
       }
       peers_[p].out = std::move(out).value();
     }
@@ -167,8 +169,10 @@ class ShmTransport final : public Transport {
 
   Status post(int peer, uint64_t tag, char* buf, size_t bytes, Request* req, bool isSend) {
     if (peer < 0 || peer >= nranks_ || !peers_[peer].local) {
-      return NS_ERROR(Code::kInvalidArgument, "rank {}: peer {} is not a rank of this host (shared memory reaches "
-                      "only those)", rank_, peer);
+      return NS_ERROR(Code::kInvalidArgument,
+                      "rank {}: peer {} is not a rank of this host (shared memory reaches "
+                      "only those)",
+                      rank_, peer);
     }
     req->reset();
     req->peer = peer;
@@ -184,7 +188,7 @@ class ShmTransport final : public Transport {
     if (isSend) {
       ++peers_[peer].bytes.sentMessages;
       peers_[peer].bytes.sendLinks = 1;  // one ring per ordered pair, whatever the channel
-      pushSends(peers_[peer]);  // small messages leave at once
+      pushSends(peers_[peer]);           // small messages leave at once
     }
     return Status::Ok();
   }
@@ -300,8 +304,8 @@ ShmOptions ShmOptions::fromEnvironment() {
 Result<std::unique_ptr<Transport>> connectShmTransport(const UniqueId& id, int rank, int nranks,
                                                        const std::vector<bool>& local, const ShmOptions& options) {
   if (rank < 0 || rank >= nranks || static_cast<int>(local.size()) != nranks || !local[rank]) {
-    return NS_ERROR(Code::kInvalidArgument, "shared memory: rank {} of {} with a host map of {} entries", rank,
-                    nranks, local.size());
+    return NS_ERROR(Code::kInvalidArgument, "shared memory: rank {} of {} with a host map of {} entries", rank, nranks,
+                    local.size());
   }
   auto transport = std::make_unique<ShmTransport>(rank, nranks, options);
   NS_RETURN_IF_ERROR(transport->connect(id, local));

@@ -12,15 +12,15 @@
 #include <vector>
 
 #include "common/status.h"
-#include "transport/core/transport.h"
 #include "transport/bootstrap/unique_id.h"
+#include "transport/core/transport.h"
 
 namespace nshim {
 
 struct ShmOptions {
   size_t ringBytes = 256 << 10;  // NCCLSHIM_SHM_RING_BYTES: each ordered pair's ring (a power of two)
-  double timeoutSeconds = 300;  // connection set-up
-  int spinMicroseconds = 100;   // NCCLSHIM_SPIN_US: busy-poll before sleeping
+  double timeoutSeconds = 300;   // connection set-up
+  int spinMicroseconds = 100;    // NCCLSHIM_SPIN_US: busy-poll before sleeping
   static ShmOptions fromEnvironment();
 };
 

@@ -13,9 +13,9 @@
 namespace nshim {
 namespace {
 
-constexpr int kMaxThreads = 16;        // NCCL's MAX_THREADS
-constexpr int kMaxDataSockets = 64;    // NCCL's MAX_SOCKETS
-constexpr int64_t kAuto = -2;          // NCCL's "not set" for the two counts
+constexpr int kMaxThreads = 16;      // NCCL's MAX_THREADS
+constexpr int kMaxDataSockets = 64;  // NCCL's MAX_SOCKETS
+constexpr int64_t kAuto = -2;        // NCCL's "not set" for the two counts
 
 // The variable as an integer in [low, high] (sizes may carry K/M/G), `fallback` when unset.
 Result<int64_t> readInteger(const NcclVariableLookup& lookup, const char* name, int64_t fallback, int64_t low,
@@ -54,7 +54,8 @@ void automaticCounts(const std::string& interfaceName, const std::string& sysCla
   if (vendor == "0x1d0f") {
     *threads = 2, *sockets = 8, *source = "NCCL's default for an AWS NIC (vendor 0x1d0f, " + interfaceName + ")";
   } else if (vendor == "0x1ae0") {
-    *threads = 4, *sockets = 1, *source = "NCCL's default for a Google Cloud NIC (vendor 0x1ae0, " + interfaceName + ")";
+    *threads = 4, *sockets = 1,
+    *source = "NCCL's default for a Google Cloud NIC (vendor 0x1ae0, " + interfaceName + ")";
   } else {
     *source = "NCCL's default for a NIC of vendor " + vendor + " (" + interfaceName + ")";
   }
@@ -102,12 +103,15 @@ Result<NcclSocketSettings> readNcclSocketSettings(const NcclVariableLookup& look
   }
   if (threads * perThread > kMaxDataSockets) {
     perThread = kMaxDataSockets / threads;
-    NS_WARN("NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD is above NCCL's maximum of {} sockets: {} per thread "
-            "(as NCCL)", kMaxDataSockets, perThread);
+    NS_WARN(
+        "NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD is above NCCL's maximum of {} sockets: {} per thread "
+        "(as NCCL)",
+        kMaxDataSockets, perThread);
   }
   s.threads = static_cast<int>(threads);
   s.socketsPerThread = static_cast<int>(perThread);
-  NS_ASSIGN_OR_RETURN(int64_t minTask, readInteger(lookup, "NCCL_SOCKET_MIN_TASKSIZE", s.minTaskBytes, 1, 1 << 30, true));
+  NS_ASSIGN_OR_RETURN(int64_t minTask,
+                      readInteger(lookup, "NCCL_SOCKET_MIN_TASKSIZE", s.minTaskBytes, 1, 1 << 30, true));
   NS_ASSIGN_OR_RETURN(int64_t inlineBytes, readInteger(lookup, "NCCL_SOCKET_INLINE", s.inlineBytes, 0, 1 << 20, true));
   NS_ASSIGN_OR_RETURN(int64_t sndbuf, readInteger(lookup, "NCCL_SOCKET_SNDBUF", -1, -1, 1 << 30, true));
   NS_ASSIGN_OR_RETURN(int64_t rcvbuf, readInteger(lookup, "NCCL_SOCKET_RCVBUF", -1, -1, 1 << 30, true));

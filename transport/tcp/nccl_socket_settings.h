@@ -20,13 +20,13 @@
 namespace nshim {
 
 struct NcclSocketSettings {
-  int threads = 0;               // NCCL_SOCKET_NTHREADS (1..16)
-  int socketsPerThread = 1;      // NCCL_NSOCKS_PERTHREAD
+  int threads = 0;                 // NCCL_SOCKET_NTHREADS (1..16)
+  int socketsPerThread = 1;        // NCCL_NSOCKS_PERTHREAD
   size_t minTaskBytes = 64 << 10;  // NCCL_SOCKET_MIN_TASKSIZE
-  size_t inlineBytes = 128;      // NCCL_SOCKET_INLINE: payloads this small stay on the control socket
-  int sendBufferBytes = -1;      // NCCL_SOCKET_SNDBUF (-1: the kernel's autotuning)
-  int recvBufferBytes = -1;      // NCCL_SOCKET_RCVBUF
-  std::string source;            // where threads x sockets came from, for logs ("NIC vendor 0x1d0f (AWS)")
+  size_t inlineBytes = 128;        // NCCL_SOCKET_INLINE: payloads this small stay on the control socket
+  int sendBufferBytes = -1;        // NCCL_SOCKET_SNDBUF (-1: the kernel's autotuning)
+  int recvBufferBytes = -1;        // NCCL_SOCKET_RCVBUF
+  std::string source;              // where threads x sockets came from, for logs ("NIC vendor 0x1d0f (AWS)")
 
   // Data sockets per connection (0: the control socket carries the payload too).
   int dataSockets() const { return threads * socketsPerThread; }

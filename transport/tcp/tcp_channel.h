@@ -19,7 +19,7 @@
 namespace nshim::tcp {
 
 inline constexpr uint32_t kMessageMagic = 0x4E534D47;  // "NSMG"
-inline constexpr size_t kHeaderBytes = 24;  // magic u32, reserved u32, tag u64, length u64
+inline constexpr size_t kHeaderBytes = 24;             // magic u32, reserved u32, tag u64, length u64
 
 // Little-endian on the wire (free on x86 and Arm).
 inline void encodeHeader(uint8_t* out, uint64_t tag, uint64_t length) {

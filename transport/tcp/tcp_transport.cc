@@ -43,17 +43,13 @@ constexpr int kPollCapMs = 100;
 class TcpTransport final : public NetworkTransport {
  public:
   TcpTransport(PeerSockets sockets, const TcpOptions& options)
-      : NetworkTransport("tcp", "TCP", sockets.rank, sockets.nranks,
-                         SpinPolicy{static_cast<int64_t>(std::max(options.spinMicroseconds, 0)) * 1000,
-                                    options.spinYield}),
-        sockets_(std::move(sockets)),
-        connections_(std::max(options.socketsPerPeer, 1)),
-        perConnection_(options.socket.socketsPerConnection()),
-        perPeer_(connections_ * perConnection_),
-        socket_(options.socket),
-        channels_(static_cast<size_t>(nranks_) * perPeer_),
-        deals_(static_cast<size_t>(nranks_) * connections_),
-        sendSockets_(static_cast<size_t>(nranks_), 0) {
+      : NetworkTransport(
+            "tcp", "TCP", sockets.rank, sockets.nranks,
+            SpinPolicy{static_cast<int64_t>(std::max(options.spinMicroseconds, 0)) * 1000, options.spinYield}),
+        sockets_(std::move(sockets)), connections_(std::max(options.socketsPerPeer, 1)),
+        perConnection_(options.socket.socketsPerConnection()), perPeer_(connections_ * perConnection_),
+        socket_(options.socket), channels_(static_cast<size_t>(nranks_) * perPeer_),
+        deals_(static_cast<size_t>(nranks_) * connections_), sendSockets_(static_cast<size_t>(nranks_), 0) {
     for (int peer = 0; peer < nranks_; ++peer) {
       if (peer == rank_ || sockets_.sockets[peer].empty()) continue;  // itself, or a peer left out
       for (int index = 0; index < perPeer_; ++index) {
@@ -329,13 +325,17 @@ class TcpTransport final : public NetworkTransport {
     uint64_t tag, length;
     bool valid = decodeHeader(ch.rxHeader, &magic, &tag, &length);
     if (valid && tag == op.req->tag && length == op.req->bytes) return true;
-    Status error = !valid
-        ? NS_ERROR(Code::kRemoteError, "rank {} received a corrupt message header from rank {} on socket {} "
-                   "(magic {:#010x})", rank_, ch.peer, ch.index, magic)
-        : NS_ERROR(Code::kRemoteError,
-                   "rank {} received a message from rank {} with tag {:#x} and {} bytes, but the matching receive "
-                   "posted by rank {} expects tag {:#x} and {} bytes: the ranks disagree about the operation "
-                   "sequence", rank_, ch.peer, tag, length, rank_, op.req->tag, op.req->bytes);
+    Status error =
+        !valid
+            ? NS_ERROR(Code::kRemoteError,
+                       "rank {} received a corrupt message header from rank {} on socket {} "
+                       "(magic {:#010x})",
+                       rank_, ch.peer, ch.index, magic)
+            : NS_ERROR(Code::kRemoteError,
+                       "rank {} received a message from rank {} with tag {:#x} and {} bytes, but the matching receive "
+                       "posted by rank {} expects tag {:#x} and {} bytes: the ranks disagree about the operation "
+                       "sequence",
+                       rank_, ch.peer, tag, length, rank_, op.req->tag, op.req->bytes);
     NS_WARN("{}", error.message());
     Op failed = op;
     ch.recvs.pop();
@@ -349,8 +349,8 @@ class TcpTransport final : public NetworkTransport {
   const int perConnection_;  // its control socket and data sockets
   const int perPeer_;
   const NcclSocketSettings socket_;
-  std::vector<Channel> channels_;  // [peer * perPeer_ + index]; never resized (pointers are kept)
-  std::vector<Deal> deals_;        // [peer * connections_ + connection]
+  std::vector<Channel> channels_;            // [peer * perPeer_ + index]; never resized (pointers are kept)
+  std::vector<Deal> deals_;                  // [peer * connections_ + connection]
   std::unordered_map<Request*, int> parts_;  // split messages: parts not yet done
   std::vector<uint64_t> sendSockets_;        // per peer: the sockets that carried sends (data sockets)
   std::vector<Channel*> active_;
@@ -382,11 +382,12 @@ Result<std::unique_ptr<Transport>> connectTcpTransport(const UniqueId& id, int r
   NS_ASSIGN_OR_RETURN(resolved.socket, readNcclSocketSettings(options.ncclVariables, nic.ok() ? nic->name : "lo"));
   const int sockets = std::max(options.socketsPerPeer, 1) * resolved.socket.socketsPerConnection();
   if (sockets > bootstrap::kMaxSocketsPerPeer) {
-    return NS_ERROR(Code::kInvalidArgument, "{} connections per peer (NCCLSHIM_NSOCKS_PERPEER) x {} sockets each (a "
+    return NS_ERROR(Code::kInvalidArgument,
+                    "{} connections per peer (NCCLSHIM_NSOCKS_PERPEER) x {} sockets each (a "
                     "control socket and NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD = {} data sockets, {}) is {} "
-                    "sockets per peer, above the most the TCP transport opens ({})", options.socketsPerPeer,
-                    resolved.socket.socketsPerConnection(), resolved.socket.dataSockets(), resolved.socket.source,
-                    sockets, bootstrap::kMaxSocketsPerPeer);
+                    "sockets per peer, above the most the TCP transport opens ({})",
+                    options.socketsPerPeer, resolved.socket.socketsPerConnection(), resolved.socket.dataSockets(),
+                    resolved.socket.source, sockets, bootstrap::kMaxSocketsPerPeer);
   }
   if (resolved.socket.dataSockets() > 0) {
     NS_INFO("TCP transport: {} data sockets per connection ({}), tasks of at least {} bytes",

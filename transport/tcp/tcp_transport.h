@@ -16,22 +16,22 @@
 
 #include "common/status.h"
 #include "transport/bootstrap/bootstrap.h"
-#include "transport/core/transport.h"
 #include "transport/bootstrap/unique_id.h"
+#include "transport/core/transport.h"
 #include "transport/tcp/nccl_socket_settings.h"
 
 namespace nshim {
 
 struct TcpOptions {
-  int socketsPerPeer = 2;        // NCCLSHIM_NSOCKS_PERPEER: NCCL connections (channels) per peer
+  int socketsPerPeer = 2;  // NCCLSHIM_NSOCKS_PERPEER: NCCL connections (channels) per peer
   // NCCL's Socket-transport settings: data sockets per connection, task size, buffers. Read by
   // connectTcpTransport through `ncclVariables` (the environment unless a caller, e.g. a replay
   // holding the trace's recorded NCCL environment, gives another lookup) for the NIC in use.
   NcclSocketSettings socket;
   NcclVariableLookup ncclVariables = environmentLookup();
-  double timeoutSeconds = 300;   // NCCLSHIM_TIMEOUT: bootstrap waits
-  int spinMicroseconds = 100;    // NCCLSHIM_SPIN_US: busy-poll before blocking in poll()
-  bool spinYield = true;         // NCCLSHIM_SPIN_YIELD: sched_yield() while busy-polling
+  double timeoutSeconds = 300;  // NCCLSHIM_TIMEOUT: bootstrap waits
+  int spinMicroseconds = 100;   // NCCLSHIM_SPIN_US: busy-poll before blocking in poll()
+  bool spinYield = true;        // NCCLSHIM_SPIN_YIELD: sched_yield() while busy-polling
   // NCCLSHIM_SOCKET_SNDBUF: each socket's send buffer. -1 (default): NCCL_SOCKET_SNDBUF when that is
   // set, else kLocalSendBufferBytes for a peer on this host and the kernel's autotuning (NCCL's
   // default) for others; 0: autotuning for all; N: N bytes for all.

@@ -50,8 +50,8 @@ int run(int argc, char** argv) {
   std::vector<float> send(kCount, 1.0f), recv(kCount, 0.0f);
   for (long calls = 1;; ++calls) {
     ncclResult_t result = calls % 2 == 0
-        ? ncclBroadcast(send.data(), recv.data(), kCount, ncclFloat, 0, comm, nullptr)
-        : ncclAllReduce(send.data(), recv.data(), kCount, ncclFloat, ncclSum, comm, nullptr);
+                              ? ncclBroadcast(send.data(), recv.data(), kCount, ncclFloat, 0, comm, nullptr)
+                              : ncclAllReduce(send.data(), recv.data(), kCount, ncclFloat, ncclSum, comm, nullptr);
     if (!ok(result, "collective")) return 1;
     say("completed", calls);
     if (calls == stopAfter && exitAfter) return ok(ncclCommDestroy(comm), "ncclCommDestroy") ? 0 : 1;

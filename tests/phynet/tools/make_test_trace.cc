@@ -151,7 +151,8 @@ int run(int argc, char** argv) {
     std::fprintf(help ? stdout : stderr,
                  "usage: %s <out dir> [--ranks N] [--tp T] [--repeat K] [--elements E]\n"
                  "Writes an ncclshim trace (rank<g>.jsonl per rank) of a TP x DP job using every op kind, for the\n"
-                 "phynet tests. Defaults: 4 ranks, tp 2, 1 repeat, 16384 elements.\n", argv[0]);
+                 "phynet tests. Defaults: 4 ranks, tp 2, 1 repeat, 16384 elements.\n",
+                 argv[0]);
     return help ? 0 : 2;
   }
   const std::string dir = argv[1];
@@ -163,7 +164,10 @@ int run(int argc, char** argv) {
     else if (name == "--tp") tp = value;
     else if (name == "--repeat") repeat = value;
     else if (name == "--elements") elements = value;
-    else { std::fprintf(stderr, "make_test_trace: unknown option %s\n", name.c_str()); return 2; }
+    else {
+      std::fprintf(stderr, "make_test_trace: unknown option %s\n", name.c_str());
+      return 2;
+    }
   }
   if (world % tp != 0 || world / tp < 2 || tp < 2 || world % 2 != 0) {
     std::fprintf(stderr, "make_test_trace: need tp >= 2, ranks = tp * dp with dp >= 2, and an even number of ranks\n");
@@ -178,7 +182,10 @@ int run(int argc, char** argv) {
     std::string path = dir + "/rank" + std::to_string(g) + ".jsonl";
     nshim::setFenceActivity("writing " + path);
     FILE* file = std::fopen(path.c_str(), "w");
-    if (!file) { std::perror(path.c_str()); return 1; }
+    if (!file) {
+      std::perror(path.c_str());
+      return 1;
+    }
     RankWriter w(file, g);
     Comm all{worldId, world, g};
     Comm tpComm{commIdForSplit(worldId, g / tp, 0), tp, g % tp};
@@ -213,7 +220,10 @@ int run(int argc, char** argv) {
       else w.op(OpCode::kRecv, all, e, kFloat32, kNoRedOp, kNoRank, g - 1);
     }
     w.footer();
-    if (std::fclose(file) != 0) { std::perror(path.c_str()); return 1; }
+    if (std::fclose(file) != 0) {
+      std::perror(path.c_str());
+      return 1;
+    }
   }
   std::printf("wrote %d rank files to %s (tp %d, dp %d, %d repeat(s))\n", world, dir.c_str(), tp, dp, repeat);
   return 0;
