@@ -16,7 +16,7 @@ esac
 
 packages=(build-essential libfmt-dev openmpi-bin libopenmpi-dev libibverbs-dev ibverbs-providers
           python3 python3-pip libtomlplusplus-dev)
-[ "$tests" -eq 1 ] && packages+=(catch2 rdma-core ibverbs-utils perftest)
+[ "$tests" -eq 1 ] && packages+=(catch2 rdma-core ibverbs-utils perftest clang-format)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
