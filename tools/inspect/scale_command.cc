@@ -1,6 +1,7 @@
-// `ncclshim scale <trace> --dp N -o DIR`: a captured job written at another data-parallel size (the
-// rules: workload/dp_scale.h, docs/scale.md), one trace file per rank of the new job, each created
-// new and private in DIR. Prints the captured and the new shape and what the rules decided.
+// `ncclshim scale <trace> --dp N [--ep M] -o DIR`: a captured job written at another data-parallel
+// and / or expert-parallel size (the rules: workload/dp_scale.h, docs/scale.md), one trace file per
+// rank of the new job, each created new and private in DIR. Prints the captured and the new shape
+// and what the rules decided.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,7 +29,9 @@ const char* kScaleDescription =
     R"(  Writes the captured job at data-parallel size N (larger or smaller): the job's tensor, data and
   pipeline groups are recovered from its communicators' members; every new data-parallel replica
   does what a captured replica did; data-parallel allreduces keep their buffer, reduce-scatters and
-  all-gathers of a sharded buffer divide it by N (padded as Megatron pads it). Rules: docs/scale.md.
+  all-gathers of a sharded buffer divide it by N (padded as Megatron pads it). With --ep M, a
+  mixture-of-experts job at expert-parallel size M (M | N): the token all-to-alls follow the experts'
+  owners, the experts' gradient buffers are EP / M as large. Rules: docs/scale.md.
   One file per new rank, DIR/ncclshim-scaled-rank<R>.jsonl (DIR is created, 0700; it must hold no
   .jsonl file yet). Exit status: 0 written, 2 error (nothing is written when the rules refuse).)";
 
@@ -135,6 +138,7 @@ Status run(const ScaleArgs& a) {
   workload::ShapeOptions shapeOptions;
   shapeOptions.tp = a.inputOptions.tp;
   shapeOptions.pp = a.inputOptions.pp;
+  shapeOptions.cp = a.cp;
   NS_ASSIGN_OR_RETURN(workload::JobShape shape, workload::recoverJobShape(traces, shapeOptions));
   NS_ASSIGN_OR_RETURN(workload::DataParallelScaler scaler, workload::DataParallelScaler::create(traces, shape, a.dp));
   NS_RETURN_IF_ERROR(prepareDirectory(a.output));
@@ -151,8 +155,9 @@ Status run(const ScaleArgs& a) {
       lastShown = percent;
     }
   }
-  std::string origin = fmt::format("from: {}, {}\nto: {} by ncclshim scale --dp {}\n", a.input, shape.toString(),
-                                   workload::shapeText(scaler.to()), a.dp);
+  std::string origin = fmt::format("from: {}, {}\nto: {} by ncclshim scale{}{}\n", a.input, shape.toString(),
+                                   workload::shapeText(scaler.to()), a.dp ? fmt::format(" --dp {}", a.dp) : "",
+                                   a.inputOptions.ep ? fmt::format(" --ep {}", a.inputOptions.ep) : "");
   for (const std::string& note : scaler.notes()) origin += "note: " + note + "\n";
   NS_RETURN_IF_ERROR(writeText(fmt::format("{}/{}", a.output, kScaleOriginFile), origin));
   std::fprintf(stderr, "ncclshim scale: %d files in %s\n", world, a.output.c_str());
