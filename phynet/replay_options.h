@@ -43,6 +43,7 @@ struct ReplayOptions {
   int warmup = 0;      // extra iterations first, not reported
   double scale = 1.0;  // every message size is multiplied by this
   int resizeDp = 0;    // --resize dp=N: a trace replayed at data-parallel size N (0: as captured)
+  int resizeEp = 0;    // --resize ep=N: at expert-parallel size N as well (0: as captured)
   // --delay RANK[,RANK...]:MICROSECONDS[:EVERY]: these global ranks wait this long before every
   // EVERY-th of their operations (a slow GPU or host), so that a report shows what a straggler does.
   std::vector<int> delayRanks;

@@ -37,13 +37,17 @@ void addRunOptions(CLI::App& app, ReplayOptions* o) {
       "the report names the rank the others waited for and how long")
       ->group("replay");
   addValueOption(
-      app, "--resize", "dp=N",
+      app, "--resize", "dp=N[,ep=M]",
       [o](const std::string& v) {
-        if (v.rfind("dp=", 0) != 0) refuseValue(fmt::format("--resize: '{}' (dp=N)", v));
-        o->resizeDp = parseInt("--resize", v.substr(3), 1, 1 << 20);
+        for (const std::string& word : splitList(v)) {  // dp=N, ep=N or both
+          const bool dp = word.rfind("dp=", 0) == 0;
+          if (!dp && word.rfind("ep=", 0) != 0) refuseValue(fmt::format("--resize: '{}' (dp=N, ep=N or dp=N,ep=N)", v));
+          (dp ? o->resizeDp : o->resizeEp) = parseInt("--resize", word.substr(3), 1, 1 << 20);
+        }
       },
       "replay an ncclshim trace at data-parallel size N (larger or smaller),\n"
-      "by the rules of `ncclshim scale` (docs/scale.md); mpirun -np is the new size")
+      "and / or expert-parallel size M (ep=M alone keeps DP), by the rules of\n"
+      "`ncclshim scale` (docs/scale.md); mpirun -np is the new size")
       ->group("replay");
   // Each --ops adds to the list (the only option that does).
   app.add_option_function<std::vector<std::string>>(

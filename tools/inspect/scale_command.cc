@@ -35,32 +35,40 @@ const char* kScaleDescription =
   One file per new rank, DIR/ncclshim-scaled-rank<R>.jsonl (DIR is created, 0700; it must hold no
   .jsonl file yet). Exit status: 0 written, 2 error (nothing is written when the rules refuse).)";
 
+// A parallel size given on the command line: 1..2^20, else refused naming the option.
+int parallelSize(const char* flag, const char* kind, const std::string& value) {
+  int64_t number = 0;
+  if (!parseCount(value, &number) || number < 1 || number > (1 << 20)) {
+    refuseValue(fmt::format("{}: '{}' is not a {}-parallel size (1..1048576)", flag, value, kind));
+  }
+  return static_cast<int>(number);
+}
+
 struct ScaleArgs {
   std::string input;
   std::string output;
   int dp = 0;
+  int cp = 0;  // the captured context-parallel size (0: recovered)
   InputOptions inputOptions;
 };
 
 void addOptions(CLI::App& app, ScaleArgs* a) {
   app.add_option("trace", a->input, "the captured trace");
   addValueOption(
-      app, "--dp", "N",
-      [a](const std::string& value) {
-        int64_t number = 0;
-        if (!parseCount(value, &number) || number < 1 || number > (1 << 20)) {
-          refuseValue(fmt::format("--dp: '{}' is not a data-parallel size (1..1048576)", value));
-        }
-        a->dp = static_cast<int>(number);
-      },
-      "the new data-parallel size (required)");
+      app, "--dp", "N", [a](const std::string& value) { a->dp = parallelSize("--dp", "data", value); },
+      "the new data-parallel size (default: as captured; --dp or --ep is required)");
+  addValueOption(
+      app, "--cp", "N", [a](const std::string& value) { a->cp = parallelSize("--cp", "context", value); },
+      "the captured context-parallel size, when the communicators leave it ambiguous\n"
+      "(context-parallel groups keep their ops as they are)");
   addValueOption(
       app, "-o,--output", "DIR", [a](const std::string& value) { a->output = value; },
       "the directory of the new trace (required)");
-  addInputOptions(app, &a->inputOptions);  // --tp N, --pp N: the captured sizes, when ambiguous
+  // --tp N, --pp N: the captured sizes, when ambiguous; --ep M: the new expert-parallel size.
+  addInputOptions(app, &a->inputOptions);
   app.callback([a] {
     if (a->input.empty()) refuseValue("a trace to scale is needed");
-    if (a->dp == 0) refuseValue("--dp is required");
+    if (a->dp == 0 && a->inputOptions.ep == 0) refuseValue("--dp or --ep is required");
     if (a->output.empty()) refuseValue("-o DIR is required");
   });
 }
@@ -140,7 +148,8 @@ Status run(const ScaleArgs& a) {
   shapeOptions.pp = a.inputOptions.pp;
   shapeOptions.cp = a.cp;
   NS_ASSIGN_OR_RETURN(workload::JobShape shape, workload::recoverJobShape(traces, shapeOptions));
-  NS_ASSIGN_OR_RETURN(workload::DataParallelScaler scaler, workload::DataParallelScaler::create(traces, shape, a.dp));
+  NS_ASSIGN_OR_RETURN(workload::DataParallelScaler scaler,
+                      workload::DataParallelScaler::create(traces, shape, a.dp, a.inputOptions.ep));
   NS_RETURN_IF_ERROR(prepareDirectory(a.output));
   const int world = scaler.to().world;
   std::fprintf(stderr, "ncclshim scale: %s -> %s\n", shape.toString().c_str(),
@@ -169,7 +178,7 @@ Status run(const ScaleArgs& a) {
 int scaleMain(int argc, char** argv) {
   ScaleArgs args;
   CLI::App app("", "ncclshim scale");
-  describeCommand(app, "<trace> --dp N -o DIR [--tp N] [--pp N]", kScaleDescription,
+  describeCommand(app, "<trace> [--dp N] [--ep M] -o DIR [--tp N] [--pp N] [--cp N]", kScaleDescription,
                   "--tp N, --pp N: the captured tensor / pipeline size, when the communicators leave it ambiguous.");
   addOptions(app, &args);
   return runCommand(app, argc, argv, exitZeroWhenOk([&args] { return run(args); }));
