@@ -36,6 +36,21 @@ HAVE_FOREIGN_FORMAT_LIBS := $(shell command -v $(PROTOC) >/dev/null 2>&1 && pkg-
   && [ -e /usr/include/nlohmann/json.hpp ] && [ -e /usr/include/zlib.h ] && echo yes)
 FOREIGN_FORMAT_TEST_SRCS := $(if $(HAVE_FOREIGN_FORMAT_LIBS),,$(wildcard tests/*/chakra_*_test.cc tests/*/pytorch_et_*_test.cc))
 
+# CLI11 (header-only, Debian / Ubuntu libcli11-dev) reads every command line (common/command_line.h):
+# from the system include path, else from $(BUILD)/cli11/include, the copy scripts/setup.sh makes of
+# /usr/include/CLI (never committed), which travels with $(BUILD) to a machine without a registry
+# (the GPU machine). Without either, nothing that parses a command line builds: say so once, plainly.
+CLI11_SYSTEM := $(wildcard /usr/include/CLI/CLI.hpp /usr/local/include/CLI/CLI.hpp)
+CLI11_COPY := $(wildcard $(BUILD)/cli11/include/CLI/CLI.hpp)
+ifeq ($(CLI11_SYSTEM),)
+ifneq ($(CLI11_COPY),)
+CXXFLAGS += -isystem $(BUILD)/cli11/include
+else ifneq ($(filter-out setup run test check bench clean,$(or $(MAKECMDGOALS),all)),)
+$(error CLI11 not found (CLI/CLI.hpp in /usr/include or $(BUILD)/cli11/include): install the package libcli11-dev \
+  (bash scripts/setup.sh does), or copy /usr/include/CLI of a machine that has it to $(BUILD)/cli11/include/CLI)
+endif
+endif
+
 # zstd (libzstd-dev) for compressed traces (NCCLSHIM_TRACE_COMPRESS=zstd, `.jsonl.zst`): without its
 # header the trace library is built without it and says what to install when asked for.
 HAVE_ZSTD := $(shell [ -e /usr/include/zstd.h ] && echo yes)

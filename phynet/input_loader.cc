@@ -53,7 +53,7 @@ Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize, in
     }
     default: {
       TraceLoadStats stats;
-      if (options.resizeDp > 0) {
+      if (options.resizeDp > 0 || options.resizeEp > 0) {
         ShapeOptions shape;
         shape.tp = options.tp;
         shape.pp = options.pp;

@@ -163,20 +163,6 @@ struct Options {
   std::string outDir = "phynet-jobs";
 };
 
-Result<Options> parseArgs(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if ((a == "--jobs" || a == "--out") && i + 1 < argc) {
-      (a == "--jobs" ? o.jobsPath : o.outDir) = argv[++i];
-    } else {
-      return NS_ERROR(Code::kInvalidArgument, "--jobs takes only --out DIR beside it, not '{}'", a);
-    }
-  }
-  if (o.jobsPath.empty()) return NS_ERROR(Code::kInvalidArgument, "--jobs needs a FILE");
-  return o;
-}
-
 int runJobsChecked(const Options& o) {
   Result<JobFile> parsed = readJobFile(o.jobsPath);
   if (!parsed.ok()) {
@@ -282,17 +268,12 @@ int runJobsChecked(const Options& o) {
 
 bool wantsJobs(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], "--jobs") == 0) return true;
+    if (std::strcmp(argv[i], "--jobs") == 0 || std::strncmp(argv[i], "--jobs=", 7) == 0) return true;
   return false;
 }
 
-int runJobs(int argc, char** argv) {
-  Result<Options> o = parseArgs(argc, argv);
-  if (!o.ok()) {
-    std::fprintf(stderr, "phynet: %s\n", o.status().message().c_str());
-    return 2;
-  }
-  return runJobsChecked(*o);
+int runJobs(const std::string& jobsPath, const std::string& outDir) {
+  return runJobsChecked(Options{jobsPath, outDir});
 }
 
 }  // namespace nshim::phynet

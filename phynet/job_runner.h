@@ -5,10 +5,14 @@
 // DIR/combined.txt. docs/fabric.md.
 #pragma once
 
+#include <string>
+
 namespace nshim::phynet {
 
-// True when argv asks for --jobs (checked before MPI is started: this mode launches mpirun itself).
+// True when argv asks for --jobs: this mode launches mpirun itself, so phynet starts no MPI for it,
+// not even to say that its command line is wrong.
 bool wantsJobs(int argc, char** argv);
-int runJobs(int argc, char** argv);
+// The jobs of the file (phynet's --jobs and --out, replay_options.h); the exit status.
+int runJobs(const std::string& jobsPath, const std::string& outDir);
 
 }  // namespace nshim::phynet

@@ -15,6 +15,7 @@
 
 #include "collectives/collectives.h"
 #include "common/clock.h"
+#include "common/command_line.h"
 #include "common/env.h"
 #include "common/host_identity.h"
 #include "common/log.h"
@@ -530,6 +531,11 @@ int run(int argc, char** argv) {
   // Whole lines to mpirun's output forwarding, so that stderr lines never land inside a table row.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   Result<ReplayOptions> parsed = parseReplayOptions(argc, argv);
+  if (wantsJobs(argc, argv) && (!parsed.ok() || !parsed->help)) {  // no MPI in this process: mpirun per job
+    if (parsed.ok()) return runJobs(parsed->jobsPath, parsed->jobsOutDir);
+    std::fprintf(stderr, "phynet: %s (see --help)\n", parsed.status().message().c_str());
+    return 2;
+  }
   const double timeout = parsed.ok() ? parsed->timeoutSeconds : 120;
   MpiSession mpi(&argc, &argv, timeout + 30);
   const int self = mpi.rank();
@@ -540,7 +546,7 @@ int run(int argc, char** argv) {
   }
   ReplayOptions& options = parsed.value();  // memoryFits may lower the default --max-buffer
   if (options.help) {
-    if (self == 0) std::fputs(replayUsage().c_str(), stdout);
+    if (self == 0) printHelpText(replayUsage(), stdout);
     return 0;
   }
   const Status settings = validateSettings();  // every rank checks its own environment
@@ -581,8 +587,5 @@ int run(int argc, char** argv) {
 }  // namespace nshim::phynet
 
 int main(int argc, char** argv) {
-  // --jobs launches mpirun itself (one per job): no MPI in this process.
-  if (nshim::phynet::wantsJobs(argc, argv))
-    return nshim::runFenced("phynet", [&] { return nshim::phynet::runJobs(argc, argv); });
   return nshim::runFenced("phynet", [&] { return nshim::phynet::run(argc, argv); });
 }

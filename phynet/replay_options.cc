@@ -1,15 +1,11 @@
-// Command-line parsing of phynet: "--name value" or "--name=value", one positional input path.
+// phynet's command line: the command (usage, description, examples) around its options
+// (replay_command_line.h), the checks across options, and the helpers of replay_options.h.
 #include "phynet/replay_options.h"
 
-#include <sys/stat.h>
-
-#include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstdlib>
-#include <string_view>
 
-#include "common/env.h"
+#include "common/command_line.h"
+#include "phynet/replay_command_line.h"
 
 namespace nshim::phynet {
 namespace {
@@ -86,6 +82,47 @@ std::string canonicalOpFilter(const std::string& word) {
   if (w == "sendrecv" || w == "p2p" || w == "send" || w == "recv") return "sendrecv";
   return "";
 }
+
+namespace {
+
+const char* kDescription =
+    "Replays the communication of a training job (an ncclshim trace, a SimAI / AICB workload expanded\n"
+    "over the TP/EP/DP/PP layout, a Chakra execution trace or PyTorch execution traces) as real network\n"
+    "traffic, with NCCL's ordering: one executor per communicator, per-rank issue order kept,\n"
+    "communicators concurrent. MPI is used only to launch, bootstrap and gather the report; data goes\n"
+    "over the chosen transport.";
+
+const char* kExamples = R"(examples:
+  mpirun -np 2 phynet examples/traces/megatron_tp2                  a captured trace
+  mpirun -np 8 phynet examples/workloads/simai_tp2_dp4_ep2.txt      SimAI (or AICB .csv)
+  mpirun -np 8 phynet --verify --iterations 5 --warmup 1 --report ops.csv workload.txt
+  mpirun -np 8 phynet --resize dp=4 tests/data/scale/megatron_tp2_dp2_distopt
+  phynet --jobs jobs.toml                                           several jobs on one fabric
+how it replays, SimAI / AICB rules, memory: docs/replay.md; settings: ncclshim env.)";
+
+// The command with every option storing into *o; the checks across options run after the parse.
+void buildCommand(CLI::App& app, ReplayOptions* o) {
+  describeCommand(app, "[options] <trace dir | SimAI .txt | AICB .csv | Chakra ET | PyTorch ET>", kDescription,
+                  kExamples);
+  addReplayOptions(app, o);
+  app.callback([&app, o] {
+    if (!o->jobsPath.empty()) {
+      for (const CLI::Option* given : app.get_options([](const CLI::Option* opt) { return opt->count() > 0; })) {
+        const std::string name = given->get_name();
+        if (name == "--jobs" || name == "--out") continue;
+        refuseValue(
+            fmt::format("--jobs takes only --out DIR beside it, not '{}'", given->get_positional() ? o->input : name));
+      }
+      return;
+    }
+    if (o->input.empty()) {
+      refuseValue(
+          "no input: give a trace directory, a SimAI .txt, an AICB .csv, a Chakra trace or PyTorch execution traces");
+    }
+  });
+}
+
+}  // namespace
 
 Result<ReplayOptions> parseReplayOptions(int argc, char** argv) {
   ReplayOptions o;
@@ -254,112 +291,10 @@ Result<InputFormat> resolveFormat(const ReplayOptions& options) {
 }
 
 std::string replayUsage() {
-  return R"(usage: mpirun -np N phynet [options] <trace dir | SimAI .txt | AICB .csv | Chakra ET | PyTorch ET>
-
-Replays the communication of a training job (an ncclshim trace, a SimAI / AICB workload expanded
-over the TP/EP/DP/PP layout, a Chakra execution trace or PyTorch execution traces) as real network
-traffic, with NCCL's ordering: one executor per communicator, per-rank issue order kept,
-communicators concurrent. MPI is used only to launch, bootstrap and gather the report; data goes
-over the chosen transport.
-
-input
-  --format auto|trace|simai|aicb|chakra|pytorch-et
-                            input kind (auto: told by content: docs/foreign_formats.md)
-  --comm-group FILE         Chakra: ASTRA-sim's comm-group JSON naming the nodes' pg_name groups
-                            (default: comm_group.json beside the .et files, else the whole world)
-  --world-size N --tp N --ep N --pp N   layout for SimAI/AICB (default: from the file; world = MPI size;
-                            a SimAI file's groups larger than the world are cut to it, as SimAI-Phy's)
-  --simai-rules LIST        the rules to follow, exactly those listed (all; none; or a list of);
-                            default SimAI's own: min-fwd-4096 (HYBRID_TRANSFORMER_FWD_IN_BCKWD forward
-                            ops below 4096 B raised to 4096 B), micro-first-layer (MICRO: the first
-                            layer only), no-broadcast (BROADCAST ops replay nothing); not SimAI's, off
-                            by default: pp-per-microbatch (vpp*ga pp_comm transfers each way per stage
-                            boundary, as the real job; SimAI sends none)
-replay
-  --transport tcp|ibverbs   data transport (default tcp)
-  --ifname LIST             socket interface(s), as NCCLSHIM_SOCKET_IFNAME (e.g. eth0, lo): the TCP
-                            transport's data and the bootstrap of both; a list (r0,r1) gives local
-                            rank i entry i mod length (one NIC per rank, as on GPU hosts)
-  --hca LIST                RDMA device(s) for ibverbs, as NCCLSHIM_IB_HCA (rxe0, mlx5_0:1); a list
-                            gives local rank i entry i mod length
-  --intra-node auto|net|shm shm: hops between ranks of one node over shared memory (NCCL's NVLink:
-                            that traffic never reaches a NIC), only hops between nodes over
-                            --transport; net: every hop over --transport; auto (default): shm when
-                            the ranks span several hosts or --gpus-per-node is given (each node on
-                            one host), net when every rank is on one host
-  --gpus-per-node G         a node is G consecutive global ranks, as launchers place them (with
-                            --intra-node shm they must share a host); default: the ranks of one host
-  --algo auto|ring|tree|pat algorithm, like NCCL_ALGO: ring; tree: NCCL's double binary tree
-                            allreduce between nodes with a chain inside each (NCCLSHIM_NCHANNELS
-                            channels, default 2, alternate between its two trees); pat: NCCL's PAT
-                            allgather / reducescatter (binomial trees over distances 2^d; only with
-                            one rank per node, as NCCL, else the ring). auto (default): what NCCL
-                            chose for the call where the trace recorded it (its profiler plugin,
-                            NCCLSHIM_PROFILER=1), else NCCLSHIM_ALGO or NCCL_ALGO, else what NCCL's
-                            tuner picks for the size and the layout (see --nccl-log).
-                            Each channel's messages travel on their own connection
-  --proto auto|simple|ll|ll128
-                            NCCL's protocol for every collective, like NCCL_PROTO: each message goes
-                            on the wire in NCCL's format (LL: each 4-byte word with a 4-byte flag,
-                            twice the payload; LL128: 120 payload bytes per 128-byte line), checked
-                            and decoded at the receiver. auto (default): NCCL's recorded choice per
-                            call, else NCCLSHIM_PROTO or NCCL_PROTO, else what NCCL's tuner picks
-                            (see --nccl-log). Point-to-point moves as simple
-  --pxn                     NCCL's PXN: a block for another node goes over the node (shared
-                            memory) to the node-mate on the destination's rail, which sends it on
-                            its own NIC, so each NIC carries only its rail (NCCLSHIM_PXN=1): for
-                            alltoall, gather and scatter, and for a trace's own send/recv through a
-                            relay thread per rank that forwards on its own (as NCCL's proxy), so
-                            the node-mate need not be in the batch. The report counts a forward
-                            with the relay; the model with the sender (host totals agree)
-  --nccl-log FILE           the system NCCL's tuner sees, from rank 0's log of the real job
-                            (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH: its ring and tree graph
-                            lines and coll channels), for the calls a trace did not record and for
-                            SimAI / AICB workloads. Default: what NCCL 2.28.9 described for a node
-                            of NVLink GPUs and one 10 Gb/s NIC (1 channel of 1.2 GB/s per graph,
-                            2 collective channels): give your cluster's log for its choices
-  --pace fast|recorded      issue as fast as possible (default), or keep the recorded gaps (a gap
-                            longer than --timeout is refused before any op is replayed); on a
-                            GPU-timed trace, the job's timeline: each op its recorded offset after
-                            the rank's previous op started, communicators overlapping as in the job,
-                            scored against the capture (docs/replay_time.md)
-  --iterations N            replay the whole workload N times (default 1)
-  --warmup N                N more iterations first, left out of the report (default 0)
-  --scale X                 multiply every message size by X
-  --delay R[,R...]:US[:N]   ranks R wait US microseconds before every (N-th) operation (a straggler);
-                            the report names the rank the others waited for and how long
-  --resize dp=N             replay an ncclshim trace at data-parallel size N (larger or smaller),
-                            by the rules of `ncclshim scale` (docs/scale.md); mpirun -np is the new size
-  --ops LIST                only these ops: allreduce,allgather,reducescatter,broadcast,reduce,
-                            alltoall,gather,scatter,sendrecv
-  --groups LIST             only communicators with these labels: world,tp,dp,pp,ep,dp_ep,comm<N>
-  --max-buffer SIZE         cap on each of a communicator's two buffers per rank (default 256M,
-                            lowered, and said, where a host's ranks would need over 3/4 of its
-                            available memory): a larger op runs as pieces within it, the same bytes
-                            on the wire; not with --verify, which needs whole buffers (phynet then
-                            checks the hosts' memory before any traffic and names the --scale that fits)
-  --staging SIZE|whole      memory behind each of those buffers without --verify (default 2 x
-                            NCCL_BUFFSIZE = 8M): mapped over and over the buffer, so that the socket
-                            copies touch as much memory as NCCL's proxy does (its staging slots, not
-                            the op's buffers); 'whole': real buffers (docs/socket_transport.md)
-  --check                   load, validate, place the ranks and check the hosts' memory, then stop:
-                            no connection, no traffic (a workload's check before a long replay)
-  --timeout S               deadline of every wait; a dead peer ends the run naming it (default 120)
-  --verify                  move a known pattern and check every received byte (same sizes; elements
-                            as uint8, reductions as wrapping sums); a wrong byte ends the run naming it
-several jobs (run without mpirun: phynet launches one mpirun per job; docs/fabric.md)
-  --jobs FILE.toml [--out DIR]  the jobs of a job file at once on one fabric, each alone first;
-                            per job time, busbw and slowdown, bytes per host pair and NIC
-report
-  --report FILE.csv         one row per operation (and per iteration)
-  --json FILE.json          operations, summary and per-rank counts as JSON
-  --html FILE.html          the report as one self-contained HTML page with charts (as ncclshim
-                            report on the JSON; needs Python 3 with matplotlib)
-  --rate GBPS               link rate for the efficiency column (busbw / rate), GB/s
-  --rows N                  per-operation rows printed on stdout (default 40; all go to files)
-  --verbose                 bootstrap and per-rank details on stderr
-  --help                    this text
-)";
+  ReplayOptions unused;
+  CLI::App app("", "mpirun -np N phynet");
+  buildCommand(app, &unused);
+  return commandHelp(app);
 }
 
 }  // namespace nshim::phynet

@@ -1,6 +1,7 @@
 // The command line of phynet: what to replay, how (transport, pacing, filters, repetitions) and
-// where the report goes. Parsing never exits or prints: it returns the options or an error, and the
-// help text is a separate string, so main decides what rank 0 prints.
+// where the report goes, read through common/command_line.h (the options: replay_command_line.h).
+// Parsing never exits or prints: it returns the options or an error, and the help text is a
+// separate string, so main decides what rank 0 prints.
 #pragma once
 
 #include <cstdint>
@@ -68,10 +69,11 @@ struct ReplayOptions {
   bool checkOnly = false;  // --check: stop before the first connection
 };
 
-// Parses argv (argv[0] is skipped). Values are checked (ranges, known names).
+// Parses argv (argv[0] is skipped). Values are checked (ranges, known names); an error is the one
+// line to print. --jobs takes only --out beside it.
 Result<ReplayOptions> parseReplayOptions(int argc, char** argv);
 
-// The --help text.
+// The --help text (generated from the options).
 std::string replayUsage();
 
 // The format of `options.input`: --format, else detected (workload/input_format.h).

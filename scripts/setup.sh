@@ -15,19 +15,20 @@ case "${1:-}" in
 esac
 
 packages=(build-essential libfmt-dev openmpi-bin libopenmpi-dev libibverbs-dev ibverbs-providers
-          python3 python3-pip libtomlplusplus-dev)
+          python3 python3-pip libtomlplusplus-dev libcli11-dev)
 [ "$tests" -eq 1 ] && packages+=(catch2 rdma-core ibverbs-utils perftest)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# The GPU machine has Catch2 v3 and fmt from elsewhere: accept headers found on the include path.
+# The GPU machine has Catch2 v3 and fmt from elsewhere, CLI11 as carried in build/cli11: accept the headers found.
 if [ ${#missing[@]} -gt 0 ]; then
   really_missing=()
   for p in "${missing[@]}"; do
     case "$p" in
       catch2) [ -e /usr/include/catch2/catch.hpp ] || [ -e /usr/local/include/catch2/catch_test_macros.hpp ] || [ -e /usr/include/catch2/catch_test_macros.hpp ] || really_missing+=("$p") ;;
       libfmt-dev) [ -e /usr/include/fmt/format.h ] || [ -e /usr/local/include/fmt/format.h ] || really_missing+=("$p") ;;
+      libcli11-dev) [ -e /usr/include/CLI/CLI.hpp ] || [ -e /usr/local/include/CLI/CLI.hpp ] || [ -e build/cli11/include/CLI/CLI.hpp ] || really_missing+=("$p") ;;
       libtomlplusplus-dev) [ -e /usr/include/toml++/toml.h ] || [ -e /usr/local/include/toml++/toml.h ] || echo "setup: no toml++: phynet --jobs will say it is unavailable" >&2 ;;
       *) really_missing+=("$p") ;;
     esac
@@ -66,6 +67,11 @@ install_optional "Chakra and PyTorch execution traces will not be read (the buil
   protobuf-compiler libprotobuf-dev nlohmann-json3-dev zlib1g-dev
 # Compressed traces (NCCLSHIM_TRACE_COMPRESS=zstd; the Makefile checks for zstd.h) and the zstd CLI.
 install_optional "compressed traces will not be written or read (the build says so)" libzstd-dev zstd
+# CLI11's headers copied into build/cli11/include (never committed), to be carried with build/ to a
+# machine without a registry (the GPU machine): the Makefile uses them where /usr/include has none.
+if [ -e /usr/include/CLI/CLI.hpp ] && ! cmp -s /usr/include/CLI/CLI.hpp build/cli11/include/CLI/CLI.hpp; then
+  mkdir -p build/cli11/include && rm -rf build/cli11/include/CLI && cp -r /usr/include/CLI build/cli11/include/
+fi
 # nccl.h comes from the nvidia-nccl wheel (never committed); this finds or fetches it.
 [ -s build/nccl_cflags.txt ] || bash scripts/fetch_nccl_headers.sh build
 if [ "$tests" -eq 1 ]; then

@@ -11,29 +11,16 @@
 #include <string>
 #include <vector>
 
+#include "common/command_line.h"
 #include "common/main_fence.h"
 #include "common/settings.h"
 #include "tools/inspect/commands.h"
 
 namespace {
 
-const char* kUsage = R"(usage: ncclshim <command> [options]
-commands:
-  perf      nccl-tests-compatible benchmark of the NCCL API (GPU-free on libncclshim.so)
-  summary   communication distribution of a trace / SimAI / AICB workload, or of a phynet report
-  diff      compare two traces (or a trace and a phynet report) op by op; exit 0 same, 1 different
-  convert   a trace to SimAI workload text, AICB CSV, Chrome trace JSON or CSV
-  scale     a captured job written at another data-parallel size (--dp N)
-  plot      PNG charts: message sizes, busbw vs size, replayed vs recorded time
-  report    one self-contained HTML page for a phynet JSON report (charts, traffic matrix, timeline)
-  compare   several phynet JSON reports of one workload side by side: ratios, text or HTML
-  env       every NCCLSHIM_* setting: its value here and where it came from; --markdown: docs/settings.md's table
-run 'ncclshim <command> --help' for the options of a command.
-)";
-
 // `ncclshim perf` is the program ncclshim-perf beside this one (tools/perf/perf_main.cc): only it
 // links the engine. Returns only when it cannot be run.
-int execPerf(int argc, char** argv) {
+int execPerf(int argc, char** argv) {  // NOLINT: the signature of every command's main
   char self[PATH_MAX] = {};
   const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
   std::string path = length > 0 ? std::string(self, static_cast<size_t>(length)) : std::string("ncclshim");
@@ -47,35 +34,69 @@ int execPerf(int argc, char** argv) {
   return 127;
 }
 
-int dispatch(const std::string& command, int argc, char** argv) {
-  if (command != "env") {
+struct SubCommand {
+  const char* name;
+  const char* summary;
+  int (*main)(int argc, char** argv);
+};
+
+const SubCommand kCommands[] = {
+    {"perf", "nccl-tests-compatible benchmark of the NCCL API (GPU-free on libncclshim.so)", execPerf},
+    {"summary", "communication distribution of a trace / SimAI / AICB workload, or of a phynet report",
+     nshim::tools::summaryMain},
+    {"diff", "compare two traces (or a trace and a phynet report) op by op; exit 0 same, 1 different",
+     nshim::tools::diffMain},
+    {"convert", "a trace to SimAI workload text, AICB CSV, Chrome trace JSON or CSV", nshim::tools::convertMain},
+    {"scale", "a captured job written at another data-parallel or expert-parallel size (--dp N, --ep M)",
+     nshim::tools::scaleMain},
+    {"plot", "PNG charts: message sizes, busbw vs size, replayed vs recorded time", nshim::tools::plotMain},
+    {"report", "one self-contained HTML page for a phynet JSON report (charts, traffic matrix, timeline)",
+     nshim::tools::reportMain},
+    {"compare", "several phynet JSON reports of one workload side by side: ratios, text or HTML",
+     nshim::tools::compareMain},
+    {"env", "every NCCLSHIM_* setting: its value here and where it came from; --markdown: docs/settings.md's table",
+     nshim::tools::envMain},
+};
+
+// Runs one command with the arguments after its name; a bad NCCLSHIM_* setting ends all but env.
+int dispatch(const SubCommand& command, std::vector<std::string> args) {
+  if (std::strcmp(command.name, "env") != 0) {
     if (nshim::Status settings = nshim::validateSettings(); !settings.ok()) {
-      std::fprintf(stderr, "ncclshim %s: %s ('ncclshim env' shows every setting)\n", command.c_str(),
+      std::fprintf(stderr, "ncclshim %s: %s ('ncclshim env' shows every setting)\n", command.name,
                    settings.message().c_str());
       return 2;
     }
   }
-  if (command == "perf") return execPerf(argc, argv);
-  if (command == "summary") return nshim::tools::summaryMain(argc, argv);
-  if (command == "diff") return nshim::tools::diffMain(argc, argv);
-  if (command == "convert") return nshim::tools::convertMain(argc, argv);
-  if (command == "scale") return nshim::tools::scaleMain(argc, argv);
-  if (command == "plot") return nshim::tools::plotMain(argc, argv);
-  if (command == "report") return nshim::tools::reportMain(argc, argv);
-  if (command == "compare") return nshim::tools::compareMain(argc, argv);
-  if (command == "env") return nshim::tools::envMain(argc, argv);
-  std::fprintf(stderr, "ncclshim: unknown command '%s'\n\n%s", command.c_str(), kUsage);
-  return 2;
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  return command.main(static_cast<int>(argv.size()), argv.data());
 }
 
 }  // namespace
 
+// The commands as CLI11 subcommands (for the generated help and the choice of one); each reads its
+// own arguments (runCommand, common/command_line.h), so a subcommand passes them on untouched.
 int main(int argc, char** argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
-    std::fputs(kUsage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+  CLI::App app("", "ncclshim");
+  nshim::describeCommand(app, "<command> [options]", "",
+                         "run 'ncclshim <command> --help' for the options of a command.");
+  app.allow_extras();
+  for (const SubCommand& command : kCommands) { app.add_subcommand(command.name, command.summary)->group("commands"); }
+  if (argc < 2) {
+    nshim::printHelpText(nshim::commandHelp(app), stderr);
+    return 2;
   }
-  const std::string command = argv[1];
-  const std::string program = "ncclshim " + command;
-  return nshim::runFenced(program.c_str(), [&] { return dispatch(command, argc - 2, argv + 2); });
+  nshim::Result<nshim::Parsed> parsed = nshim::parseCommandLine(app, 1, argv + 1);  // the command's name alone
+  if (parsed.ok() && *parsed == nshim::Parsed::kHelp) {
+    nshim::printHelpText(nshim::commandHelp(app), stdout);
+    return 0;
+  }
+  const std::string name = argv[1];
+  for (const SubCommand& command : kCommands) {
+    if (name != command.name) continue;
+    const std::string program = "ncclshim " + name;
+    return nshim::runFenced(program.c_str(), [&] { return dispatch(command, {argv + 2, argv + argc}); });
+  }
+  std::fprintf(stderr, "ncclshim: unknown command '%s' (see --help)\n", name.c_str());
+  return 2;
 }

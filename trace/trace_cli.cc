@@ -2,6 +2,7 @@
 //   dump [--format jsonl|csv] [--comms] <path>   re-emits the records (normalised JSON Lines, or a
 //                                                CSV table of ops, or of communicator events)
 //   validate <path>                              checks each file and the ranks against each other
+// Its command line: common/command_line.h (CLI11), with a generated --help for each subcommand.
 // Exit status: 0 ok, 1 validation errors, 2 unreadable input or bad usage, 70 internal error (fence).
 #include <cstdio>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "common/command_line.h"
 #include "common/main_fence.h"
 #include "trace/trace_format.h"
 #include "trace/trace_reader.h"
@@ -17,10 +19,6 @@
 
 namespace nshim::trace {
 namespace {
-
-constexpr const char* kUsage =
-    "usage: ncclshim-trace dump [--format jsonl|csv] [--comms] <trace file | trace dir>\n"
-    "       ncclshim-trace validate <trace file | trace dir>\n";
 
 void writeLine(const char* line, size_t length) {
   if (length > 0) std::fwrite(line, 1, length, stdout);
@@ -86,25 +84,16 @@ void dumpCsvComms(const TraceSet& set) {
   }
 }
 
-int runDump(const std::vector<std::string>& args) {
-  std::string format = "jsonl", path;
+struct DumpArgs {
+  std::string format = "jsonl";
   bool comms = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--format" && i + 1 < args.size()) {
-      format = args[++i];
-    } else if (args[i] == "--comms") {
-      comms = true;
-    } else if (path.empty() && !args[i].empty() && args[i][0] != '-') {
-      path = args[i];
-    } else {
-      std::fputs(kUsage, stderr);
-      return 2;
-    }
-  }
-  if (path.empty() || (format != "jsonl" && format != "csv")) {
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
+  std::string path;
+};
+
+int runDump(const DumpArgs& args) {
+  const std::string& format = args.format;
+  const std::string& path = args.path;
+  const bool comms = args.comms;
   auto set = readTracePath(path);
   if (!set.ok()) {
     std::fprintf(stderr, "ncclshim-trace: %s\n", set.status().message().c_str());
@@ -123,12 +112,8 @@ int runDump(const std::vector<std::string>& args) {
   return 0;
 }
 
-int runValidate(const std::vector<std::string>& args) {
-  if (args.size() != 1) {
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
-  auto set = readTracePath(args[0]);
+int runValidate(const std::string& path) {
+  auto set = readTracePath(path);
   if (!set.ok()) {
     std::fprintf(stderr, "ncclshim-trace: %s\n", set.status().message().c_str());
     return 2;
@@ -150,21 +135,45 @@ int runValidate(const std::vector<std::string>& args) {
   return report.ok() ? 0 : 1;
 }
 
+// The command and its two subcommands (common/command_line.h), storing into *dump and *validatePath.
+void buildCommand(CLI::App& app, DumpArgs* dump, std::string* validatePath) {
+  describeCommand(app, "dump|validate [options] <trace file | trace dir>",
+                  "Reads ncclshim trace files (one file or a directory of per-rank files).",
+                  "exit status: 0 ok, 1 validation errors, 2 unreadable input or bad usage.");
+  app.require_subcommand(1, 1);
+  CLI::App* dumpCommand = app.add_subcommand("dump")->group("commands");
+  describeCommand(*dumpCommand, "[--format jsonl|csv] [--comms] <trace file | trace dir>",
+                  "Re-emits the records: normalised JSON Lines, or a CSV table of ops, or of communicator events.");
+  addValueOption(
+      *dumpCommand, "--format", "jsonl|csv",
+      [dump](const std::string& value) {
+        if (value != "jsonl" && value != "csv") refuseValue(fmt::format("--format: '{}' is not jsonl or csv", value));
+        dump->format = value;
+      },
+      "output format (default jsonl)");
+  dumpCommand->add_flag("--comms", dump->comms, "with --format csv: the communicator events instead of the ops");
+  dumpCommand->add_option("trace", dump->path, "the trace")->required();
+  CLI::App* validateCommand = app.add_subcommand("validate")->group("commands");
+  describeCommand(*validateCommand, "<trace file | trace dir>", "Checks each file and the ranks against each other.");
+  validateCommand->add_option("trace", *validatePath, "the trace")->required();
+}
+
 }  // namespace
 }  // namespace nshim::trace
 
 int main(int argc, char** argv) {
   return nshim::runFenced("ncclshim-trace", [&] {
-    std::vector<std::string> args(argv + 1, argv + argc);
-    if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
-      std::fputs(nshim::trace::kUsage, args.empty() ? stderr : stdout);
-      return args.empty() ? 2 : 0;
+    nshim::trace::DumpArgs dump;
+    std::string validatePath;
+    CLI::App app("", "ncclshim-trace");
+    nshim::trace::buildCommand(app, &dump, &validatePath);
+    if (argc < 2) {
+      nshim::printHelpText(nshim::commandHelp(app), stderr);
+      return 2;
     }
-    std::string command = args[0];
-    args.erase(args.begin());
-    if (command == "dump") return nshim::trace::runDump(args);
-    if (command == "validate") return nshim::trace::runValidate(args);
-    std::fputs(nshim::trace::kUsage, stderr);
-    return 2;
+    if (std::string(argv[1]) == "help") argv[1] = const_cast<char*>("--help");
+    return nshim::runCommand(app, argc - 1, argv + 1, [&]() -> nshim::Result<int> {
+      return app.got_subcommand("dump") ? nshim::trace::runDump(dump) : nshim::trace::runValidate(validatePath);
+    });
   });
 }

@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <tuple>
 
 #include "trace/trace_format.h"
 #include "workload/trace_workload.h"
@@ -18,33 +20,40 @@ bool isWholeBuffer(trace::OpCode op) {
   return op == trace::OpCode::kAllReduce || op == trace::OpCode::kBroadcast || op == trace::OpCode::kReduce;
 }
 bool isSharded(trace::OpCode op) { return op == trace::OpCode::kReduceScatter || op == trace::OpCode::kAllGather; }
-// Groups whose members and ops do not change with the data-parallel size.
-bool keepsItsOps(GroupKind kind) {
-  return kind == GroupKind::kTp || kind == GroupKind::kPp || kind == GroupKind::kEp || kind == GroupKind::kEpTp;
-}
+bool isExpertGroup(GroupKind kind) { return kind == GroupKind::kEp || kind == GroupKind::kEpTp; }
+bool isPointToPoint(trace::OpCode op) { return op == trace::OpCode::kSend || op == trace::OpCode::kRecv; }
 bool isCommEvent(trace::CommEvent event) {
   return event == trace::CommEvent::kInit || event == trace::CommEvent::kSplit;
 }
 
 }  // namespace
 
-Result<ShardCount> resizeShard(uint64_t count, int oldSize, int newSize) {
+std::string resizeText(int newDp, int newEp) {
+  std::string text = newDp > 0 ? fmt::format("dp={}", newDp) : "";
+  if (newEp > 0) text += fmt::format("{}ep={}", text.empty() ? "" : ",", newEp);
+  return text;
+}
+
+Result<ShardCount> resizeShard(uint64_t count, int oldSize, int newSize, BufferShare share) {
   const uint64_t total = count * static_cast<uint64_t>(oldSize);
   if (count != 0 && total / static_cast<uint64_t>(oldSize) != count)
     return NS_ERROR(Code::kInvalidArgument, "count overflows");
   const uint64_t oldPad = std::lcm(static_cast<uint64_t>(oldSize), kMegatronPadding);
   const uint64_t newPad = std::lcm(static_cast<uint64_t>(newSize), kMegatronPadding);
+  const uint64_t shared = (total * num + den - 1) / den;  // the buffer's new size, rounded up
   ShardCount out;
   if (total % oldPad == 0) {
     out.megatronPadding = true;
-    out.count = (total + newPad - 1) / newPad * newPad / static_cast<uint64_t>(newSize);
+    out.count = (shared + newPad - 1) / newPad * newPad / static_cast<uint64_t>(newSize);
     // The unpadded buffer lies in (total - oldPad, total]: padding it to newPad gives this exactly
-    // when oldPad divides newPad, else a value at most oldPad below.
-    out.withinElements = newPad % oldPad == 0 ? 0 : oldPad;
+    // when oldPad divides newPad, else a value at most oldPad below. A share of it (num / den) lies
+    // within oldPad x num / den, padded within newPad more.
+    if (num == den) out.withinElements = newPad % oldPad == 0 ? 0 : oldPad;
+    else out.withinElements = (oldPad * num + den - 1) / den + newPad;
     return out;
   }
-  if (total % static_cast<uint64_t>(newSize) == 0) {
-    out.count = total / static_cast<uint64_t>(newSize);
+  if ((total * num) % den == 0 && shared % static_cast<uint64_t>(newSize) == 0) {
+    out.count = shared / static_cast<uint64_t>(newSize);
     return out;
   }
   return NS_ERROR(Code::kInvalidArgument,
@@ -57,6 +66,21 @@ Result<DataParallelScaler> DataParallelScaler::create(const trace::TraceSet& tra
   if (newDp < 1)
     return NS_ERROR(Code::kInvalidArgument, "--dp {}: the new data-parallel size must be at least 1", newDp);
   RankLayout to = shape.layout;
+  if (newEp > 0 && newEp != to.ep) {
+    if (to.ep == 1) {
+      return NS_ERROR(Code::kInvalidArgument,
+                      "--ep {}: the capture has no expert groups (EP=1), so its token "
+                      "exchanges were never recorded",
+                      newEp);
+    }
+    if (newEp % to.ep != 0 && to.ep % newEp != 0) {
+      return NS_ERROR(Code::kInvalidArgument,
+                      "--ep {}: the captured EP={} and {} do not divide one another (one "
+                      "rank's experts would be split unevenly over the new expert groups)",
+                      newEp, to.ep, newEp);
+    }
+    to.ep = newEp;
+  }
   if (newDp % to.ep != 0) {
     return NS_ERROR(Code::kInvalidArgument,
                     "--dp {}: the expert-parallel size EP={} must divide the data-parallel "
@@ -72,12 +96,33 @@ Result<DataParallelScaler> DataParallelScaler::create(const trace::TraceSet& tra
   Status status = scaler.assignRoles();
   if (status.ok()) status = scaler.checkOps();
   if (!status.ok()) return status;
+  if (scaler.expertsChange()) {
+    std::vector<std::map<uint64_t, int>> expertComms(traces.files.size());
+    for (size_t rank = 0; rank < traces.files.size(); ++rank) {
+      for (const auto& [id, role] : scaler.roles_[rank]) {
+        if (!role.single && role.kind == GroupKind::kEp) expertComms[rank][id] = role.instance;
+      }
+    }
+    Result<ExpertExchange> exchange = ExpertExchange::create(traces, expertComms, shape.layout.ep, to.ep);
+    if (!exchange.ok()) return exchange.status();
+    scaler.exchange_.emplace(std::move(*exchange));
+    const std::string how =
+        to.ep > shape.layout.ep
+            ? fmt::format("{} of the captured sends did not divide by {} and are spread to within one element",
+                          scaler.exchange_->unevenSplits(), to.ep / shape.layout.ep)
+            : fmt::format("the sends to the {} old peers whose experts one rank now holds are merged (summed)",
+                          shape.layout.ep / to.ep);
+    scaler.notes_.push_back(
+        fmt::format("token all-to-alls: experts keep their global order, {} per rank now; "
+                    "every rank keeps its tokens (its send total); {}",
+                    to.ep > shape.layout.ep ? "fewer" : "more", how));
+  }
   return scaler;
 }
 
 int DataParallelScaler::templateRank(int rank) const {
   const RankLayout& from = shape_.layout;
-  return from.rankOf(to_.ppIndex(rank), to_.dpIndex(rank) % from.dp, to_.tpIndex(rank));
+  return from.rankOf(to_.ppIndex(rank), to_.dpIndex(rank) % from.dp, to_.tpIndex(rank), to_.cpIndex(rank));
 }
 
 Status DataParallelScaler::assignRoles() {
@@ -130,8 +175,13 @@ Status DataParallelScaler::checkOps() {
       }
       const CommRole& r = role->second;
       if (r.single || keepsItsOps(r.kind)) continue;
+      if (isExpertGroup(r.kind)) {
+        NS_RETURN_IF_ERROR(checkExpertOp(op, r.kind, where()));
+        continue;
+      }
       const int newSize = to_.groupSize(r.kind);
       const char* group = r.kind == GroupKind::kDp     ? "data-parallel group"
+                          : r.kind == GroupKind::kDpCp ? "data-and-context-parallel group"
                           : r.kind == GroupKind::kDpEp ? "expert-data-parallel group"
                                                        : "group of every rank";
       if (op.root >= newSize) {
@@ -176,6 +226,35 @@ Status DataParallelScaler::checkOps() {
   return Status();
 }
 
+bool DataParallelScaler::keepsItsOps(GroupKind kind) const {
+  return kind == GroupKind::kTp || kind == GroupKind::kPp || kind == GroupKind::kCp ||
+         (isExpertGroup(kind) && !expertsChange());
+}
+
+BufferShare DataParallelScaler::bufferShare(GroupKind kind) const {
+  if (kind != GroupKind::kDpEp) return {};
+  return BufferShare{shape_.layout.ep, to_.ep};  // the experts' buffers: E / EP experts per rank
+}
+
+// On an expert group at another EP: sends and receives follow expert ownership (checked by
+// ExpertExchange), all-gathers (tokens per expert) keep their per-rank block, an even all-to-all
+// moves count x EP / EP' per peer; nothing else has a rule.
+Status DataParallelScaler::checkExpertOp(const trace::OpRecord& op, GroupKind kind, const std::string& where) {
+  if (op.op == trace::OpCode::kAllGather) return Status();
+  if (kind == GroupKind::kEp && isPointToPoint(op.op)) return Status();
+  if (kind == GroupKind::kEp && op.op == trace::OpCode::kAlltoAll) {
+    if (op.count * static_cast<uint64_t>(shape_.layout.ep) % static_cast<uint64_t>(to_.ep) == 0) return Status();
+    return NS_ERROR(Code::kInvalidArgument,
+                    "{} of count {} per peer: at EP={} a peer's block would be {} x {} / {} "
+                    "elements, not a whole number",
+                    where, op.count, to_.ep, op.count, shape_.layout.ep, to_.ep);
+  }
+  return NS_ERROR(Code::kInvalidArgument,
+                  "{} on an {} group: no expert-parallel scaling rule covers it (sends and "
+                  "receives of the token all-to-all, all-to-all and all-gather do)",
+                  where, kind == GroupKind::kEp ? "expert" : "expert-tensor");
+}
+
 uint64_t DataParallelScaler::newCommId(const CommRole& role, int rank) const {
   if (role.single) return commIdFor(fmt::format("single#{}", role.instance), {rank});
   return commIdFor(fmt::format("{}#{}", groupKindLabel(role.kind), role.instance), to_.groupMembers(role.kind, rank));
@@ -185,12 +264,37 @@ void DataParallelScaler::scaleOp(trace::OpRecord* op, const CommRole& role, int 
   if (role.single) return;
   const std::vector<int> members = to_.groupMembers(role.kind, rank);
   const int newSize = static_cast<int>(members.size());
-  if ((role.kind == GroupKind::kDp || role.kind == GroupKind::kDpEp) && isSharded(op->op)) {
-    Result<ShardCount> shard = resizeShard(op->count, op->nranks, newSize);  // checked in checkOps
+  const uint64_t oldEp = static_cast<uint64_t>(shape_.layout.ep), newEp = static_cast<uint64_t>(to_.ep);
+  if ((role.kind == GroupKind::kDp || role.kind == GroupKind::kDpCp || role.kind == GroupKind::kDpEp) &&
+      isSharded(op->op)) {
+    Result<ShardCount> shard = resizeShard(op->count, op->nranks, newSize, bufferShare(role.kind));  // checked
     if (shard.ok()) op->count = shard->count;
+  } else if (role.kind == GroupKind::kDpEp && isWholeBuffer(op->op)) {
+    op->count = op->count * oldEp / newEp;  // exact: checked in checkOps
+  } else if (role.kind == GroupKind::kEp && op->op == trace::OpCode::kAlltoAll) {
+    op->count = op->count * oldEp / newEp;
   }
   op->rank = static_cast<int32_t>(std::find(members.begin(), members.end(), rank) - members.begin());
   op->nranks = newSize;
+}
+
+void DataParallelScaler::expandExchange(const trace::OpEntry& entry, const CommRole& role, int rank, uint64_t ordinal,
+                                        std::vector<trace::OpEntry>* out) const {
+  const std::vector<int> members = to_.groupMembers(GroupKind::kEp, rank);
+  std::vector<int> templates;
+  for (int member : members) templates.push_back(templateRank(member));
+  const int position = static_cast<int>(std::find(members.begin(), members.end(), rank) - members.begin());
+  const bool send = entry.record.op == trace::OpCode::kSend;
+  for (const ExpertExchange::NewOp& part :
+       exchange_->expand(send, role.instance, entry.record.peer, ordinal, position, templates)) {
+    trace::OpEntry copy = entry;
+    copy.record.commId = newCommId(role, rank);
+    copy.record.peer = part.peer;
+    copy.record.count = part.count;
+    copy.record.rank = position;
+    copy.record.nranks = static_cast<int32_t>(members.size());
+    out->push_back(copy);
+  }
 }
 
 trace::TraceFile DataParallelScaler::rank(int rank, bool withOps) const {
@@ -205,6 +309,8 @@ trace::TraceFile DataParallelScaler::rank(int rank, bool withOps) const {
   // job's step marks stay between the same calls.
   size_t c = 0, o = 0, s = 0;
   uint64_t n = 0;
+  std::map<std::tuple<uint64_t, int, int>, uint64_t> ordinals;  // expert sends / receives by (comm, op, peer)
+  std::map<uint64_t, uint64_t> nextSeq;                         // by new expert communicator
   const auto stepsBefore = [&](uint64_t original) {
     for (; s < in.steps.size() && in.steps[s].n < original; ++s) {
       trace::StepEntry step = in.steps[s];
@@ -243,6 +349,25 @@ trace::TraceFile DataParallelScaler::rank(int rank, bool withOps) const {
       trace::OpEntry copy = in.ops[o++];
       if (copy.record.commId != 0) {
         const CommRole& role = roles.at(copy.record.commId);
+        if (exchange_ && !role.single && role.kind == GroupKind::kEp) {
+          // The token all-to-all at the new EP: each send / receive becomes k, or merges (none).
+          std::vector<trace::OpEntry> expanded;
+          if (isPointToPoint(copy.record.op)) {
+            const auto key = std::make_tuple(copy.record.commId, static_cast<int>(copy.record.op), copy.record.peer);
+            expandExchange(copy, role, rank, ordinals[key]++, &expanded);
+          } else {
+            copy.record.commId = newCommId(role, rank);
+            scaleOp(&copy.record, role, rank);
+            expanded.push_back(copy);
+          }
+          for (trace::OpEntry& op : expanded) {
+            op.record.seq = nextSeq[op.record.commId]++;
+            op.record.bytes = trace::traceBytes(op.record.op, op.record.count, op.record.datatype, op.record.nranks);
+            op.n = n++;
+            out.ops.push_back(op);
+          }
+          continue;
+        }
         copy.record.commId = newCommId(role, rank);
         scaleOp(&copy.record, role, rank);
         copy.record.bytes =
@@ -269,11 +394,12 @@ trace::TraceFile DataParallelScaler::rank(int rank, bool withOps) const {
   return out;
 }
 
-Result<Workload> loadResizedTraceWorkload(const std::string& path, int newDp, const ShapeOptions& shapeOptions,
-                                          int onlyRank, std::vector<std::string>* notes) {
+Result<Workload> loadResizedTraceWorkload(const std::string& path, int newDp, int newEp,
+                                          const ShapeOptions& shapeOptions, int onlyRank,
+                                          std::vector<std::string>* notes) {
   NS_ASSIGN_OR_RETURN(trace::TraceSet captured, trace::readTracePath(path));
   NS_ASSIGN_OR_RETURN(JobShape shape, recoverJobShape(captured, shapeOptions));
-  NS_ASSIGN_OR_RETURN(DataParallelScaler scaler, DataParallelScaler::create(captured, shape, newDp));
+  NS_ASSIGN_OR_RETURN(DataParallelScaler scaler, DataParallelScaler::create(captured, shape, newDp, newEp));
   if (notes) {
     notes->push_back(
         fmt::format("--resize dp={}: the trace's {} replayed as {}", newDp, shape.toString(), shapeText(scaler.to())));

@@ -16,6 +16,7 @@ bool isPointToPoint(trace::OpCode op) { return op == trace::OpCode::kSend || op 
 
 Result<std::map<uint64_t, CommFacts>> readComms(const trace::TraceSet& traces) {
   std::map<uint64_t, CommFacts> comms;
+  std::map<uint64_t, uint64_t> firstCount;  // per communicator: the first exchange's count + 1
   const int world = static_cast<int>(traces.files.size());
   for (const trace::TraceFile& file : traces.files) {
     for (const trace::CommEntry& entry : file.comms) {
@@ -40,6 +41,13 @@ Result<std::map<uint64_t, CommFacts>> readComms(const trace::TraceSet& traces) {
       auto it = comms.find(entry.record.commId);
       if (it == comms.end()) continue;  // trace_validate reports ops on unknown communicators
       it->second.carriesOps = true;
+      const trace::OpRecord& op = entry.record;
+      if (op.op == trace::OpCode::kSend || op.op == trace::OpCode::kAlltoAll) {
+        uint64_t& first = firstCount[op.commId];
+        if (first == 0) first = op.count + 1;  // 0: none yet
+        it->second.evenExchange = it->second.evenExchange && first == op.count + 1;
+        it->second.sendsToSelf = it->second.sendsToSelf || (op.op == trace::OpCode::kSend && op.peer == op.rank);
+      }
       it->second.pointToPointOnly = it->second.pointToPointOnly && isPointToPoint(entry.record.op);
       it->second.exchanges =
           it->second.exchanges || isPointToPoint(entry.record.op) || entry.record.op == trace::OpCode::kAlltoAll;
@@ -68,6 +76,7 @@ bool fitKind(const RankLayout& layout, const CommFacts& facts, GroupKind* kind, 
   const int first = facts.members.front();
   for (GroupKind candidate : facts.exchanges ? kExchanging : kReducing) {
     if (candidate == GroupKind::kPp && !facts.pointToPointOnly) continue;
+    if ((candidate == GroupKind::kCp || candidate == GroupKind::kDpCp) && layout.cp == 1) continue;
     if ((candidate == GroupKind::kEp || candidate == GroupKind::kDpEp || candidate == GroupKind::kEpTp) &&
         layout.ep == 1) {
       continue;  // no expert groups in this layout
@@ -75,7 +84,8 @@ bool fitKind(const RankLayout& layout, const CommFacts& facts, GroupKind* kind, 
     if (candidate == GroupKind::kEpTp && layout.tp == 1) continue;  // the expert group itself
     if (layout.groupMembers(candidate, first) == facts.members) {
       *kind = candidate;
-      *agrees = facts.exchanges && (candidate == GroupKind::kEp || candidate == GroupKind::kPp);
+      *agrees = facts.exchanges && (candidate == GroupKind::kPp || (candidate == GroupKind::kEp && !evenRing) ||
+                                    (candidate == GroupKind::kCp && facts.evenExchange));
       return true;
     }
   }
@@ -92,6 +102,7 @@ std::string membersText(const std::vector<int>& members) {
 }  // namespace
 
 std::string sizesText(const RankLayout& layout) {
+  if (layout.cp > 1) return fmt::format("TP={} CP={} DP={} PP={}", layout.tp, layout.cp, layout.dp, layout.pp);
   if (layout.ep > 1) return fmt::format("TP={} DP={} EP={} PP={}", layout.tp, layout.dp, layout.ep, layout.pp);
   return fmt::format("TP={} DP={} PP={}", layout.tp, layout.dp, layout.pp);
 }
@@ -207,7 +218,8 @@ Result<JobShape> recoverJobShape(int world, const std::vector<CommUse>& uses, co
   std::vector<RankLayout> chosen;
   for (const Fit& fit : fits) {
     if (rank(fit) != best) continue;
-    const bool sameSizes = !chosen.empty() && chosen.back().tp == fit.layout.tp && chosen.back().pp == fit.layout.pp;
+    const bool sameSizes = !chosen.empty() && chosen.back().tp == fit.layout.tp && chosen.back().cp == fit.layout.cp &&
+                           chosen.back().pp == fit.layout.pp;
     if (!sameSizes) chosen.push_back(fit.layout);  // EP ascends within a TP x PP
   }
   if (chosen.size() > 1) {

@@ -16,20 +16,29 @@
 namespace nshim::workload {
 
 const char* groupKindLabel(GroupKind kind) {
-  static const char* kLabels[kNumGroupKinds] = {"tp", "dp", "ep", "dp_ep", "ep_tp", "pp", "embedding", "world"};
+  static const char* kLabels[kNumGroupKinds] = {"tp", "dp",        "ep",    "dp_ep", "ep_tp",
+                                                "pp", "embedding", "world", "cp",    "dp_cp"};
   return kLabels[static_cast<int>(kind)];
 }
 
 std::vector<int> RankLayout::groupMembers(GroupKind kind, int rank) const {
-  const int s = ppIndex(rank), d = dpIndex(rank), t = tpIndex(rank);
+  const int s = ppIndex(rank), d = dpIndex(rank), t = tpIndex(rank), c = cpIndex(rank);
   const int block = d / ep * ep;  // first dp_idx of this rank's EP group
   std::vector<int> members;
   switch (kind) {
     case GroupKind::kTp:
-      for (int i = 0; i < tp; ++i) members.push_back(rankOf(s, d, i));
+      for (int i = 0; i < tp; ++i) members.push_back(rankOf(s, d, i, c));
       break;
     case GroupKind::kDp:
-      for (int i = 0; i < dp; ++i) members.push_back(rankOf(s, i, t));
+      for (int i = 0; i < dp; ++i) members.push_back(rankOf(s, i, t, c));
+      break;
+    case GroupKind::kCp:
+      for (int i = 0; i < cp; ++i) members.push_back(rankOf(s, d, t, i));
+      break;
+    case GroupKind::kDpCp:
+      for (int i = 0; i < dp; ++i) {
+        for (int j = 0; j < cp; ++j) members.push_back(rankOf(s, i, t, j));
+      }
       break;
     case GroupKind::kEp:
       for (int i = 0; i < ep; ++i) members.push_back(rankOf(s, block + i, t));
@@ -43,11 +52,11 @@ std::vector<int> RankLayout::groupMembers(GroupKind kind, int rank) const {
       }
       break;
     case GroupKind::kPp:
-      for (int i = 0; i < pp; ++i) members.push_back(rankOf(i, d, t));
+      for (int i = 0; i < pp; ++i) members.push_back(rankOf(i, d, t, c));
       break;
     case GroupKind::kEmbedding:
-      members.push_back(rankOf(0, d, t));
-      if (pp > 1) members.push_back(rankOf(pp - 1, d, t));
+      members.push_back(rankOf(0, d, t, c));
+      if (pp > 1) members.push_back(rankOf(pp - 1, d, t, c));
       break;
     case GroupKind::kWorld:
       for (int i = 0; i < world; ++i) members.push_back(i);
@@ -66,22 +75,29 @@ int RankLayout::groupSize(GroupKind kind) const {
     case GroupKind::kPp: return pp;
     case GroupKind::kEmbedding: return pp > 1 ? 2 : 1;
     case GroupKind::kWorld: return world;
+    case GroupKind::kCp: return cp;
+    case GroupKind::kDpCp: return dp * cp;
   }
   return 1;
 }
 
 std::string RankLayout::problem() const {
-  if (world < 1 || tp < 1 || dp < 1 || ep < 1 || pp < 1) {
+  if (world < 1 || tp < 1 || dp < 1 || ep < 1 || pp < 1 || cp < 1) {
     return fmt::format("group sizes must be positive: {}", toString());
   }
-  if (static_cast<int64_t>(tp) * dp * pp != world) {
-    return fmt::format("TP*DP*PP = {} does not equal the world size {}", static_cast<int64_t>(tp) * dp * pp, world);
+  if (static_cast<int64_t>(tp) * cp * dp * pp != world) {
+    return fmt::format("TP*{}DP*PP = {} does not equal the world size {}", cp > 1 ? "CP*" : "",
+                       static_cast<int64_t>(tp) * cp * dp * pp, world);
   }
   if (dp % ep != 0) return fmt::format("EP={} does not divide DP={}", ep, dp);
+  if (ep > 1 && cp > 1) {
+    return fmt::format("EP={} with CP={}: expert groups are not laid out with context parallelism", ep, cp);
+  }
   return "";
 }
 
 std::string RankLayout::toString() const {
+  if (cp > 1) return fmt::format("TP={} CP={} DP={} EP={} PP={} ({} ranks)", tp, cp, dp, ep, pp, world);
   return fmt::format("TP={} DP={} EP={} PP={} ({} ranks)", tp, dp, ep, pp, world);
 }
 

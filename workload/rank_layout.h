@@ -4,6 +4,10 @@
 //
 // Layout (world = TP * DP * PP, Megatron's order "tp-dp-pp", which AICB uses and SimAI uses for PP=1):
 //   rank = pp_idx * (TP*DP) + dp_idx * TP + tp_idx
+//   With context parallelism (CP > 1; recovered from traces, job_shape.h) Megatron's "tp-cp-dp-pp":
+//   rank = pp_idx * (TP*CP*DP) + dp_idx * (TP*CP) + cp_idx * TP + tp_idx; a CP group is the CP ranks
+//   strided by TP, a DP group the ranks of one cp_idx strided by TP*CP, and DP_CP (the gradients'
+//   group under CP) the DP x CP ranks of one tp_idx. Expert groups are not laid out with CP > 1.
 //   * PP stages are contiguous blocks of world/PP ranks. SimAI builds no PP groups (its PP is modelled
 //     analytically), so for PP > 1 this follows AICB/Megatron, where the pipeline is outermost.
 //   * TP groups: TP contiguous ranks (same stage, same dp_idx).
@@ -44,9 +48,10 @@
 
 namespace nshim::workload {
 
-enum class GroupKind { kTp, kDp, kEp, kDpEp, kEpTp, kPp, kEmbedding, kWorld };
-constexpr int kNumGroupKinds = 8;
-const char* groupKindLabel(GroupKind kind);  // "tp", "dp", "ep", "dp_ep", "ep_tp", "pp", "embedding", "world"
+enum class GroupKind { kTp, kDp, kEp, kDpEp, kEpTp, kPp, kEmbedding, kWorld, kCp, kDpCp };
+constexpr int kNumGroupKinds = 10;
+// "tp", "dp", "ep", "dp_ep", "ep_tp", "pp", "embedding", "world", "cp", "dp_cp"
+const char* groupKindLabel(GroupKind kind);
 
 struct RankLayout {
   int world = 1;
@@ -54,12 +59,16 @@ struct RankLayout {
   int dp = 1;
   int ep = 1;
   int pp = 1;
+  int cp = 1;
 
-  int stageSize() const { return tp * dp; }
+  int stageSize() const { return tp * cp * dp; }
   int tpIndex(int rank) const { return rank % stageSize() % tp; }
-  int dpIndex(int rank) const { return rank % stageSize() / tp; }
+  int cpIndex(int rank) const { return rank % stageSize() / tp % cp; }
+  int dpIndex(int rank) const { return rank % stageSize() / (tp * cp); }
   int ppIndex(int rank) const { return rank / stageSize(); }
-  int rankOf(int ppIdx, int dpIdx, int tpIdx) const { return ppIdx * stageSize() + dpIdx * tp + tpIdx; }
+  int rankOf(int ppIdx, int dpIdx, int tpIdx, int cpIdx = 0) const {
+    return ppIdx * stageSize() + dpIdx * tp * cp + cpIdx * tp + tpIdx;
+  }
 
   // The group of `kind` that contains `rank`, in communicator-rank order. Requires problem() == "".
   std::vector<int> groupMembers(GroupKind kind, int rank) const;
@@ -68,9 +77,10 @@ struct RankLayout {
     return kind != GroupKind::kEmbedding || ppIndex(rank) == 0 || ppIndex(rank) == pp - 1;
   }
   int groupSize(GroupKind kind) const;
-  // "" when the sizes are positive, TP*DP*PP == world and EP divides DP; else what is wrong.
+  // "" when the sizes are positive, TP*CP*DP*PP == world, EP divides DP (and is 1 with CP > 1); else
+  // what is wrong.
   std::string problem() const;
-  std::string toString() const;  // "TP=2 DP=4 EP=2 PP=1 (8 ranks)"
+  std::string toString() const;  // "TP=2 DP=4 EP=2 PP=1 (8 ranks)"; "CP=2 " after TP when CP > 1
 };
 
 uint64_t commIdFor(std::string_view label, const std::vector<int>& members);

@@ -71,10 +71,11 @@ TEST_CASE("a capture not GPU-timed on every op has no job timeline to score", "[
 }
 
 TEST_CASE("--pace recorded on a GPU timeline keeps the recorded offsets and overlaps communicators", "[phynet]") {
-  // GPU times (us): W [0, 2000], W [2100, 4100], side [2100, 2400]: the side op runs under the second W op.
+  // GPU times (us): W [0, 2000], W [2100, 4100], side [2200, 2500]: the side op runs under the second W op,
+  // issued 100 us after it (so even on a loaded machine it starts while the 64 MiB op is in flight).
   // 64 MiB W ops: several ms even on a busy machine, while the side op needs the dispatcher only.
   std::vector<WorkOp> ops = {allReduce(kWorld, 1 << 24, 2), allReduce(kWorld, 1 << 24, 2), allReduce(kSide, 1024, 2)};
-  const int64_t starts[] = {0, 2'100'000, 2'100'000}, times[] = {2'000'000, 2'000'000, 300'000};
+  const int64_t starts[] = {0, 2'100'000, 2'200'000}, times[] = {2'000'000, 2'000'000, 300'000};
   for (size_t i = 0; i < ops.size(); ++i) {
     ops[i].issueNs = starts[i];
     ops[i].recordedNs = times[i];

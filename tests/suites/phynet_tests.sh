@@ -409,6 +409,16 @@ per_rank() { grep -E "^# ranks? " "$1" | sed 's/wire_sent.*model_sent/model_sent
   [ -n "$(per_rank "$work/resize.log")" ] && [ "$(per_rank "$work/resize.log")" = "$(per_rank "$work/resize_truth.log")" ]
 result $? "resize/dp2-to-dp4-equals-dp4-capture" "rc $rc: $(per_rank "$work/resize.log" | head -2) vs $(per_rank "$work/resize_truth.log" | head -2)"
 
+# ---- --resize ep=4 of the MoE TP1 x DP8 x EP2 capture: every byte verified, and each rank's ops
+# and bytes equal the replay of `ncclshim scale --ep 4` of it (the same rules, docs/scale.md)
+run 8 "$work/resize_ep.log" --resize ep=4 --verify tests/data/scale/megatron_moe_tp1_dp8_ep2; rc=$?
+"$BUILD/ncclshim" scale tests/data/scale/megatron_moe_tp1_dp8_ep2 --ep 4 -o "$work/moe_ep4" 2>/dev/null
+run 8 "$work/resize_ep_files.log" --verify "$work/moe_ep4"
+[ "$rc" -eq 0 ] && grep -q "0 wrong" "$work/resize_ep.log" &&
+  grep -q "replayed as TP=1 DP=8 EP=4 PP=1 (8 ranks)" "$work/resize_ep.log" &&
+  [ -n "$(per_rank "$work/resize_ep.log")" ] && [ "$(per_rank "$work/resize_ep.log")" = "$(per_rank "$work/resize_ep_files.log")" ]
+result $? "resize/ep2-to-ep4-equals-scaled-files" "rc $rc: $(per_rank "$work/resize_ep.log" | head -2) vs $(per_rank "$work/resize_ep_files.log" | head -2)"
+
 # ---- training iterations found in the trace: the bundled Megatron TP2 trace's 5 steps of 14 calls,
 # each timed (text and JSON); a trace without a period says so
 run 2 "$work/steps.log" --json "$work/steps.json" examples/traces/megatron_tp2; rc=$?

@@ -381,8 +381,156 @@ for rank, recs in out.items():
 print("ok")
 PY
 result $? "scale/version-3-settings-and-step-marks-kept" "$(cat "$work/v3.err" "$work/v3.txt" | tail -5)"
+replays_without_error() {  # <dir under $work> <check>: phynet on 8 ranks checks every byte, 0 wrong
+  if command -v mpirun >/dev/null && [ -x "$phynet" ]; then
+    timeout 120 mpirun --allow-run-as-root --oversubscribe -np 8 --mca pml ob1 --mca btl self,tcp \
+      "$phynet" "$work/$1" --verify >"$work/$1.replay" 2>&1 &&
+      grep -q "every result byte verified (.*, 0 wrong)" "$work/$1.replay"
+    result $? "$2" "$(tail -5 "$work/$1.replay")"
+  fi
+}
+# A trace directory read back for the checks below: files by global rank, and every
+# communicator's members in communicator-rank order.
+cat >"$work/trace_files.py" <<'PY'
+import glob, json, os
+from collections import defaultdict
+def read(d):
+    files = [[json.loads(l) for l in open(path)] for path in glob.glob(os.path.join(d, "*.jsonl"))]
+    files = {recs[0]["global_rank"]: recs for recs in files}
+    members = defaultdict(dict)
+    for recs in files.values():
+        for r in recs:
+            if r["type"] == "comm":
+                members[r["comm"]][r["rank"]] = r["global_rank"]
+    return files, {c: [m[i] for i in range(len(m))] for c, m in members.items()}
+PY
+# scale --ep: the MoE DP8 x EP2 capture at EP4 (docs/scale.md), checked here independently: every
+# rank's op kinds, counts and communicator members; sends spread by expert ownership, receives
+# matching them, the experts' gradient allreduce halved on DP/EP ranks, the rest byte for byte.
+"$tool" scale "$scale_data/megatron_moe_tp1_dp8_ep2" --ep 4 -o "$work/scaled_ep4" 2>"$work/scale_ep.err" &&
+  grep -q "TP=1 DP=8 EP=2 PP=1 (8 ranks) -> TP=1 DP=8 EP=4 PP=1 (8 ranks)" "$work/scale_ep.err" &&
+  PYTHONPATH="$work" python3 - "$scale_data/megatron_moe_tp1_dp8_ep2" "$work/scaled_ep4" >"$work/scale_ep.txt" 2>&1 <<'PY'
+import sys
+from collections import defaultdict
+from trace_files import read
+(old, old_m), (new, new_m) = read(sys.argv[1]), read(sys.argv[2])
+assert sorted(new) == list(range(8)), sorted(new)
+def ops(files, mem, rank):
+    return [(r["op"], r["count"], r["dtype"], mem[r["comm"]], r["peer"]) for r in files[rank]
+            if r["type"] == "op" and r["comm"] != "0x0000000000000000"]
+def exchanges(files, mem, kind):  # (from, to) -> counts in order
+    out = defaultdict(list)
+    for rank in files:
+        for op, count, _, m, peer in ops(files, mem, rank):
+            if op == kind:
+                out[(rank, m[peer]) if kind == "send" else (m[peer], rank)].append(count)
+    return out
+before, after = exchanges(old, old_m, "send"), exchanges(new, new_m, "send")
+assert after == exchanges(new, new_m, "recv"), "a send without its receive"
+ep4 = lambda r: list(range(r // 4 * 4, r // 4 * 4 + 4))
+for r in range(8):
+    assert sorted(p for (s, p) in after if s == r) == ep4(r), (r, sorted(after))
+    pos, old_group = r % 4, list(range(r // 2 * 2, r // 2 * 2 + 2))
+    for q in range(4):  # new position q holds half of old position q // 2's experts
+        for (peer, counts) in ((ep4(r)[q], after[(r, ep4(r)[q])]),):
+            want = [c // 2 + (c % 2 if q % 2 == 0 else 0) for c in before[(r, old_group[q // 2])]]
+            assert counts == want, (r, q, counts[:4], want[:4])
+    assert sum(map(sum, (after[(r, p)] for p in ep4(r)))) == sum(map(sum, (before[(r, p)] for p in old_group)))
+    rest = lambda files, mem: [o for o in ops(files, mem, r) if o[0] not in ("send", "recv")]
+    want = []
+    for op, count, dtype, m, peer in rest(old, old_m):
+        if len(m) == 2:   # the expert group: its all-gather keeps 4 per rank over 4 ranks
+            want.append((op, count, dtype, ep4(r), peer))
+        elif len(m) == 4:  # expert-data parallel: half the experts' gradients, 8 / 4 ranks
+            want.append((op, count // 2, dtype, [r % 4, r % 4 + 4], peer))
+        else:
+            want.append((op, count, dtype, m, peer))
+    assert rest(new, new_m) == want, (r, rest(new, new_m)[:6], want[:6])
+print("ok")
+PY
+result $? "scale/moe-ep2-to-ep4-as-the-rule-says" "$(cat "$work/scale_ep.err" "$work/scale_ep.txt" | tail -5)"
+replays_without_error scaled_ep4 scale/moe-ep4-replays-0-wrong
+"$tool" scale "$work/scaled_ep4" --ep 2 -o "$work/scaled_ep2" 2>"$work/scale_ep2.err" &&
+  "$tool" diff "$work/scaled_ep2" "$scale_data/megatron_moe_tp1_dp8_ep2" >"$work/scale_ep2_diff.txt" 2>&1
+result $? "scale/moe-ep4-back-to-ep2-equals-capture" "$(cat "$work/scale_ep2.err"; tail -3 "$work/scale_ep2_diff.txt")"
+"$tool" scale "$scale_data/megatron_moe_tp1_dp8_ep2" --ep 3 -o "$work/scaled_ep3" >"$work/scale_ep3.txt" 2>&1
+[ $? -eq 2 ] && grep -q -- "--ep 3: the captured EP=2 and 3 do not divide one another" "$work/scale_ep3.txt"
+result $? "scale/ep-refuses-sizes-without-a-rule" "$(cat "$work/scale_ep3.txt")"
+# Context parallelism (no GPU capture has it): a synthetic TP1 x CP2 x DP2 trace (Megatron's
+# tp-cp-dp-pp order; an even send / receive ring on the CP groups, the gradients' allreduce on
+# DP x CP, a small one on DP) is recognised; scale --dp 4 keeps the CP ring byte for byte.
+python3 - "$work/cp_in" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+os.makedirs(out)
+tp, cp, dp = 1, 2, 2
+world = tp * cp * dp
+rank_of = lambda d, c, t: d * tp * cp + c * tp + t
+groups = [  # (members, op, count): CP ring, DP x CP allreduce, DP allreduce
+    ([[rank_of(d, c, t) for c in range(cp)] for d in range(dp) for t in range(tp)], "ring", 1024),
+    ([[rank_of(d, c, t) for d in range(dp) for c in range(cp)] for t in range(tp)], "allreduce", 4096),
+    ([[rank_of(d, c, t) for d in range(dp)] for c in range(cp) for t in range(tp)], "allreduce", 1)]
+def op(n, comm, kind, count, rank, nranks, peer=-1, seq=0, group=0):
+    size = count * 4 * (1 if kind in ("send", "recv", "allreduce") else nranks)
+    return {"type": "op", "n": n, "comm": comm, "rank": rank, "seq": seq, "op": kind, "count": count,
+            "dtype": "float32" if count else "none", "redop": "sum" if kind == "allreduce" else "none",
+            "root": -1, "peer": peer, "nranks": nranks, "bytes": size, "stream": "0x0000000000000000",
+            "group": group, "t_start_ns": 1000 + n, "t_end_ns": 1000 + n, "gpu_start_ns": 0, "gpu_end_ns": 0,
+            "flags": 0, "result": 0}
+for r in range(world):
+    lines = [{"type": "header", "format": "ncclshim-trace", "version": 2, "abi": 1, "host": "cp", "pid": 100 + r,
+              "ppid": 1, "global_rank": r, "clock": "CLOCK_MONOTONIC", "start_realtime_ns": 1, "start_monotonic_ns": 1,
+              "ring_records": 4096}]
+    n = comms = ops = 0
+    for g, (members_list, kind, count) in enumerate(groups):
+        members = next(m for m in members_list if r in m)
+        me, size = members.index(r), len(members)
+        comm = "0x%016x" % (0x1000 + g * 16 + members_list.index(members))
+        lines.append({"type": "comm", "n": n, "event": "init", "comm": comm, "parent": "0x0000000000000000",
+                      "split_seq": 0, "color": 0, "key": 0, "nranks": size, "rank": me, "global_rank": r,
+                      "host": "cp", "pid": 100 + r, "device": 0, "t_ns": 1000 + n})
+        n += 1; comms += 1
+        for step in range(2):
+            if kind == "ring":
+                zero = "0x0000000000000000"
+                batch = [op(0, zero, "groupstart", 0, -1, 0, group=1),
+                         op(0, comm, "send", count, me, size, (me + 1) % size, 2 * step, 1),
+                         op(0, comm, "recv", count, me, size, (me - 1) % size, 2 * step + 1, 1),
+                         op(0, zero, "groupend", 0, -1, 0, group=1)]
+            else:
+                batch = [op(0, comm, kind, count, me, size, seq=step)]
+            for o in batch:
+                o["n"] = n; n += 1; ops += 1
+                lines.append(o)
+    lines.append({"type": "footer", "records": n, "comms": comms, "ops": ops, "dropped": 0, "invalid": 0,
+                  "nccl_tasks": 0, "nccl_proxies": 0, "global_rank": r, "reason": "exit", "signal": 0,
+                  "end_realtime_ns": 2, "end_monotonic_ns": 100000})
+    with open(os.path.join(out, "ncclshim-cp-rank%d.jsonl" % r), "w") as f:
+        f.write("".join(json.dumps(l, separators=(",", ":")) + "\n" for l in lines))
+PY
+"$tool" summary "$work/cp_in" >"$work/cp_summary.txt" 2>&1 &&
+  grep -q "^# shape: TP=1 CP=2 DP=2 PP=1 (4 ranks), from the communicators' members" "$work/cp_summary.txt"
+result $? "scale/summary-shows-context-parallel-shape" "$(grep shape "$work/cp_summary.txt")"
+"$tool" scale "$work/cp_in" --dp 4 -o "$work/cp_out" 2>"$work/cp_scale.err" &&
+  grep -q "TP=1 CP=2 DP=2 PP=1 (4 ranks) -> TP=1 CP=2 DP=4 PP=1 (8 ranks)" "$work/cp_scale.err" &&
+  PYTHONPATH="$work" python3 - "$work/cp_out" >"$work/cp_scale.txt" 2>&1 <<'PY'
+import sys
+from trace_files import read
+files, members = read(sys.argv[1])
+assert sorted(files) == list(range(8))
+for rank, recs in files.items():
+    got = [(r["op"], r["count"], members[r["comm"]], r["peer"])
+           for r in recs if r["type"] == "op" and r["op"] not in ("groupstart", "groupend")]
+    pair, me = [rank - rank % 2, rank - rank % 2 + 1], rank % 2
+    ring = [("send", 1024, pair, 1 - me), ("recv", 1024, pair, 1 - me)] * 2
+    want = ring + [("allreduce", 4096, list(range(8)), -1)] * 2 + [("allreduce", 1, list(range(me, 8, 2)), -1)] * 2
+    assert got == want, (rank, got, want)
+print("ok")
+PY
+result $? "scale/context-parallel-ring-kept-at-dp4" "$(cat "$work/cp_scale.err" "$work/cp_scale.txt" | tail -4)"
+replays_without_error cp_out scale/context-parallel-dp4-replays-0-wrong
 "$tool" scale "$scale_data/megatron_tp2_dp2_plain" -o "$work/scaled_x" >"$work/scale_nodp.txt" 2>&1
-[ $? -eq 2 ] && grep -q -- "--dp is required" "$work/scale_nodp.txt"
+[ $? -eq 2 ] && grep -q -- "--dp or --ep is required" "$work/scale_nodp.txt"
 result $? "scale/needs-dp" "$(cat "$work/scale_nodp.txt")"
 
 # ---- iterations found in a trace: the Megatron TP2 trace's 5 steps of 14 calls; the distributed

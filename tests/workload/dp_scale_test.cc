@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tests/catch.h"
+#include "tests/workload/synthetic_job.h"
 #include "trace/trace_format.h"
 #include "trace/trace_reader.h"
 #include "workload/dp_scale.h"
@@ -25,10 +26,10 @@ trace::TraceSet load(const std::string& name) {
   return std::move(*set);
 }
 
-trace::TraceSet scaleTo(const trace::TraceSet& traces, int dp) {
+trace::TraceSet scaleTo(const trace::TraceSet& traces, int dp, int ep = 0) {
   Result<JobShape> shape = recoverJobShape(traces);
   REQUIRE(shape.ok());
-  Result<DataParallelScaler> scaler = DataParallelScaler::create(traces, *shape, dp);
+  Result<DataParallelScaler> scaler = DataParallelScaler::create(traces, *shape, dp, ep);
   REQUIRE(scaler.ok());
   trace::TraceSet out;
   for (int rank = 0; rank < scaler->to().world; ++rank) out.files.push_back(scaler->rank(rank));
@@ -117,46 +118,6 @@ TEST_CASE("sharded buffers are resized as Megatron pads them, or divided, or ref
   CHECK(refused.status().message().find("21 elements divides neither into 4 blocks") != std::string::npos);
 }
 
-// A job of `world` ranks whose communicators are `groups` (members in rank order), each carrying
-// one op of `op` with `count` on every member.
-trace::TraceSet syntheticJob(int world, const std::vector<std::vector<int>>& groups,
-                             trace::OpCode op = trace::OpCode::kAllReduce, uint64_t count = 256) {
-  trace::TraceSet set;
-  set.files.resize(world);
-  for (int rank = 0; rank < world; ++rank) {
-    set.files[rank].path = "job/rank" + std::to_string(rank) + ".jsonl";
-    set.files[rank].header.globalRank = rank;
-  }
-  uint64_t n = 0;
-  for (size_t g = 0; g < groups.size(); ++g) {
-    for (size_t r = 0; r < groups[g].size(); ++r) {
-      trace::TraceFile& file = set.files[groups[g][r]];
-      trace::CommEntry comm;
-      comm.record.event = trace::CommEvent::kInit;
-      comm.record.commId = 100 + g;
-      comm.record.nranks = static_cast<int32_t>(groups[g].size());
-      comm.record.rank = static_cast<int32_t>(r);
-      comm.record.globalRank = groups[g][r];
-      comm.n = n++;
-      comm.line = static_cast<int64_t>(file.comms.size() + file.ops.size() + 2);
-      file.comms.push_back(comm);
-      trace::OpEntry entry;
-      entry.record.op = op;
-      entry.record.commId = 100 + g;
-      entry.record.count = count;
-      entry.record.datatype = 7;  // float32
-      entry.record.root = trace::kNoRank;
-      entry.record.peer = trace::kNoRank;
-      entry.record.rank = comm.record.rank;
-      entry.record.nranks = comm.record.nranks;
-      entry.n = n++;
-      entry.line = comm.line + 1;
-      file.ops.push_back(entry);
-    }
-  }
-  return set;
-}
-
 TEST_CASE("shapes that fit no layout or several, and ops without a rule, are refused", "[scale]") {
   Result<JobShape> mixed = recoverJobShape(syntheticJob(4, {{0, 1, 2}, {3}}));
   REQUIRE_FALSE(mixed.ok());
@@ -190,6 +151,10 @@ TEST_CASE("shapes that fit no layout or several, and ops without a rule, are ref
   ShapeOptions noExperts;
   noExperts.tp = 2;
   noExperts.ep = 1;
+  Result<JobShape> contextShape = recoverJobShape(alltoall, noExperts);  // an even all-to-all: CP's
+  REQUIRE(contextShape.ok());
+  CHECK(contextShape->toString() == "TP=2 CP=2 DP=1 PP=1 (4 ranks)");
+  noExperts.cp = 1;
   Result<JobShape> a2aShape = recoverJobShape(alltoall, noExperts);
   REQUIRE(a2aShape.ok());
   Result<DataParallelScaler> noRule = DataParallelScaler::create(alltoall, *a2aShape, 4);
@@ -208,6 +173,141 @@ TEST_CASE("shapes that fit no layout or several, and ops without a rule, are ref
   Result<DataParallelScaler> odd = DataParallelScaler::create(alltoall, *moeShape, 3);
   REQUIRE_FALSE(odd.ok());
   CHECK(odd.status().message().find("EP=2 must divide") != std::string::npos);
+}
+
+// Every rank's point-to-point counts on the expert group: (from, to) -> counts in order.
+std::map<std::pair<int, int>, std::vector<uint64_t>> exchanges(const trace::TraceSet& traces, bool sends) {
+  Result<JobShape> shape = recoverJobShape(traces);
+  REQUIRE(shape.ok());
+  std::map<std::pair<int, int>, std::vector<uint64_t>> out;
+  for (const trace::TraceFile& file : traces.files) {
+    for (const trace::OpEntry& entry : file.ops) {
+      const trace::OpRecord& op = entry.record;
+      if (op.op != (sends ? trace::OpCode::kSend : trace::OpCode::kRecv)) continue;
+      const int peer = shape->comms.at(op.commId).members.at(op.peer);
+      const int self = file.globalRank();
+      out[sends ? std::make_pair(self, peer) : std::make_pair(peer, self)].push_back(op.count);
+    }
+  }
+  return out;
+}
+
+TEST_CASE("MoE EP2 -> EP4: the token all-to-all follows the experts, the experts' buffers halve", "[scale][ep]") {
+  trace::TraceSet ep2 = load("megatron_moe_tp1_dp8_ep2");
+  trace::TraceSet ep4 = scaleTo(ep2, 0, 4);
+  Result<JobShape> shape = recoverJobShape(ep4);
+  REQUIRE(shape.ok());
+  CHECK(shape->toString() == "TP=1 DP=8 EP=4 PP=1 (8 ranks)");
+  // Every send has its receive: rank r's k-th send to m is m's k-th receive from r.
+  const auto sent = exchanges(ep4, true);
+  CHECK(sent == exchanges(ep4, false));
+  CHECK(sent.size() == 8 * 4);  // each rank sends to the 4 ranks of its expert group (itself too)
+  CHECK(sent.count({0, 3}) == 1);
+  CHECK(sent.count({0, 4}) == 0);
+  // Rank 0 keeps its tokens: old peer p's count is spread over new peers 2p and 2p+1.
+  const auto before = exchanges(ep2, true);
+  for (size_t i = 0; i < before.at({0, 0}).size(); ++i) {
+    INFO("all-to-all " << i);
+    for (int p = 0; p < 2; ++p) {
+      const uint64_t old = before.at({0, p})[i];
+      CHECK(sent.at({0, 2 * p})[i] == old / 2 + old % 2);
+      CHECK(sent.at({0, 2 * p + 1})[i] == old / 2);
+    }
+    // Rank 2 (new position 2) receives from rank 1 what rank 1 sent old peer 1, first half.
+    const uint64_t fromOne = before.at({1, 1})[i];
+    CHECK(sent.at({1, 2})[i] == fromOne / 2 + fromOne % 2);
+  }
+  // Communicators and counts of the other ops: expert-data allreduce halves on {0,4}; the expert
+  // group's all-gather keeps 4 per rank over 4 ranks; the dense data-parallel ones stay.
+  std::map<std::string, int> seen;
+  for (const trace::OpEntry& entry : ep4.files[0].ops) {
+    const trace::OpRecord& op = entry.record;
+    if (op.commId == 0 || op.op == trace::OpCode::kSend || op.op == trace::OpCode::kRecv) continue;
+    std::string members;
+    for (int m : shape->comms.at(op.commId).members) members += std::to_string(m) + ",";
+    ++seen[std::string(trace::opName(op.op)) + " " + std::to_string(op.count) + " on " + members];
+  }
+  CHECK(seen == std::map<std::string, int>{{"allgather 4 on 0,1,2,3,", 6},
+                                           {"allreduce 262144 on 0,4,", 3},
+                                           {"allreduce 207104 on 0,1,2,3,4,5,6,7,", 3},
+                                           {"allreduce 1 on 0,1,2,3,4,5,6,7,", 3},
+                                           {"allreduce 256 on 0,", 9}});
+  // Back to EP2: the spread parts merge again, and the job equals the capture op for op.
+  CHECK(opsWithMembers(scaleTo(ep4, 0, 2)) == opsWithMembers(ep2));
+  // EP with DP at once: DP4 x EP2 -> DP8 x EP4 equals the DP8 capture taken to EP4.
+  CHECK(opsWithMembers(scaleTo(load("megatron_moe_tp1_dp4_ep2"), 8, 4)) == opsWithMembers(ep4));
+}
+
+TEST_CASE("expert-parallel sizes without a rule are refused by name", "[scale][ep]") {
+  trace::TraceSet ep2 = load("megatron_moe_tp1_dp8_ep2");
+  Result<JobShape> shape = recoverJobShape(ep2);
+  REQUIRE(shape.ok());
+  Result<DataParallelScaler> three = DataParallelScaler::create(ep2, *shape, 0, 3);
+  REQUIRE_FALSE(three.ok());
+  CHECK(three.status().message().find("--ep 3: the captured EP=2 and 3 do not divide one another (one rank's "
+                                      "experts would be split unevenly over the new expert groups)") == 0);
+  Result<DataParallelScaler> wide = DataParallelScaler::create(ep2, *shape, 0, 16);
+  REQUIRE_FALSE(wide.ok());
+  CHECK(wide.status().message().find("--dp 8 --ep 16: the expert-parallel size EP=16 must divide the data-parallel "
+                                     "size DP=8") == 0);
+  trace::TraceSet dense = load("megatron_tp2_dp2_plain");
+  Result<JobShape> denseShape = recoverJobShape(dense);
+  REQUIRE(denseShape.ok());
+  Result<DataParallelScaler> none = DataParallelScaler::create(dense, *denseShape, 0, 2);
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.status().message().find("the capture has no expert groups (EP=1)") != std::string::npos);
+  // An even all-to-all of 3 per peer at EP2 does not spread over EP4; a broadcast has no rule.
+  ShapeOptions experts;
+  experts.tp = 1;
+  experts.pp = 1;
+  experts.ep = 2;
+  trace::TraceSet a2a = syntheticJob(4, {{0, 1}, {2, 3}}, trace::OpCode::kAlltoAll, 3);
+  Result<JobShape> a2aShape = recoverJobShape(a2a, experts);
+  REQUIRE(a2aShape.ok());
+  Result<DataParallelScaler> uneven = DataParallelScaler::create(a2a, *a2aShape, 0, 4);
+  REQUIRE_FALSE(uneven.ok());
+  CHECK(uneven.status().message().find("job/rank0.jsonl:3: alltoall of count 3 per peer: at EP=4 a peer's block "
+                                       "would be 3 x 2 / 4 elements, not a whole number") == 0);
+  trace::TraceSet a2a4 = syntheticJob(4, {{0, 1}, {2, 3}}, trace::OpCode::kAlltoAll, 4);
+  Result<JobShape> a2a4Shape = recoverJobShape(a2a4, experts);
+  REQUIRE(a2a4Shape.ok());
+  Result<DataParallelScaler> even = DataParallelScaler::create(a2a4, *a2a4Shape, 0, 4);
+  REQUIRE(even.ok());
+  CHECK(even->rank(3).ops.at(0).record.count == 2);
+  CHECK(even->rank(3).ops.at(0).record.nranks == 4);
+  // The experts' gradients on expert-data groups {0,2}, {1,3}: 3 elements do not halve at EP4; 6 do,
+  // and the group becomes rank 3 alone (DP / EP = 1).
+  trace::TraceSet grads =
+      mixedJob(4, {{{{0, 1}, {2, 3}}, trace::OpCode::kAlltoAll, 4}, {{{0, 2}, {1, 3}}, trace::OpCode::kAllReduce, 3}});
+  Result<JobShape> gradShape = recoverJobShape(grads, experts);
+  REQUIRE(gradShape.ok());
+  Result<DataParallelScaler> oddGrads = DataParallelScaler::create(grads, *gradShape, 0, 4);
+  REQUIRE_FALSE(oddGrads.ok());
+  INFO(oddGrads.status().message());
+  CHECK(oddGrads.status().message().find("job/rank0.jsonl:5: allreduce of count 3 on an expert-data-parallel group: "
+                                         "the experts' buffer at EP=4 would be 3 x 2 / 4 elements") == 0);
+  for (trace::TraceFile& file : grads.files) file.ops.at(1).record.count = 6;
+  Result<DataParallelScaler> halved = DataParallelScaler::create(grads, *gradShape, 0, 4);
+  REQUIRE(halved.ok());
+  CHECK(halved->rank(3).ops.at(1).record.count == 3);
+  CHECK(halved->rank(3).ops.at(1).record.nranks == 1);
+}
+
+TEST_CASE("expert buffers sharded over expert-data groups are resized by their share", "[scale][ep]") {
+  // 4 ranks x 32768 (a multiple of lcm(4, 128)) at half the experts over 2 ranks: 65536 / 2.
+  Result<ShardCount> half = resizeShard(32768, 4, 2, BufferShare{2, 4});
+  REQUIRE(half.ok());
+  CHECK(half->count == 32768);
+  CHECK(half->megatronPadding);
+  CHECK(half->withinElements == 64 + 128);                             // lcm(4, 128) x 2 / 4, and the new padding
+  Result<ShardCount> plain = resizeShard(6, 3, 3, BufferShare{2, 1});  // 18 elements, twice as many
+  REQUIRE(plain.ok());
+  CHECK(plain->count == 12);
+  Result<ShardCount> odd = resizeShard(5, 3, 3, BufferShare{1, 2});  // 15 / 2: not whole
+  REQUIRE_FALSE(odd.ok());
+  CHECK(odd.status().message().find("15 elements times 1 / 2 divides neither") != std::string::npos);
+  CHECK(spreadPart(287, 2, 0) == 144);
+  CHECK(spreadPart(287, 2, 1) == 143);
 }
 
 }  // namespace

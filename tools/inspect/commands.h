@@ -1,5 +1,6 @@
 // The trace tools' subcommands of `ncclshim` (tools/ncclshim_main.cc dispatches to them). Each
-// takes the arguments after its name, prints its own --help, and returns the process exit status:
+// takes the arguments after its name, reads them with runCommand (common/command_line.h: generated
+// --help, one line for a bad command line), and returns the process exit status:
 // 0 success, 2 usage or input error; `diff` returns 1 when the inputs differ, `compare` 1 when a
 // ratio is below --fail-below; `plot`, `report` and `compare -o` 3 when plotting is not available
 // on this machine (no Python 3 with matplotlib).

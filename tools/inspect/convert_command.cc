@@ -9,8 +9,9 @@
 
 #include "workload/chakra_export.h"
 
-#include "tools/inspect/command_line.h"
+#include "common/command_line.h"
 #include "tools/inspect/commands.h"
+#include "tools/inspect/input_command_line.h"
 #include "tools/inspect/layout_infer.h"
 #include "tools/inspect/output_file.h"
 #include "tools/inspect/tool_input.h"
@@ -20,8 +21,7 @@
 namespace nshim::tools {
 namespace {
 
-const char* kConvertUsage = R"(usage: ncclshim convert <input> --to FORMAT [-o OUT] [options]
-  Writes <input> in another format (OUT "-" or none: stdout):
+const char* kConvertDescription = R"(  Writes <input> in another format (OUT "-" or none: stdout):
   simai    SimAI workload text. Every communicator must be a TP, DP, EP or DP_EP group of one
            TP x DP layout and every rank must issue the same sequence of collectives (allreduce,
            allgather, reducescatter, alltoall, broadcast from rank 0); otherwise an error names the
@@ -36,48 +36,33 @@ const char* kConvertUsage = R"(usage: ncclshim convert <input> --to FORMAT [-o O
            event with all its fields as args (trace input only).
   csv      one CSV row per op record (trace input only).
   Input: a trace (directory or .jsonl); for simai / aicb / chakra also a SimAI .txt, an AICB .csv,
-  a Chakra trace or PyTorch execution traces.
-options:
-  --to FORMAT      simai, aicb, chakra, chrome or csv (required)
-  -o PATH          output file (default stdout)
-  --tp N, --ep N, --pp N
-                   fix the layout sizes of simai / aicb output (default: searched), and of
-                   SimAI / AICB inputs
-  --world-size N   SimAI / AICB inputs: ranks in the job
-  --from KIND      the input's format: auto (default), trace, simai, aicb, chakra, pytorch-et
-  --comm-group F   Chakra input: ASTRA-sim's comm-group JSON
-  -h, --help       this text
-)";
+  a Chakra trace or PyTorch execution traces.)";
 
 struct ConvertArgs {
   std::string input;
   std::string to;
   std::string output = "-";
   InputOptions inputOptions;
-  bool help = false;
 };
 
-std::string parseArgs(int argc, char** argv, ConvertArgs* a) {
-  CommandLineHandlers handlers;
-  handlers.takeInput = [a](const std::string& argument) { return takeSingleInput(argument, &a->input); };
-  handlers.takeOption = [a](const std::string& flag, const std::string& value) -> std::optional<std::string> {
-    if (flag == "--to") {
-      if (value != "simai" && value != "aicb" && value != "chakra" && value != "chrome" && value != "csv") {
-        return fmt::format("--to: '{}' is not simai, aicb, chakra, chrome or csv", value);
-      }
-      a->to = value;
-    } else if (flag == "-o" || flag == "--output") {
-      a->output = value;
-    } else {
-      return std::nullopt;
-    }
-    return "";
-  };
-  std::string error = walkCommandLine(argc, argv, &a->inputOptions, &a->help, handlers);
-  if (!error.empty() || a->help) return error;
-  if (a->input.empty()) return "no input given";
-  if (a->to.empty()) return "--to is required";
-  return "";
+void addOptions(CLI::App& app, ConvertArgs* a) {
+  app.add_option("input", a->input, "the trace or workload");
+  addValueOption(
+      app, "--to", "FORMAT",
+      [a](const std::string& value) {
+        if (value != "simai" && value != "aicb" && value != "chakra" && value != "chrome" && value != "csv") {
+          refuseValue(fmt::format("--to: '{}' is not simai, aicb, chakra, chrome or csv", value));
+        }
+        a->to = value;
+      },
+      "simai, aicb, chakra, chrome or csv (required)");
+  addValueOption(
+      app, "-o,--output", "PATH", [a](const std::string& value) { a->output = value; }, "output file (default stdout)");
+  addInputOptions(app, &a->inputOptions);  // --tp, --ep, --pp also fix the layout of simai / aicb output
+  app.callback([a] {
+    if (a->input.empty()) refuseValue("no input given");
+    if (a->to.empty()) refuseValue("--to is required");
+  });
 }
 
 void note(const std::string& text) { std::fprintf(stderr, "ncclshim convert: note: %s\n", text.c_str()); }
@@ -162,21 +147,11 @@ Status run(const ConvertArgs& a) {
 
 int convertMain(int argc, char** argv) {
   ConvertArgs args;
-  std::string error = parseArgs(argc, argv, &args);
-  if (args.help) {
-    std::fputs(kConvertUsage, stdout);
-    return 0;
-  }
-  if (!error.empty()) {
-    std::fprintf(stderr, "ncclshim convert: %s (see --help)\n", error.c_str());
-    return 2;
-  }
-  Status status = run(args);
-  if (!status.ok()) {
-    std::fprintf(stderr, "ncclshim convert: %s\n", status.message().c_str());
-    return 2;
-  }
-  return 0;
+  CLI::App app("", "ncclshim convert");
+  describeCommand(app, "<input> --to FORMAT [-o OUT] [options]", kConvertDescription,
+                  "--tp N, --ep N, --pp N also fix the layout sizes of simai / aicb output (default: searched).");
+  addOptions(app, &args);
+  return runCommand(app, argc, argv, exitZeroWhenOk([&args] { return run(args); }));
 }
 
 }  // namespace nshim::tools

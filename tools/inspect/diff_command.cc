@@ -4,64 +4,53 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
 
-#include "tools/inspect/command_line.h"
+#include "common/command_line.h"
 #include "tools/inspect/commands.h"
 #include "tools/inspect/diff_view.h"
+#include "tools/inspect/input_command_line.h"
 #include "tools/inspect/tool_input.h"
 #include "tools/inspect/trace_diff.h"
 
 namespace nshim::tools {
 namespace {
 
-const char* kDiffUsage = R"(usage: ncclshim diff <a> <b> [options]
-  Compares two inputs op by op, per rank and per communicator, and names the first divergence
+const char* kDiffDescription =
+    R"(  Compares two inputs op by op, per rank and per communicator, and names the first divergence
   (rank, communicator, seq, field, both values). Inputs: ncclshim traces (directory or .jsonl), SimAI
   .txt or AICB .csv workloads, or one phynet report .csv (compared with the other input as phynet
   replayed it: collectives once per communicator, sends as sendrecv; fields op, count, dtype, peer,
   nranks, bytes). Communicators are matched by members and creation order (by id with a report).
-  Exit status: 0 same, 1 different, 2 error.
-options:
-  --max N          divergences listed (default 10)
-  --iteration N    the report's measured iteration to compare (default 0)
-  -q, --quiet      print nothing, only the exit status
-  -h, --help       this text
-)";
+  Exit status: 0 same, 1 different, 2 error.)";
 
 struct DiffArgs {
-  std::string inputs[2];
-  int given = 0;
+  std::vector<std::string> inputs;
   size_t maxListed = 10;
   int iteration = 0;
   bool quiet = false;
-  bool help = false;
   InputOptions inputOptions;
 };
 
-std::string parseArgs(int argc, char** argv, DiffArgs* a) {
-  CommandLineHandlers handlers;
-  handlers.takeSwitch = [a](const std::string& flag) {
-    if (flag != "-q" && flag != "--quiet") return false;
-    a->quiet = true;
-    return true;
-  };
-  handlers.takeInput = [a](const std::string& argument) -> std::string {
-    if (a->given == 2) return fmt::format("more than two inputs ('{}')", argument);
-    a->inputs[a->given++] = argument;
-    return "";
-  };
-  handlers.takeOption = [a](const std::string& flag, const std::string& value) -> std::optional<std::string> {
-    int64_t number = 0;
-    if (flag != "--max" && flag != "--iteration") return std::nullopt;
-    if (!parseCount(value, &number)) return fmt::format("{}: '{}' is not a count", flag, value);
-    if (flag == "--max") a->maxListed = static_cast<size_t>(std::max<int64_t>(number, 1));
-    else a->iteration = static_cast<int>(number);
-    return "";
-  };
-  std::string error = walkCommandLine(argc, argv, &a->inputOptions, &a->help, handlers);
-  if (!error.empty() || a->help) return error;
-  if (a->given != 2) return "two inputs are needed";
-  return "";
+void addOptions(CLI::App& app, DiffArgs* a) {
+  app.add_option("inputs", a->inputs, "the two inputs")->expected(0, 2);
+  for (const char* name : {"--max", "--iteration"}) {
+    const std::string flag = name;
+    addValueOption(
+        app, flag, "N",
+        [a, flag](const std::string& value) {
+          int64_t number = 0;
+          if (!parseCount(value, &number)) refuseValue(fmt::format("{}: '{}' is not a count", flag, value));
+          if (flag == "--max") a->maxListed = static_cast<size_t>(std::max<int64_t>(number, 1));
+          else a->iteration = static_cast<int>(number);
+        },
+        flag == "--max" ? "divergences listed (default 10)" : "the report's measured iteration to compare (default 0)");
+  }
+  app.add_flag("-q,--quiet", a->quiet, "print nothing, only the exit status");
+  addInputOptions(app, &a->inputOptions);
+  app.callback([a] {
+    if (a->inputs.size() != 2) refuseValue("two inputs are needed");
+  });
 }
 
 // A trace or workload as a diff view (nullopt for a report, loaded later against the other side).
@@ -104,21 +93,10 @@ Result<int> run(const DiffArgs& a) {
 
 int diffMain(int argc, char** argv) {
   DiffArgs args;
-  std::string error = parseArgs(argc, argv, &args);
-  if (args.help) {
-    std::printf("%s%s", kDiffUsage, inputOptionsHelp());
-    return 0;
-  }
-  if (!error.empty()) {
-    std::fprintf(stderr, "ncclshim diff: %s (see --help)\n", error.c_str());
-    return 2;
-  }
-  Result<int> status = run(args);
-  if (!status.ok()) {
-    std::fprintf(stderr, "ncclshim diff: %s\n", status.status().message().c_str());
-    return 2;
-  }
-  return *status;
+  CLI::App app("", "ncclshim diff");
+  describeCommand(app, "<a> <b> [options]", kDiffDescription);
+  addOptions(app, &args);
+  return runCommand(app, argc, argv, [&args] { return run(args); });
 }
 
 }  // namespace nshim::tools

@@ -97,6 +97,12 @@ void DistributionCounter::add(int rank, const workload::WorkOp& op, const worklo
   c.calls += 1;
   c.collectiveCalls += describe(op.kind).pointToPoint ? 0 : 1;
   c.exchangeCalls += describe(op.kind).pointToPoint || op.kind == workload::OpKind::kAllToAll ? 1 : 0;
+  if (op.kind == workload::OpKind::kSend || op.kind == workload::OpKind::kAllToAll) {
+    if (c.firstExchange == 0) c.firstExchange = op.count + 1;
+    c.evenExchange = c.evenExchange && c.firstExchange == op.count + 1;
+    c.sendsToSelf = c.sendsToSelf || (op.kind == workload::OpKind::kSend && op.peer >= 0 &&
+                                      op.peer < static_cast<int>(comm.members.size()) && comm.members[op.peer] == rank);
+  }
   c.bytes += op.bytes;
   c.wireBytes += wire;
   if (rank >= static_cast<int>(ranks_.size())) ranks_.resize(static_cast<size_t>(rank) + 1);

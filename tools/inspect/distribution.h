@@ -39,6 +39,9 @@ struct CommSummary {
   uint64_t calls = 0;
   uint64_t collectiveCalls = 0;  // calls that are not sends or receives
   uint64_t exchangeCalls = 0;    // all-to-alls, sends and receives
+  uint64_t firstExchange = 0;    // the first send's or all-to-all's count + 1 (0: none yet)
+  bool evenExchange = true;      // every send and all-to-all moves that count
+  bool sendsToSelf = false;      // some send addresses its sender
   uint64_t bytes = 0;
   uint64_t wireBytes = 0;
 };

@@ -1,11 +1,11 @@
 // `ncclshim env`: every NCCLSHIM_* setting of the table (common/settings_list.h) with its value here
 // and where it came from; `--markdown` prints docs/settings.md's table from the same table.
 #include <cstdio>
-#include <cstring>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "common/command_line.h"
 #include "common/settings.h"
 #include "tools/inspect/commands.h"
 
@@ -14,12 +14,10 @@ extern char** environ;
 namespace nshim::tools {
 namespace {
 
-const char* kEnvUsage = R"(usage: ncclshim env [--markdown]
-Prints every NCCLSHIM_* setting, its value in this environment and where it came from (default or
+const char* kEnvDescription =
+    R"(Prints every NCCLSHIM_* setting, its value in this environment and where it came from (default or
 environment); a value the setting does not accept is marked INVALID with what it accepts, and the
-exit status is then 1. NCCLSHIM_* variables that are no setting are listed with the closest name.
-  --markdown   docs/settings.md's table (variable, default, values, meaning) instead
-)";
+exit status is then 1. NCCLSHIM_* variables that are no setting are listed with the closest name.)";
 
 std::string markdownDefault(const SettingDecl& decl) {
   return *decl.defaultText ? fmt::format("`{}`", decl.defaultText) : "unset";
@@ -67,23 +65,14 @@ bool printValues() {
 
 int envMain(int argc, char** argv) {
   bool markdown = false;
-  for (int i = 0; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) {
-      std::fputs(kEnvUsage, stdout);
-      return 0;
-    }
-    if (!std::strcmp(argv[i], "--markdown")) {
-      markdown = true;
-      continue;
-    }
-    std::fprintf(stderr, "ncclshim env: unknown argument '%s' (see --help)\n", argv[i]);
-    return 2;
-  }
-  if (markdown) {
+  CLI::App app("", "ncclshim env");
+  describeCommand(app, "[--markdown]", kEnvDescription);
+  app.add_flag("--markdown", markdown, "docs/settings.md's table (variable, default, values, meaning) instead");
+  return runCommand(app, argc, argv, [&markdown]() -> Result<int> {
+    if (!markdown) return printValues() ? 0 : 1;
     printMarkdown();
     return 0;
-  }
-  return printValues() ? 0 : 1;
+  });
 }
 
 }  // namespace nshim::tools

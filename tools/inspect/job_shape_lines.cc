@@ -20,6 +20,8 @@ std::vector<std::string> jobShapeLines(const std::string& input, const WorkloadD
     use.carriesOps = c.calls > 0;
     use.pointToPointOnly = c.collectiveCalls == 0;
     use.exchanges = c.exchangeCalls > 0;
+    use.evenExchange = c.evenExchange;
+    use.sendsToSelf = c.sendsToSelf;
     uses.push_back(std::move(use));
   }
   Result<workload::JobShape> shape = workload::recoverJobShape(d.worldSize, uses);

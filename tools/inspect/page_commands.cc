@@ -10,37 +10,31 @@
 #include <string>
 #include <vector>
 
+#include "common/command_line.h"
 #include "tools/inspect/capture_figures.h"
 #include "tools/inspect/commands.h"
+#include "tools/inspect/input_command_line.h"
 #include "tools/inspect/tool_input.h"
 #include "workload/page_generator.h"
 
 namespace nshim::tools {
 namespace {
 
-const char* kReportUsage = R"(usage: ncclshim report <phynet JSON report> -o PAGE.html [--title TEXT]
-  One self-contained HTML page (no server; nothing is fetched when it is opened) for one replay,
+const char* kReportDescription =
+    R"(  One self-contained HTML page (no server; nothing is fetched when it is opened) for one replay,
   from the JSON that phynet writes with --json FILE (phynet --html FILE writes the same page):
   what was replayed (input, layout, transport, hosts, NICs), the summary by op x group x size, busbw
   against message size per op and group (with the ideal line when --rate was given), replayed
   against recorded time, bytes per rank (per host and NIC when the report has them), the traffic
   matrix between ranks (and hosts) as a heat map, and a timeline per rank and communicator.
-  Charts: matplotlib (Debian: apt-get install python3-matplotlib), as SVG inside the page.
-options:
-  -o PATH          the page to write (required)
-  --input PATH     the trace / SimAI / AICB input that was replayed: its communicators' members
-                   split the timeline per rank (phynet --html passes them itself); with the layout
-                   options --from, --world-size, --tp, --ep, --pp as phynet was given
-  --title TEXT     page title
-  -h, --help       this text
-environment: NCCLSHIM_PYTHON (the Python to use), NCCLSHIM_REPORT_SCRIPT (the generator script).
+  Charts: matplotlib (Debian: apt-get install python3-matplotlib), as SVG inside the page.)";
+const char* kReportFooter =
+    R"(environment: NCCLSHIM_PYTHON (the Python to use), NCCLSHIM_REPORT_SCRIPT (the generator script).
 exit status: 0 written, 2 bad input or usage (the message names the file), 3 no Python 3 with
-matplotlib here (nothing written).
-)";
+matplotlib here (nothing written).)";
 
-const char* kCompareUsage = R"(usage: ncclshim compare A.json B.json [C.json ...] [-o PAGE.html] [options]
-       ncclshim compare TRACE REPLAY.json [-o PAGE.html]
-  The same operations of several phynet replays (JSON reports) side by side, each run against the
+const char* kCompareDescription =
+    R"(  The same operations of several phynet replays (JSON reports) side by side, each run against the
   first: per op x group x size the mean time and busbw of each run and the ratios run / A, the
   end-to-end time ratio per measured iteration, largest differences first. Text on stdout; with -o
   also one self-contained HTML page with charts. Runs of different workloads (other ranks, other
@@ -49,24 +43,16 @@ const char* kCompareUsage = R"(usage: ncclshim compare A.json B.json [C.json ...
   group x size the mean GPU time against the replayed time (ratio replay / capture), and per rank
   (and training iteration) the communication and exposed communication time and the overlapping
   op pairs, capture against replay (the replay's from its report: phynet --pace recorded --json;
-  docs/replay_time.md). A capture without GPU time is refused: CPU call times are no durations.
-options:
-  -o PATH             also write the comparison as an HTML page (needs matplotlib)
-  --fail-below RATIO  exit 1 when a run's busbw ratio on any row, or its end-to-end speed
-                      (A's time / its time), is below RATIO (e.g. 0.9: more than 10 % slower)
-  --rows N            rows printed on stdout (default 40; the page has all)
-  --title TEXT        page title
-  -h, --help          this text
-exit status: 0 compared, 1 below --fail-below, 2 bad input, different workloads or usage, 3 -o
-without a Python 3 with matplotlib here.
-)";
+  docs/replay_time.md). A capture without GPU time is refused: CPU call times are no durations.)";
+const char* kCompareFooter =
+    R"(exit status: 0 compared, 1 below --fail-below, 2 bad input, different workloads or usage, 3 -o
+without a Python 3 with matplotlib here.)";
 
 struct PageArgs {
   std::vector<std::string> inputs;
   std::string output, title, failBelow, rows;
   std::string workload;  // report --input: what was replayed
   InputOptions inputOptions;
-  bool help = false;
 };
 
 // "" or the error. Values: "-o X", "--flag X" or "--flag=X".
@@ -154,18 +140,9 @@ Result<std::string> captureFile(const std::string& trace) {
   return name;
 }
 
-int pageMain(int argc, char** argv, bool compare) {
+// The page generator on the checked command line; its exit status.
+Result<int> generate(const PageArgs& a, bool compare) {
   const char* name = compare ? "compare" : "report";
-  PageArgs a;
-  std::string error = parse(argc, argv, compare, &a);
-  if (a.help) {
-    std::fputs(compare ? kCompareUsage : kReportUsage, stdout);
-    return 0;
-  }
-  if (!error.empty()) {
-    std::fprintf(stderr, "ncclshim %s: %s (see --help)\n", name, error.c_str());
-    return 2;
-  }
   // --flag=value and the inputs after "--": values and file names that start with '-' stay what they are
   std::vector<std::string> args = {name};
   if (!a.output.empty()) args.push_back("--output=" + a.output);
@@ -179,12 +156,7 @@ int pageMain(int argc, char** argv, bool compare) {
   if (compare) {
     Result<InputKind> kind = detectInput(a.inputs[0], "auto");
     if (kind.ok() && *kind == InputKind::kTrace) {
-      Result<std::string> written = captureFile(a.inputs[0]);
-      if (!written.ok()) {
-        std::fprintf(stderr, "ncclshim compare: %s\n", written.status().message().c_str());
-        return 2;
-      }
-      capture = *written;
+      NS_ASSIGN_OR_RETURN(capture, captureFile(a.inputs[0]));
       args.erase(std::find(args.begin(), args.end(), a.inputs[0]));
       args.insert(args.begin() + 1, {"--capture=" + capture, "--capture-source=" + a.inputs[0]});
     }
@@ -193,8 +165,8 @@ int pageMain(int argc, char** argv, bool compare) {
   if (!a.workload.empty()) {
     Result<std::string> written = commsFile(a);
     if (!written.ok()) {
-      std::fprintf(stderr, "ncclshim %s: --input: %s\n", name, written.status().message().c_str());
-      return 2;
+      if (!capture.empty()) unlink(capture.c_str());
+      return Status(written.status().code(), "--input: " + written.status().message());
     }
     comms = *written;
     args.insert(args.begin() + 1, {"--comms=" + comms, "--comms-source=" + a.workload});
@@ -203,6 +175,21 @@ int pageMain(int argc, char** argv, bool compare) {
   if (!comms.empty()) unlink(comms.c_str());
   if (!capture.empty()) unlink(capture.c_str());
   return rc;
+}
+
+int pageMain(int argc, char** argv, bool compare) {
+  PageArgs args;
+  CLI::App app("", compare ? "ncclshim compare" : "ncclshim report");
+  if (compare) {
+    describeCommand(
+        app,
+        "A.json B.json [C.json ...] [-o PAGE.html] [options]\n       ncclshim compare TRACE REPLAY.json [-o PAGE.html]",
+        kCompareDescription, kCompareFooter);
+  } else {
+    describeCommand(app, "<phynet JSON report> -o PAGE.html [--title TEXT]", kReportDescription, kReportFooter);
+  }
+  addOptions(app, compare, &args);
+  return runCommand(app, argc, argv, [&args, compare] { return generate(args, compare); });
 }
 
 }  // namespace

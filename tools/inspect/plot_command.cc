@@ -10,12 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "common/command_line.h"
 #include "common/settings.h"
 #include "common/subprocess.h"
-#include "tools/inspect/command_line.h"
 #include "tools/inspect/commands.h"
 #include "tools/inspect/distribution.h"
 #include "tools/inspect/distribution_output.h"
+#include "tools/inspect/input_command_line.h"
 #include "tools/inspect/output_file.h"
 #include "tools/inspect/report_reader.h"
 #include "tools/inspect/tool_input.h"
@@ -23,21 +24,12 @@
 namespace nshim::tools {
 namespace {
 
-const char* kPlotUsage = R"(usage: ncclshim plot <input> -o OUT.png [--kind KIND] [options]
-  PNG charts (Python 3 + matplotlib; Debian: apt-get install python3-matplotlib):
+const char* kPlotDescription = R"(  PNG charts (Python 3 + matplotlib; Debian: apt-get install python3-matplotlib):
   sizes    message-size histogram by op and group: calls and bytes per power-of-two size bucket
            (input: a trace, SimAI .txt or AICB .csv; the default for them)
   busbw    bus bandwidth vs message size per op and group (input: a phynet report CSV; the
            default for it)
-  replay   replayed vs recorded time per op (input: a phynet report CSV of a trace replay)
-options:
-  -o PATH          the PNG to write (required)
-  --kind KIND      sizes, busbw or replay
-  --title TEXT     chart title
-  -h, --help       this text
-environment: NCCLSHIM_PYTHON (the Python to use), NCCLSHIM_PLOT_SCRIPT (the plotter script).
-exit status: 0 written, 2 error, 3 no Python 3 with matplotlib here (nothing written).
-)";
+  replay   replayed vs recorded time per op (input: a phynet report CSV of a trace replay))";
 
 constexpr int kNoPlotter = 3;
 
@@ -47,32 +39,28 @@ struct PlotArgs {
   std::string kind;
   std::string title;
   InputOptions inputOptions;
-  bool help = false;
 };
 
-std::string parseArgs(int argc, char** argv, PlotArgs* a) {
-  CommandLineHandlers handlers;
-  handlers.takeInput = [a](const std::string& argument) { return takeSingleInput(argument, &a->input); };
-  handlers.takeOption = [a](const std::string& flag, const std::string& value) -> std::optional<std::string> {
-    if (flag == "--kind") {
-      if (value != "sizes" && value != "busbw" && value != "replay") {
-        return fmt::format("--kind: '{}' is not sizes, busbw or replay", value);
-      }
-      a->kind = value;
-    } else if (flag == "-o" || flag == "--output") {
-      a->output = value;
-    } else if (flag == "--title") {
-      a->title = value;
-    } else {
-      return std::nullopt;
-    }
-    return "";
-  };
-  std::string error = walkCommandLine(argc, argv, &a->inputOptions, &a->help, handlers);
-  if (!error.empty() || a->help) return error;
-  if (a->input.empty()) return "no input given";
-  if (a->output.empty()) return "-o OUT.png is required";
-  return "";
+void addOptions(CLI::App& app, PlotArgs* a) {
+  app.add_option("input", a->input, "the trace, workload or report");
+  addValueOption(
+      app, "-o,--output", "PATH", [a](const std::string& value) { a->output = value; }, "the PNG to write (required)");
+  addValueOption(
+      app, "--kind", "KIND",
+      [a](const std::string& value) {
+        if (value != "sizes" && value != "busbw" && value != "replay") {
+          refuseValue(fmt::format("--kind: '{}' is not sizes, busbw or replay", value));
+        }
+        a->kind = value;
+      },
+      "sizes, busbw or replay");
+  addValueOption(
+      app, "--title", "TEXT", [a](const std::string& value) { a->title = value; }, "chart title");
+  addInputOptions(app, &a->inputOptions);
+  app.callback([a] {
+    if (a->input.empty()) refuseValue("no input given");
+    if (a->output.empty()) refuseValue("-o OUT.png is required");
+  });
 }
 
 std::string findScript() {
@@ -144,21 +132,12 @@ Result<int> run(PlotArgs a) {
 
 int plotMain(int argc, char** argv) {
   PlotArgs args;
-  std::string error = parseArgs(argc, argv, &args);
-  if (args.help) {
-    std::printf("%s%s", kPlotUsage, inputOptionsHelp());
-    return 0;
-  }
-  if (!error.empty()) {
-    std::fprintf(stderr, "ncclshim plot: %s (see --help)\n", error.c_str());
-    return 2;
-  }
-  Result<int> rc = run(args);
-  if (!rc.ok()) {
-    std::fprintf(stderr, "ncclshim plot: %s\n", rc.status().message().c_str());
-    return 2;
-  }
-  return *rc;
+  CLI::App app("", "ncclshim plot");
+  describeCommand(app, "<input> -o OUT.png [--kind KIND] [options]", kPlotDescription,
+                  "environment: NCCLSHIM_PYTHON (the Python to use), NCCLSHIM_PLOT_SCRIPT (the plotter script).\n"
+                  "exit status: 0 written, 2 error, 3 no Python 3 with matplotlib here (nothing written).");
+  addOptions(app, &args);
+  return runCommand(app, argc, argv, [&args] { return run(args); });
 }
 
 }  // namespace nshim::tools

@@ -1,6 +1,7 @@
-// `ncclshim scale <trace> --dp N -o DIR`: a captured job written at another data-parallel size (the
-// rules: workload/dp_scale.h, docs/scale.md), one trace file per rank of the new job, each created
-// new and private in DIR. Prints the captured and the new shape and what the rules decided.
+// `ncclshim scale <trace> --dp N [--ep M] -o DIR`: a captured job written at another data-parallel
+// and / or expert-parallel size (the rules: workload/dp_scale.h, docs/scale.md), one trace file per
+// rank of the new job, each created new and private in DIR. Prints the captured and the new shape
+// and what the rules decided.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,9 +13,10 @@
 
 #include <fmt/format.h>
 
+#include "common/command_line.h"
 #include "common/private_file.h"
-#include "tools/inspect/command_line.h"
 #include "tools/inspect/commands.h"
+#include "tools/inspect/input_command_line.h"
 #include "tools/inspect/job_shape_lines.h"
 #include "trace/trace_format.h"
 #include "trace/trace_reader.h"
@@ -23,50 +25,52 @@
 namespace nshim::tools {
 namespace {
 
-const char* kScaleUsage = R"(usage: ncclshim scale <trace> --dp N -o DIR [--tp N] [--pp N]
-  Writes the captured job at data-parallel size N (larger or smaller): the job's tensor, data and
+const char* kScaleDescription =
+    R"(  Writes the captured job at data-parallel size N (larger or smaller): the job's tensor, data and
   pipeline groups are recovered from its communicators' members; every new data-parallel replica
   does what a captured replica did; data-parallel allreduces keep their buffer, reduce-scatters and
-  all-gathers of a sharded buffer divide it by N (padded as Megatron pads it). Rules: docs/scale.md.
+  all-gathers of a sharded buffer divide it by N (padded as Megatron pads it). With --ep M, a
+  mixture-of-experts job at expert-parallel size M (M | N): the token all-to-alls follow the experts'
+  owners, the experts' gradient buffers are EP / M as large. Rules: docs/scale.md.
   One file per new rank, DIR/ncclshim-scaled-rank<R>.jsonl (DIR is created, 0700; it must hold no
-  .jsonl file yet). Exit status: 0 written, 2 error (nothing is written when the rules refuse).
-options:
-  --dp N           the new data-parallel size (required)
-  -o, --output DIR the directory of the new trace (required)
-  --tp N, --pp N   the captured tensor / pipeline size, when the communicators leave it ambiguous
-  -h, --help       this text
-)";
+  .jsonl file yet). Exit status: 0 written, 2 error (nothing is written when the rules refuse).)";
+
+// A parallel size given on the command line: 1..2^20, else refused naming the option.
+int parallelSize(const char* flag, const char* kind, const std::string& value) {
+  int64_t number = 0;
+  if (!parseCount(value, &number) || number < 1 || number > (1 << 20)) {
+    refuseValue(fmt::format("{}: '{}' is not a {}-parallel size (1..1048576)", flag, value, kind));
+  }
+  return static_cast<int>(number);
+}
 
 struct ScaleArgs {
   std::string input;
   std::string output;
   int dp = 0;
-  bool help = false;
+  int cp = 0;  // the captured context-parallel size (0: recovered)
   InputOptions inputOptions;
 };
 
-std::string parseArgs(int argc, char** argv, ScaleArgs* a) {
-  CommandLineHandlers handlers;
-  handlers.takeInput = [a](const std::string& argument) { return takeSingleInput(argument, &a->input); };
-  handlers.takeOption = [a](const std::string& flag, const std::string& value) -> std::optional<std::string> {
-    if (flag == "-o" || flag == "--output") {
-      a->output = value;
-      return "";
-    }
-    if (flag != "--dp") return std::nullopt;
-    int64_t number = 0;
-    if (!parseCount(value, &number) || number < 1 || number > (1 << 20)) {
-      return fmt::format("--dp: '{}' is not a data-parallel size (1..1048576)", value);
-    }
-    a->dp = static_cast<int>(number);
-    return "";
-  };
-  std::string error = walkCommandLine(argc, argv, &a->inputOptions, &a->help, handlers);
-  if (!error.empty() || a->help) return error;
-  if (a->input.empty()) return "a trace to scale is needed";
-  if (a->dp == 0) return "--dp is required";
-  if (a->output.empty()) return "-o DIR is required";
-  return "";
+void addOptions(CLI::App& app, ScaleArgs* a) {
+  app.add_option("trace", a->input, "the captured trace");
+  addValueOption(
+      app, "--dp", "N", [a](const std::string& value) { a->dp = parallelSize("--dp", "data", value); },
+      "the new data-parallel size (default: as captured; --dp or --ep is required)");
+  addValueOption(
+      app, "--cp", "N", [a](const std::string& value) { a->cp = parallelSize("--cp", "context", value); },
+      "the captured context-parallel size, when the communicators leave it ambiguous\n"
+      "(context-parallel groups keep their ops as they are)");
+  addValueOption(
+      app, "-o,--output", "DIR", [a](const std::string& value) { a->output = value; },
+      "the directory of the new trace (required)");
+  // --tp N, --pp N: the captured sizes, when ambiguous; --ep M: the new expert-parallel size.
+  addInputOptions(app, &a->inputOptions);
+  app.callback([a] {
+    if (a->input.empty()) refuseValue("a trace to scale is needed");
+    if (a->dp == 0 && a->inputOptions.ep == 0) refuseValue("--dp or --ep is required");
+    if (a->output.empty()) refuseValue("-o DIR is required");
+  });
 }
 
 // DIR created 0700, or an existing directory (not a symlink) holding no trace file yet.
@@ -142,6 +146,7 @@ Status run(const ScaleArgs& a) {
   workload::ShapeOptions shapeOptions;
   shapeOptions.tp = a.inputOptions.tp;
   shapeOptions.pp = a.inputOptions.pp;
+  shapeOptions.cp = a.cp;
   NS_ASSIGN_OR_RETURN(workload::JobShape shape, workload::recoverJobShape(traces, shapeOptions));
   NS_ASSIGN_OR_RETURN(workload::DataParallelScaler scaler, workload::DataParallelScaler::create(traces, shape, a.dp));
   NS_RETURN_IF_ERROR(prepareDirectory(a.output));
@@ -158,8 +163,9 @@ Status run(const ScaleArgs& a) {
       lastShown = percent;
     }
   }
-  std::string origin = fmt::format("from: {}, {}\nto: {} by ncclshim scale --dp {}\n", a.input, shape.toString(),
-                                   workload::shapeText(scaler.to()), a.dp);
+  std::string origin = fmt::format("from: {}, {}\nto: {} by ncclshim scale{}{}\n", a.input, shape.toString(),
+                                   workload::shapeText(scaler.to()), a.dp ? fmt::format(" --dp {}", a.dp) : "",
+                                   a.inputOptions.ep ? fmt::format(" --ep {}", a.inputOptions.ep) : "");
   for (const std::string& note : scaler.notes()) origin += "note: " + note + "\n";
   NS_RETURN_IF_ERROR(writeText(fmt::format("{}/{}", a.output, kScaleOriginFile), origin));
   std::fprintf(stderr, "ncclshim scale: %d files in %s\n", world, a.output.c_str());
@@ -170,21 +176,11 @@ Status run(const ScaleArgs& a) {
 
 int scaleMain(int argc, char** argv) {
   ScaleArgs args;
-  std::string error = parseArgs(argc, argv, &args);
-  if (args.help) {
-    std::printf("%s", kScaleUsage);
-    return 0;
-  }
-  if (!error.empty()) {
-    std::fprintf(stderr, "ncclshim scale: %s (see --help)\n", error.c_str());
-    return 2;
-  }
-  Status status = run(args);
-  if (!status.ok()) {
-    std::fprintf(stderr, "ncclshim scale: %s\n", status.message().c_str());
-    return 2;
-  }
-  return 0;
+  CLI::App app("", "ncclshim scale");
+  describeCommand(app, "<trace> [--dp N] [--ep M] -o DIR [--tp N] [--pp N] [--cp N]", kScaleDescription,
+                  "--tp N, --pp N: the captured tensor / pipeline size, when the communicators leave it ambiguous.");
+  addOptions(app, &args);
+  return runCommand(app, argc, argv, exitZeroWhenOk([&args] { return run(args); }));
 }
 
 }  // namespace nshim::tools

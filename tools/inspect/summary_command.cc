@@ -4,11 +4,12 @@
 #include <cstring>
 #include <string>
 
-#include "tools/inspect/command_line.h"
+#include "common/command_line.h"
 #include "tools/inspect/commands.h"
 #include "tools/inspect/decision_mix.h"
 #include "tools/inspect/distribution.h"
 #include "tools/inspect/distribution_output.h"
+#include "tools/inspect/input_command_line.h"
 #include "tools/inspect/iteration_lines.h"
 #include "tools/inspect/job_shape_lines.h"
 #include "tools/inspect/output_file.h"
@@ -18,22 +19,14 @@
 namespace nshim::tools {
 namespace {
 
-const char* kSummaryUsage = R"(usage: ncclshim summary <input> [options]
-  The communication distribution of <input>: an ncclshim trace (directory or .jsonl file), a SimAI
+const char* kSummaryDescription =
+    R"(  The communication distribution of <input>: an ncclshim trace (directory or .jsonl file), a SimAI
   workload .txt, an AICB .csv, or a phynet report .csv (--report FILE of phynet).
   Trace / workload: calls and bytes by op x group x message-size bucket (powers of two), per
   communicator and per rank, with the payload bytes each rank sends under ring algorithms.
   A trace recorded with the profiler plugin (format version 2) adds NCCL's decisions: per op and
   size bucket, the calls run with each algorithm / protocol, their channels and network bytes sent.
-  Report: replayed time, algbw and busbw by op x group x message-size bucket.
-options:
-  --format text|csv|json       output format (default text); --csv and --json are shorthands
-  --table dist|comms|ranks|decisions
-                               the table CSV carries for a trace / workload (default dist;
-                               decisions: NCCL's algorithm / protocol mix, traces only)
-  -o PATH                      write to PATH instead of stdout
-  -h, --help                   this text
-)";
+  Report: replayed time, algbw and busbw by op x group x message-size bucket.)";
 
 struct SummaryArgs {
   std::string input;
@@ -41,40 +34,41 @@ struct SummaryArgs {
   std::string format = "text";
   SummaryTable table = SummaryTable::kDistribution;
   InputOptions inputOptions;
-  bool help = false;
 };
 
-std::string parseArgs(int argc, char** argv, SummaryArgs* a) {
-  CommandLineHandlers handlers;
-  handlers.takeSwitch = [a](const std::string& flag) {
-    if (flag != "--csv" && flag != "--json") return false;
-    a->format = flag.substr(2);
-    return true;
-  };
-  handlers.takeInput = [a](const std::string& argument) { return takeSingleInput(argument, &a->input); };
-  handlers.takeOption = [a](const std::string& flag, const std::string& value) -> std::optional<std::string> {
-    if (flag == "--format") {
-      if (value != "text" && value != "csv" && value != "json") {
-        return fmt::format("{}: '{}' is not text, csv or json", flag, value);
-      }
-      a->format = value;
-    } else if (flag == "--table") {
-      if (value == "dist" || value == "distribution") a->table = SummaryTable::kDistribution;
-      else if (value == "comms") a->table = SummaryTable::kComms;
-      else if (value == "ranks") a->table = SummaryTable::kRanks;
-      else if (value == "decisions") a->table = SummaryTable::kDecisions;
-      else return fmt::format("--table: '{}' is not dist, comms, ranks or decisions", value);
-    } else if (flag == "-o" || flag == "--output") {
-      a->output = value;
-    } else {
-      return std::nullopt;
-    }
-    return "";
-  };
-  std::string error = walkCommandLine(argc, argv, &a->inputOptions, &a->help, handlers);
-  if (!error.empty() || a->help) return error;
-  if (a->input.empty()) return "no input given";
-  return "";
+void addOptions(CLI::App& app, SummaryArgs* a) {
+  app.add_option("input", a->input, "the trace, workload or report");
+  addValueOption(
+      app, "--format", "text|csv|json",
+      [a](const std::string& value) {
+        if (value != "text" && value != "csv" && value != "json") {
+          refuseValue(fmt::format("--format: '{}' is not text, csv or json", value));
+        }
+        a->format = value;
+      },
+      "output format (default text); --csv and --json are shorthands");
+  app.add_flag_callback(
+      "--csv", [a] { a->format = "csv"; }, "--format csv");
+  app.add_flag_callback(
+      "--json", [a] { a->format = "json"; }, "--format json");
+  addValueOption(
+      app, "--table", "dist|comms|ranks|decisions",
+      [a](const std::string& value) {
+        if (value == "dist" || value == "distribution") a->table = SummaryTable::kDistribution;
+        else if (value == "comms") a->table = SummaryTable::kComms;
+        else if (value == "ranks") a->table = SummaryTable::kRanks;
+        else if (value == "decisions") a->table = SummaryTable::kDecisions;
+        else refuseValue(fmt::format("--table: '{}' is not dist, comms, ranks or decisions", value));
+      },
+      "the table CSV carries for a trace / workload (default dist;\n"
+      "decisions: NCCL's algorithm / protocol mix, traces only)");
+  addValueOption(
+      app, "-o,--output", "PATH", [a](const std::string& value) { a->output = value; },
+      "write to PATH instead of stdout");
+  addInputOptions(app, &a->inputOptions);
+  app.callback([a] {
+    if (a->input.empty()) refuseValue("no input given");
+  });
 }
 
 Status run(const SummaryArgs& a) {
@@ -124,21 +118,10 @@ Status run(const SummaryArgs& a) {
 
 int summaryMain(int argc, char** argv) {
   SummaryArgs args;
-  std::string error = parseArgs(argc, argv, &args);
-  if (args.help) {
-    std::printf("%s%s", kSummaryUsage, inputOptionsHelp());
-    return 0;
-  }
-  if (!error.empty()) {
-    std::fprintf(stderr, "ncclshim summary: %s (see --help)\n", error.c_str());
-    return 2;
-  }
-  Status status = run(args);
-  if (!status.ok()) {
-    std::fprintf(stderr, "ncclshim summary: %s\n", status.message().c_str());
-    return 2;
-  }
-  return 0;
+  CLI::App app("", "ncclshim summary");
+  describeCommand(app, "<input> [options]", kSummaryDescription);
+  addOptions(app, &args);
+  return runCommand(app, argc, argv, exitZeroWhenOk([&args] { return run(args); }));
 }
 
 }  // namespace nshim::tools

@@ -49,56 +49,10 @@ const char* inputKindName(InputKind kind) {
   return "unknown";
 }
 
-const char* inputOptionsHelp() {
-  return R"(input options:
-  --from KIND       the input's format: auto (default), trace, simai, aicb, report, chakra, pytorch-et
-  --comm-group FILE Chakra: ASTRA-sim's comm-group JSON (default: comm_group.json beside the files)
-  --world-size N    SimAI / AICB: ranks in the job (default: from the file)
-  --tp N, --ep N, --pp N
-                    SimAI / AICB: layout sizes (default: from the file), as phynet's options
-  --simai-rules LIST
-                    the rules to follow (all; none; or a list of min-fwd-4096, micro-first-layer,
-                    no-broadcast, pp-per-microbatch; default SimAI's own: the first three), as
-                    phynet's option
-)";
-}
-
 bool parseCount(std::string_view text, int64_t* out) {
   int64_t value = 0;
   if (!workload::parseInt(text, &value) || value < 0) return false;
   *out = value;
-  return true;
-}
-
-bool takeInputOption(std::string_view flag, std::string_view value, InputOptions* options, std::string* error) {
-  if (flag == "--from") {
-    workload::InputFormat format;
-    if (value != "report" && !workload::parseInputFormat(value, &format)) {
-      *error = fmt::format("--from: '{}' is not one of {}, report", value, workload::inputFormatChoices());
-    }
-    options->format = std::string(value);
-    return true;
-  }
-  if (flag == "--comm-group") {
-    options->commGroupFile = std::string(value);
-    return true;
-  }
-  if (flag == "--simai-rules") {
-    std::string problem;
-    if (!workload::parseSimAiRules(value, &options->simaiRules, &problem)) *error = "--simai-rules: " + problem;
-    return true;
-  }
-  int* target = flag == "--world-size" ? &options->worldSize
-                : flag == "--tp"       ? &options->tp
-                : flag == "--ep"       ? &options->ep
-                : flag == "--pp"       ? &options->pp
-                                       : nullptr;
-  if (!target) return false;
-  int64_t number = 0;
-  if (!parseCount(value, &number) || number < 1 || number > (1 << 24)) {
-    *error = fmt::format("{}: '{}' is not a positive integer", flag, value);
-  }
-  *target = static_cast<int>(number);
   return true;
 }
 

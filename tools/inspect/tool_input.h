@@ -21,6 +21,7 @@ enum class InputKind { kTrace, kSimAi, kAicb, kReport, kChakra, kPyTorchEt };
 // "trace", "simai", "aicb", "report", "chakra", "pytorch-et"
 const char* inputKindName(InputKind kind);
 
+// Set by the input options every command takes (input_command_line.h).
 struct InputOptions {
   std::string format = "auto";  // auto | trace | simai | aicb | report | chakra | pytorch-et
   std::string commGroupFile;    // Chakra: --comm-group, as phynet's
@@ -30,12 +31,6 @@ struct InputOptions {
   int pp = 0;
   workload::SimAiRules simaiRules;  // --simai-rules, as phynet's
 };
-
-// The input options every command accepts, for --help texts.
-const char* inputOptionsHelp();
-
-// If `flag` is an input option, stores `value` and returns true (a bad value sets *error).
-bool takeInputOption(std::string_view flag, std::string_view value, InputOptions* options, std::string* error);
 
 Result<InputKind> detectInput(const std::string& path, const std::string& format);
 

@@ -94,6 +94,8 @@ const char* aicbGroup(GroupKind kind) {
     case GroupKind::kPp: return "pp_group";
     case GroupKind::kEmbedding: return "embedding_group";
     case GroupKind::kWorld: return "all";
+    case GroupKind::kCp: return "cp_group";
+    case GroupKind::kDpCp: return "dp_cp_group";
   }
   return "all";
 }

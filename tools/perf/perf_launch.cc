@@ -15,7 +15,10 @@
 #include <thread>
 #include <vector>
 
+#include "common/command_line.h"
+#include "common/main_fence.h"
 #include "tools/perf/id_file.h"
+#include "tools/perf/perf_options.h"
 #include "tools/perf/perf_runner.h"
 
 namespace nshim::perf {
@@ -145,20 +148,18 @@ int runLauncherRank(const PerfOptions& options, int rank, int nranks) {
   return runPerfRank(options, id, rank, nranks);
 }
 
-}  // namespace
+const char* kPerfDescription = R"(  An nccl-tests-compatible benchmark written against the NCCL API. GPU-free it runs on
+  libncclshim.so over host memory; -np N forks N local ranks, or run one rank per process
+  under mpirun (the unique id is passed through a private file of yours, or --id-file).
+ops: all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv gather scatter)";
 
-int perfMain(int argc, char** argv) {
-  PerfOptions options;
-  bool help = false;
-  std::string error = parsePerfOptions(argc, argv, &options, &help);
-  if (help) {
-    std::fputs(perfUsage(), stdout);
-    return 0;
-  }
-  if (!error.empty()) {
-    std::fprintf(stderr, "ncclshim perf: %s\n\n%s", error.c_str(), perfUsage());
-    return 2;
-  }
+const char* kPerfNotes = R"(sizes follow nccl-tests: 'size' is the whole buffer (all ranks' blocks for all_gather,
+reduce_scatter, alltoall, gather, scatter); busbw = algbw x 2(n-1)/n for all_reduce, (n-1)/n for
+all_gather, reduce_scatter, alltoall, gather and scatter, 1 otherwise (broadcast, reduce, sendrecv).
+example: ncclshim perf all_reduce -np 4 -b 8 -e 128M -f 2)";
+
+// After the options are read: one rank per process under mpirun, else -np local ranks.
+int runPerf(PerfOptions options) {
   static const char* const kRankVars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", nullptr};
   static const char* const kSizeVars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", nullptr};
   int worldRank = envRank(kRankVars);
@@ -166,6 +167,22 @@ int perfMain(int argc, char** argv) {
   if (options.nranks == 0 && worldSize > 1 && worldRank >= 0) return runLauncherRank(options, worldRank, worldSize);
   if (options.nranks == 0) options.nranks = 1;
   return runLocalRanks(options);
+}
+
+}  // namespace
+
+int perfMain(int argc, char** argv) {
+  PerfOptions options;
+  CLI::App app("", "ncclshim perf");
+  describeCommand(app, "<op> [options]", kPerfDescription, kPerfNotes);
+  addPerfOptions(app, &options);
+  std::vector<std::string> args = rewriteNcclTestsFlags(argc, argv);
+  std::vector<char*> pointers;
+  for (std::string& arg : args) pointers.push_back(arg.data());
+  return runCommand(app, argc, pointers.data(), [&options]() -> Result<int> {
+    setFenceActivity("running " + options.op);  // the op, not an input read (common/main_fence.h)
+    return runPerf(options);
+  });
 }
 
 }  // namespace nshim::perf

@@ -1,46 +1,22 @@
-// Command-line parsing of `ncclshim perf`.
+// Command-line options of `ncclshim perf` (perf_options.h).
 #include "tools/perf/perf_options.h"
 
 #include <fmt/format.h>
 
 #include <cstdlib>
 
+#include "common/command_line.h"
 #include "common/env.h"
 #include "tools/perf/perf_collectives.h"
 
 namespace nshim::perf {
+namespace {
 
-const char* perfUsage() {
-  return R"(usage: ncclshim perf <op> [options]
-  An nccl-tests-compatible benchmark written against the NCCL API. GPU-free it runs on
-  libncclshim.so over host memory; -np N forks N local ranks, or run one rank per process
-  under mpirun (the unique id is passed through a private file of yours, or --id-file).
-ops: all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv gather scatter
-options:
-  -np N            local ranks to launch (default: 1, or the mpirun world)
-  -b SIZE          minimum size in bytes, K/M/G suffixes (default 32M)
-  -e SIZE          maximum size (default 32M)
-  -f FACTOR        multiplicative step (default 2)
-  -i BYTES         additive step (overrides -f)
-  -n ITERS         timed iterations (default 20)
-  -w ITERS         warmup iterations (default 5)
-  -c 0|1           check every element of the result (default 1)
-  -d TYPE          int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 (default float)
-  -o OP            sum prod max min avg (default sum)
-  -r ROOT          root for broadcast/reduce/gather/scatter (default 0)
-  -z 0|1           accepted for compatibility
-  --link-rate GBPS add 'ideal busbw' and 'efficiency (%)' columns for this link rate (GB/s)
-  --id-file PATH   file used by mpirun-launched ranks to share the unique id (default: in
-                   $XDG_RUNTIME_DIR or ${TMPDIR:-/tmp}/ncclshim-<uid>, one host only)
-  --bind MODE      CPU binding of the ranks -np forks: auto (default: one CPU per rank when
-                   they fit on the CPUs allowed, none when oversubscribed, as mpirun does),
-                   core (always, round robin) or none
-  --csv PATH       also write the rows as CSV
-  -h, --help       this text
-sizes follow nccl-tests: 'size' is the whole buffer (all ranks' blocks for all_gather,
-reduce_scatter, alltoall, gather, scatter); busbw = algbw x 2(n-1)/n for all_reduce, (n-1)/n for
-all_gather, reduce_scatter, alltoall, gather and scatter, 1 otherwise (broadcast, reduce, sendrecv).
-)";
+int toInt(const std::string& flag, const std::string& value) {
+  char* end = nullptr;
+  long v = std::strtol(value.c_str(), &end, 10);
+  if (end == value.c_str() || *end) refuseValue(fmt::format("option {}: '{}' is not an integer", flag, value));
+  return static_cast<int>(v);
 }
 
 std::string parsePerfOptions(int argc, char** argv, PerfOptions* o, bool* help) {
@@ -95,11 +71,67 @@ std::string parsePerfOptions(int argc, char** argv, PerfOptions* o, bool* help) 
     } else return fmt::format("unknown option '{}' (see --help)", flag);
     if (!error.empty()) return error;
   }
-  if (o->maxBytes < o->minBytes) return "-e must not be smaller than -b";
-  if (o->stepBytes == 0 && o->stepFactor <= 1.0) return "-f must be greater than 1";
-  if (o->iters < 1 || o->warmupIters < 0) return "-n must be >= 1 and -w >= 0";
-  if (o->nranks < 0 || o->nranks > 256) return "-np must be between 1 and 256";
-  return "";
+  return args;
+}
+
+void addPerfOptions(CLI::App& app, PerfOptions* o) {
+  app.add_option_function<std::string>(
+      "op",
+      [o](const std::string& op) {
+        if (!findPerfCollective(op)) refuseValue(fmt::format("unknown op '{}'", op));
+        o->op = op;
+      },
+      "the collective");
+  addInt(app, "--np", "N", &o->nranks, "local ranks to launch, also -np N (default: 1, or the mpirun world)");
+  addSize(app, "-b", "SIZE", &o->minBytes, "minimum size in bytes, K/M/G suffixes (default 32M)");
+  addSize(app, "-e", "SIZE", &o->maxBytes, "maximum size (default 32M)");
+  addValueOption(
+      app, "-f", "FACTOR", [o](const std::string& v) { o->stepFactor = std::atof(v.c_str()); },
+      "multiplicative step (default 2)");
+  addSize(app, "-i", "BYTES", &o->stepBytes, "additive step (overrides -f)");
+  addInt(app, "-n", "ITERS", &o->iters, "timed iterations (default 20)");
+  addInt(app, "-w", "ITERS", &o->warmupIters, "warmup iterations (default 5)");
+  addInt(app, "-c", "0|1", &o->check, "check every element of the result (default 1)");
+  addValueOption(
+      app, "-d", "TYPE", [o](const std::string& v) { o->dataType = v; },
+      "int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 (default float)");
+  addValueOption(
+      app, "-o", "OP", [o](const std::string& v) { o->redOp = v; }, "sum prod max min avg (default sum)");
+  addInt(app, "-r", "ROOT", &o->root, "root for broadcast/reduce/gather/scatter (default 0)");
+  addInt(app, "-z", "0|1", &o->blocking, "accepted for compatibility");
+  for (const char* name : {"-g", "-t"}) {
+    const std::string flag = name;
+    addValueOption(
+        app, flag, "1",
+        [flag](const std::string& v) {
+          if (toInt(flag, v) != 1) refuseValue(fmt::format("option {}: only 1 is supported GPU-free", flag));
+        },
+        flag == "-g" ? "GPUs per thread: 1 (nccl-tests' flag)" : "threads per process: 1 (nccl-tests' flag)");
+  }
+  addValueOption(
+      app, "--link-rate", "GBPS", [o](const std::string& v) { o->linkGBps = std::atof(v.c_str()); },
+      "add 'ideal busbw' and 'efficiency (%)' columns for this link rate (GB/s)");
+  addValueOption(
+      app, "--id-file", "PATH", [o](const std::string& v) { o->idFile = v; },
+      "file used by mpirun-launched ranks to share the unique id (default: in\n"
+      "$XDG_RUNTIME_DIR or ${TMPDIR:-/tmp}/ncclshim-<uid>, one host only)");
+  addValueOption(
+      app, "--bind", "MODE",
+      [o](const std::string& v) {
+        if (!parseRankBinding(v, &o->binding))
+          refuseValue(fmt::format("option --bind: '{}' is not auto, core or none", v));
+      },
+      "CPU binding of the ranks -np forks: auto (default: one CPU per rank when\n"
+      "they fit on the CPUs allowed, none when oversubscribed, as mpirun does),\n"
+      "core (always, round robin) or none");
+  addValueOption(
+      app, "--csv", "PATH", [o](const std::string& v) { o->csvPath = v; }, "also write the rows as CSV");
+  app.callback([o] {
+    if (o->maxBytes < o->minBytes) refuseValue("-e must not be smaller than -b");
+    if (o->stepBytes == 0 && o->stepFactor <= 1.0) refuseValue("-f must be greater than 1");
+    if (o->iters < 1 || o->warmupIters < 0) refuseValue("-n must be >= 1 and -w >= 0");
+    if (o->nranks < 0 || o->nranks > 256) refuseValue("-np must be between 1 and 256");
+  });
 }
 
 }  // namespace nshim::perf

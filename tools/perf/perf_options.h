@@ -1,8 +1,12 @@
-// Options of `ncclshim perf`, with nccl-tests' flag names (-b -e -f -i -n -w -c -d -o -r -z -np).
+// Options of `ncclshim perf`, with nccl-tests' flag names (-b -e -f -i -n -w -c -d -o -r -z -np), read
+// through common/command_line.h.
 #pragma once
 
 #include <cstddef>
 #include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "tools/perf/rank_binding.h"
 
@@ -29,8 +33,10 @@ struct PerfOptions {
   RankBinding binding = RankBinding::kAuto;  // --bind: CPU binding of the ranks -np forks
 };
 
-// Parses argv (after the subcommand). Returns "" or an error; sets *help for -h/--help.
-std::string parsePerfOptions(int argc, char** argv, PerfOptions* options, bool* help);
-const char* perfUsage();
+// The command `ncclshim perf` (common/command_line.h) with every option storing into *options
+// (which must outlive the parse); nccl-tests' -np is read as --np (rewriteNcclTestsFlags).
+void addPerfOptions(CLI::App& app, PerfOptions* options);
+// argv with nccl-tests' one-dash long flag -np spelled --np, as CLI11 reads long options.
+std::vector<std::string> rewriteNcclTestsFlags(int argc, char** argv);
 
 }  // namespace nshim::perf
