@@ -24,7 +24,7 @@ Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize, in
   layout.pp = options.pp;
   layout.simai = options.simaiRules;
   layout.onlyRank = onlyRank;
-  if (options.resizeDp > 0 && loaded.format != InputFormat::kTrace) {
+  if ((options.resizeDp > 0 || options.resizeEp > 0) && loaded.format != InputFormat::kTrace) {
     return NS_ERROR(Code::kInvalidArgument,
                     "--resize applies to ncclshim traces (SimAI / AICB workloads take "
                     "--world-size, --tp, --ep, --pp)");
@@ -57,8 +57,8 @@ Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize, in
         ShapeOptions shape;
         shape.tp = options.tp;
         shape.pp = options.pp;
-        NS_ASSIGN_OR_RETURN(loaded.workload,
-                            loadResizedTraceWorkload(options.input, options.resizeDp, shape, onlyRank, &loaded.notes));
+        NS_ASSIGN_OR_RETURN(loaded.workload, loadResizedTraceWorkload(options.input, options.resizeDp, options.resizeEp,
+                                                                      shape, onlyRank, &loaded.notes));
         break;
       }
       NS_ASSIGN_OR_RETURN(loaded.workload, loadTraceWorkload(options.input, &stats, onlyRank));

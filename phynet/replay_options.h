@@ -43,6 +43,7 @@ struct ReplayOptions {
   int warmup = 0;      // extra iterations first, not reported
   double scale = 1.0;  // every message size is multiplied by this
   int resizeDp = 0;    // --resize dp=N: a trace replayed at data-parallel size N (0: as captured)
+  int resizeEp = 0;    // --resize ep=N: at expert-parallel size N as well (0: as captured)
   // --delay RANK[,RANK...]:MICROSECONDS[:EVERY]: these global ranks wait this long before every
   // EVERY-th of their operations (a slow GPU or host), so that a report shows what a straggler does.
   std::vector<int> delayRanks;
@@ -64,6 +65,8 @@ struct ReplayOptions {
   int worldSize = 0, tp = 0, ep = 0, pp = 0;  // layout for SimAI / AICB inputs
   SimAiRules simaiRules;                      // --simai-rules (SimAI inputs)
   bool verify = false;                        // patterned data, every received byte checked (data_check.h)
+  std::string jobsPath;                       // --jobs FILE.toml: several jobs at once (job_runner.h)
+  std::string jobsOutDir = "phynet-jobs";     // --out DIR beside --jobs
   bool help = false;
   bool verbose = false;
   bool checkOnly = false;  // --check: stop before the first connection

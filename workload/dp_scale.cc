@@ -36,8 +36,10 @@ std::string resizeText(int newDp, int newEp) {
 
 Result<ShardCount> resizeShard(uint64_t count, int oldSize, int newSize, BufferShare share) {
   const uint64_t total = count * static_cast<uint64_t>(oldSize);
-  if (count != 0 && total / static_cast<uint64_t>(oldSize) != count)
+  const uint64_t num = static_cast<uint64_t>(share.num), den = static_cast<uint64_t>(share.den);
+  if ((count != 0 && total / static_cast<uint64_t>(oldSize) != count) || (total != 0 && total * num / num != total)) {
     return NS_ERROR(Code::kInvalidArgument, "count overflows");
+  }
   const uint64_t oldPad = std::lcm(static_cast<uint64_t>(oldSize), kMegatronPadding);
   const uint64_t newPad = std::lcm(static_cast<uint64_t>(newSize), kMegatronPadding);
   const uint64_t shared = (total * num + den - 1) / den;  // the buffer's new size, rounded up
@@ -57,14 +59,20 @@ Result<ShardCount> resizeShard(uint64_t count, int oldSize, int newSize, BufferS
     return out;
   }
   return NS_ERROR(Code::kInvalidArgument,
-                  "a buffer of {} x {} = {} elements divides neither into {} blocks nor as "
+                  "a buffer of {} x {} = {} elements{} divides neither into {} blocks nor as "
                   "Megatron pads it (a multiple of lcm({}, 128) = {})",
-                  count, oldSize, total, newSize, oldSize, oldPad);
+                  count, oldSize, total, num == den ? "" : fmt::format(" times {} / {}", num, den), newSize, oldSize,
+                  oldPad);
 }
 
-Result<DataParallelScaler> DataParallelScaler::create(const trace::TraceSet& traces, const JobShape& shape, int newDp) {
+Result<DataParallelScaler> DataParallelScaler::create(const trace::TraceSet& traces, const JobShape& shape, int newDp,
+                                                      int newEp) {
+  if (newDp == 0) newDp = shape.layout.dp;
   if (newDp < 1)
     return NS_ERROR(Code::kInvalidArgument, "--dp {}: the new data-parallel size must be at least 1", newDp);
+  if (newEp < 0) {
+    return NS_ERROR(Code::kInvalidArgument, "--ep {}: the new expert-parallel size must be at least 1", newEp);
+  }
   RankLayout to = shape.layout;
   if (newEp > 0 && newEp != to.ep) {
     if (to.ep == 1) {
@@ -83,12 +91,12 @@ Result<DataParallelScaler> DataParallelScaler::create(const trace::TraceSet& tra
   }
   if (newDp % to.ep != 0) {
     return NS_ERROR(Code::kInvalidArgument,
-                    "--dp {}: the expert-parallel size EP={} must divide the data-parallel "
-                    "size (expert groups are blocks of the data-parallel group)",
-                    newDp, to.ep);
+                    "--dp {}{}: the expert-parallel size EP={} must divide the data-parallel "
+                    "size DP={} (expert groups are blocks of the data-parallel group)",
+                    newDp, newEp > 0 ? fmt::format(" --ep {}", newEp) : "", to.ep, newDp);
   }
   to.dp = newDp;
-  const int64_t world = static_cast<int64_t>(to.tp) * to.pp * newDp;
+  const int64_t world = static_cast<int64_t>(to.tp) * to.cp * to.pp * newDp;
   if (world > (1 << 20))
     return NS_ERROR(Code::kInvalidArgument, "--dp {}: {} ranks is more than 1,048,576", newDp, world);
   to.world = static_cast<int>(world);
@@ -188,6 +196,13 @@ Status DataParallelScaler::checkOps() {
         return NS_ERROR(Code::kInvalidArgument, "{}: root {} is beyond the {} of {} ranks", where(), op.root, group,
                         newSize);
       }
+      if (r.kind == GroupKind::kDpEp && expertsChange() && isWholeBuffer(op.op) &&
+          op.count * static_cast<uint64_t>(shape_.layout.ep) % static_cast<uint64_t>(to_.ep) != 0) {
+        return NS_ERROR(Code::kInvalidArgument,
+                        "{} of count {} on an {}: the experts' buffer at EP={} would be {} x "
+                        "{} / {} elements, not a whole number",
+                        where(), op.count, group, to_.ep, op.count, shape_.layout.ep, to_.ep);
+      }
       if (isWholeBuffer(op.op) || (r.kind == GroupKind::kWorld && op.op == trace::OpCode::kAllGather)) continue;
       if (r.kind == GroupKind::kWorld || !isSharded(op.op)) {
         return NS_ERROR(Code::kInvalidArgument,
@@ -196,7 +211,7 @@ Status DataParallelScaler::checkOps() {
                         "shard it)",
                         where(), group);
       }
-      Result<ShardCount> shard = resizeShard(op.count, op.nranks, newSize);
+      Result<ShardCount> shard = resizeShard(op.count, op.nranks, newSize, bufferShare(r.kind));
       if (!shard.ok())
         return NS_ERROR(Code::kInvalidArgument, "{} of count {}: {}", where(), op.count, shard.status().message());
       ++(shard->megatronPadding ? padded : exact);
@@ -204,13 +219,18 @@ Status DataParallelScaler::checkOps() {
     }
   }
   if (padded) {
-    notes_.push_back(within == 0 ? fmt::format("{} sharded ops: buffers padded as Megatron pads them (lcm(DP, 128) "
-                                               "elements); counts exact",
-                                               padded)
-                                 : fmt::format("{} sharded ops: buffers padded as Megatron pads them; a count may be "
-                                               "off by fewer than {} elements of the whole buffer (lcm({}, 128) "
-                                               "does not divide lcm({}, 128))",
-                                               padded, within, shape_.layout.dp, to_.dp));  // the data-parallel sizes
+    notes_.push_back(within == 0
+                         ? fmt::format("{} sharded ops: buffers padded as Megatron pads them (lcm(DP, 128) "
+                                       "elements); counts exact",
+                                       padded)
+                         : fmt::format("{} sharded ops: buffers padded as Megatron pads them; a count may be "
+                                       "off by fewer than {} elements of the whole buffer ({})",
+                                       padded, within,
+                                       expertsChange() ? fmt::format("the experts' buffers are EP {} / {} as large, "
+                                                                     "their padding unknown",
+                                                                     shape_.layout.ep, to_.ep)
+                                                       : fmt::format("lcm({}, 128) does not divide lcm({}, 128)",
+                                                                     shape_.layout.dp, to_.dp)));
   }
   if (exact) notes_.push_back(fmt::format("{} sharded ops divided exactly by {}", exact, to_.dp));
   if (to_.dp < shape_.layout.dp) {
@@ -401,8 +421,8 @@ Result<Workload> loadResizedTraceWorkload(const std::string& path, int newDp, in
   NS_ASSIGN_OR_RETURN(JobShape shape, recoverJobShape(captured, shapeOptions));
   NS_ASSIGN_OR_RETURN(DataParallelScaler scaler, DataParallelScaler::create(captured, shape, newDp, newEp));
   if (notes) {
-    notes->push_back(
-        fmt::format("--resize dp={}: the trace's {} replayed as {}", newDp, shape.toString(), shapeText(scaler.to())));
+    notes->push_back(fmt::format("--resize {}: the trace's {} replayed as {}", resizeText(newDp, newEp),
+                                 shape.toString(), shapeText(scaler.to())));
     for (const std::string& note : scaler.notes()) notes->push_back("--resize: " + note);
   }
   trace::TraceSet resized;

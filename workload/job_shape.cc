@@ -69,10 +69,15 @@ Result<std::map<uint64_t, CommFacts>> readComms(const trace::TraceSet& traces) {
 // expert-data or world first; a pipeline group carries only sends and receives. *agrees: it
 // exchanges and is an expert or pipeline group, as its ops suggest.
 bool fitKind(const RankLayout& layout, const CommFacts& facts, GroupKind* kind, bool* agrees) {
-  static constexpr GroupKind kReducing[] = {GroupKind::kTp,    GroupKind::kDp, GroupKind::kDpEp, GroupKind::kEpTp,
-                                            GroupKind::kWorld, GroupKind::kEp, GroupKind::kPp};
-  static constexpr GroupKind kExchanging[] = {GroupKind::kEp, GroupKind::kPp,   GroupKind::kEpTp, GroupKind::kTp,
-                                              GroupKind::kDp, GroupKind::kDpEp, GroupKind::kWorld};
+  static constexpr GroupKind kReducing[] = {GroupKind::kTp,    GroupKind::kCp,   GroupKind::kDp,
+                                            GroupKind::kDpCp,  GroupKind::kDpEp, GroupKind::kEpTp,
+                                            GroupKind::kWorld, GroupKind::kEp,   GroupKind::kPp};
+  static constexpr GroupKind kExchanging[] = {GroupKind::kEp,   GroupKind::kPp,   GroupKind::kCp,
+                                              GroupKind::kEpTp, GroupKind::kTp,   GroupKind::kDp,
+                                              GroupKind::kDpCp, GroupKind::kDpEp, GroupKind::kWorld};
+  // An even ring of sends (no sender addressing itself) is pipeline or context parallel, not the
+  // token all-to-all, whose counts follow the data and which sends each rank its own block.
+  const bool evenRing = facts.pointToPointOnly && facts.evenExchange && !facts.sendsToSelf;
   const int first = facts.members.front();
   for (GroupKind candidate : facts.exchanges ? kExchanging : kReducing) {
     if (candidate == GroupKind::kPp && !facts.pointToPointOnly) continue;
@@ -153,45 +158,55 @@ Result<JobShape> recoverJobShape(int world, const std::vector<CommUse>& uses, co
 
   struct Fit {
     RankLayout layout;
-    int agreeing = 0;     // exchanging communicators that are expert or pipeline groups
+    int agreeing = 0;     // exchanging communicators that are expert, pipeline or context groups
     int worldAsData = 0;  // communicators of every rank that are its data-parallel group
   };
   std::vector<Fit> fits;
   std::vector<std::string> misfits;  // per layout tried: the first communicator that fits none of its groups
   for (int tp = 1; tp <= world; ++tp) {
     if (world % tp != 0 || (options.tp && tp != options.tp)) continue;
-    for (int pp = 1; pp <= world / tp; ++pp) {
-      if (world / tp % pp != 0 || (options.pp && pp != options.pp)) continue;
-      const int dp = world / tp / pp;
-      for (int ep = 1; ep <= dp; ++ep) {
-        if (dp % ep != 0 || (options.ep && ep != options.ep)) continue;
-        RankLayout layout;
-        layout.world = world;
-        layout.tp = tp;
-        layout.pp = pp;
-        layout.dp = dp;
-        layout.ep = ep;
-        std::string misfit;
-        int worldAsData = 0;
-        int agreeing = 0;
-        bool expertExchange = false;  // an exchanging communicator is an expert group
-        for (const auto& [id, facts] : *comms) {
-          if (!facts.carriesOps || facts.members.size() < 2) continue;
-          GroupKind kind;
-          bool agrees = false;
-          if (!fitKind(layout, facts, &kind, &agrees)) {
-            misfit =
-                fmt::format("{}: comm {} (members {})", sizesText(layout), commName(id), membersText(facts.members));
-            break;
+    for (int cp = 1; cp <= world / tp; ++cp) {
+      if (world / tp % cp != 0 || (options.cp && cp != options.cp)) continue;
+      for (int pp = 1; pp <= world / tp / cp; ++pp) {
+        if (world / tp / cp % pp != 0 || (options.pp && pp != options.pp)) continue;
+        const int dp = world / tp / cp / pp;
+        for (int ep = 1; ep <= (cp > 1 ? 1 : dp); ++ep) {  // expert groups are not laid out with CP
+          if (dp % ep != 0 || (options.ep && ep != options.ep)) continue;
+          RankLayout layout;
+          layout.world = world;
+          layout.tp = tp;
+          layout.cp = cp;
+          layout.pp = pp;
+          layout.dp = dp;
+          layout.ep = ep;
+          std::string misfit;
+          int worldAsData = 0;
+          int agreeing = 0;
+          bool expertExchange = false;   // an exchanging communicator is an expert group
+          bool contextExchange = false;  // one is a context-parallel group
+          for (const auto& [id, facts] : *comms) {
+            if (!facts.carriesOps || facts.members.size() < 2) continue;
+            GroupKind kind;
+            bool agrees = false;
+            if (!fitKind(layout, facts, &kind, &agrees)) {
+              misfit =
+                  fmt::format("{}: comm {} (members {})", sizesText(layout), commName(id), membersText(facts.members));
+              break;
+            }
+            agreeing += agrees ? 1 : 0;
+            expertExchange = expertExchange || (agrees && kind == GroupKind::kEp);
+            contextExchange = contextExchange || (agrees && kind == GroupKind::kCp);
+            worldAsData +=
+                (kind == GroupKind::kDp || kind == GroupKind::kDpCp) && static_cast<int>(facts.members.size()) == world
+                    ? 1
+                    : 0;
           }
-          agreeing += agrees ? 1 : 0;
-          expertExchange = expertExchange || (agrees && kind == GroupKind::kEp);
-          worldAsData += kind == GroupKind::kDp && static_cast<int>(facts.members.size()) == world ? 1 : 0;
-        }
-        if (!misfit.empty()) {
-          if (ep == 1) misfits.push_back(misfit);              // one line per TP x PP: the expert sizes add little
-        } else if (ep == 1 || expertExchange || options.ep) {  // experts only where an all-to-all needs them
-          fits.push_back(Fit{layout, agreeing, worldAsData});
+          if (!misfit.empty()) {
+            if (ep == 1) misfits.push_back(misfit);                 // one line per TP x PP: the expert sizes add little
+          } else if ((ep == 1 || expertExchange || options.ep) &&   // experts only where an all-to-all needs them
+                     (cp == 1 || contextExchange || options.cp)) {  // context groups where an exchange needs them
+            fits.push_back(Fit{layout, agreeing, worldAsData});
+          }
         }
       }
     }
@@ -227,7 +242,8 @@ Result<JobShape> recoverJobShape(int world, const std::vector<CommUse>& uses, co
     for (const RankLayout& layout : chosen) candidates += (candidates.empty() ? "" : ", ") + sizesText(layout);
     return NS_ERROR(Code::kInvalidArgument,
                     "the job's shape is ambiguous: {} all fit its communicators (the groups "
-                    "that would tell them apart carry no ops); choose with --tp and --pp",
+                    "that would tell them apart carry no ops, or a ring / an even all-to-all may be context, "
+                    "pipeline or expert parallel); choose with --tp, --pp, --ep or --cp",
                     candidates);
   }
 

@@ -55,58 +55,52 @@ struct PageArgs {
   InputOptions inputOptions;
 };
 
-// "" or the error. Values: "-o X", "--flag X" or "--flag=X".
-std::string parse(int argc, char** argv, bool compare, PageArgs* a) {
-  for (int i = 0; i < argc; ++i) {
-    std::string arg = argv[i], value;
-    if (arg == "-h" || arg == "--help") {
-      a->help = true;
-      return "";
-    }
-    if (arg.empty() || arg[0] != '-' || arg == "-") {
-      a->inputs.push_back(arg);
-      continue;
-    }
-    size_t eq = arg.find('=');
-    bool inlineValue = arg.rfind("--", 0) == 0 && eq != std::string::npos;
-    std::string flag = inlineValue ? arg.substr(0, eq) : arg;
-    std::string* target = flag == "-o" || flag == "--output"  ? &a->output
-                          : flag == "--title"                 ? &a->title
-                          : compare && flag == "--fail-below" ? &a->failBelow
-                          : compare && flag == "--rows"       ? &a->rows
-                          : !compare && flag == "--input"     ? &a->workload
-                                                              : nullptr;
-    const bool layout = !compare && (flag == "--from" || flag == "--world-size" || flag == "--tp" || flag == "--ep" ||
-                                     flag == "--pp" || flag == "--simai-rules");
-    if (!target && !layout) return "unknown option " + flag;
-    if (inlineValue) {
-      value = arg.substr(eq + 1);
-    } else {
-      if (i + 1 >= argc) return "option " + flag + " needs a value";
-      value = argv[++i];
-    }
-    if (target) {
-      *target = value;
-    } else {
-      std::string error;
-      takeInputOption(flag, value, &a->inputOptions, &error);
-      if (!error.empty()) return error;
-    }
+CLI::Option* addText(CLI::App& app, const std::string& names, const std::string& valueName, std::string* target,
+                     const std::string& description) {
+  return addValueOption(
+      app, names, valueName, [target](const std::string& value) { *target = value; }, description);
+}
+
+void addOptions(CLI::App& app, bool compare, PageArgs* a) {
+  app.add_option("inputs", a->inputs, "the reports (and the capture)");
+  if (compare) {
+    addText(app, "-o,--output", "PATH", &a->output, "also write the comparison as an HTML page (needs matplotlib)");
+    addValueOption(
+        app, "--fail-below", "RATIO",
+        [a](const std::string& value) {
+          char* end = nullptr;
+          if (std::strtod(value.c_str(), &end) <= 0 || *end != '\0')
+            refuseValue("--fail-below: '" + value + "' is not a ratio > 0");
+          a->failBelow = value;
+        },
+        "exit 1 when a run's busbw ratio on any row, or its end-to-end speed\n"
+        "(A's time / its time), is below RATIO (e.g. 0.9: more than 10 % slower)");
+    addValueOption(
+        app, "--rows", "N",
+        [a](const std::string& value) {
+          char* end = nullptr;
+          if (std::strtol(value.c_str(), &end, 10) < 0 || *end != '\0' || value.empty())
+            refuseValue("--rows: '" + value + "' is not a count");
+          a->rows = value;
+        },
+        "rows printed on stdout (default 40; the page has all)");
+  } else {
+    addText(app, "-o,--output", "PATH", &a->output, "the page to write (required)");
+    addText(app, "--input", "PATH", &a->workload,
+            "the trace / SimAI / AICB input that was replayed: its communicators' members\n"
+            "split the timeline per rank (phynet --html passes them itself); with the input\n"
+            "options below as phynet was given");
+    addInputOptions(app, &a->inputOptions);
   }
-  if (a->inputs.empty())
-    return compare ? "give two or more phynet JSON reports (or a trace and its replay's)" : "no input given";
-  if (!compare && a->inputs.size() > 1)
-    return "more than one input ('" + a->inputs[0] + "' and '" + a->inputs[1] + "')";
-  if (compare && a->inputs.size() < 2) return "give two or more phynet JSON reports to compare";
-  if (!compare && a->output.empty()) return "-o PAGE.html is required";
-  char* end = nullptr;
-  if (!a->failBelow.empty() && (std::strtod(a->failBelow.c_str(), &end) <= 0 || *end != '\0')) {
-    return "--fail-below: '" + a->failBelow + "' is not a ratio > 0";
-  }
-  if (!a->rows.empty() && (std::strtol(a->rows.c_str(), &end, 10) < 0 || *end != '\0')) {
-    return "--rows: '" + a->rows + "' is not a count";
-  }
-  return "";
+  addText(app, "--title", "TEXT", &a->title, "page title");
+  app.callback([a, compare] {
+    if (a->inputs.empty())
+      refuseValue(compare ? "give two or more phynet JSON reports (or a trace and its replay's)" : "no input given");
+    if (!compare && a->inputs.size() > 1)
+      refuseValue("more than one input ('" + a->inputs[0] + "' and '" + a->inputs[1] + "')");
+    if (compare && a->inputs.size() < 2) refuseValue("give two or more phynet JSON reports to compare");
+    if (!compare && a->output.empty()) refuseValue("-o PAGE.html is required");
+  });
 }
 
 // The members of the communicators of report --input, in a temporary file for the generator.

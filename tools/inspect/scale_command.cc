@@ -148,7 +148,8 @@ Status run(const ScaleArgs& a) {
   shapeOptions.pp = a.inputOptions.pp;
   shapeOptions.cp = a.cp;
   NS_ASSIGN_OR_RETURN(workload::JobShape shape, workload::recoverJobShape(traces, shapeOptions));
-  NS_ASSIGN_OR_RETURN(workload::DataParallelScaler scaler, workload::DataParallelScaler::create(traces, shape, a.dp));
+  NS_ASSIGN_OR_RETURN(workload::DataParallelScaler scaler,
+                      workload::DataParallelScaler::create(traces, shape, a.dp, a.inputOptions.ep));
   NS_RETURN_IF_ERROR(prepareDirectory(a.output));
   const int world = scaler.to().world;
   std::fprintf(stderr, "ncclshim scale: %s -> %s\n", shape.toString().c_str(),

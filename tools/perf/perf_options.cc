@@ -19,57 +19,30 @@ int toInt(const std::string& flag, const std::string& value) {
   return static_cast<int>(v);
 }
 
-std::string parsePerfOptions(int argc, char** argv, PerfOptions* o, bool* help) {
-  *help = false;
-  int i = 0;
-  if (i < argc && argv[i][0] != '-') o->op = argv[i++];
-  if (!findPerfCollective(o->op)) return fmt::format("unknown op '{}'", o->op);
-  for (; i < argc; ++i) {
-    std::string flag = argv[i];
-    if (flag == "-h" || flag == "--help") {
-      *help = true;
-      return "";
-    }
-    if (i + 1 >= argc) return fmt::format("option {} needs a value", flag);
-    std::string value = argv[++i];
-    auto toInt = [&](int* out) -> std::string {
-      char* end = nullptr;
-      long v = std::strtol(value.c_str(), &end, 10);
-      if (end == value.c_str() || *end) return fmt::format("option {}: '{}' is not an integer", flag, value);
-      *out = static_cast<int>(v);
-      return "";
-    };
-    auto toBytes = [&](size_t* out) -> std::string {
-      int64_t v = parseBytes(value);
-      if (v < 0) return fmt::format("option {}: '{}' is not a size like 1K, 8M", flag, value);
-      *out = static_cast<size_t>(v);
-      return "";
-    };
-    std::string error;
-    if (flag == "-np") error = toInt(&o->nranks);
-    else if (flag == "-b") error = toBytes(&o->minBytes);
-    else if (flag == "-e") error = toBytes(&o->maxBytes);
-    else if (flag == "-i") error = toBytes(&o->stepBytes);
-    else if (flag == "-f") o->stepFactor = std::atof(value.c_str());
-    else if (flag == "-n") error = toInt(&o->iters);
-    else if (flag == "-w") error = toInt(&o->warmupIters);
-    else if (flag == "-c") error = toInt(&o->check);
-    else if (flag == "-z") error = toInt(&o->blocking);
-    else if (flag == "-r") error = toInt(&o->root);
-    else if (flag == "-d") o->dataType = value;
-    else if (flag == "-o") o->redOp = value;
-    else if (flag == "-g" || flag == "-t") {
-      int one = 0;
-      error = toInt(&one);
-      if (error.empty() && one != 1) error = fmt::format("option {}: only 1 is supported GPU-free", flag);
-    } else if (flag == "--link-rate") o->linkGBps = std::atof(value.c_str());
-    else if (flag == "--id-file") o->idFile = value;
-    else if (flag == "--csv") o->csvPath = value;
-    else if (flag == "--bind") {
-      if (!parseRankBinding(value, &o->binding))
-        error = fmt::format("option --bind: '{}' is not auto, core or none", value);
-    } else return fmt::format("unknown option '{}' (see --help)", flag);
-    if (!error.empty()) return error;
+size_t toBytes(const std::string& flag, const std::string& value) {
+  int64_t v = parseBytes(value);
+  if (v < 0) refuseValue(fmt::format("option {}: '{}' is not a size like 1K, 8M", flag, value));
+  return static_cast<size_t>(v);
+}
+
+void addInt(CLI::App& app, const std::string& flag, const std::string& valueName, int* target,
+            const std::string& help) {
+  addValueOption(
+      app, flag, valueName, [flag, target](const std::string& v) { *target = toInt(flag, v); }, help);
+}
+
+void addSize(CLI::App& app, const std::string& flag, const std::string& valueName, size_t* target,
+             const std::string& help) {
+  addValueOption(
+      app, flag, valueName, [flag, target](const std::string& v) { *target = toBytes(flag, v); }, help);
+}
+
+}  // namespace
+
+std::vector<std::string> rewriteNcclTestsFlags(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  for (std::string& arg : args) {
+    if (arg == "-np" || arg.rfind("-np=", 0) == 0) arg = "-" + arg;
   }
   return args;
 }
