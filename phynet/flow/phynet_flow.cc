@@ -3,7 +3,8 @@
 // bucket (pacer.h) in 64 KiB writes: over TCP (the sink reads and drops what arrives), or as RDMA
 // writes over an RC QP on the NIC's RDMA device (rdma_flow.cc):
 //   phynet_flow sink ADDRESS PORT [tcp|rdma]
-//   phynet_flow send FROM_ADDRESS TO_ADDRESS:PORT RATE_MBIT ON_MS OFF_MS SECONDS(0 = until stopped) [tcp|rdma]
+//   phynet_flow send FROM_ADDRESS TO_ADDRESS:PORT RATE_MBIT ON_MS OFF_MS SECONDS(0 = until stopped) [tcp|rdma [START_AT]]
+//   (START_AT: the shared start in seconds since the epoch; the sender connects first, then waits for it)
 // Each stops on SIGTERM/SIGINT or at the end of a piped stdin, and prints one line when it ends:
 // the bytes it moved and for how long.
 #include <arpa/inet.h>
@@ -80,7 +81,8 @@ int sink(const std::string& ip, int port) {
   return 0;
 }
 
-int send(const std::string& from, const std::string& to, double mbit, double onMs, double offMs, double seconds) {
+int send(const std::string& from, const std::string& to, double mbit, double onMs, double offMs, double seconds,
+         double startAtWallS) {
   size_t colon = to.rfind(':');
   sockaddr_in src, dst;
   if (colon == std::string::npos || !address(from, 0, &src) ||
@@ -96,7 +98,7 @@ int send(const std::string& from, const std::string& to, double mbit, double onM
   if (!connected) return fail("connect");
   const size_t chunk = 1 << 16;
   std::vector<char> buf(chunk, 'f');
-  nshim::phynet::Pacer pacer(mbit, onMs, offMs, seconds, chunk);
+  nshim::phynet::Pacer pacer(mbit, onMs, offMs, seconds, chunk, startAtWallS);  // connected first, then the start
   uint64_t total = 0;
   while (!stopRequested) {
     nshim::phynet::Pacer::Step step = pacer.next();
@@ -145,24 +147,28 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   watchStdin();
   std::string mode = argc > 1 ? argv[1] : "";
-  // The transport is an optional last argument: tcp (the default) or rdma.
-  std::string transport = (mode == "sink" && argc == 5) || (mode == "send" && argc == 9) ? argv[argc - 1] : "tcp";
+  // Optional last arguments: the transport, tcp (the default) or rdma; after it, for a sender, the
+  // shared start (seconds since the epoch) it sets up ahead of and waits for.
+  std::string transport = mode == "sink" ? (argc == 5 ? argv[4] : "tcp") : (argc >= 9 ? argv[8] : "tcp");
+  const double startAtWallS = mode == "send" && argc == 10 ? std::atof(argv[9]) : 0;
   bool known = transport == "tcp" || transport == "rdma";
   bool rdma = transport == "rdma";
   if (known && mode == "sink" && (argc == 4 || argc == 5))
     return rdma ? nshim::phynet::rdmaSink(argv[2], std::atoi(argv[3]), stopRequested)
                 : sink(argv[2], std::atoi(argv[3]));
-  if (known && mode == "send" && (argc == 8 || argc == 9)) {
+  if (known && mode == "send" && argc >= 8 && argc <= 10) {
     if (!rdma)
-      return send(argv[2], argv[3], std::atof(argv[4]), std::atof(argv[5]), std::atof(argv[6]), std::atof(argv[7]));
+      return send(argv[2], argv[3], std::atof(argv[4]), std::atof(argv[5]), std::atof(argv[6]), std::atof(argv[7]),
+                  startAtWallS);
     std::string to = argv[3];
     size_t colon = to.rfind(':');
     if (colon == std::string::npos) return fail("bad address");
     return nshim::phynet::rdmaSend(argv[2], to.substr(0, colon), std::atoi(to.c_str() + colon + 1), std::atof(argv[4]),
-                                   std::atof(argv[5]), std::atof(argv[6]), std::atof(argv[7]), stopRequested);
+                                   std::atof(argv[5]), std::atof(argv[6]), std::atof(argv[7]), startAtWallS,
+                                   stopRequested);
   }
   std::fprintf(stderr,
                "usage: phynet_flow sink ADDRESS PORT [tcp|rdma] | send FROM TO:PORT RATE_MBIT ON_MS OFF_MS SECONDS "
-               "[tcp|rdma]\n");
+               "[tcp|rdma [START_AT]]\n");
   return 2;
 }

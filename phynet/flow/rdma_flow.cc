@@ -89,7 +89,7 @@ int rdmaSink(const std::string& address, int port, const volatile std::sig_atomi
 }
 
 int rdmaSend(const std::string& from, const std::string& toAddress, int port, double mbit, double onMs, double offMs,
-             double seconds, const volatile std::sig_atomic_t& stop) {
+             double seconds, double startAtWallS, const volatile std::sig_atomic_t& stop) {
   const std::string peer = fmt::format("sink {}:{}", toAddress, port);
   auto source = SocketAddress::parse(from, 0);
   auto target = SocketAddress::parse(toAddress, port);
@@ -107,7 +107,7 @@ int rdmaSend(const std::string& from, const std::string& toAddress, int port, do
   char ready = 0;
   if (ok.ok()) ok = readAll(conn->get(), &ready, 1, Deadline::after(kSetupS), peer + " (RDMA flow set-up)");
   if (!ok.ok()) return failed("send", device, from, peer, ok);
-  Pacer pacer(mbit, onMs, offMs, seconds, kChunk);
+  Pacer pacer(mbit, onMs, offMs, seconds, kChunk, startAtWallS);  // set up first, then wait for the start
   int checks = 0;
   while (!stop) {
     Pacer::Step step = pacer.next();

@@ -11,6 +11,6 @@ namespace nshim::phynet {
 
 int rdmaSink(const std::string& address, int port, const volatile std::sig_atomic_t& stop);
 int rdmaSend(const std::string& from, const std::string& toAddress, int port, double mbit, double onMs, double offMs,
-             double seconds, const volatile std::sig_atomic_t& stop);
+             double seconds, double startAtWallS, const volatile std::sig_atomic_t& stop);
 
 }  // namespace nshim::phynet

@@ -10,13 +10,13 @@
 #   unique_id       decodeUniqueId
 # Any crash, sanitizer report, leak, timeout (-timeout) or memory blow-up (-rss_limit_mb) fails the
 # target; the input that did it is kept in $FUZZ_ARTIFACTS (default $BUILD/fuzz/artifacts) and
-# printed in base64. Prints the executions of each target. FUZZ_SECONDS (default 30) is the time
+# printed in base64. Prints the executions of each target. FUZZ_SECONDS (default 15) is the time
 # per target; FUZZ_JOBS (default 2) targets run at once. Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 FUZZ_BUILD=${FUZZ_BUILD:-$BUILD/fuzz}
-seconds=${FUZZ_SECONDS:-30}
+seconds=${FUZZ_SECONDS:-15}
 artifacts=${FUZZ_ARTIFACTS:-$FUZZ_BUILD/artifacts}
 targets="trace_reader simai_workload aicb_workload bootstrap unique_id chakra_et pytorch_et"
 work=$(mktemp -d /tmp/fuzz-tests-XXXXXX)

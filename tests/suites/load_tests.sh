@@ -4,7 +4,7 @@
 # on this host, over the TCP transport on loopback.
 #   phynet/*  `mpirun -np 64 --oversubscribe phynet` replays a generated trace of a TP=8 x DP=8 job
 #             (tests/phynet/tools/make_test_trace.cc, --repeat 10: 160 ops per rank, 10,240 ops on
-#             17 communicators, every op kind, small messages) LOAD_ITERATIONS times (default 50,
+#             17 communicators, every op kind, small messages) LOAD_ITERATIONS times (default 20,
 #             plus one warmup) with --verify: every op moves a known pattern and every rank checks
 #             every byte delivered to it (phynet/data_check.h). It must complete, every rank's op
 #             count and op bytes must equal the trace's times the iterations, and every rank's wire
@@ -21,7 +21,7 @@ phynet="$BUILD/phynet"
 gen="$BUILD/phynet_make_test_trace"
 perf="$BUILD/ncclshim"
 np=64
-iterations=${LOAD_ITERATIONS:-50}
+iterations=${LOAD_ITERATIONS:-20}
 rss_limit_mb=${LOAD_RSS_MB:-256}
 work=$(mktemp -d /tmp/load-tests-XXXXXX)
 trap 'rm -rf "$work"' EXIT
