@@ -20,4 +20,26 @@ std::string rankRangesText(std::vector<int> ranks) {
   return out;
 }
 
+std::string missingRankRangesText(std::vector<int> present, int world, int64_t* missing) {
+  std::sort(present.begin(), present.end());
+  present.erase(std::unique(present.begin(), present.end()), present.end());
+  std::string out;
+  *missing = 0;
+  int next = 0;                  // the lowest rank not yet accounted for
+  auto gapUpTo = [&](int end) {  // [next, end) is missing
+    if (end <= next) return;
+    *missing += end - next;
+    if (!out.empty()) out += ',';
+    out += std::to_string(next);
+    if (end - 1 > next) out += '-' + std::to_string(end - 1);
+  };
+  for (int rank : present) {
+    if (rank < 0 || rank >= world) continue;
+    gapUpTo(rank);
+    next = rank + 1;
+  }
+  gapUpTo(world);
+  return out;
+}
+
 }  // namespace nshim

@@ -322,13 +322,11 @@ void Validator::checkJob(const TraceSet& set) {
     world = std::max(world, file.globalRank() + 1);
     for (const CommEntry& comm : file.comms) world = std::max(world, comm.record.nranks);
   }
-  std::vector<int> missing;
-  for (int32_t rank = 0; rank < world; ++rank) {
-    if (!ranks.count(rank)) missing.push_back(rank);
-  }
-  if (!missing.empty() && set.files.size() > 1) {  // one file: "comm members without a file" says it
-    warning("ranks without a file", fmt::format("{} of {} ranks have no trace file: global ranks {}", missing.size(),
-                                                world, rankRangesText(missing)));
+  int64_t missing = 0;
+  const std::string missingText = missingRankRangesText(std::vector<int>(ranks.begin(), ranks.end()), world, &missing);
+  if (missing > 0 && set.files.size() > 1) {  // one file: "comm members without a file" says it
+    warning("ranks without a file",
+            fmt::format("{} of {} ranks have no trace file: global ranks {}", missing, world, missingText));
   }
   for (const TraceFile& file : set.files) {
     if (file.path.size() > 5 && file.path.substr(file.path.size() - 5) == ".part") {

@@ -328,20 +328,17 @@ Result<Workload> workloadFromTraceSet(trace::TraceSet set, TraceLoadStats* stats
     }
     if (g >= workload.worldSize) {  // a rank's file is missing: name the ranks without one
       int highest = g;
-      std::vector<bool> present;
-      for (const trace::TraceFile& f : set.files) highest = std::max(highest, f.globalRank());
-      present.assign(static_cast<size_t>(highest) + 1, false);
+      std::vector<int> present;
       for (const trace::TraceFile& f : set.files) {
-        if (f.globalRank() >= 0) present[f.globalRank()] = true;
+        highest = std::max(highest, f.globalRank());
+        if (f.globalRank() >= 0) present.push_back(f.globalRank());
       }
-      std::vector<int> missing;
-      for (int r = 0; r <= highest; ++r) {
-        if (!present[r]) missing.push_back(r);
-      }
+      int64_t missing = 0;
+      const std::string missingText = missingRankRangesText(present, highest + 1, &missing);
       return NS_ERROR(Code::kInvalidArgument,
                       "{}: global rank {}, but the trace has only {} files: no file for "
                       "global rank{} {} (ncclshim-trace validate lists a job's files)",
-                      file.path, g, workload.worldSize, missing.size() == 1 ? "" : "s", rankRangesText(missing));
+                      file.path, g, workload.worldSize, missing == 1 ? "" : "s", missingText);
     }
     if (byRank[g]) {
       return NS_ERROR(Code::kInvalidArgument, "{} and {} both hold global rank {}", byRank[g]->path, file.path, g);
