@@ -4,6 +4,16 @@
 #include <algorithm>
 
 namespace nshim {
+namespace {
+
+// ",first" or ",first-last" (no comma before the first range).
+void appendRange(std::string* out, int first, int last) {
+  if (!out->empty()) *out += ',';
+  *out += std::to_string(first);
+  if (last > first) *out += '-' + std::to_string(last);
+}
+
+}  // namespace
 
 std::string rankRangesText(std::vector<int> ranks) {
   std::sort(ranks.begin(), ranks.end());
@@ -12,9 +22,7 @@ std::string rankRangesText(std::vector<int> ranks) {
   for (size_t i = 0; i < ranks.size();) {
     size_t j = i;
     while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(ranks[i]);
-    if (j > i) out += '-' + std::to_string(ranks[j]);
+    appendRange(&out, ranks[i], ranks[j]);
     i = j + 1;
   }
   return out;
@@ -29,9 +37,7 @@ std::string missingRankRangesText(std::vector<int> present, int world, int64_t* 
   auto gapUpTo = [&](int end) {  // [next, end) is missing
     if (end <= next) return;
     *missing += end - next;
-    if (!out.empty()) out += ',';
-    out += std::to_string(next);
-    if (end - 1 > next) out += '-' + std::to_string(end - 1);
+    appendRange(&out, next, end - 1);
   };
   for (int rank : present) {
     if (rank < 0 || rank >= world) continue;
