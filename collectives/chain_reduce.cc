@@ -74,12 +74,12 @@ Status reduce(Communicator& comm, const void* send, void* recv, size_t count, Da
     NS_RETURN_IF_ERROR(waitOne(transport, &recvs[k % window], deadline));
     if (isRoot) {
       char* out = static_cast<char*>(recv) + static_cast<size_t>(k) * chunkElems * elemSize;
-      reduceTo(type, kind, out, stageOf(k), inputOf(k), elems);
-      finishAverage(out, elems, type, op, n);
+      reduceArrived(comm, type, kind, out, stageOf(k), inputOf(k), elems);
+      finishReduction(comm, out, elems, type, op, n);
       if (k + window < chunks) NS_RETURN_IF_ERROR(postRecv(k + window));
       continue;
     }
-    reduceTo(type, kind, stageOf(k), stageOf(k), inputOf(k), elems);
+    reduceArrived(comm, type, kind, stageOf(k), stageOf(k), inputOf(k), elems);
     NS_RETURN_IF_ERROR(postSend(k, stageOf(k)));
     if (k + window < chunks) {
       // The staging slot of chunk k is reused by chunk k + window: its send must be finished.

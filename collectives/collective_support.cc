@@ -74,6 +74,15 @@ void finishAverage(void* buf, size_t count, DataType type, const ReduceOp& op, i
   if (op.kind == ReduceKind::kAvg && count > 0) divideBy(type, buf, count, nranks);
 }
 
+void reduceArrived(const Communicator& comm, DataType type, ReduceKind kind, void* out, const void* a, const void* b,
+                   size_t count) {
+  if (comm.options().reduceData) reduceTo(type, kind, out, a, b, count);
+}
+
+void finishReduction(const Communicator& comm, void* buf, size_t count, DataType type, const ReduceOp& op, int nranks) {
+  if (comm.options().reduceData) finishAverage(buf, count, type, op, nranks);
+}
+
 void copyElements(void* dst, const void* src, size_t count, DataType type) {
   if (dst != src && count > 0) std::memmove(dst, src, count * dataTypeSize(type));
 }

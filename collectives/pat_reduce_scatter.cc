@@ -69,7 +69,7 @@ Status patReduceScatter(Communicator& comm, const char* input, char* output, siz
       for (const PatChannelSlots& s : steps) {
         for (size_t i = 0; i < offsets.size(); ++i) {
           char* sum = sumFor(s.channel, rank + offsets[i], s.slotBytes);
-          reduceTo(type, kind, sum, sum, s.recv + i * s.slotBytes, s.slotBytes / elemSize);
+          reduceArrived(comm, type, kind, sum, sum, s.recv + i * s.slotBytes, s.slotBytes / elemSize);
         }
       }
     }
@@ -79,7 +79,7 @@ Status patReduceScatter(Communicator& comm, const char* input, char* output, siz
       const size_t elems = std::min(chunkElems, parts[c].end - begin);
       char* out = output + begin * elemSize;
       std::copy_n(sumFor(c, rank, elems * elemSize), elems * elemSize, out);
-      finishAverage(out, elems, type, op, n);
+      finishReduction(comm, out, elems, type, op, n);
     }
   }
   return Status::Ok();

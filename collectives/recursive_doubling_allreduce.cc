@@ -29,9 +29,9 @@ Status recursiveDoublingAllReduce(Communicator& comm, const void* input, void* r
     NS_RETURN_IF_ERROR(transport.postSend(partner, tag, recv, bytes, &sendReq));
     Request* both[2] = {&recvReq, &sendReq};
     NS_RETURN_IF_ERROR(guard.completed(transport.waitAll(both, deadline)));
-    reduceTo(type, kind, recv, recv, stage, count);
+    reduceArrived(comm, type, kind, recv, recv, stage, count);
   }
-  finishAverage(recv, count, type, op, comm.nranks());
+  finishReduction(comm, recv, count, type, op, comm.nranks());
   return Status::Ok();
 }
 

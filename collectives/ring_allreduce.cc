@@ -19,8 +19,8 @@ class RingAllReducePass final : public RingPass {
  public:
   RingAllReducePass(Communicator& comm, const char* input, char* output, size_t count, DataType type,
                     const ReduceOp& op, int channels)
-      : n_(comm.nranks()), rank_(comm.nodes().ringPosition(comm.rank())), input_(input), output_(output), count_(count),
-        type_(type), op_(op), elemSize_(dataTypeSize(type)),
+      : comm_(comm), n_(comm.nranks()), rank_(comm.nodes().ringPosition(comm.rank())), input_(input), output_(output),
+        count_(count), type_(type), op_(op), elemSize_(dataTypeSize(type)),
         blockElems_(ringAllReduceSliceElements(comm, type, count, channels) * n_),
         blocks_(static_cast<int>((count + blockElems_ - 1) / blockElems_)) {
     int window = ringWindow(comm);
@@ -53,11 +53,11 @@ class RingAllReducePass final : public RingPass {
     const char* mine = input_ + range.begin * elemSize_;
     ReduceKind kind = baseReduceKind(op_.kind);
     if (step < n_ - 2) {
-      reduceTo(type_, kind, stageOf(block, step), stageOf(block, step), mine, range.size());
+      reduceArrived(comm_, type_, kind, stageOf(block, step), stageOf(block, step), mine, range.size());
     } else {
       char* out = output_ + range.begin * elemSize_;
-      reduceTo(type_, kind, out, stageOf(block, step), mine, range.size());
-      finishAverage(out, range.size(), type_, op_, n_);
+      reduceArrived(comm_, type_, kind, out, stageOf(block, step), mine, range.size());
+      finishReduction(comm_, out, range.size(), type_, op_, n_);
     }
   }
 
@@ -77,6 +77,7 @@ class RingAllReducePass final : public RingPass {
     return stage_ + slot * (blockElems_ / n_) * elemSize_;
   }
 
+  const Communicator& comm_;  // its options say whether data is reduced (reduceArrived)
   const int n_;
   const int rank_;  // ring position (NodeLayout::ringPosition): chunks are numbered by position
   const char* input_;

@@ -19,8 +19,8 @@ class RingReduceScatterPass final : public RingPass {
  public:
   RingReduceScatterPass(Communicator& comm, const char* input, char* output, size_t perRank, DataType type,
                         const ReduceOp& op)
-      : n_(comm.nranks()), rank_(comm.nodes().ringPosition(comm.rank())), nodes_(comm.nodes()), input_(input),
-        output_(output), perRank_(perRank), type_(type), op_(op), elemSize_(dataTypeSize(type)),
+      : comm_(comm), n_(comm.nranks()), rank_(comm.nodes().ringPosition(comm.rank())), nodes_(comm.nodes()),
+        input_(input), output_(output), perRank_(perRank), type_(type), op_(op), elemSize_(dataTypeSize(type)),
         sliceElems_(std::min(sliceElements(comm, type), std::max<size_t>(1, perRank))),  // scratch follows the bytes
         blocks_(static_cast<int>((perRank + sliceElems_ - 1) / sliceElems_)), window_(ringWindow(comm)) {
     stage_ = comm.scratch(static_cast<size_t>(window_) * 2 * sliceElems_ * elemSize_);
@@ -42,11 +42,11 @@ class RingReduceScatterPass final : public RingPass {
     ReduceKind kind = baseReduceKind(op_.kind);
     const char* mine = inputSlice(block, rank_ - step - 2);
     if (step < n_ - 2) {
-      reduceTo(type_, kind, stageOf(block, step), stageOf(block, step), mine, elems);
+      reduceArrived(comm_, type_, kind, stageOf(block, step), stageOf(block, step), mine, elems);
     } else {
       char* out = output_ + static_cast<size_t>(block) * sliceElems_ * elemSize_;
-      reduceTo(type_, kind, out, stageOf(block, step), mine, elems);
-      finishAverage(out, elems, type_, op_, n_);
+      reduceArrived(comm_, type_, kind, out, stageOf(block, step), mine, elems);
+      finishReduction(comm_, out, elems, type_, op_, n_);
     }
   }
 
@@ -64,6 +64,7 @@ class RingReduceScatterPass final : public RingPass {
     return stage_ + slot * sliceElems_ * elemSize_;
   }
 
+  const Communicator& comm_;  // its options say whether data is reduced (reduceArrived)
   const int n_;
   const int rank_;  // ring position (NodeLayout::ringPosition); block owners are positions too
   const NodeLayout& nodes_;

@@ -97,12 +97,12 @@ Status treeAllReduce(Communicator& comm, const void* inputBuffer, void* recv, si
       const char* sum = mine;
       for (size_t j = 0; j < link.down.size(); ++j) {
         NS_RETURN_IF_ERROR(waitOne(transport, &fromChildren[s * kMaxTreeDown + j], deadline));
-        reduceTo(type, kind, out, sum, stageOf(s, j), chunk.elems);
+        reduceArrived(comm, type, kind, out, sum, stageOf(s, j), chunk.elems);
         sum = out;
       }
       if (link.up < 0) {
         if (sum != out) copyElements(out, sum, chunk.elems, type);
-        finishAverage(out, chunk.elems, type, op, comm.nranks());
+        finishReduction(comm, out, chunk.elems, type, op, comm.nranks());
         continue;
       }
       toParent[s].channel = chunk.channel;

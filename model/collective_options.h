@@ -47,6 +47,10 @@ struct CollectiveOptions {
   // NCCL's protocol forced for every collective (NCCLSHIM_PROTO, else NCCL_PROTO when it names one
   // protocol): kAuto runs what the caller says for the op (a trace's record), else Simple.
   Protocol protocol = Protocol::kAuto;
+  // Whether the reductions' arithmetic is done (collective_support.h, reduceArrived): always in the
+  // shim, whose callers read the results; a timing replay without --verify leaves it out (phynet
+  // --cpu-reductions keeps it), as NCCL's proxy never reduces: its GPUs do, beside the wire.
+  bool reduceData = true;
 
   static CollectiveOptions fromEnvironment();
 };

@@ -107,6 +107,11 @@ void addRunOptions(CLI::App& app, ReplayOptions* o) {
                "move a known pattern and check every received byte (same sizes; elements\n"
                "as uint8, reductions as wrapping sums); a wrong byte ends the run naming it")
       ->group("replay");
+  app.add_flag("--cpu-reductions", o->cpuReductions,
+               "do the reductions' arithmetic on the CPU as data arrives (always with\n"
+               "--verify); by default a replay leaves it out: NCCL's GPUs reduce beside\n"
+               "the wire and its proxy only moves bytes, so the rank's thread does too")
+      ->group("replay");
 }
 
 void addJobAndReportOptions(CLI::App& app, ReplayOptions* o) {

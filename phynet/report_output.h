@@ -18,6 +18,7 @@ struct TextHeader {
   std::string pace;
   double scale = 1.0;
   bool verified = false;  // --verify ran: every result byte was checked
+  bool reduced = false;   // the reductions' arithmetic was done (--verify, --cpu-reductions)
 };
 
 // Per-op rows (the first `maxRows`), the summary, the end-to-end time and the per-rank counters

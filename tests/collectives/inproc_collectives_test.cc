@@ -5,6 +5,8 @@
 #include <memory>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "collectives/collectives.h"
 #include "tests/catch.h"
 #include "tests/collectives/collective_check.h"
@@ -101,6 +103,60 @@ TEST_CASE("bad arguments are refused with a clear error", "[collectives][inproc]
   P2POp toNowhere{P2POp::Kind::kSend, 5, buf.data(), 4};
   s = runPointToPoint(comm, std::span<const P2POp>(&toNowhere, 1));
   CHECK(s.message().find("peer 5 out of range") != std::string::npos);
+}
+
+// A timing replay leaves the reductions' arithmetic out (CollectiveOptions::reduceData false): every
+// byte still goes over the wire as with it, and the results are not computed (the output of a
+// reduce-scatter, filled with a marker first, is never written; with reductions it holds the sum).
+TEST_CASE("reductions left out move the same bytes and compute nothing", "[collectives][inproc][bytes]") {
+  const int nranks = GENERATE(2, 3, 4);
+  const bool reduced = GENERATE(true, false);
+  INFO(nranks << " ranks, reduceData " << reduced);
+  CollectiveOptions options;
+  options.timeoutSeconds = 20;
+  options.smallAllReduceBytes = 0;
+  options.reduceData = reduced;
+  constexpr size_t kPerRank = 70000;  // several slices per rank
+  constexpr float kMarker = -7.0f;
+  for (Collective collective : {Collective::kAllReduce, Collective::kReduceScatter, Collective::kReduce}) {
+    auto comms = makeComms(nranks, options);
+    auto errors = runRanksInThreads(nranks, [&](int rank) -> std::string {
+      const size_t count = collective == Collective::kReduceScatter ? kPerRank : kPerRank * nranks;
+      std::vector<float> input(kPerRank * nranks, static_cast<float>(rank + 1));
+      std::vector<float> output(count, kMarker);
+      Communicator& comm = *comms[rank];
+      Status s = collective == Collective::kAllReduce
+                     ? allReduce(comm, input.data(), output.data(), count, DataType::kFloat32, ReduceOp{})
+                 : collective == Collective::kReduceScatter
+                     ? reduceScatter(comm, input.data(), output.data(), count, DataType::kFloat32, ReduceOp{})
+                     : reduce(comm, input.data(), output.data(), count, DataType::kFloat32, ReduceOp{}, 0);
+      if (!s.ok()) return s.message();
+      if (collective == Collective::kReduce && rank != 0) return "";
+      const float sum = static_cast<float>(nranks * (nranks + 1) / 2);
+      size_t summed = 0, marked = 0;
+      for (float v : output) {
+        summed += v == sum ? 1 : 0;
+        marked += v == kMarker ? 1 : 0;
+      }
+      if (reduced && summed != output.size()) return fmt::format("{} of {} elements hold the sum", summed, count);
+      if (!reduced && summed != 0) return fmt::format("{} elements were reduced with reductions left out", summed);
+      if (!reduced && collective == Collective::kReduceScatter && marked != output.size()) {
+        return fmt::format("{} of {} output elements were written", count - marked, count);
+      }
+      return "";
+    });
+    for (int rank = 0; rank < nranks; ++rank) {
+      INFO(collectiveName(collective) << " rank " << rank);
+      CHECK(errors[rank] == "");
+      uint64_t sent = 0;
+      for (int peer = 0; peer < nranks; ++peer) {
+        if (peer != rank) sent += comms[rank]->transport().peerBytes(peer).sent;
+      }
+      const size_t count = collective == Collective::kReduceScatter ? kPerRank : kPerRank * nranks;
+      CollectiveCase c{collective, count, DataType::kFloat32, ReduceKind::kSum, 0, false};
+      CHECK(sent == expectedSentBytes(c, rank, nranks, options.sliceBytes));
+    }
+  }
 }
 
 TEST_CASE("ranks that disagree fail with an error naming them, not a hang", "[collectives][inproc]") {
