@@ -64,6 +64,8 @@ NS_SETTING(NCCLSHIM_PROFILER_PROXY, kBool, "1", 0, 0, "", "`0`: leave NCCL's pro
 NS_SETTING(NCCLSHIM_PROFILER_RECORD, kBool, "1", 0, 0, "", "`0`: the plugin's callbacks run, no record is written")
 NS_SETTING(NCCLSHIM_PROFILER_COUNT, kBool, "0", 0, 0, "", "`1`: count the plugin's callbacks per event type")
 NS_SETTING(NCCLSHIM_PROFILER_NOOP, kBool, "0", 0, 0, "", "`1`: every callback returns at once (NCCL's own cost)")
+NS_SETTING(NCCLSHIM_PROFILER_STEPS, kString, "", 0, 0, "",
+           "a folder: time every network proxy step and write them there at exit (tests/gpu/wire_part.py)")
 
 // Communicators and transports
 NS_SETTING(NCCLSHIM_JOB_START_AT, kDouble, "0", 0, 1e11, "",

@@ -44,6 +44,7 @@
 #include "libshim/api_current_op.h"
 #include "libshim/nccl_profiler_abi.h"
 #include "libshim/profiler_slots.h"
+#include "libshim/profiler_step_log.h"
 #include "libshim/profiler_task_join.h"
 #include "libshim/record_hook.h"
 #include "trace/recorder.h"
@@ -82,7 +83,7 @@ constexpr int kStateSlots = 24;
 struct CallbackCounts {
   std::atomic<uint64_t> starts[kEventBits];
   std::atomic<uint64_t> states[kStateSlots];  // by NCCL's state number
-  std::atomic<uint64_t> stops[5];             // by HandleKind: none, API, task, proxy operation, proxy step
+  std::atomic<uint64_t> stops[6];             // by HandleKind: none, API, task, proxy operation, step, timed step
 };
 NSHIM_HOT_DATA bool gCounting = false;  // set by processSetup, before NCCL raises any event
 // NCCLSHIM_PROFILER_RECORD=0 (a diagnostic): every callback does its work but the records are not
@@ -250,6 +251,26 @@ NSHIM_HOT_CODE __attribute__((noinline)) void* startProxyOp(CommContext& comm, c
   return makeHandle(HandleKind::kProxyOp, ticket);
 }
 
+// A step of a proxy operation in the step log (NCCLSHIM_PROFILER_STEPS): its entry names the operation;
+// a full log falls back to the plain step handle.
+__attribute__((noinline)) void* startTimedStep(const abi::EventDescrV5& e) {
+  const uint64_t opTicket = handleTicket(e.parentObj);
+  StepOwner owner;
+  owner.proxyTicket = opTicket;
+  ProxyRecord op;
+  if (gProxies.read(opTicket, &op)) {
+    owner.ncclCommHash = op.ncclCommHash;
+    owner.commId = op.commId;
+    owner.seq = op.seq;
+    owner.rank = op.rank;
+    owner.peer = op.peer;
+    owner.channel = op.channel;
+    owner.isSend = op.isSend != 0;
+  }
+  const uint64_t entry = stepLogStart(owner, e.proxyStep.step, tscNowNs());
+  return entry == UINT64_MAX ? makeHandle(HandleKind::kProxyStep, opTicket) : makeHandle(HandleKind::kTimedStep, entry);
+}
+
 // Once per process, at its first recording communicator (NCCL may create communicators on several
 // threads at once: the others wait here until it is done, so no event is raised before): the
 // settings, and the slot pools touched (a few MB of zero pages) so that their pages are not
@@ -261,6 +282,7 @@ uint64_t processSetup() {
     gCounting = settingBool(Setting::NCCLSHIM_PROFILER_COUNT);
     gRecordsOn = settingBool(Setting::NCCLSHIM_PROFILER_RECORD);
     gNoop = settingBool(Setting::NCCLSHIM_PROFILER_NOOP);
+    stepLogSetUp();
     uint64_t events = abi::kEventCollApi | abi::kEventP2pApi | abi::kEventColl | abi::kEventP2p;
     if (settingBool(Setting::NCCLSHIM_PROFILER_PROXY)) events |= abi::kEventProxyOp | abi::kEventProxyStep;
     const int64_t chosen = settingInt(Setting::NCCLSHIM_PROFILER_EVENTS);  // 0..0xfff, or auto
@@ -284,6 +306,7 @@ int pluginInit(void** context, uint64_t commHash, int* eActivationMask, const ch
   if (comm == nullptr) return kSystemError;
   const uint64_t mask = processSetup();
   *context = comm;
+  stepLogCommOpened();
   *eActivationMask = static_cast<int>(mask);
   gMaskWord.store(eActivationMask, std::memory_order_release);
   NS_INFO("profiler plugin: comm {:#x} ({}) rank {}/{} on {} nodes, events {:#x}", commHash,
@@ -314,9 +337,11 @@ NSHIM_HOT_CODE int pluginStartEvent(void* context, void** eHandle, abi::EventDes
     case abi::kEventP2p: *eHandle = startTask(comm, *e); break;
     case abi::kEventProxyOp: *eHandle = startProxyOp(comm, *e); break;
     case abi::kEventProxyStep:
-      // A step adds its bytes to its operation: the operation's slot, under the step kind.
+      // A step adds its bytes to its operation: the operation's slot, under the step kind (or, with
+      // the step log on, its log entry, which names the operation).
       if (handleKind(e->parentObj) == HandleKind::kProxyOp) {
-        *eHandle = makeHandle(HandleKind::kProxyStep, handleTicket(e->parentObj));
+        *eHandle = __builtin_expect(stepLogOn(), 0) ? startTimedStep(*e)
+                                                    : makeHandle(HandleKind::kProxyStep, handleTicket(e->parentObj));
       }
       break;
     default: break;  // group, kernel, control and network-plugin events are not recorded
@@ -338,6 +363,7 @@ NSHIM_HOT_CODE int pluginStopEvent(void* eHandle) noexcept {
       }
       break;
     }
+    case HandleKind::kTimedStep: stepLogStop(handleTicket(eHandle), tscNowNs()); break;
     // API events end inside the call; a task was recorded (or held) at its start, and its handle
     // carries what the proxy operations NCCL starts later, on its proxy thread, need. Steps are
     // summed as they go.
@@ -350,9 +376,17 @@ NSHIM_HOT_CODE int pluginRecordEventState(void* eHandle, int state, abi::EventSt
   if (__builtin_expect(gCounting, 0)) {
     gCounts.states[std::clamp(state, 0, kStateSlots - 1)].fetch_add(1, std::memory_order_relaxed);
   }
-  if (handleKind(eHandle) != HandleKind::kProxyStep || args == nullptr) return kOk;
+  uint64_t proxyTicket = handleTicket(eHandle);
+  if (handleKind(eHandle) == HandleKind::kTimedStep) {
+    const uint64_t entry = handleTicket(eHandle);
+    stepLogState(entry, state, args != nullptr ? args->proxyStep.transSize : 0, tscNowNs());
+    if (!stepLogOwnerTicket(entry, &proxyTicket)) return kOk;
+  } else if (handleKind(eHandle) != HandleKind::kProxyStep) {
+    return kOk;
+  }
+  if (args == nullptr) return kOk;
   if (state != abi::kStateProxyStepSendWait && state != abi::kStateProxyStepRecvFlushWait) return kOk;
-  if (ProxyRecord* r = gProxies.find(handleTicket(eHandle))) {  // only the proxy thread writes it
+  if (ProxyRecord* r = gProxies.find(proxyTicket)) {  // only the proxy thread writes it
     r->bytes += args->proxyStep.transSize;
     ++r->stepsDone;
   }
@@ -380,7 +414,7 @@ void printCounts(const CommContext* comm) {
          static_cast<unsigned long long>(comm != nullptr ? comm->commHash : 0), comm != nullptr ? comm->rank : -1);
   counts("; starts", gCounts.starts, kEventBits);
   counts("; states", gCounts.states, kStateSlots);
-  counts("; stops", gCounts.stops, 5);
+  counts("; stops", gCounts.stops, 6);
   if (trace::Recorder* recorder = trace::globalRecorder()) {
     trace::RecorderStats st = recorder->stats();
     append("; recorder: %llu records written, %llu writer wakes by callers",
@@ -393,6 +427,7 @@ int pluginFinalize(void* context) noexcept {
   if (gCounting) printCounts(static_cast<const CommContext*>(context));
   delete static_cast<CommContext*>(context);
   (void)trace::flush();
+  if (context != nullptr) stepLogCommClosed();
   return kOk;
 }
 

@@ -12,7 +12,8 @@
 
 namespace nshim::profiler {
 
-enum class HandleKind : uintptr_t { kNone = 0, kApi = 1, kTask = 2, kProxyOp = 3, kProxyStep = 4 };
+// kTimedStep: a proxy step in the step log (profiler_step_log.h, NCCLSHIM_PROFILER_STEPS), ticket = its entry.
+enum class HandleKind : uintptr_t { kNone = 0, kApi = 1, kTask = 2, kProxyOp = 3, kProxyStep = 4, kTimedStep = 5 };
 
 inline void* makeHandle(HandleKind kind, uint64_t ticket) {
   return reinterpret_cast<void*>(static_cast<uintptr_t>(((ticket + 1) << 3) | static_cast<uintptr_t>(kind)));

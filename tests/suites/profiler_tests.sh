@@ -5,7 +5,7 @@
 # LD_PRELOAD in forward mode, then profiler_trace_check verifies every field of every nccl_task /
 # nccl_proxy line and its join to the op line of its call. Cases: NCCL_PROFILER_PLUGIN naming the
 # library; the one switch NCCLSHIM_PROFILER=1 with other algorithm / protocol names; proxy events
-# off (NCCLSHIM_PROFILER_PROXY=0); the diagnostics (records not written, callbacks counted; an explicit
+# off (NCCLSHIM_PROFILER_PROXY=0); the diagnostics (the step log; records not written, callbacks counted; an explicit
 # activation mask; callbacks that return at once; the run-time switches ncclshimProfilerSetEvents and
 # ncclshimSetRecording); the plugin loaded with recording
 # off (nothing written); and the GPU machine's block-switching estimator, without a GPU.
@@ -82,6 +82,40 @@ callback_starts() {
 }
 
 echo "== diagnostics: records not written (NCCLSHIM_PROFILER_RECORD=0), callbacks counted"
+# The step log (NCCLSHIM_PROFILER_STEPS): every proxy step the fake raised, one row each, in a new
+# private file per process, with its step's bytes and the times of its states; the trace unchanged.
+run_ranks steps 2 NCCLSHIM_TRACE_DIR="$work/steps/trace" NCCLSHIM_PROFILER=1 NCCLSHIM_PROFILER_STEPS="$work/steps/log"
+check_trace steps 2 RING SIMPLE
+steps=$(python3 - "$work/steps" <<'PY'
+import csv, glob, json, os, stat, sys
+base = sys.argv[1]
+files = sorted(glob.glob(f"{base}/log/ncclshim-steps-*.csv"))
+problems, rows_by_rank, steps_by_rank = [], {}, {}
+for path in files:
+    if stat.S_IMODE(os.stat(path).st_mode) != 0o600:
+        problems.append(f"{path}: mode {oct(os.stat(path).st_mode)}")
+    lines = [l for l in open(path) if not l.startswith("#")]
+    for row in csv.DictReader(lines):
+        send = row["dir"] == "send"
+        want = 1000 * (int(row["channel"]) + 1) + 10 * int(row["step"]) + (1 if send else 2)  # fakeprof::stepBytes
+        if int(row["bytes"]) != want:
+            problems.append(f"rank {row['rank']} channel {row['channel']} step {row['step']}: bytes {row['bytes']}, want {want}")
+        times = [int(row[k]) for k in ("start_ns", "t1_ns", "t2_ns", "t3_ns", "stop_ns")]
+        if min(times) == 0 or times[0] > min(times[1:]) or times[4] < max(times[:4]):
+            problems.append(f"rank {row['rank']} step {row['step']}: times {times}")
+        rows_by_rank[row["rank"]] = rows_by_rank.get(row["rank"], 0) + 1
+for path in glob.glob(f"{base}/trace/*.jsonl"):
+    for line in open(path):
+        r = json.loads(line)
+        if r.get("type") == "nccl_proxy":
+            steps_by_rank[str(r["rank"])] = steps_by_rank.get(str(r["rank"]), 0) + r["steps"]
+if len(files) != 2 or rows_by_rank != steps_by_rank:
+    problems.append(f"{len(files)} files; rows per rank {rows_by_rank}, the trace's proxy steps {steps_by_rank}")
+print("; ".join(problems[:5]) if problems else f"ok {sum(rows_by_rank.values())} steps")
+PY
+)
+result "$([[ $steps == ok* ]]; echo $?)" steps/every-step-timed "$steps"
+
 run_ranks norecord 2 NCCLSHIM_TRACE_DIR="$work/norecord/trace" NCCLSHIM_PROFILER=1 NCCLSHIM_PROFILER_RECORD=0 \
   NCCLSHIM_PROFILER_COUNT=1
 ops=$(trace_lines norecord op) tasks=$(trace_lines norecord nccl_task) proxies=$(trace_lines norecord nccl_proxy)
