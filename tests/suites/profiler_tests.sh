@@ -81,7 +81,7 @@ callback_starts() {
     | awk '{s += $1} END {print s + 0}'
 }
 
-echo "== diagnostics: records not written (NCCLSHIM_PROFILER_RECORD=0), callbacks counted"
+echo "== diagnostics: the step log (NCCLSHIM_PROFILER_STEPS)"
 # The step log (NCCLSHIM_PROFILER_STEPS): every proxy step the fake raised, one row each, in a new
 # private file per process, with its step's bytes and the times of its states; the trace unchanged.
 run_ranks steps 2 NCCLSHIM_TRACE_DIR="$work/steps/trace" NCCLSHIM_PROFILER=1 NCCLSHIM_PROFILER_STEPS="$work/steps/log"
@@ -116,6 +116,7 @@ PY
 )
 result "$([[ $steps == ok* ]]; echo $?)" steps/every-step-timed "$steps"
 
+echo "== diagnostics: records not written (NCCLSHIM_PROFILER_RECORD=0), callbacks counted"
 run_ranks norecord 2 NCCLSHIM_TRACE_DIR="$work/norecord/trace" NCCLSHIM_PROFILER=1 NCCLSHIM_PROFILER_RECORD=0 \
   NCCLSHIM_PROFILER_COUNT=1
 ops=$(trace_lines norecord op) tasks=$(trace_lines norecord nccl_task) proxies=$(trace_lines norecord nccl_proxy)
@@ -196,6 +197,26 @@ result "$([ "$untraced" = "-1" ]; echo $?)" toggle/recording-refused-untraced "$
 # tests/gpu/block_toggle_table.py), with a stand-in for torch whose calls cost a known extra when on
 estimator=$(python3 tests/gpu/block_estimator_check.py 2>&1)
 result $? gpu-scripts/block-estimator "$estimator"
+
+# ---- the GPU machine's split of NCCL's time into wire and hardware parts (tests/gpu/wire_part.py) on
+# a hand-made step log: one allreduce, rank 0 sends steps posted at 1000 and 3000 ns that arrive at
+# rank 1 at 2000 and 5000; rank 1's one step is posted at 1500 and arrives at 2500. On the wire:
+# [1000,2500] and [3000,5000], 3.5 us; NCCL's GPU time 10 us, the replay's 4 us: hardware 6.5 us,
+# replay / NCCL 0.40, replay / wire part 1.14. A step that never arrived (channel 1) is counted apart.
+mkdir -p "$work/wire/steps"
+header='nccl_comm,comm,seq,rank,peer,channel,dir,step,bytes,start_ns,t1_ns,t2_ns,t3_ns,stop_ns'
+printf '# rank 0\n%s\n%s\n%s\n%s\n%s\n' "$header" \
+  0xabc,1,0,0,1,0,send,0,512,900,950,990,1000,2100 0xabc,1,0,0,1,0,send,1,512,2900,2950,2990,3000,5100 \
+  0xabc,1,0,0,1,0,recv,0,256,800,900,2500,2600,2700 0xabc,1,0,0,1,1,send,0,64,100,110,120,130,140 \
+  > "$work/wire/steps/ncclshim-steps-1.csv"
+printf '# rank 1\n%s\n%s\n%s\n%s\n' "$header" \
+  0xabc,1,0,1,0,0,recv,0,512,850,860,2000,2050,2100 0xabc,1,0,1,0,0,recv,1,512,2850,2860,5000,5050,5100 \
+  0xabc,1,0,1,0,0,send,0,256,1400,1450,1490,1500,2600 > "$work/wire/steps/ncclshim-steps-2.csv"
+printf 'op,comm,seq,bytes,time_us,recorded_us\nallreduce,0x0000000000000001,0,1024,4,10\n' > "$work/wire/replay.csv"
+wire=$(python3 tests/gpu/wire_part.py "$work/wire/steps" "$work/wire/replay.csv" 1 2>&1)
+row=$(grep '^| allreduce' <<< "$wire")
+result "$([[ $row == "| allreduce | 1 KiB | 1 | 10.0 | 3.5 | 6.5 | 4.0 | 0.40 | 1.14 | 1.14-1.14 |" ]] &&
+  grep -q '^1 connections with unequal step counts' <<< "$wire"; echo $?)" gpu-scripts/wire-part-hand-computed "$wire"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
