@@ -76,11 +76,15 @@ void finishAverage(void* buf, size_t count, DataType type, const ReduceOp& op, i
 
 void reduceArrived(const Communicator& comm, DataType type, ReduceKind kind, void* out, const void* a, const void* b,
                    size_t count) {
-  if (comm.options().reduceData) reduceTo(type, kind, out, a, b, count);
+  if (comm.options().doGpuWork) reduceTo(type, kind, out, a, b, count);
 }
 
 void finishReduction(const Communicator& comm, void* buf, size_t count, DataType type, const ReduceOp& op, int nranks) {
-  if (comm.options().reduceData) finishAverage(buf, count, type, op, nranks);
+  if (comm.options().doGpuWork) finishAverage(buf, count, type, op, nranks);
+}
+
+void copyOwnBlock(const Communicator& comm, void* dst, const void* src, size_t count, DataType type) {
+  if (comm.options().doGpuWork) copyElements(dst, src, count, type);
 }
 
 void copyElements(void* dst, const void* src, size_t count, DataType type) {

@@ -80,12 +80,14 @@ const void* preScaledInput(const void* send, size_t count, DataType type, const 
 // For Avg: divides `buf` by nranks in place.
 void finishAverage(void* buf, size_t count, DataType type, const ReduceOp& op, int nranks);
 
-// The arithmetic of a reduction as its data arrives: out = a (op) b, and at the end the Avg division.
-// Both are left out where the communicator's options say so (CollectiveOptions::reduceData false: a
-// timing replay, where NCCL reduces on its GPUs beside the wire and its proxy only moves bytes).
+// The work NCCL's GPUs do beside the wire: the arithmetic of a reduction as its data arrives
+// (out = a (op) b, and at the end the Avg division) and the copy of a rank's own block into the
+// output. Left out where the communicator's options say so (CollectiveOptions::doGpuWork false: a
+// timing replay, where NCCL's proxy, which is what the wire sees, only moves bytes).
 void reduceArrived(const Communicator& comm, DataType type, ReduceKind kind, void* out, const void* a, const void* b,
                    size_t count);
 void finishReduction(const Communicator& comm, void* buf, size_t count, DataType type, const ReduceOp& op, int nranks);
+void copyOwnBlock(const Communicator& comm, void* dst, const void* src, size_t count, DataType type);
 
 // Copies count elements (no-op when src == dst).
 void copyElements(void* dst, const void* src, size_t count, DataType type);

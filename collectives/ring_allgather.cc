@@ -52,7 +52,7 @@ Status allGather(Communicator& comm, const void* send, void* recv, size_t sendCo
   uint64_t seq = comm.nextCollectiveSeq();
   if (sendCount == 0) return Status::Ok();
   char* output = static_cast<char*>(recv);
-  copyElements(output + comm.rank() * sendCount * dataTypeSize(type), send, sendCount, type);
+  copyOwnBlock(comm, output + comm.rank() * sendCount * dataTypeSize(type), send, sendCount, type);
   if (comm.nranks() == 1) return Status::Ok();
   const Algorithm algorithm = choice.algorithm != Algorithm::kAuto ? choice.algorithm : comm.options().algorithm;
   if (algorithm == Algorithm::kPat && patRuns(comm.nranks(), comm.nodes().nodes())) {

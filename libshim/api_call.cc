@@ -170,8 +170,9 @@ NSHIM_HOT_CODE RecordedOp beginRecordedOperation(ApiId id, int16_t traceOp, cons
   op.facts.startNs = tscNowNs();
   addSelfTime(SelfTimeSpan::kBeginCall, beginStart);
   addEmptySpan();
-  // Operations issued outside a group run on their stream now: time them there when asked.
-  op.timed = op.facts.groupDepth == 0 && gpuTimingEnabled();
+  // Timed when asked: outside a group the operation runs on its stream now; inside one, NCCL launches
+  // it at the group's end, where its end event is recorded (gpuSpanFinishGrouped).
+  op.timed = gpuTimingEnabled();
   if (op.timed) op.span = gpuSpanBegin(args.stream);
   // The profiler plugin joins NCCL's decisions for this call to its record (api_current_op.h).
   // Untimed, the record is written as soon as the call returns: NCCL's tasks of it may wait for it.
@@ -190,6 +191,7 @@ NSHIM_HOT_CODE void finishRecordedOperation(RecordedOp& op, ncclResult_t result)
   }
   if (op.timed && op.span.captured) op.facts.gpuFlags |= kGpuCaptured;
   ApiCall call = apiCallOf(op);
+  if (op.timed && op.facts.groupDepth > 0) return gpuSpanFinishGrouped(op.span, call);
   if (!op.timed || !gpuSpanFinish(op.span, call.stream, call)) recordApiCall(call);
 }
 
@@ -205,6 +207,18 @@ NSHIM_HOT_CODE void recordGroupCall(int16_t traceOp, int32_t groupDepth, int64_t
   facts.startNs = startNs;
   facts.endNs = tscNowNs();
   recordOperationToTrace(traceOp, kNoArgs, facts);
+}
+
+NSHIM_HOT_CODE void recordTimedGroupCall(ApiId id, int16_t traceOp, int32_t groupDepth, int64_t startNs,
+                                         ncclResult_t result) noexcept {
+  ApiCall call;
+  call.fn = id;
+  call.traceOp = traceOp;
+  call.result = result;
+  call.startNs = startNs;
+  call.endNs = tscNowNs();
+  call.groupDepth = groupDepth;
+  gpuTimerRecordGroupCall(&call, id == ApiId::kGroupEnd && groupDepth <= 1);
 }
 
 CommCreated registerCreated(CommCreated made) noexcept {

@@ -92,6 +92,8 @@ template <ApiId id, typename... Args>
 // The recorded half of ncclGroupStart / ncclGroupEnd with only the trace on (api_call.cc): the
 // record, nesting `groupDepth` (after a start, before an end), straight to the trace bridge.
 void recordGroupCall(int16_t traceOp, int32_t groupDepth, int64_t startNs, ncclResult_t result) noexcept;
+// The same under GPU timing: through the GPU timer, in order with the group's timed calls (gpu_timer.h).
+void recordTimedGroupCall(ApiId id, int16_t traceOp, int32_t groupDepth, int64_t startNs, ncclResult_t result) noexcept;
 
 // ncclGroupStart / ncclGroupEnd (the group wrappers keep the nesting: a start has entered its level
 // before this, an end leaves its level here). With only the trace on and no creation waiting for
@@ -114,15 +116,23 @@ template <ApiId id, typename SlowPath>
   prefetchTraceRecord();
   const int64_t startNs = tscNowNs();
   const int32_t depth = tCurrentApiOp.groupDepth;  // the record's: before this end leaves a level
-  // NCCL launches the group's tasks inside its end: the plugin holds them for this record.
-  if constexpr (id == ApiId::kGroupEnd) enterGroupEnd(startNs);
+  // NCCL launches the group's tasks inside its end: the plugin holds them for this record (not under
+  // GPU timing, where the record waits for the GPU: they are written as they launch).
+  const bool timing = gpuTimingEnabled();
+  if constexpr (id == ApiId::kGroupEnd) {
+    if (!timing) enterGroupEnd(startNs);
+  }
   const ncclResult_t result =
       guardedCall(apiName(id), [](const NcclFunctions& backend) { return callEntry<id>(backend); });
   if constexpr (id == ApiId::kGroupEnd) {
     leaveGroupEnd();
     (void)leaveGroupLevel();  // no creation waits (checked on entry): nothing to register
   }
-  recordGroupCall(traceOpOf(id), depth, startNs, result);
+  if (__builtin_expect(timing, 0)) {
+    recordTimedGroupCall(id, traceOpOf(id), depth, startNs, result);
+  } else {
+    recordGroupCall(traceOpOf(id), depth, startNs, result);
+  }
   return result;
 }
 

@@ -106,8 +106,11 @@ NS_API_HOT ncclResult_t ncclGroupStart() {
 
 NS_API_HOT ncclResult_t ncclGroupEnd() {
   return nshim::groupCall<ApiId::kGroupEnd>([] {
-    return nshim::creationCall<ApiId::kGroupEnd>([](ApiCall&) {},
-                                                 [](ncclResult_t, CreatedComms& made) { nshim::leaveGroup(made); });
+    const ncclResult_t result = nshim::creationCall<ApiId::kGroupEnd>(
+        [](ApiCall&) {}, [](ncclResult_t, CreatedComms& made) { nshim::leaveGroup(made); });
+    // The group's timed calls, held for its end (gpu_timer.h): written now, after the end's record.
+    if (nshim::groupDepthOfThread() == 0 && nshim::gpuTimingEnabled()) nshim::gpuTimerRecordGroupCall(nullptr, true);
+    return result;
   });
 }
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/hot_section.h"
@@ -109,6 +110,21 @@ class GpuTimer {
     return true;
   }
 
+  // A record with nothing to time, kept in order behind the timed calls before it (or written now
+  // when none is waiting).
+  void recordInOrder(const ApiCall& call) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!pending_.empty()) {
+        pending_.push_back(Pending{call, GpuSpan{}});
+        ++outstanding_;
+        wake_.notify_one();
+        return;
+      }
+    }
+    recordApiCall(call);
+  }
+
   void drain() {
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait_for(lock, std::chrono::seconds(5), [this] { return outstanding_ == 0; });
@@ -140,6 +156,14 @@ class GpuTimer {
     while (true) {
       wake_.wait(lock, [this] { return !pending_.empty(); });
       Pending item = pending_.front();
+      if (item.span.start == nullptr) {  // nothing to time (recordInOrder): written in its turn
+        lock.unlock();
+        recordApiCall(item.call);
+        lock.lock();
+        pending_.pop_front();
+        if (--outstanding_ == 0) done_.notify_all();
+        continue;
+      }
       Reference ref = references_[static_cast<CUcontext>(item.span.context)];
       lock.unlock();
       driver_.ctxSetCurrent(static_cast<CUcontext>(item.span.context));
@@ -209,6 +233,44 @@ bool gpuSpanFinish(GpuSpan& span, void* stream, const ApiCall& call) noexcept {
   try {
     return timer().finish(span, static_cast<CUstream>(stream), call);
   } catch (...) { return false; }
+}
+
+namespace {
+// The calls of this thread's open group, in issue order: NCCL launches them at the group's end, so
+// their end events are recorded there, and their records (and those of nested group calls) wait
+// for the outermost end, which writes them, then itself, in order.
+struct GroupedCall {
+  ApiCall call;
+  GpuSpan span;
+};
+thread_local std::vector<GroupedCall> tGroupedCalls;
+}  // namespace
+
+void gpuSpanFinishGrouped(const GpuSpan& span, const ApiCall& call) noexcept {
+  try {
+    tGroupedCalls.push_back(GroupedCall{call, span});
+  } catch (...) {
+    recordApiCall(call);  // no memory: the record untimed, not lost
+  }
+}
+
+void gpuTimerRecordGroupCall(const ApiCall* call, bool outermostEnd) noexcept {
+  try {
+    if (call != nullptr && !outermostEnd) {  // inside a group: after the calls before it
+      tGroupedCalls.push_back(GroupedCall{*call, GpuSpan{}});
+      return;
+    }
+    for (GroupedCall& grouped : tGroupedCalls) {
+      if (grouped.span.start == nullptr ||
+          !timer().finish(grouped.span, static_cast<CUstream>(grouped.call.stream), grouped.call)) {
+        timer().recordInOrder(grouped.call);
+      }
+    }
+    tGroupedCalls.clear();
+    if (call != nullptr) timer().recordInOrder(*call);
+  } catch (...) {
+    if (call != nullptr) recordApiCall(*call);
+  }
 }
 
 void gpuTimerDrain() noexcept {

@@ -33,6 +33,14 @@ GpuSpan gpuSpanBegin(void* stream) noexcept;
 // After the real call: the end event; the call is recorded by the timing thread once the events
 // completed. Returns false when nothing was timed: the caller records the call itself.
 bool gpuSpanFinish(GpuSpan& span, void* stream, const ApiCall& call) noexcept;
+// A call inside a group (NCCL launches it at the group's end): its span and record are held until
+// the outermost ncclGroupEnd of this thread (gpuTimerRecordGroupCall), which records their end events
+// after its launch and writes the records in issue order.
+void gpuSpanFinishGrouped(const GpuSpan& span, const ApiCall& call) noexcept;
+// A ncclGroupStart / ncclGroupEnd record while timing: held with the group's calls, in order; the
+// outermost end (outermostEnd) records their end events, then writes them and itself in issue order.
+// With call == nullptr and outermostEnd, only the held calls (a group end recorded elsewhere).
+void gpuTimerRecordGroupCall(const ApiCall* call, bool outermostEnd) noexcept;
 // Waits (up to a few seconds) until every pending timed call has been recorded.
 void gpuTimerDrain() noexcept;
 

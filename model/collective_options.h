@@ -47,10 +47,11 @@ struct CollectiveOptions {
   // NCCL's protocol forced for every collective (NCCLSHIM_PROTO, else NCCL_PROTO when it names one
   // protocol): kAuto runs what the caller says for the op (a trace's record), else Simple.
   Protocol protocol = Protocol::kAuto;
-  // Whether the reductions' arithmetic is done (collective_support.h, reduceArrived): always in the
-  // shim, whose callers read the results; a timing replay without --verify leaves it out (phynet
-  // --cpu-reductions keeps it), as NCCL's proxy never reduces: its GPUs do, beside the wire.
-  bool reduceData = true;
+  // Whether the work NCCL's GPUs do beside the wire is done: the reductions' arithmetic and the
+  // ring's local copy of a rank's own block (collective_support.h, reduceArrived, copyOwnBlock).
+  // Always in the shim, whose callers read the results; a timing replay without --verify leaves it
+  // out (phynet --gpu-work keeps it): NCCL's proxy, which is what the wire sees, only moves bytes.
+  bool doGpuWork = true;
 
   static CollectiveOptions fromEnvironment();
 };

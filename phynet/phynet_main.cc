@@ -375,7 +375,7 @@ bool placePhase(ReplayOptions& options, const Workload& workload, MpiSession& mp
 bool collectiveOptionsFor(const ReplayOptions& options, MpiSession& mpi, CollectiveOptions* collectives) {
   *collectives = CollectiveOptions::fromEnvironment();
   collectives->timeoutSeconds = options.timeoutSeconds;
-  collectives->reduceData = options.verify || options.cpuReductions;
+  collectives->doGpuWork = options.verify || options.gpuWorkOnCpu;
   if (!settingIsSet(Setting::NCCLSHIM_RD_THRESHOLD)) collectives->smallAllReduceBytes = 0;
   if (options.algorithm != Algorithm::kAuto) {
     collectives->algorithm = options.algorithm;
@@ -500,7 +500,7 @@ int reportPhase(const ReplayOptions& options, const Workload& everyRank, const T
           ? fmt::format("{} between nodes, shm within (nodes of {} ranks)", options.transport, options.gpusPerNode)
           : fmt::format("{} between hosts, shm within", options.transport);
   TextHeader header{transportText, options.pace == Pace::kFast ? "fast" : "recorded", options.scale, options.verify,
-                    options.verify || options.cpuReductions};
+                    options.verify || options.gpuWorkOnCpu};
   printReport(stdout, report, header, options.maxRows);
   for (const auto& [path, status] :
        {std::pair{options.csvPath, options.csvPath.empty() ? Status::Ok() : writeCsvReport(options.csvPath, report)},

@@ -65,7 +65,7 @@ struct ReplayOptions {
   int worldSize = 0, tp = 0, ep = 0, pp = 0;  // layout for SimAI / AICB inputs
   SimAiRules simaiRules;                      // --simai-rules (SimAI inputs)
   bool verify = false;                        // patterned data, every received byte checked (data_check.h)
-  bool cpuReductions = false;                 // --cpu-reductions: reduce as data arrives without --verify too
+  bool gpuWorkOnCpu = false;                  // --gpu-work: reductions and local copies without --verify too
   std::string jobsPath;                       // --jobs FILE.toml: several jobs at once (job_runner.h)
   std::string jobsOutDir = "phynet-jobs";     // --out DIR beside --jobs
   bool help = false;

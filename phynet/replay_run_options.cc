@@ -107,10 +107,10 @@ void addRunOptions(CLI::App& app, ReplayOptions* o) {
                "move a known pattern and check every received byte (same sizes; elements\n"
                "as uint8, reductions as wrapping sums); a wrong byte ends the run naming it")
       ->group("replay");
-  app.add_flag("--cpu-reductions", o->cpuReductions,
-               "do the reductions' arithmetic on the CPU as data arrives (always with\n"
-               "--verify); by default a replay leaves it out: NCCL's GPUs reduce beside\n"
-               "the wire and its proxy only moves bytes, so the rank's thread does too")
+  app.add_flag("--gpu-work", o->gpuWorkOnCpu,
+               "do NCCL's GPU work on the CPU too: the reductions as data arrives and a\n"
+               "rank's copy of its own block (always with --verify); by default a replay\n"
+               "leaves it out: NCCL's proxy, which is what the wire sees, only moves bytes")
       ->group("replay");
 }
 

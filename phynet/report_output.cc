@@ -172,9 +172,9 @@ void printReport(FILE* out, const ReplayReport& r, const TextHeader& h, int maxR
   fmt::print(out, "# world {} ranks, transport {}, pace {}, iterations {} (+{} warmup), scale {:g}, rate {}\n",
              r.worldSize, h.transport, h.pace, r.iterations, r.warmup, h.scale,
              r.rateGBps > 0 ? fmt::format("{:g} GB/s", r.rateGBps) : "-");
-  fmt::print(out, "# reductions: {}\n",
-             h.reduced ? "computed on the CPU as data arrives"
-                       : "left out, as NCCL's proxy leaves them to its GPUs (--cpu-reductions computes them)");
+  fmt::print(out, "# GPU work (reductions, local copies): {}\n",
+             h.gpuWork ? "done on the CPU as data arrives"
+                       : "left out, as NCCL's proxy leaves it to its GPUs (--gpu-work does it)");
   fmt::print(out,
              "#\n# {:<13} {:<6} {:<18} {:>5} {:>4} {:>6} {:>11} {:<9} {:>12} {:<12} {:>10} {:>8} {:>8} {:>6} "
              "{:>10} {:>6}  {}\n",
@@ -262,10 +262,10 @@ Status writeJsonReport(const std::string& path, const ReplayReport& r, const Tex
   fmt::print(
       f,
       "{{\"description\":{},\"world_size\":{},\"transport\":{},\"pace\":{},\"iterations\":{},\"warmup\":{},"
-      "\"scale\":{:g},\"rate_gbps\":{},\"end_to_end_s\":{:.9f},\"recorded_clock\":{},\"reductions\":{},\n\"ranks\":[",
+      "\"scale\":{:g},\"rate_gbps\":{},\"end_to_end_s\":{:.9f},\"recorded_clock\":{},\"gpu_work\":{},\n\"ranks\":[",
       jsonQuoted(r.description), r.worldSize, jsonQuoted(h.transport), jsonQuoted(h.pace), r.iterations, r.warmup,
       h.scale, r.rateGBps > 0 ? fmt::format("{:g}", r.rateGBps) : "null", r.endToEndSeconds,
-      jsonQuoted(recordedClockName(r.recordedClock)), h.reduced ? "\"cpu\"" : "\"left_out\"");
+      jsonQuoted(recordedClockName(r.recordedClock)), h.gpuWork ? "\"cpu\"" : "\"left_out\"");
   for (size_t g = 0; g < r.ranks.size(); ++g) {
     const RankCounters& c = r.ranks[g];
     fmt::print(f,

@@ -18,7 +18,7 @@ struct TextHeader {
   std::string pace;
   double scale = 1.0;
   bool verified = false;  // --verify ran: every result byte was checked
-  bool reduced = false;   // the reductions' arithmetic was done (--verify, --cpu-reductions)
+  bool gpuWork = false;   // NCCL's GPU work was done on the CPU (--verify, --gpu-work)
 };
 
 // Per-op rows (the first `maxRows`), the summary, the end-to-end time and the per-rank counters

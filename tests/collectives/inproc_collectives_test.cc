@@ -105,17 +105,17 @@ TEST_CASE("bad arguments are refused with a clear error", "[collectives][inproc]
   CHECK(s.message().find("peer 5 out of range") != std::string::npos);
 }
 
-// A timing replay leaves the reductions' arithmetic out (CollectiveOptions::reduceData false): every
+// A timing replay leaves the reductions' arithmetic out (CollectiveOptions::doGpuWork false): every
 // byte still goes over the wire as with it, and the results are not computed (the output of a
 // reduce-scatter, filled with a marker first, is never written; with reductions it holds the sum).
 TEST_CASE("reductions left out move the same bytes and compute nothing", "[collectives][inproc][bytes]") {
   const int nranks = GENERATE(2, 3, 4);
   const bool reduced = GENERATE(true, false);
-  INFO(nranks << " ranks, reduceData " << reduced);
+  INFO(nranks << " ranks, doGpuWork " << reduced);
   CollectiveOptions options;
   options.timeoutSeconds = 20;
   options.smallAllReduceBytes = 0;
-  options.reduceData = reduced;
+  options.doGpuWork = reduced;
   constexpr size_t kPerRank = 70000;  // several slices per rank
   constexpr float kMarker = -7.0f;
   for (Collective collective : {Collective::kAllReduce, Collective::kReduceScatter, Collective::kReduce}) {
@@ -156,6 +156,41 @@ TEST_CASE("reductions left out move the same bytes and compute nothing", "[colle
       CollectiveCase c{collective, count, DataType::kFloat32, ReduceKind::kSum, 0, false};
       CHECK(sent == expectedSentBytes(c, rank, nranks, options.sliceBytes));
     }
+  }
+}
+
+// The allgather's own block is the GPU's copy: left out with the GPU work (the ring then forwards
+// whatever the output holds there), the same bytes on the wire.
+TEST_CASE("an allgather without the GPU work leaves the rank's own block to the GPU", "[collectives][inproc][bytes]") {
+  const int nranks = GENERATE(2, 3);
+  const bool gpuWork = GENERATE(true, false);
+  CollectiveOptions options;
+  options.timeoutSeconds = 20;
+  options.doGpuWork = gpuWork;
+  constexpr size_t kPerRank = 70000;
+  auto comms = makeComms(nranks, options);
+  auto errors = runRanksInThreads(nranks, [&](int rank) -> std::string {
+    std::vector<float> input(kPerRank, static_cast<float>(rank + 1));
+    std::vector<float> output(kPerRank * nranks, -7.0f);
+    Status s = allGather(*comms[rank], input.data(), output.data(), kPerRank, DataType::kFloat32);
+    if (!s.ok()) return s.message();
+    for (int owner = 0; owner < nranks; ++owner) {
+      if (!gpuWork && owner != rank) continue;  // what arrived is what the owner's output held
+      const float want = gpuWork ? static_cast<float>(owner + 1) : -7.0f;
+      for (size_t i = 0; i < kPerRank; ++i) {
+        if (output[owner * kPerRank + i] != want) return fmt::format("block {} element {}: not {}", owner, i, want);
+      }
+    }
+    return "";
+  });
+  for (int rank = 0; rank < nranks; ++rank) {
+    CHECK(errors[rank] == "");
+    uint64_t sent = 0;
+    for (int peer = 0; peer < nranks; ++peer) {
+      if (peer != rank) sent += comms[rank]->transport().peerBytes(peer).sent;
+    }
+    CollectiveCase c{Collective::kAllGather, kPerRank, DataType::kFloat32, ReduceKind::kSum, 0, false};
+    CHECK(sent == expectedSentBytes(c, rank, nranks, options.sliceBytes));
   }
 }
 
