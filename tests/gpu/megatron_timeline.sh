@@ -5,7 +5,7 @@
 # loopback; then replays the capture on the same machine with phynet --pace recorded, the same
 # placement (--gpus-per-node 1), REPLAYS times, and prints per rank the communication and exposed
 # communication time, capture against replay (target: within +-10 %), and the overlapping op pairs.
-# Needs 2 GPUs (nvidia-h200-x2), build/gpu/megatron_core-*.whl (tests/gpu/prepare_carry.sh), and
+# Needs 2 GPUs (nvidia-h200-x2), or one under MPS (tests/gpu/with_mps.sh), build/gpu/megatron_core-*.whl (tests/gpu/prepare_carry.sh), and
 # phynet, ncclshim and libncclshim.so built there (Open MPI, mpicxx and libfmt-dev are installed):
 #   make -j12 build/phynet build/ncclshim build/libncclshim.so
 #   OUT=/tmp/gpu-out REPLAYS=3 bash tests/gpu/megatron_timeline.sh
