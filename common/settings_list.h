@@ -148,6 +148,9 @@ NS_SETTING(NCCLSHIM_IB_SL, kInt, "0", 0, 15, "", "service level")
 NS_SETTING(
     NCCLSHIM_IB_QPS_PER_PEER, kInt, "1", 1, 64, "",
     "links per peer; each link is two RC QPs (our data out, the peer's data in), so credits never queue behind data")
+NS_SETTING(NCCLSHIM_IB_QPS_PER_CONNECTION, kInt, "1", 1, 64, "",
+           "links of each of those: a channel's messages go round robin over them, as NCCL's over its QPs per "
+           "connection (else NCCL_IB_QPS_PER_CONNECTION, the environment's or the capture's)")
 NS_SETTING(NCCLSHIM_IB_SLOTS, kInt, "4", 2, 4096, "", "receive ring slots (credits) per link")
 NS_SETTING(NCCLSHIM_IB_SLOT_BYTES, kBytes, "1M", 64, 67108864, "", "payload bytes per receive slot (fragment size)")
 NS_SETTING(NCCLSHIM_IB_SIGNAL_EVERY, kInt, "8", 1, 4096, "",

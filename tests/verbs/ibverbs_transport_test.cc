@@ -122,6 +122,51 @@ TEST_CASE("ibverbs: tiny rings wrap their credits many times", "[ibverbs]") {
   }
 }
 
+// NCCL_IB_QPS_PER_CONNECTION: 2 channel groups of 3 links; messages on channels 0 and 1 spread over
+// all 6 links (each group's in turn), every byte checked on arrival.
+TEST_CASE("ibverbs: a channel's messages go round robin over its QPs per connection", "[ibverbs]") {
+  NSHIM_REQUIRE_RDMA();
+  IbverbsOptions options = testOptions(2);
+  options.qpsPerConnection = 3;
+  auto id = createUniqueId();
+  REQUIRE(id.ok());
+  UniqueId uid = *id;
+  auto codes = runRanksInProcesses(
+      2,
+      [&](int rank) -> std::string {
+        auto connected = connectIbverbsTransport(uid, rank, 2, options);
+        if (!connected.ok()) return connected.status().toString();
+        Transport& t = **connected;
+        constexpr int kMessages = 12;
+        constexpr size_t kBytes = 5000;
+        std::vector<std::vector<uint8_t>> bufs;
+        for (int m = 0; m < kMessages; ++m) {
+          bufs.push_back(rank == 0 ? pattern(kBytes, 0, 1, m) : std::vector<uint8_t>(kBytes));
+        }
+        std::vector<Request> reqs(kMessages);
+        for (int m = 0; m < kMessages; ++m) {
+          reqs[m].channel = m % 2;
+          Status posted = rank == 0 ? t.postSend(1, 0x40 + m, bufs[m].data(), kBytes, &reqs[m])
+                                    : t.postRecv(0, 0x40 + m, bufs[m].data(), kBytes, &reqs[m]);
+          if (!posted.ok()) return posted.toString();
+        }
+        for (int m = 0; m < kMessages; ++m) {
+          Status done = waitOne(t, &reqs[m], Deadline::after(30));
+          if (!done.ok()) return done.toString();
+          if (rank == 1) {
+            std::string wrong = verify(bufs[m], 0, 1, m);
+            if (!wrong.empty()) return wrong;
+          }
+        }
+        if (rank == 0 && t.peerBytes(1).sendLinks != 6) {
+          return std::to_string(t.peerBytes(1).sendLinks) + " links carried sends, want 6";
+        }
+        return "";
+      },
+      60);
+  CHECK(codes == std::vector<int>{0, 0});
+}
+
 void mismatchJob(uint64_t recvTag, size_t recvBytes, const std::vector<std::string>& expected) {
   auto created = createUniqueId();
   REQUIRE(created.ok());

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "common/status.h"
 #include "transport/core/transport.h"
@@ -22,14 +23,26 @@ struct PeerLink {
   std::atomic<uint64_t> sentMessages{0};      // sends posted
   std::atomic<uint64_t> sentWire{0};          // with the transport's framing (PeerBytes::sentWire)
   std::atomic<uint64_t> sendLinkMask{0};      // bit i: connection i carried a send (the first 64)
+  std::vector<uint64_t> groupSendSeq;         // per group of links (nextLink with perGroup > 1)
+  std::vector<uint64_t> groupRecvSeq;
   bool lost = false;
   Status lostStatus;
 
-  // The connection (of `links`) the next send or receive of this pair travels on: the request's
-  // channel when it has one, else the next in round robin. Counts the send and its connection.
-  int nextLink(const Request& req, bool isSend, int links) {
+  // The connection (of `links`) the next send or receive of this pair travels on. The links make
+  // links / perGroup groups of perGroup (NCCL's QPs per connection: ibverbs); the request's channel
+  // picks its group (else the next group in round robin) and, within the group, the group's
+  // messages take its links in turn, as NCCL deals a connection's requests over its QPs. Both ends
+  // post a channel's messages in the same order, so the k-th send and the k-th receive meet on one
+  // link. Counts the send and its connection.
+  int nextLink(const Request& req, bool isSend, int links, int perGroup = 1) {
     const uint64_t seq = isSend ? sendSeq++ : recvSeq++;
-    const int link = static_cast<int>(req.channel >= 0 ? static_cast<uint64_t>(req.channel) % links : seq % links);
+    const int groups = perGroup > 1 ? links / perGroup : links;
+    int link = static_cast<int>(req.channel >= 0 ? static_cast<uint64_t>(req.channel) % groups : seq % groups);
+    if (perGroup > 1) {
+      std::vector<uint64_t>& turns = isSend ? groupSendSeq : groupRecvSeq;
+      if (turns.size() < static_cast<size_t>(groups)) turns.resize(static_cast<size_t>(groups), 0);
+      link = link * perGroup + static_cast<int>(turns[static_cast<size_t>(link)]++ % static_cast<uint64_t>(perGroup));
+    }
     if (isSend) {
       sentMessages.store(sentMessages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       if (link < 64) sendLinkMask.fetch_or(uint64_t{1} << link, std::memory_order_relaxed);

@@ -24,13 +24,20 @@ namespace {
 
 using namespace ib;
 
-constexpr uint32_t kSetupMagic = 0x4E535133;      // "NSQ3": two QPs per link, zero-copy offers
-constexpr size_t kSetupHeaderBytes = 20;          // magic, links per peer, slots, slot bytes, zero-copy min (u32 each)
+constexpr uint32_t kSetupMagic = 0x4E535133;  // "NSQ3": two QPs per link, zero-copy offers
+// magic, links per peer (| links per group << 16), slots, slot bytes, zero-copy min (u32 each)
+constexpr size_t kSetupHeaderBytes = 20;
 constexpr uint32_t kSoftRoceVendorId = 0xFFFFFF;  // what rdma_rxe reports as its vendor_id
 
 Status validate(const IbverbsOptions& o) {
   if (o.qpsPerPeer < 1 || o.qpsPerPeer > 64) {
     return NS_ERROR(Code::kInvalidArgument, "NCCLSHIM_IB_QPS_PER_PEER={} out of range [1, 64]", o.qpsPerPeer);
+  }
+  if (o.qpsPerConnection < 1 || o.qpsPerPeer * o.qpsPerConnection > 64) {
+    return NS_ERROR(Code::kInvalidArgument,
+                    "NCCL_IB_QPS_PER_CONNECTION (or NCCLSHIM_IB_QPS_PER_CONNECTION) = {} with NCCLSHIM_IB_QPS_PER_PEER "
+                    "= {}: {} links per peer, where at most 64 are supported",
+                    o.qpsPerConnection, o.qpsPerPeer, o.qpsPerPeer * o.qpsPerConnection);
   }
   if (o.slots < 2 || o.slots > 4096) {
     return NS_ERROR(Code::kInvalidArgument, "NCCLSHIM_IB_SLOTS={} out of range [2, 4096]", o.slots);
@@ -53,6 +60,7 @@ RingShape shapeFor(const IbverbsOptions& o) {
   shape.slotStride = static_cast<uint32_t>((o.slotBytes + kFragmentHeaderBytes + 63) / 64 * 64);
   shape.signalEvery = static_cast<uint32_t>(std::clamp(o.signalEvery, 1, o.slots));
   shape.zeroCopyMin = o.zeroCopyMin;
+  shape.qpsPerConnection = static_cast<uint32_t>(o.qpsPerConnection);
   // Data writes (fragments and zero-copy writes), credits and offers not yet known complete, and
   // as many arriving, not yet reposted.
   shape.sendDepth = 2 * shape.slots + 4 + shape.offersAhead;
@@ -157,7 +165,8 @@ Status createResources(IbResources& r, int rank, int nranks, int qps, const Ring
 
 std::vector<uint8_t> encodeSetup(const IbResources& r, int peer, int qps, const RingShape& shape, uint32_t psnSeed) {
   std::vector<uint8_t> out(kSetupHeaderBytes + 2 * qps * QpEndpoint::kWireBytes);
-  uint32_t header[5] = {htole32(kSetupMagic), htole32(qps), htole32(shape.slots), htole32(shape.fragmentBytes),
+  uint32_t header[5] = {htole32(kSetupMagic), htole32(static_cast<uint32_t>(qps) | shape.qpsPerConnection << 16),
+                        htole32(shape.slots), htole32(shape.fragmentBytes),
                         htole32(static_cast<uint32_t>(shape.zeroCopyMin))};
   std::memcpy(out.data(), header, sizeof(header));
   for (int index = 0; index < qps; ++index) {
@@ -213,14 +222,15 @@ Status exchangeAndConnect(IbResources& r, int rank, int nranks, int qps, const R
     if (header[0] != kSetupMagic) {
       return NS_ERROR(Code::kRemoteError, "rank {} sent a malformed ibverbs setup (another ncclshim version?)", peer);
     }
-    if (header[1] != static_cast<uint32_t>(qps) || header[2] != shape.slots || header[3] != shape.fragmentBytes ||
-        header[4] != shape.zeroCopyMin) {
+    if (header[1] != (static_cast<uint32_t>(qps) | shape.qpsPerConnection << 16) || header[2] != shape.slots ||
+        header[3] != shape.fragmentBytes || header[4] != shape.zeroCopyMin) {
       return NS_ERROR(Code::kInvalidUsage,
-                      "rank {} uses {} QPs per peer, {} slots of {} bytes and zero copy from {} bytes, but rank {} "
-                      "uses {}, {}, {} and {}: set NCCLSHIM_IB_QPS_PER_PEER, NCCLSHIM_IB_SLOTS, "
-                      "NCCLSHIM_IB_SLOT_BYTES and NCCLSHIM_IB_ZERO_COPY_MIN alike on every rank",
-                      peer, header[1], header[2], header[3], header[4], rank, qps, shape.slots, shape.fragmentBytes,
-                      shape.zeroCopyMin);
+                      "rank {} uses {} links per peer in groups of {}, {} slots of {} bytes and zero copy from {} "
+                      "bytes, but rank {} uses {} in groups of {}, {}, {} and {}: set NCCLSHIM_IB_QPS_PER_PEER, "
+                      "NCCL_IB_QPS_PER_CONNECTION, NCCLSHIM_IB_SLOTS, NCCLSHIM_IB_SLOT_BYTES and "
+                      "NCCLSHIM_IB_ZERO_COPY_MIN alike on every rank",
+                      peer, header[1] & 0xffff, header[1] >> 16, header[2], header[3], header[4], rank, qps,
+                      shape.qpsPerConnection, shape.slots, shape.fragmentBytes, shape.zeroCopyMin);
     }
     theirs.resize(endpointOffset(qps, false));  // the header and every link's two endpoints
     NS_RETURN_IF_ERROR(readAll(r.peerSockets[peer].get(), theirs.data() + kSetupHeaderBytes,
@@ -265,6 +275,8 @@ IbverbsOptions IbverbsOptions::fromEnvironment() {
   o.trafficClass = static_cast<int>(settingOrNcclInt(Setting::NCCLSHIM_IB_TC, "NCCL_IB_TC"));  // a capture's too
   o.serviceLevel = static_cast<int>(settingOrNcclInt(Setting::NCCLSHIM_IB_SL, "NCCL_IB_SL"));
   o.qpsPerPeer = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_QPS_PER_PEER));
+  o.qpsPerConnection =  // a capture's too
+      static_cast<int>(settingOrNcclInt(Setting::NCCLSHIM_IB_QPS_PER_CONNECTION, "NCCL_IB_QPS_PER_CONNECTION"));
   o.slots = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_SLOTS));
   o.slotBytes = static_cast<size_t>(settingInt(Setting::NCCLSHIM_IB_SLOT_BYTES));
   o.signalEvery = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_SIGNAL_EVERY));
@@ -334,19 +346,18 @@ Result<std::unique_ptr<Transport>> connectIbverbsTransport(const UniqueId& id, i
   if (!device.ok()) return NS_ERROR(device.status().code(), "rank {}: {}", rank, device.status().message());
   res->device = std::move(device).value();
   const RingShape shape = shapeFor(options);
-  NS_RETURN_IF_ERROR(createResources(*res, rank, nranks, options.qpsPerPeer, shape));
-  NS_RETURN_IF_ERROR(exchangeAndConnect(*res, rank, nranks, options.qpsPerPeer, shape, options));
+  const int links = options.qpsPerPeer * options.qpsPerConnection;  // per peer: groups x QPs per connection
+  NS_RETURN_IF_ERROR(createResources(*res, rank, nranks, links, shape));
+  NS_RETURN_IF_ERROR(exchangeAndConnect(*res, rank, nranks, links, shape, options));
   const bool postThread =
       options.postThread < 0 ? res->device.deviceAttr.vendor_id == kSoftRoceVendorId : options.postThread == 1;
-  uint32_t inlineBytes =
-      anyPeer >= 0 ? res->connections[static_cast<size_t>(anyPeer) * options.qpsPerPeer].outbound.maxInline : 0;
+  uint32_t inlineBytes = anyPeer >= 0 ? res->connections[static_cast<size_t>(anyPeer) * links].outbound.maxInline : 0;
   NS_INFO(
-      "rank {} of {}: ibverbs transport on {} port {} (GID index {}), {} link(s) per peer (2 QPs each), {} slots "
-      "of {} B, inline up to {} B, writes posted {}",
-      rank, nranks, res->device.name, res->device.port, res->device.gidIndex, options.qpsPerPeer, shape.slots,
-      shape.fragmentBytes, inlineBytes, postThread ? "by a thread" : "inline");
-  return makeIbverbsTransport(std::move(res), rank, nranks, options.qpsPerPeer, shape, options.spinMicroseconds,
-                              postThread);
+      "rank {} of {}: ibverbs transport on {} port {} (GID index {}), {} link(s) per peer (2 QPs each; {} per "
+      "channel group), {} slots of {} B, inline up to {} B, writes posted {}",
+      rank, nranks, res->device.name, res->device.port, res->device.gidIndex, links, options.qpsPerConnection,
+      shape.slots, shape.fragmentBytes, inlineBytes, postThread ? "by a thread" : "inline");
+  return makeIbverbsTransport(std::move(res), rank, nranks, links, shape, options.spinMicroseconds, postThread);
 }
 
 }  // namespace nshim

@@ -66,6 +66,7 @@ struct QpLane {
 // Geometry and tuning shared by every connection of one transport.
 struct RingShape {
   uint32_t slots = 4;
+  uint32_t qpsPerConnection = 1;         // links per channel group (NCCL_IB_QPS_PER_CONNECTION; PeerLink::nextLink)
   uint64_t zeroCopyMin = 0;              // messages from this size on get offers (0: no zero copy)
   uint32_t offersAhead = 8;              // offers outstanding per link at most
   uint32_t fragmentBytes = 1 << 20;      // payload of one slot
@@ -210,7 +211,7 @@ struct IbResources {
   MrPtr mr;
   ChannelPtr channel;
   CqPtr cq;
-  // [peer * qpsPerPeer + index]; the entries of its own rank and of peers left out have no QPs.
+  // [peer * links per peer + index]; the entries of its own rank and of peers left out have no QPs.
   std::vector<Connection> connections;
   // Bootstrap socket per connected peer (endpoint exchange, then liveness); invalid for the others.
   std::vector<Fd> peerSockets;
@@ -224,7 +225,7 @@ struct IbResources {
 
 // The transport over connected resources (ibverbs_transport.cc).
 std::unique_ptr<Transport> makeIbverbsTransport(std::unique_ptr<IbResources> resources, int rank, int nranks,
-                                                int qpsPerPeer, const RingShape& shape, int spinMicroseconds,
+                                                int linksPerPeer, const RingShape& shape, int spinMicroseconds,
                                                 bool postThread);
 
 }  // namespace nshim::ib

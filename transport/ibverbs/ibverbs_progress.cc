@@ -53,7 +53,7 @@ void IbverbsTransport::handleCompletion(const ibv_wc& wc) {
     abortLocked(NS_ERROR(Code::kInternal, "rank {}: completion with unknown wr_id {:#x}", rank_, wc.wr_id));
     return;
   }
-  res_->connections[id].onCompletion(wc, qpsPerPeer_);
+  res_->connections[id].onCompletion(wc, linksPerPeer_);
 }
 
 void IbverbsTransport::collectPostFailuresLocked() {

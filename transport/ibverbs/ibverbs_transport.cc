@@ -23,11 +23,11 @@ constexpr double kDrainSeconds = 10;
 
 }  // namespace
 
-IbverbsTransport::IbverbsTransport(std::unique_ptr<IbResources> resources, int rank, int nranks, int qpsPerPeer,
+IbverbsTransport::IbverbsTransport(std::unique_ptr<IbResources> resources, int rank, int nranks, int linksPerPeer,
                                    const RingShape& shape, int spinMicroseconds, bool postThread)
     : NetworkTransport("ibverbs", "ibverbs", rank, nranks,
                        SpinPolicy{static_cast<int64_t>(std::max(spinMicroseconds, 0)) * 1000, true}),
-      res_(std::move(resources)), api_(*res_->api), qpsPerPeer_(qpsPerPeer), shape_(shape), wcs_(32),
+      res_(std::move(resources)), api_(*res_->api), linksPerPeer_(linksPerPeer), shape_(shape), wcs_(32),
       poster_(postThread ? std::make_unique<WritePoster>() : nullptr) {
   active_.reserve(res_->connections.size());
   const uint32_t ringLkey = res_->mr ? res_->mr->lkey : 0;
@@ -52,7 +52,8 @@ IbverbsTransport::~IbverbsTransport() {
 
 void IbverbsTransport::enqueueLocked(int peer, Request* req, char* buf, bool isSend) {
   const size_t bytes = req->bytes;
-  Connection& c = connection(peer, static_cast<uint64_t>(peers_[peer].nextLink(*req, isSend, qpsPerPeer_)));
+  Connection& c = connection(
+      peer, static_cast<uint64_t>(peers_[peer].nextLink(*req, isSend, linksPerPeer_, shape_.qpsPerConnection)));
   bool wasIdle = isSend ? c.sends.empty() : c.recvs.empty();
   const ibv_mr* region = bytes >= shape_.zeroCopyMin && shape_.zeroCopyMin > 0 ? regionHolding(buf, bytes) : nullptr;
   (isSend ? c.sends : c.recvs).push(PendingOp{req, buf, 0, false, false, region});
@@ -91,8 +92,8 @@ std::vector<int> IbverbsTransport::otherEndedPeersLocked(int except) {
 
 // Fragments that arrived before the loss still complete receives (like bytes before a socket's end).
 void IbverbsTransport::beforePeerLostLocked(int peer) {
-  for (int index = 0; index < qpsPerPeer_ && !aborted_; ++index) {
-    Connection& c = res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index];
+  for (int index = 0; index < linksPerPeer_ && !aborted_; ++index) {
+    Connection& c = res_->connections[static_cast<size_t>(peer) * linksPerPeer_ + index];
     if (!c.recvs.empty()) c.driveRecvs();
   }
 }
@@ -100,15 +101,15 @@ void IbverbsTransport::beforePeerLostLocked(int peer) {
 // A peer that left owing nothing is no news.
 bool IbverbsTransport::peerLossWorthWarningLocked(int peer) {
   bool pending = false;
-  for (int index = 0; index < qpsPerPeer_; ++index) {
-    pending = pending || res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index].owesRequests();
+  for (int index = 0; index < linksPerPeer_; ++index) {
+    pending = pending || res_->connections[static_cast<size_t>(peer) * linksPerPeer_ + index].owesRequests();
   }
   return pending;
 }
 
 void IbverbsTransport::dropPeerLocked(int peer, const Status& why, const std::vector<int>& alsoEnded) {
-  for (int index = 0; index < qpsPerPeer_; ++index) {
-    res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + index].failAll(why);
+  for (int index = 0; index < linksPerPeer_; ++index) {
+    res_->connections[static_cast<size_t>(peer) * linksPerPeer_ + index].failAll(why);
   }
   if (res_->peerSockets[peer].valid()) ::shutdown(res_->peerSockets[peer].get(), SHUT_RDWR);
   for (int other : alsoEnded) failPeerLocked(other, "its bootstrap connection reached end of stream");
@@ -234,9 +235,9 @@ void IbverbsTransport::drainBeforeTeardown(Deadline deadline) {
 }
 
 std::unique_ptr<Transport> makeIbverbsTransport(std::unique_ptr<IbResources> resources, int rank, int nranks,
-                                                int qpsPerPeer, const RingShape& shape, int spinMicroseconds,
+                                                int linksPerPeer, const RingShape& shape, int spinMicroseconds,
                                                 bool postThread) {
-  return std::make_unique<IbverbsTransport>(std::move(resources), rank, nranks, qpsPerPeer, shape, spinMicroseconds,
+  return std::make_unique<IbverbsTransport>(std::move(resources), rank, nranks, linksPerPeer, shape, spinMicroseconds,
                                             postThread);
 }
 

@@ -1,9 +1,10 @@
-// The ibverbs (RoCE v2 / InfiniBand) transport: `qpsPerPeer` links between every pair of ranks,
+// The ibverbs (RoCE v2 / InfiniBand) transport: `qpsPerPeer` x `qpsPerConnection` links between every pair of ranks,
 // each two reliable-connected QPs (A's outbound QP to B's inbound one carries A's data and B's
 // credits for it, and the other pair the reverse, so a credit never waits behind data going its
 // way), set up through the TCP bootstrap (one socket per peer carries the QP endpoints and then
-// serves as a liveness signal: its end of stream means the peer is gone). Message k from rank A to
-// rank B travels on link k % qpsPerPeer as fragments of up to `slotBytes` (default 1 MiB, so a
+// serves as a liveness signal: its end of stream means the peer is gone). A message from rank A to
+// rank B of NCCL channel c travels in link group c % qpsPerPeer, on the group's links in turn
+// (NCCL_IB_QPS_PER_CONNECTION: NCCL's QPs per connection, requests round robin), as fragments of up to `slotBytes` (default 1 MiB, so a
 // collective slice is one fragment): each is copied into a registered send slot and RDMA-written
 // WITH IMMEDIATE into the matching slot of B's registered receive ring for that link, after a
 // 32-byte header {magic, fragment bytes, tag, message bytes, offset} that B checks against its
@@ -39,7 +40,8 @@ struct IbverbsOptions {
   int gidIndex = -1;              // NCCLSHIM_IB_GID_INDEX: -1 = scan for RoCE v2, IPv4-mapped
   int trafficClass = 0;           // NCCLSHIM_IB_TC
   int serviceLevel = 0;           // NCCLSHIM_IB_SL
-  int qpsPerPeer = 1;             // NCCLSHIM_IB_QPS_PER_PEER: links per peer, 2 QPs each (messages round-robin)
+  int qpsPerPeer = 1;             // NCCLSHIM_IB_QPS_PER_PEER: link groups per peer (a message's channel picks one)
+  int qpsPerConnection = 1;       // NCCL_IB_QPS_PER_CONNECTION: links per group, taken in turn (2 QPs each)
   int slots = 4;                  // NCCLSHIM_IB_SLOTS: receive ring slots (credits) per link
   size_t slotBytes = 1 << 20;     // NCCLSHIM_IB_SLOT_BYTES: payload bytes per slot (fragment size)
   int signalEvery = 8;            // NCCLSHIM_IB_SIGNAL_EVERY: one signaled work request in N

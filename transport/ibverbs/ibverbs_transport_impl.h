@@ -22,8 +22,8 @@ namespace nshim::ib {
 
 class IbverbsTransport final : public NetworkTransport, private LinkOwner {
  public:
-  IbverbsTransport(std::unique_ptr<IbResources> resources, int rank, int nranks, int qpsPerPeer, const RingShape& shape,
-                   int spinMicroseconds, bool postThread);
+  IbverbsTransport(std::unique_ptr<IbResources> resources, int rank, int nranks, int linksPerPeer,
+                   const RingShape& shape, int spinMicroseconds, bool postThread);
   ~IbverbsTransport() override;
 
   Status registerMemory(const void* buf, size_t bytes) override;
@@ -31,7 +31,7 @@ class IbverbsTransport final : public NetworkTransport, private LinkOwner {
 
  private:
   Connection& connection(int peer, uint64_t seq) {
-    return res_->connections[static_cast<size_t>(peer) * qpsPerPeer_ + seq % qpsPerPeer_];
+    return res_->connections[static_cast<size_t>(peer) * linksPerPeer_ + seq % linksPerPeer_];
   }
 
   // NetworkTransport hooks (ibverbs_transport.cc).
@@ -82,7 +82,7 @@ class IbverbsTransport final : public NetworkTransport, private LinkOwner {
   };
   std::vector<UserRegion> regions_;
   const VerbsApi& api_;
-  const int qpsPerPeer_;
+  const int linksPerPeer_;
   const RingShape shape_;
   std::vector<Connection*> active_;
   std::vector<pollfd> pollFds_;

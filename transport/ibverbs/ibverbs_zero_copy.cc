@@ -109,11 +109,11 @@ const ibv_mr* IbverbsTransport::regionHolding(const char* buf, size_t bytes) con
 // after their QP is moved to error so that the NIC reads the buffers no more. Without this a
 // rank that merely finished first failed its neighbour's last send.
 void IbverbsTransport::completeDirectSendsTo(int peer) {
-  for (int index = 0; index < qpsPerPeer_; ++index) {
+  for (int index = 0; index < linksPerPeer_; ++index) {
     const Connection& c = connection(peer, static_cast<uint64_t>(index));
     if (!c.sends.empty() || !c.recvs.empty()) return;
   }
-  for (int index = 0; index < qpsPerPeer_; ++index) {
+  for (int index = 0; index < linksPerPeer_; ++index) {
     Connection& c = connection(peer, static_cast<uint64_t>(index));
     if (c.directSends.empty()) continue;
     moveQpToError(api_, c.outbound.qp.get());  // before the buffers are handed back
