@@ -94,6 +94,21 @@ void printTimeline(FILE* out, const ReplayReport& r, int maxRows) {
                k.capture.exposedUs, k.replay.exposedUs, ratioText(k.replay.exposedUs, k.capture.exposedUs),
                k.capture.overlapPairs, k.replay.overlapPairs);
   }
+  if (!t.steady.empty()) {
+    fmt::print(out,
+               "#   from iteration 1 on (NCCL connects its channels inside its first calls; the replay before it "
+               "starts):\n");
+  }
+  shown = 0;
+  for (const RankTimeline& k : t.steady) {
+    if (shown++ >= maxRows) {
+      fmt::print(out, "#   ... {} more ranks (all are in --json)\n", t.steady.size() - maxRows);
+      break;
+    }
+    fmt::print(out, "#   rank {}: communication {:.1f} -> {:.1f} ({}), exposed {:.1f} -> {:.1f} ({})\n", k.rank,
+               k.capture.commUs, k.replay.commUs, ratioText(k.replay.commUs, k.capture.commUs), k.capture.exposedUs,
+               k.replay.exposedUs, ratioText(k.replay.exposedUs, k.capture.exposedUs));
+  }
   fmt::print(out,
              "# overlapping op pairs: capture {}, replay {:.0f} (ops of different communicators in flight at once "
              "on a rank, all ranks; replay: mean per pass)\n",
@@ -128,6 +143,8 @@ std::string timeJson(const ReplayReport& r) {
   for (size_t i = 0; i < t.ranks.size(); ++i) out += (i ? "," : "") + rankTimelineJson(t.ranks[i]);
   out += "],\"iterations\":[";
   for (size_t i = 0; i < t.iterations.size(); ++i) out += (i ? "," : "") + rankTimelineJson(t.iterations[i]);
+  out += "],\"steady\":[";
+  for (size_t i = 0; i < t.steady.size(); ++i) out += (i ? "," : "") + rankTimelineJson(t.steady[i]);
   out += "]}";
   return out;
 }

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace nshim::phynet {
 namespace {
 
@@ -98,6 +100,14 @@ TimelineScore scoreTimelines(const Workload& workload, const std::vector<std::ve
       if (end > ops.size()) break;
       s.iterations.push_back(score(static_cast<int>(g), static_cast<int>(k), captured[g], ops, timings[g], begin, end,
                                    warmup, measured, nullptr));
+    }
+    if (c.stepCount >= 2 && c.stepPeriod > 0) {
+      const size_t begin = static_cast<size_t>(c.stepFirst + c.stepPeriod);
+      const size_t end = std::min(ops.size(), static_cast<size_t>(c.stepFirst + c.stepCount * c.stepPeriod));
+      if (begin < end) {
+        s.steady.push_back(
+            score(static_cast<int>(g), 1, captured[g], ops, timings[g], begin, end, warmup, measured, nullptr));
+      }
     }
   }
   return s;

@@ -1,7 +1,8 @@
 // The replay scored against a GPU-timed capture, rank by rank (workload/timeline_figures.h):
 // communication time, exposed communication time and the op pairs of different communicators in
 // flight at once, capture against replay (the mean over the measured passes), for the whole rank
-// and for each training iteration found in its ops (RankCounters::step*). Without a GPU timeline on
+// and for each training iteration found in its ops (RankCounters::step*), and from the second
+// iteration on. Without a GPU timeline on
 // every rank there is nothing to score against, and the note says so.
 #pragma once
 
@@ -28,8 +29,12 @@ struct TimelineScore {
   std::string note;                      // what the figures can be compared for, or why there are none
   std::vector<RankTimeline> ranks;       // per rank
   std::vector<RankTimeline> iterations;  // per rank and training iteration
-  uint64_t captureOverlapPairs = 0;      // over all ranks
-  double replayOverlapPairs = 0;         // over all ranks, mean per pass
+  // Per rank, its ops from the second training iteration found to the end of the last (iteration =
+  // 1): the steady state, without the first calls, inside which NCCL connects its channels (lazily,
+  // by default) while a replay connects before it starts. Empty below two iterations.
+  std::vector<RankTimeline> steady;
+  uint64_t captureOverlapPairs = 0;  // over all ranks
+  double replayOverlapPairs = 0;     // over all ranks, mean per pass
 };
 
 // `timings[g]`: rank g's op timings [pass * ops + index], passes = warmup + measured.

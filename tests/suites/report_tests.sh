@@ -289,6 +289,9 @@ assert settings["NCCL_BUFFSIZE"]["source"] == "capture" and settings["NCCL_BUFFS
 assert settings["NCCL_IB_HCA"]["source"] == "capture (not applied)"
 t = d["timeline"]
 assert t["captured"] and t["paced"] and t["capture_overlap_pairs"] == 4, t
+# From iteration 1 on (the second of two): rank 0's capture communicates 2700 us (by hand, as compare's
+# "rank 0 iteration 1" below).
+assert [s["rank"] for s in t["steady"]] == [0, 1] and t["steady"][0]["capture"]["comm_us"] == 2700.0, t["steady"]
 print("ok")
 PY
 result $? "time/gpu-capture-ops-bytes-algorithms-settings" "$(cat "$work/gpu.txt")"
