@@ -29,7 +29,7 @@ Status allReduce(Communicator& comm, const void* send, void* recv, size_t count,
     case AllReduceRoute::kRecursiveDoubling: return recursiveDoublingAllReduce(comm, input, recv, count, type, op, seq);
     case AllReduceRoute::kRing: break;
   }
-  return ringAllReduce(comm, input, recv, count, type, op, seq, plan.channels);
+  return ringAllReduce(comm, input, recv, count, type, op, seq, plan.channels, choice.protocol);
 }
 
 }  // namespace nshim

@@ -11,8 +11,9 @@
 
 namespace nshim {
 
+// `protocol`: the call's (kAuto: the options'); it decides how the buffer is cut into messages.
 Status ringAllReduce(Communicator& comm, const void* input, void* recv, size_t count, DataType type, const ReduceOp& op,
-                     uint64_t seq, int channels);
+                     uint64_t seq, int channels, Protocol protocol);
 Status recursiveDoublingAllReduce(Communicator& comm, const void* input, void* recv, size_t count, DataType type,
                                   const ReduceOp& op, uint64_t seq);
 Status treeAllReduce(Communicator& comm, const void* input, void* recv, size_t count, DataType type, const ReduceOp& op,

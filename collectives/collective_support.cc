@@ -74,6 +74,39 @@ void finishAverage(void* buf, size_t count, DataType type, const ReduceOp& op, i
   if (op.kind == ReduceKind::kAvg && count > 0) divideBy(type, buf, count, nranks);
 }
 
+std::vector<RingSlice> ringSlicesFor(const Communicator& comm, DataType type, size_t perRank, int channels,
+                                     Protocol protocol) {
+  if (protocol == Protocol::kAuto) protocol = comm.options().protocol;
+  if (protocol == Protocol::kAuto || protocol == Protocol::kSimple) {
+    return ncclSimpleRingSlices(perRank, dataTypeSize(type), channels, comm.options().sliceBytes);
+  }
+  std::vector<RingSlice> slices;
+  const size_t sliceElems = ringSliceElements(comm, type, perRank);
+  for (size_t begin = 0; begin < perRank; begin += sliceElems) {
+    slices.push_back({begin, std::min(sliceElems, perRank - begin),
+                      static_cast<int>(slices.size() % static_cast<size_t>(std::max(1, channels)))});
+  }
+  return slices;
+}
+
+std::vector<RingLoopSlice> ringAllReduceSlicesFor(const Communicator& comm, DataType type, size_t count, int channels,
+                                                  Protocol protocol) {
+  if (protocol == Protocol::kAuto) protocol = comm.options().protocol;
+  const int n = comm.nranks();
+  if (protocol == Protocol::kAuto || protocol == Protocol::kSimple) {
+    return ncclSimpleAllReduceSlices(count, dataTypeSize(type), n, channels, comm.options().sliceBytes);
+  }
+  std::vector<RingLoopSlice> blocks;
+  const size_t blockElems = ringAllReduceSliceElements(comm, type, count, channels) * static_cast<size_t>(n);
+  for (size_t base = 0; base < count; base += blockElems) {
+    const size_t elems = std::min(blockElems, count - base);
+    const size_t stride = (elems + static_cast<size_t>(n) - 1) / static_cast<size_t>(n);
+    blocks.push_back({base, stride, 0, stride, base + elems,
+                      static_cast<int>(blocks.size() % static_cast<size_t>(std::max(1, channels)))});
+  }
+  return blocks;
+}
+
 void reduceArrived(const Communicator& comm, DataType type, ReduceKind kind, void* out, const void* a, const void* b,
                    size_t count) {
   if (comm.options().doGpuWork) reduceTo(type, kind, out, a, b, count);

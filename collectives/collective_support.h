@@ -10,6 +10,7 @@
 #include "common/status.h"
 #include "model/call_choice.h"
 #include "model/datatype.h"
+#include "model/ring_slices.h"
 
 namespace nshim {
 
@@ -61,6 +62,19 @@ inline size_t ringSliceElements(const Communicator& comm, DataType type, size_t 
   const size_t spread = (blockElems + kParallelSlices - 1) / kParallelSlices;
   return std::min(configured, std::max(smallest, spread));
 }
+
+// The messages of a ring allgather's or reduce-scatter's step: a rank's block of `perRank` elements
+// as NCCL's Simple protocol cuts it (model/ring_slices.h: per channel, two slices per chunk, the
+// second empty for a small chunk); under LL and LL128, slices of ringSliceElements dealt over the
+// channels in turn. `protocol` is the call's (kAuto: the options', else Simple).
+std::vector<RingSlice> ringSlicesFor(const Communicator& comm, DataType type, size_t perRank, int channels,
+                                     Protocol protocol);
+
+// The blocks of a ring allreduce of `count` elements: NCCL's Simple slices (model/ring_slices.h),
+// or under LL and LL128 blocks of `nranks` chunks of ringAllReduceSliceElements dealt over the
+// channels in turn.
+std::vector<RingLoopSlice> ringAllReduceSlicesFor(const Communicator& comm, DataType type, size_t count, int channels,
+                                                  Protocol protocol);
 
 // Elements of one rank's chunk of a ring allreduce block (a block is n chunks): the configured
 // slice, but small enough that the buffer makes at least `channels` blocks when it can, so that

@@ -1,6 +1,8 @@
-// The allgather entry (NCCL's PAT where chosen: pat_allgather.cc) and the ring allgather: rank r first places its block at r, then in steps 0..n-2 forwards block r-s to
-// r+1 and receives block r-s-1 from r-1 straight into the output. Each rank's block is cut into
-// slices that travel the ring independently (pipelined). Wire bytes per rank: (n-1)/n of the output.
+// The allgather entry (NCCL's PAT where chosen: pat_allgather.cc) and the ring allgather: rank r
+// first places its block at r, then in steps 0..n-2 forwards block r-s to r+1 and receives block
+// r-s-1 from r-1 straight into the output. Each rank's block is cut into NCCL's slices
+// (ringSlicesFor), which travel the ring independently (pipelined), each on its channel. Wire bytes
+// per rank: (n-1)/n of the output.
 #include "collectives/collective_support.h"
 #include "collectives/collectives.h"
 #include "collectives/pat_algorithms.h"
@@ -12,12 +14,12 @@ namespace {
 
 class RingAllGatherPass final : public RingPass {
  public:
-  RingAllGatherPass(Communicator& comm, char* output, size_t perRank, DataType type)
+  RingAllGatherPass(Communicator& comm, char* output, size_t perRank, DataType type, std::vector<RingSlice> slices)
       : n_(comm.nranks()), rank_(comm.nodes().ringPosition(comm.rank())), nodes_(comm.nodes()), output_(output),
-        perRank_(perRank), elemSize_(dataTypeSize(type)), sliceElems_(ringSliceElements(comm, type, perRank)),
-        blocks_(static_cast<int>((perRank + sliceElems_ - 1) / sliceElems_)) {}
+        perRank_(perRank), elemSize_(dataTypeSize(type)), slices_(std::move(slices)) {}
 
-  int numBlocks() const override { return blocks_; }
+  int numBlocks() const override { return static_cast<int>(slices_.size()); }
+  int channelOf(int block, int channels) const override { return slices_[block].channel % channels; }
   int numSteps() const override { return n_ - 1; }
   std::span<const char> sendData(int block, int step) override { return slice(block, rank_ - step); }
   std::span<char> recvTarget(int block, int step) override {
@@ -28,10 +30,9 @@ class RingAllGatherPass final : public RingPass {
 
  private:
   std::span<const char> slice(int block, int owner) const {
-    size_t begin = static_cast<size_t>(block) * sliceElems_;
-    size_t elems = std::min(sliceElems_, perRank_ - begin);
-    size_t offset = static_cast<size_t>(nodes_.rankAtRingPosition(ringMod(owner, n_))) * perRank_ + begin;
-    return {output_ + offset * elemSize_, elems * elemSize_};
+    const RingSlice& s = slices_[block];
+    size_t offset = static_cast<size_t>(nodes_.rankAtRingPosition(ringMod(owner, n_))) * perRank_ + s.begin;
+    return {output_ + offset * elemSize_, s.elems * elemSize_};
   }
 
   const int n_;
@@ -40,8 +41,7 @@ class RingAllGatherPass final : public RingPass {
   char* output_;
   const size_t perRank_;
   const size_t elemSize_;
-  const size_t sliceElems_;
-  const int blocks_;
+  const std::vector<RingSlice> slices_;
 };
 
 }  // namespace
@@ -58,8 +58,10 @@ Status allGather(Communicator& comm, const void* send, void* recv, size_t sendCo
   if (algorithm == Algorithm::kPat && patRuns(comm.nranks(), comm.nodes().nodes())) {
     return patAllGather(comm, output, sendCount, type, seq, channelsOf(comm, choice));
   }
-  RingAllGatherPass pass(comm, output, sendCount, type);
-  return runRingPipeline(comm, pass, OpCode::kAllGather, seq, ringWindow(comm), channelsOf(comm, choice));
+  const int channels = channelsOf(comm, choice);
+  RingAllGatherPass pass(comm, output, sendCount, type,
+                         ringSlicesFor(comm, type, sendCount, channels, choice.protocol));
+  return runRingPipeline(comm, pass, OpCode::kAllGather, seq, ringWindow(comm), channels);
 }
 
 }  // namespace nshim

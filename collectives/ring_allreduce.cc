@@ -2,8 +2,8 @@
 // messages. Each block of n·slice elements is cut into n chunks; in steps 0..n-2 rank r sends chunk
 // r-s (its input, then the partial sums it received) and adds the chunk r-s-1 arriving from r-1;
 // after step n-2 it holds the full sum of chunk r+1. Steps n-1..2n-3 circulate the finished chunks.
-// Wire bytes per rank: 2(n-1)/n of the buffer. The slice shrinks so that the buffer makes at least
-// one block per NCCL channel where it can; block b travels on channel b % channels.
+// Wire bytes per rank: 2(n-1)/n of the buffer. The blocks are NCCL's (ringAllReduceSlicesFor: under
+// Simple, per channel, loops of n chunks, each chunk as NCCL's two slices), each on its channel.
 #include <vector>
 
 #include "collectives/allreduce_algorithms.h"
@@ -17,19 +17,19 @@ namespace {
 
 class RingAllReducePass final : public RingPass {
  public:
-  RingAllReducePass(Communicator& comm, const char* input, char* output, size_t count, DataType type,
-                    const ReduceOp& op, int channels)
+  RingAllReducePass(Communicator& comm, const char* input, char* output, DataType type, const ReduceOp& op,
+                    std::vector<RingLoopSlice> blocks)
       : comm_(comm), n_(comm.nranks()), rank_(comm.nodes().ringPosition(comm.rank())), input_(input), output_(output),
-        count_(count), type_(type), op_(op), elemSize_(dataTypeSize(type)),
-        blockElems_(ringAllReduceSliceElements(comm, type, count, channels) * n_),
-        blocks_(static_cast<int>((count + blockElems_ - 1) / blockElems_)) {
+        type_(type), op_(op), elemSize_(dataTypeSize(type)), blocks_(std::move(blocks)) {
+    for (const RingLoopSlice& b : blocks_) stageElems_ = std::max(stageElems_, b.elems);
     int window = ringWindow(comm);
-    stage_ = comm.scratch(static_cast<size_t>(window) * 2 * (blockElems_ / n_) * elemSize_);
+    stage_ = comm.scratch(static_cast<size_t>(window) * 2 * stageElems_ * elemSize_);
     window_ = window;
   }
 
   int window() const { return window_; }
-  int numBlocks() const override { return blocks_; }
+  int numBlocks() const override { return static_cast<int>(blocks_.size()); }
+  int channelOf(int block, int channels) const override { return blocks_[block].channel % channels; }
   int numSteps() const override { return 2 * (n_ - 1); }
 
   std::span<const char> sendData(int block, int step) override {
@@ -63,10 +63,9 @@ class RingAllReducePass final : public RingPass {
 
  private:
   Range chunkOf(int block, int chunk) const {
-    size_t base = static_cast<size_t>(block) * blockElems_;
-    size_t blockCount = std::min(blockElems_, count_ - base);
-    Range part = partRange(blockCount, n_, ringMod(chunk, n_));
-    return Range{base + part.begin, base + part.end};
+    const RingLoopSlice& b = blocks_[block];
+    const size_t begin = b.base + static_cast<size_t>(ringMod(chunk, n_)) * b.stride + b.begin;
+    return Range{std::min(begin, b.end), std::min(begin + b.elems, b.end)};
   }
   std::span<const char> bytesOf(const char* buf, int block, int chunk) const {
     Range range = chunkOf(block, chunk);
@@ -74,7 +73,7 @@ class RingAllReducePass final : public RingPass {
   }
   char* stageOf(int block, int step) const {
     size_t slot = static_cast<size_t>(block % window_) * 2 + (step % 2);
-    return stage_ + slot * (blockElems_ / n_) * elemSize_;
+    return stage_ + slot * stageElems_ * elemSize_;
   }
 
   const Communicator& comm_;  // its options say whether data is reduced (reduceArrived)
@@ -82,12 +81,11 @@ class RingAllReducePass final : public RingPass {
   const int rank_;  // ring position (NodeLayout::ringPosition): chunks are numbered by position
   const char* input_;
   char* output_;
-  const size_t count_;
   const DataType type_;
   const ReduceOp op_;
   const size_t elemSize_;
-  const size_t blockElems_;
-  const int blocks_;
+  const std::vector<RingLoopSlice> blocks_;
+  size_t stageElems_ = 1;  // the largest chunk slice: a staging slot's size
   char* stage_ = nullptr;
   int window_ = 1;
 };
@@ -95,8 +93,9 @@ class RingAllReducePass final : public RingPass {
 }  // namespace
 
 Status ringAllReduce(Communicator& comm, const void* input, void* recv, size_t count, DataType type, const ReduceOp& op,
-                     uint64_t seq, int channels) {
-  RingAllReducePass pass(comm, static_cast<const char*>(input), static_cast<char*>(recv), count, type, op, channels);
+                     uint64_t seq, int channels, Protocol protocol) {
+  RingAllReducePass pass(comm, static_cast<const char*>(input), static_cast<char*>(recv), type, op,
+                         ringAllReduceSlicesFor(comm, type, count, channels, protocol));
   return runRingPipeline(comm, pass, OpCode::kAllReduce, seq, pass.window(), channels);
 }
 

@@ -29,13 +29,13 @@ Status runRingPipeline(Communicator& comm, RingPass& pass, OpCode op, uint64_t s
   auto postRecv = [&](int first, int b, int s) {
     std::span<char> target = pass.recvTarget(first + b, s);
     Request* req = &recvs[b * steps + s];
-    req->channel = (first + b) % channels;
+    req->channel = pass.channelOf(first + b, channels);
     return transport.postRecv(prev, tagOf(first + b, s), target.data(), target.size(), req);
   };
   auto postSend = [&](int first, int b, int s) {
     std::span<const char> data = pass.sendData(first + b, s);
     Request* req = &sends[b * steps + s];
-    req->channel = (first + b) % channels;
+    req->channel = pass.channelOf(first + b, channels);
     return transport.postSend(next, tagOf(first + b, s), data.data(), data.size(), req);
   };
 

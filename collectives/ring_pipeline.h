@@ -27,11 +27,13 @@ class RingPass {
   virtual std::span<char> recvTarget(int block, int step) = 0;
   // Called once the receive of (block, step) has completed (reduce it, for example).
   virtual void onReceived(int block, int step) = 0;
+  // The NCCL channel whose connection carries the block's messages.
+  virtual int channelOf(int block, int channels) const { return block % channels; }
 };
 
 // Runs the pass. Staging buffers handed out by recvTarget for step s may be reused for step s+2:
-// the pipeline waits for the send of step s-1 before posting the receive of step s+1. Block b is
-// NCCL channel b % channels: its messages travel on that channel's connection (Request::channel).
+// the pipeline waits for the send of step s-1 before posting the receive of step s+1. A block's
+// messages travel on its channel's connection (RingPass::channelOf, Request::channel).
 Status runRingPipeline(Communicator& comm, RingPass& pass, OpCode op, uint64_t seq, int window, int channels);
 
 }  // namespace nshim

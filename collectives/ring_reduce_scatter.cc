@@ -1,8 +1,8 @@
 // The reduce-scatter entry (NCCL's PAT where chosen: pat_reduce_scatter.cc) and the ring
 // reduce-scatter: in steps 0..n-2 rank r sends the partial sum of block r-s-1 to r+1 (its own
 // input at step 0) and adds its input to block r-s-2 arriving from r-1; the last arrival is block r,
-// which becomes the result. Blocks are sliced and pipelined. Wire bytes per rank: (n-1)/n of the
-// input buffer.
+// which becomes the result. Blocks are cut into NCCL's slices (ringSlicesFor) and pipelined, each
+// slice on its channel. Wire bytes per rank: (n-1)/n of the input buffer.
 #include <vector>
 
 #include "collectives/collective_support.h"
@@ -18,15 +18,15 @@ namespace {
 class RingReduceScatterPass final : public RingPass {
  public:
   RingReduceScatterPass(Communicator& comm, const char* input, char* output, size_t perRank, DataType type,
-                        const ReduceOp& op)
+                        const ReduceOp& op, std::vector<RingSlice> slices)
       : comm_(comm), n_(comm.nranks()), rank_(comm.nodes().ringPosition(comm.rank())), nodes_(comm.nodes()),
         input_(input), output_(output), perRank_(perRank), type_(type), op_(op), elemSize_(dataTypeSize(type)),
-        sliceElems_(std::min(sliceElements(comm, type), std::max<size_t>(1, perRank))),  // scratch follows the bytes
-        blocks_(static_cast<int>((perRank + sliceElems_ - 1) / sliceElems_)), window_(ringWindow(comm)) {
-    stage_ = comm.scratch(static_cast<size_t>(window_) * 2 * sliceElems_ * elemSize_);
+        slices_(std::move(slices)), stageElems_(largestSlice(slices_)), window_(ringWindow(comm)) {
+    stage_ = comm.scratch(static_cast<size_t>(window_) * 2 * stageElems_ * elemSize_);  // scratch follows the bytes
   }
 
-  int numBlocks() const override { return blocks_; }
+  int numBlocks() const override { return static_cast<int>(slices_.size()); }
+  int channelOf(int block, int channels) const override { return slices_[block].channel % channels; }
   int numSteps() const override { return n_ - 1; }
 
   std::span<const char> sendData(int block, int step) override {
@@ -44,24 +44,27 @@ class RingReduceScatterPass final : public RingPass {
     if (step < n_ - 2) {
       reduceArrived(comm_, type_, kind, stageOf(block, step), stageOf(block, step), mine, elems);
     } else {
-      char* out = output_ + static_cast<size_t>(block) * sliceElems_ * elemSize_;
+      char* out = output_ + slices_[block].begin * elemSize_;
       reduceArrived(comm_, type_, kind, out, stageOf(block, step), mine, elems);
       finishReduction(comm_, out, elems, type_, op_, n_);
     }
   }
 
  private:
-  size_t sliceSize(int block) const {
-    return std::min(sliceElems_, perRank_ - static_cast<size_t>(block) * sliceElems_);
+  static size_t largestSlice(const std::vector<RingSlice>& slices) {
+    size_t largest = 1;
+    for (const RingSlice& s : slices) largest = std::max(largest, s.elems);
+    return largest;
   }
+  size_t sliceSize(int block) const { return slices_[block].elems; }
   const char* inputSlice(int block, int owner) const {
-    size_t offset = static_cast<size_t>(nodes_.rankAtRingPosition(ringMod(owner, n_))) * perRank_ +
-                    static_cast<size_t>(block) * sliceElems_;
+    size_t offset =
+        static_cast<size_t>(nodes_.rankAtRingPosition(ringMod(owner, n_))) * perRank_ + slices_[block].begin;
     return input_ + offset * elemSize_;
   }
   char* stageOf(int block, int step) const {
     size_t slot = static_cast<size_t>(block % window_) * 2 + (step % 2);
-    return stage_ + slot * sliceElems_ * elemSize_;
+    return stage_ + slot * stageElems_ * elemSize_;
   }
 
   const Communicator& comm_;  // its options say whether data is reduced (reduceArrived)
@@ -74,8 +77,8 @@ class RingReduceScatterPass final : public RingPass {
   const DataType type_;
   const ReduceOp op_;
   const size_t elemSize_;
-  const size_t sliceElems_;
-  const int blocks_;
+  const std::vector<RingSlice> slices_;
+  const size_t stageElems_;  // the largest slice: a staging slot's size
   const int window_;
   char* stage_ = nullptr;
 };
@@ -102,8 +105,10 @@ Status reduceScatter(Communicator& comm, const void* send, void* recv, size_t re
   }
   // In-place (recv inside send) is safe: block r of the input is read only by the final combine of
   // each slice, which writes the same slice of the output.
-  RingReduceScatterPass pass(comm, static_cast<const char*>(input), static_cast<char*>(recv), recvCount, type, op);
-  return runRingPipeline(comm, pass, OpCode::kReduceScatter, seq, ringWindow(comm), channelsOf(comm, choice));
+  const int channels = channelsOf(comm, choice);
+  RingReduceScatterPass pass(comm, static_cast<const char*>(input), static_cast<char*>(recv), recvCount, type, op,
+                             ringSlicesFor(comm, type, recvCount, channels, choice.protocol));
+  return runRingPipeline(comm, pass, OpCode::kReduceScatter, seq, ringWindow(comm), channels);
 }
 
 }  // namespace nshim

@@ -8,6 +8,7 @@
 
 #include "collectives/collectives.h"
 #include "collectives/reduce.h"
+#include "model/ring_slices.h"
 #include "tests/test_util.h"
 #include "transport/inproc/inproc_transport.h"
 
@@ -257,20 +258,17 @@ uint64_t expectedSentBytes(const CollectiveCase& c, int rank, int n, size_t slic
   if (n == 1 || count == 0) return 0;
   switch (c.collective) {
     case Collective::kAllReduce: {
-      // Per block: every chunk but r+1 in the reduce-scatter half, every chunk but r+2 in the allgather half.
-      // A block is n slices; slices shrink so that the buffer makes `channels` blocks where it can.
-      const uint64_t perChannel = ((count + n - 1) / n + channels - 1) / channels;
-      uint64_t sliceElems = std::max<uint64_t>(1, std::min<uint64_t>(sliceBytes / size, perChannel));
-      uint64_t blockElems = sliceElems * n;
+      // Per block (NCCL's Simple cut, model/ring_slices.h): every chunk but r+1 in the reduce-scatter
+      // half, every chunk but r+2 in the allgather half.
       uint64_t total = 0;
-      for (uint64_t base = 0; base < count; base += blockElems) {
-        uint64_t blockCount = std::min(blockElems, count - base);
-        uint64_t per = (blockCount + n - 1) / n;
+      for (const RingLoopSlice& b : ncclSimpleAllReduceSlices(count, size, n, channels, sliceBytes)) {
         auto chunk = [&](int idx) {
-          uint64_t begin = std::min(blockCount, per * idx);
-          return std::min(blockCount, begin + per) - begin;
+          const size_t lo = std::min(b.base + static_cast<size_t>(idx) * b.stride + b.begin, b.end);
+          return std::min(lo + b.elems, b.end) - lo;
         };
-        total += 2 * blockCount - chunk((rank + 1) % n) - chunk((rank + 2) % n);
+        uint64_t all = 0;
+        for (int j = 0; j < n; ++j) all += chunk(j);
+        total += 2 * all - chunk((rank + 1) % n) - chunk((rank + 2) % n);
       }
       return total * size;
     }
