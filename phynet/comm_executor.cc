@@ -112,6 +112,7 @@ void CommExecutor::execute(const Batch& batch) {
   }
   const size_t base = static_cast<size_t>(batch.iteration) * ops.size();
   for (size_t k = 0; k < list.size(); ++k) (*shared_.timings)[base + batch.ops[k]] = timing[k];
+  if (batch.finished != nullptr) batch.finished->store(nowNs(), std::memory_order_release);
   shared_.opsDone->fetch_add(list.size(), std::memory_order_acq_rel);
   shared_.progress->notify();
 }

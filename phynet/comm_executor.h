@@ -56,7 +56,8 @@ class ProgressSignal {
 struct Batch {
   uint32_t iteration = 0;
   std::vector<uint32_t> ops;
-  std::atomic<int64_t>* started = nullptr;  // when given: set to the batch's start time (nowNs) as it starts
+  std::atomic<int64_t>* started = nullptr;   // when given: set to the batch's start time (nowNs) as it starts
+  std::atomic<int64_t>* finished = nullptr;  // when given: set to its end time (nowNs) once every op is done
 };
 
 // What the executors of one rank share.

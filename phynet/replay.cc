@@ -66,6 +66,13 @@ Status checkPacing(const std::vector<WorkOp>& ops, const std::vector<std::vector
   return Status::Ok();
 }
 
+// A batch's recorded end on the capture's GPU timeline (issueNs + recordedNs: the same origin).
+int64_t recordedEndNs(const std::vector<WorkOp>& ops, const std::vector<uint32_t>& batch) {
+  int64_t end = 0;
+  for (uint32_t i : batch) end = std::max(end, ops[i].issueNs + std::max<int64_t>(ops[i].recordedNs, 0));
+  return end;
+}
+
 bool onGpuTimeline(const std::vector<WorkOp>& ops) {
   std::vector<OpInterval> unused;
   return capturedGpuTimeline(ops, &unused);
@@ -74,15 +81,17 @@ bool onGpuTimeline(const std::vector<WorkOp>& ops) {
 // Walks every iteration's batches in issue order and queues them on their executors.
 // Repetitions of the workload are fenced like training steps: iteration i+1 is issued once every op
 // of iteration i has completed on this rank (no cross-rank barrier), which also bounds the queues.
-// --pace recorded on a GPU timeline reproduces the job's: a batch is queued its recorded offset
-// after the previous batch started (or later, when that one started late), and runs as soon as the
-// previous op of its communicator is done; batches of other communicators run meanwhile.
-// `started` (one per batch on a GPU timeline, else empty) is the caller's: executors write it, and
-// they outlive this function.
+// --pace recorded on a GPU timeline reproduces the job's: a batch that began after the previous one
+// ended in the capture is queued its recorded gap after the previous one ends here (a collective ends
+// at once on all its ranks, so the ranks realign there whatever their first calls did), and one that
+// began while the previous ran its recorded offset after the previous one started (or later, when
+// that one started late); it runs as soon as the previous op of its communicator is done, and
+// batches of other communicators run meanwhile. `started` and `finished` (one per batch on a GPU
+// timeline, else empty) are the caller's: executors write them, and they outlive this function.
 void dispatch(const std::vector<WorkOp>& ops, const std::vector<std::vector<uint32_t>>& batches,
               std::map<uint64_t, std::unique_ptr<CommExecutor>>& executors, const ReplayConfig& config,
               const ExecutorShared& shared, std::atomic<uint64_t>& submitted,
-              std::vector<std::atomic<int64_t>>& started) {
+              std::vector<std::atomic<int64_t>>& started, std::vector<std::atomic<int64_t>>& finished) {
   const FailureSlot& failure = *shared.failure;
   int64_t lastIssue = nowNs();
   const WorkOp* previous = nullptr;
@@ -92,23 +101,29 @@ void dispatch(const std::vector<WorkOp>& ops, const std::vector<std::vector<uint
     auto fenceDone = [&] { return failure.failed() || shared.opsDone->load(std::memory_order_acquire) >= issued; };
     while (!shared.progress->waitFor(fenceDone, 100'000'000)) {}  // the watching thread's stall check bounds this wait
     for (std::atomic<int64_t>& s : started) s.store(0, std::memory_order_relaxed);  // the last iteration is done
+    for (std::atomic<int64_t>& s : finished) s.store(0, std::memory_order_relaxed);
     for (size_t b = 0; b < batches.size(); ++b) {
       if (failure.failed()) break;
       const std::vector<uint32_t>& batch = batches[b];
       const WorkOp& first = ops[batch.front()];
       if (gpuTimeline && b > 0) {
-        std::atomic<int64_t>& before = started[b - 1];
-        auto beganOrFailed = [&] { return failure.failed() || before.load(std::memory_order_acquire) != 0; };
-        while (!shared.progress->waitFor(beganOrFailed, 100'000'000)) {}  // bounded by the stall check, as the fence
-        const int64_t offset = std::max<int64_t>(0, first.issueNs - previous->issueNs);  // GPU starts
-        sleepUntil(before.load(std::memory_order_acquire) + offset, failure);
+        const int64_t previousEnd = recordedEndNs(ops, batches[b - 1]);
+        const bool afterEnd = first.issueNs >= previousEnd;  // the capture's: no overlap with the previous batch
+        std::atomic<int64_t>& anchor = afterEnd ? finished[b - 1] : started[b - 1];
+        auto reachedOrFailed = [&] { return failure.failed() || anchor.load(std::memory_order_acquire) != 0; };
+        while (!shared.progress->waitFor(reachedOrFailed, 100'000'000)) {}  // bounded by the stall check, as the fence
+        const int64_t offset = afterEnd ? first.issueNs - previousEnd       // GPU end to start
+                                        : std::max<int64_t>(0, first.issueNs - previous->issueNs);  // GPU starts
+        sleepUntil(anchor.load(std::memory_order_acquire) + offset, failure);
       } else if (config.pace == Pace::kRecorded) {
         sleepUntil(lastIssue + paceGapNs(previous, first), failure);  // within --timeout: checkPacing
       }
       lastIssue = nowNs();
       previous = &first;
       submitted.fetch_add(batch.size(), std::memory_order_acq_rel);
-      executors.at(first.commId)->submit(Batch{static_cast<uint32_t>(it), batch, gpuTimeline ? &started[b] : nullptr});
+      executors.at(first.commId)
+          ->submit(Batch{static_cast<uint32_t>(it), batch, gpuTimeline ? &started[b] : nullptr,
+                         gpuTimeline ? &finished[b] : nullptr});
     }
   }
   for (auto& [id, executor] : executors) executor->close();
@@ -213,8 +228,8 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
   shared.delayEvery = std::max(config.delayEvery, 1);
   shared.batchesStarted = &batchesStarted;
   // When each batch began, on a GPU timeline (dispatch): written by the executors, so it lives longer.
-  std::vector<std::atomic<int64_t>> batchStarts(config.pace == Pace::kRecorded && onGpuTimeline(ops) ? batches.size()
-                                                                                                     : 0);
+  const size_t paced = config.pace == Pace::kRecorded && onGpuTimeline(ops) ? batches.size() : 0;
+  std::vector<std::atomic<int64_t>> batchStarts(paced), batchEnds(paced);
   std::map<uint64_t, std::unique_ptr<CommExecutor>> executors;
   for (const auto& [id, need] : plan.arenas) {
     executors[id] = std::make_unique<CommExecutor>(*workload.findComm(id), *comms[id], shared, need);
@@ -226,7 +241,7 @@ Result<RankReplayResult> replayRank(const Workload& workload, int globalRank,
   result.counters.readyNs = nowNs();
   if (config.startTogether) config.startTogether();
   result.counters.runStartNs = nowNs();
-  std::thread dispatcher([&] { dispatch(ops, batches, executors, config, shared, submitted, batchStarts); });
+  std::thread dispatcher([&] { dispatch(ops, batches, executors, config, shared, submitted, batchStarts, batchEnds); });
   int64_t nextProgress = result.counters.runStartNs + kProgressEveryNs;
   uint64_t lastDone = 0;
   int64_t lastChange = nowNs();

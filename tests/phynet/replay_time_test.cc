@@ -1,7 +1,9 @@
 // What a replay's clock means (docs/replay_time.md), with ranks as threads: a capture that is not
-// GPU-timed has no timeline to score and no ratio; --pace recorded on a GPU timeline starts
-// each op its recorded offset after the previous op started (an op of another communicator does
-// not wait for the previous one to end), so communicators overlap as in the job.
+// GPU-timed has no timeline to score and no ratio; --pace recorded on a GPU timeline starts an op
+// that overlapped the previous one its recorded offset after the previous op started (an op of
+// another communicator does not wait for the previous one to end), so communicators overlap as in
+// the job, and one that followed it its recorded gap after the previous op ended, so that ranks
+// realign at every collective.
 #include <map>
 #include <vector>
 
@@ -106,6 +108,36 @@ TEST_CASE("--pace recorded on a GPU timeline keeps the recorded offsets and over
   CHECK(r.timeline.ranks[0].capture.commUs == Approx(4300));
   CHECK(r.timeline.ranks[0].capture.exposedUs == Approx(4000));  // busy: [0, 2000] and [2100, 4100]
   CHECK(r.timeline.ranks[0].replay.exposedUs == Approx(r.timeline.ranks[0].replay.spanUs - 100));
+}
+
+TEST_CASE("--pace recorded realigns the ranks at a collective's end, whatever their first calls did", "[phynet]") {
+  // Rank 0 reached the first allreduce 7.9 ms before rank 1 (GPU times from each rank's first op:
+  // rank 0 [0, 8000] us, rank 1 [0, 100] us: both ended together); both issued the second 500 us
+  // after it ended. Paced start to start, rank 1 would issue the second 8 ms before rank 0 and wait
+  // for it there; anchored on the first one's end, neither waits.
+  std::vector<WorkOp> ops = {allReduce(kWorld, 1024, 2), allReduce(kWorld, 1024, 2)};
+  Workload w = worldOf(2, ops);
+  w.recordedClock = RecordedClock::kGpu;
+  const int64_t firstTimes[] = {8'000'000, 100'000};
+  for (int g = 0; g < 2; ++g) {
+    std::vector<WorkOp>& mine = w.ranks[g].ops;
+    mine[0].issueNs = 0;
+    mine[0].recordedNs = firstTimes[g];
+    mine[1].issueNs = firstTimes[g] + 500'000;
+    mine[1].recordedNs = 100'000;
+    for (WorkOp& op : mine) op.recordedClock = RecordedClock::kGpu;
+  }
+  ReplayConfig config;
+  config.pace = Pace::kRecorded;
+  const testing::InProcessReplay replay = testing::replayInThreads(w, config);
+  (void)reportOf(w, replay, true);
+  for (const RankReplayResult& rank : replay.results) {
+    const std::vector<OpTiming>& t = rank.timings;
+    INFO("gap after the first: " << (t[1].startNs - t[0].endNs) / 1000 << " us, second op "
+                                 << (t[1].endNs - t[1].startNs) / 1000 << " us");
+    CHECK(t[1].startNs - t[0].endNs >= 500'000);   // the recorded gap, from the end
+    CHECK(t[1].endNs - t[1].startNs < 4'000'000);  // no rank waits the other's 7.9 ms head start
+  }
 }
 
 }  // namespace
