@@ -6,6 +6,16 @@
 #include "model/part_range.h"
 
 namespace nshim {
+namespace {
+
+// NCCL's first slice of a chunk: half of it rounded up to 16 elements, at least `smallestFirst`, at
+// most the chunk (the second slice is the rest, empty when this takes it all).
+size_t firstSliceElems(size_t chunkElems, size_t smallestFirst) {
+  const size_t half = ((chunkElems + 1) / 2 + 15) / 16 * 16;
+  return std::min(chunkElems, std::max(half, smallestFirst));
+}
+
+}  // namespace
 
 std::vector<RingSlice> ncclSimpleRingSlices(size_t blockElems, size_t elemSize, int channels, size_t sliceBytes) {
   std::vector<RingSlice> slices;
@@ -27,8 +37,7 @@ std::vector<RingSlice> ncclSimpleRingSlices(size_t blockElems, size_t elemSize, 
       const size_t offset = chunk * chunkElems;
       if (offset >= part.size()) continue;
       const size_t elems = std::min(chunkElems, part.size() - offset);
-      const size_t half = ((elems + 1) / 2 + 15) / 16 * 16;
-      const size_t first = std::min(elems, std::max(half, smallestFirst));
+      const size_t first = firstSliceElems(elems, smallestFirst);
       slices.push_back({part.begin + offset, first, c});
       slices.push_back({part.begin + offset + first, elems - first, c});
     }
@@ -58,8 +67,7 @@ std::vector<RingLoopSlice> ncclSimpleAllReduceSlices(size_t count, size_t elemSi
       if (offset >= part.size()) continue;
       const size_t rest = part.size() - offset;
       const size_t chunk = std::min(chunkElems, (rest + n - 1) / n);
-      const size_t half = ((chunk + 1) / 2 + 15) / 16 * 16;
-      const size_t first = std::min(chunk, std::max(half, smallestFirst));
+      const size_t first = firstSliceElems(chunk, smallestFirst);
       const size_t base = part.begin + offset;
       const size_t end = base + std::min(rest, n * chunkElems);
       slices.push_back({base, chunk, 0, first, end, c});

@@ -9,6 +9,8 @@ import statistics
 import sys
 from collections import defaultdict
 
+from size_text import human
+
 
 def gpu_times(directory):
     times = defaultdict(list)
@@ -26,12 +28,6 @@ def gpu_times(directory):
         sys.exit(f"{directory}: no GPU-timed op records")
     return times
 
-
-def human(size):
-    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size >= scale:
-            return f"{size / scale:g} {unit}"
-    return f"{size} B"
 
 
 def main():

@@ -23,6 +23,8 @@ import statistics
 import sys
 from collections import defaultdict
 
+from size_text import human
+
 
 def read_steps(folder):
     rows = []
@@ -84,12 +86,6 @@ def union_ns(intervals):
             end = finish
     return total
 
-
-def human(size):
-    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size >= scale:
-            return f"{size / scale:g} {unit}"
-    return f"{size} B"
 
 
 def main():
