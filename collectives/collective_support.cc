@@ -74,10 +74,17 @@ void finishAverage(void* buf, size_t count, DataType type, const ReduceOp& op, i
   if (op.kind == ReduceKind::kAvg && count > 0) divideBy(type, buf, count, nranks);
 }
 
+namespace {
+// The call's protocol (kAuto: the options', else Simple) is NCCL's Simple.
+bool runsSimple(const Communicator& comm, Protocol protocol) {
+  if (protocol == Protocol::kAuto) protocol = comm.options().protocol;
+  return protocol == Protocol::kAuto || protocol == Protocol::kSimple;
+}
+}  // namespace
+
 std::vector<RingSlice> ringSlicesFor(const Communicator& comm, DataType type, size_t perRank, int channels,
                                      Protocol protocol) {
-  if (protocol == Protocol::kAuto) protocol = comm.options().protocol;
-  if (protocol == Protocol::kAuto || protocol == Protocol::kSimple) {
+  if (runsSimple(comm, protocol)) {
     return ncclSimpleRingSlices(perRank, dataTypeSize(type), channels, comm.options().sliceBytes);
   }
   std::vector<RingSlice> slices;
@@ -91,9 +98,8 @@ std::vector<RingSlice> ringSlicesFor(const Communicator& comm, DataType type, si
 
 std::vector<RingLoopSlice> ringAllReduceSlicesFor(const Communicator& comm, DataType type, size_t count, int channels,
                                                   Protocol protocol) {
-  if (protocol == Protocol::kAuto) protocol = comm.options().protocol;
   const int n = comm.nranks();
-  if (protocol == Protocol::kAuto || protocol == Protocol::kSimple) {
+  if (runsSimple(comm, protocol)) {
     return ncclSimpleAllReduceSlices(count, dataTypeSize(type), n, channels, comm.options().sliceBytes);
   }
   std::vector<RingLoopSlice> blocks;

@@ -17,34 +17,6 @@ size_t firstSliceElems(size_t chunkElems, size_t smallestFirst) {
 
 }  // namespace
 
-std::vector<RingSlice> ncclSimpleRingSlices(size_t blockElems, size_t elemSize, int channels, size_t sliceBytes) {
-  std::vector<RingSlice> slices;
-  if (blockElems == 0 || elemSize == 0) return slices;
-  channels = std::max(1, channels);
-  const size_t sliceElems = std::max<size_t>(1, sliceBytes / elemSize);
-  const size_t chunkElems = 2 * sliceElems;
-  const size_t smallestFirst = std::max<size_t>(1, sliceElems / 32);
-  // Channel c's part and how many chunks it takes; the chunks are dealt index by index.
-  std::vector<Range> parts;
-  size_t mostChunks = 0;
-  for (int c = 0; c < channels; ++c) {
-    parts.push_back(partRange(blockElems, channels, c));
-    mostChunks = std::max(mostChunks, (parts.back().size() + chunkElems - 1) / chunkElems);
-  }
-  for (size_t chunk = 0; chunk < mostChunks; ++chunk) {
-    for (int c = 0; c < channels; ++c) {
-      const Range& part = parts[static_cast<size_t>(c)];
-      const size_t offset = chunk * chunkElems;
-      if (offset >= part.size()) continue;
-      const size_t elems = std::min(chunkElems, part.size() - offset);
-      const size_t first = firstSliceElems(elems, smallestFirst);
-      slices.push_back({part.begin + offset, first, c});
-      slices.push_back({part.begin + offset + first, elems - first, c});
-    }
-  }
-  return slices;
-}
-
 std::vector<RingLoopSlice> ncclSimpleAllReduceSlices(size_t count, size_t elemSize, int nranks, int channels,
                                                      size_t sliceBytes) {
   std::vector<RingLoopSlice> slices;
@@ -73,6 +45,15 @@ std::vector<RingLoopSlice> ncclSimpleAllReduceSlices(size_t count, size_t elemSi
       slices.push_back({base, chunk, 0, first, end, c});
       slices.push_back({base, chunk, first, chunk - first, end, c});
     }
+  }
+  return slices;
+}
+
+// A ring step's block is an allreduce's buffer on one rank: one chunk per loop, sliced alike.
+std::vector<RingSlice> ncclSimpleRingSlices(size_t blockElems, size_t elemSize, int channels, size_t sliceBytes) {
+  std::vector<RingSlice> slices;
+  for (const RingLoopSlice& s : ncclSimpleAllReduceSlices(blockElems, elemSize, 1, channels, sliceBytes)) {
+    slices.push_back({s.base + s.begin, s.elems, s.channel});
   }
   return slices;
 }

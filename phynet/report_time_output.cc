@@ -42,6 +42,23 @@ std::string ratioSpread(const std::vector<RankTimeline>& rows, Figure figure) {
   return n == 0 ? "-" : fmt::format("mean {:.2f} ({:.2f}-{:.2f})", sum / static_cast<double>(n), low, high);
 }
 
+// "rank R: communication a -> b (ratio), exposed ..." for the first maxRows of `rows` (then how many
+// more), with the overlapping op pairs when `pairs`.
+void printRankTimelines(FILE* out, const std::vector<RankTimeline>& rows, int maxRows, bool pairs) {
+  int shown = 0;
+  for (const RankTimeline& k : rows) {
+    if (shown++ >= maxRows) {
+      fmt::print(out, "#   ... {} more ranks (all are in --json)\n", rows.size() - maxRows);
+      break;
+    }
+    fmt::print(out, "#   rank {}: communication {:.1f} -> {:.1f} ({}), exposed {:.1f} -> {:.1f} ({}){}\n", k.rank,
+               k.capture.commUs, k.replay.commUs, ratioText(k.replay.commUs, k.capture.commUs), k.capture.exposedUs,
+               k.replay.exposedUs, ratioText(k.replay.exposedUs, k.capture.exposedUs),
+               pairs ? fmt::format(", overlapping pairs {} -> {}", k.capture.overlapPairs, k.replay.overlapPairs)
+                     : std::string());
+  }
+}
+
 }  // namespace
 
 void printNcclSettings(FILE* out, const ReplayReport& r) {
@@ -81,34 +98,13 @@ void printTimeline(FILE* out, const ReplayReport& r, int maxRows) {
   fmt::print(out,
              "#   per rank, capture -> replay: communication (us), exposed communication (us), overlapping op "
              "pairs\n");
-  int shown = 0;
-  for (const RankTimeline& k : t.ranks) {
-    if (shown++ >= maxRows) {
-      fmt::print(out, "#   ... {} more ranks (all are in --json)\n", t.ranks.size() - maxRows);
-      break;
-    }
-    fmt::print(out,
-               "#   rank {}: communication {:.1f} -> {:.1f} ({}), exposed {:.1f} -> {:.1f} ({}), overlapping "
-               "pairs {} -> {}\n",
-               k.rank, k.capture.commUs, k.replay.commUs, ratioText(k.replay.commUs, k.capture.commUs),
-               k.capture.exposedUs, k.replay.exposedUs, ratioText(k.replay.exposedUs, k.capture.exposedUs),
-               k.capture.overlapPairs, k.replay.overlapPairs);
-  }
+  printRankTimelines(out, t.ranks, maxRows, true);
   if (!t.steady.empty()) {
     fmt::print(out,
                "#   from iteration 1 on (NCCL connects its channels inside its first calls; the replay before it "
                "starts):\n");
   }
-  shown = 0;
-  for (const RankTimeline& k : t.steady) {
-    if (shown++ >= maxRows) {
-      fmt::print(out, "#   ... {} more ranks (all are in --json)\n", t.steady.size() - maxRows);
-      break;
-    }
-    fmt::print(out, "#   rank {}: communication {:.1f} -> {:.1f} ({}), exposed {:.1f} -> {:.1f} ({})\n", k.rank,
-               k.capture.commUs, k.replay.commUs, ratioText(k.replay.commUs, k.capture.commUs), k.capture.exposedUs,
-               k.replay.exposedUs, ratioText(k.replay.exposedUs, k.capture.exposedUs));
-  }
+  printRankTimelines(out, t.steady, maxRows, false);
   fmt::print(out,
              "# overlapping op pairs: capture {}, replay {:.0f} (ops of different communicators in flight at once "
              "on a rank, all ranks; replay: mean per pass)\n",
