@@ -46,7 +46,7 @@ class BootstrapRoot {
   }
   bool finished() const { return finished_.load(); }
 
-  // fork() support: the thread holds mutex_ whenever it opens or closes a descriptor.
+  // fork() support: the thread holds mutex_ whenever it is not waiting in poll() (see run()).
   void lockForFork() { mutex_.lock(); }
   void unlockAfterFork() { mutex_.unlock(); }
   void closeEverythingInChild() {
@@ -57,9 +57,14 @@ class BootstrapRoot {
   }
 
  private:
+  // The thread holds mutex_ at all times but in poll(): whatever it does that may allocate
+  // (descriptors, hellos, the table, warnings) is then never under way at a fork(), whose handler
+  // takes mutex_ first. A child would otherwise inherit an allocator lock held by this thread
+  // (GCC 12's libasan does not guard its allocator across fork) and hang at its next allocation.
   void run() {
     std::vector<pollfd> fds;
     std::vector<int> arrivedRanks;
+    std::unique_lock<std::mutex> lock(mutex_);
     while (!stop_.load()) {
       fds.clear();
       arrivedRanks.clear();
@@ -74,18 +79,17 @@ class BootstrapRoot {
       int timeoutMs = 1000;
       if (nranks_ > 0)
         timeoutMs = std::min<int64_t>(timeoutMs, std::max<int64_t>(0, (deadlineNs_ - nowNs()) / 1000000 + 1));
+      lock.unlock();
       ::poll(fds.data(), fds.size(), timeoutMs);
+      lock.lock();
       if (stop_.load()) break;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        for (size_t i = 0; i < arrivedRanks.size(); ++i) {
-          if (fds[1 + i].revents != 0) dropArrived(arrivedRanks[i]);
-        }
-        Status status = acceptor_.service(
-            fds.data() + acceptorFirst, fds.size() - acceptorFirst,
-            [this](Fd fd, const uint8_t* hello, const SocketAddress& from) { onHello(std::move(fd), hello, from); });
-        if (!status.ok()) NS_WARN("{}: {}", label_, status.message());
+      for (size_t i = 0; i < arrivedRanks.size(); ++i) {
+        if (fds[1 + i].revents != 0) dropArrived(arrivedRanks[i]);
       }
+      Status status = acceptor_.service(
+          fds.data() + acceptorFirst, fds.size() - acceptorFirst,
+          [this](Fd fd, const uint8_t* hello, const SocketAddress& from) { onHello(std::move(fd), hello, from); });
+      if (!status.ok()) NS_WARN("{}: {}", label_, status.message());
       if (nranks_ > 0 && arrivedCount_ == nranks_) {
         sendTable();
         break;
@@ -95,7 +99,6 @@ class BootstrapRoot {
         break;
       }
     }
-    std::lock_guard<std::mutex> lock(mutex_);
     acceptor_.finish();
     arrived_.clear();
     listen_.reset();
