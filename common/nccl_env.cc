@@ -49,7 +49,7 @@ const std::vector<NcclVariable> kVariables = {
     {"NCCL_IB_TC", "NCCLSHIM_IB_TC", false},
     {"NCCL_IB_SL", "NCCLSHIM_IB_SL", false},
     {"NCCL_IB_QPS_PER_CONNECTION", "NCCLSHIM_IB_QPS_PER_CONNECTION", false},
-    {"NCCL_IB_SPLIT_DATA_ON_QPS", nullptr, false},
+    {"NCCL_IB_SPLIT_DATA_ON_QPS", "NCCLSHIM_IB_SPLIT_DATA_ON_QPS", false},
     {"NCCL_IB_AR_THRESHOLD", nullptr, false},
     {"NCCL_IB_ADAPTIVE_ROUTING", nullptr, false},
     {"NCCL_IB_TIMEOUT", "NCCLSHIM_IB_TIMEOUT", false},

@@ -151,6 +151,10 @@ NS_SETTING(
 NS_SETTING(NCCLSHIM_IB_QPS_PER_CONNECTION, kInt, "1", 1, 64, "",
            "links of each of those: a channel's messages go round robin over them, as NCCL's over its QPs per "
            "connection (else NCCL_IB_QPS_PER_CONNECTION, the environment's or the capture's)")
+NS_SETTING(NCCLSHIM_IB_SPLIT_DATA_ON_QPS, kBool, "0", 0, 0, "",
+           "1: every message is cut over all links of its group in equal parts (whole 128-byte blocks), as NCCL "
+           "cuts a request over its QPs per connection (else NCCL_IB_SPLIT_DATA_ON_QPS, the environment's or the "
+           "capture's)")
 NS_SETTING(NCCLSHIM_IB_SLOTS, kInt, "4", 2, 4096, "", "receive ring slots (credits) per link")
 NS_SETTING(NCCLSHIM_IB_SLOT_BYTES, kBytes, "1M", 64, 67108864, "", "payload bytes per receive slot (fragment size)")
 NS_SETTING(NCCLSHIM_IB_SIGNAL_EVERY, kInt, "8", 1, 4096, "",

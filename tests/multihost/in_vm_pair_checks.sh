@@ -2,7 +2,9 @@
 # Runs on VM A of tests/multihost/vm_pair.sh (VM_PAIR_DIR, VM_PAIR_SSH set): phynet over ibverbs
 # between the two VMs, launched by mpirun over ssh.
 #   main (2 rails): 1. the bundled Megatron trace, 1 rank per VM on rxe0, --verify: 0 wrong, two hosts
-#        told apart (their hostnames are equal); 2. SimAI folded to 4 ranks, data-parallel groups only
+#        told apart (their hostnames are equal), with NCCL_IB_QPS_PER_CONNECTION=2 and
+#        NCCL_IB_SPLIT_DATA_ON_QPS=1 (both listed as read; markers megatron-start / -end on rail 0
+#        around it for the host's flow count); 2. SimAI folded to 4 ranks, data-parallel groups only
 #        (ranks 0-2 and 1-3: rail-aligned), 2 ranks per VM with --hca rxe0,rxe1: local rank i on
 #        rxe<i>, --verify 0 wrong; 3. SimAI TP + DP groups (TP pairs 0-1 and 2-3 inside a VM), 2 ranks
 #        per VM on rxe0 and rxe1, --intra-node shm: --verify 0 wrong, the report's transport "ibverbs between
@@ -28,10 +30,12 @@ source tests/lib/checks.sh  # result(), passed, failed
 dir=${VM_PAIR_DIR:?run through tests/multihost/vm_pair.sh}
 ssh_agent=${VM_PAIR_SSH:?}
 
-# run <timeout s> <hosts spec> <np> <log> <phynet args...>: mpirun across the VMs over ssh.
+# run <timeout s> <hosts spec> <np> <log> <phynet args...>: mpirun across the VMs over ssh; the
+# variables named in RUN_EXPORT go to every rank (mpirun -x).
 run() {
-  local limit=$1 hosts=$2 np=$3 log=$4; shift 4
-  timeout "$limit" mpirun --allow-run-as-root --host "$hosts" -np "$np" --mca plm_rsh_agent "$ssh_agent" \
+  local limit=$1 hosts=$2 np=$3 log=$4 exports=() name; shift 4
+  for name in ${RUN_EXPORT:-}; do exports+=(-x "$name"); done
+  timeout "$limit" mpirun --allow-run-as-root --host "$hosts" -np "$np" "${exports[@]}" --mca plm_rsh_agent "$ssh_agent" \
     --mca oob_tcp_if_include 10.88.0.0/24 --mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include 10.88.0.0/24 \
     "$PWD/$BUILD/phynet" --transport ibverbs --timeout 60 "$@" >"$log" 2>&1
 }
@@ -54,10 +58,18 @@ PY
 }
 
 main_checks() {
-  echo "== 1. Megatron trace, 1 rank per VM, rail 0"
-  run 300 10.88.0.1:1,10.88.0.2:1 2 "$dir/megatron.log" --ifname r0 --hca rxe0 --verify --verbose \
+  echo "== 1. Megatron trace, 1 rank per VM, rail 0, NCCL_IB_QPS_PER_CONNECTION=2 NCCL_IB_SPLIT_DATA_ON_QPS=1"
+  # Markers around it let the host count its flows in rail 0's capture (roce_pcap.py qps).
+  python3 tests/multihost/roce_pcap.py mark megatron-start 10.88.0.2
+  NCCL_IB_QPS_PER_CONNECTION=2 NCCL_IB_SPLIT_DATA_ON_QPS=1 RUN_EXPORT="NCCL_IB_QPS_PER_CONNECTION NCCL_IB_SPLIT_DATA_ON_QPS" \
+    run 300 10.88.0.1:1,10.88.0.2:1 2 "$dir/megatron.log" --ifname r0 --hca rxe0 --verify --verbose \
     --json "$dir/report-megatron.json" examples/traces/megatron_tp2
-  result $? "megatron-2-vms/exit-0" "$(tail -5 "$dir/megatron.log")"
+  local rc=$?
+  python3 tests/multihost/roce_pcap.py mark megatron-end 10.88.0.2
+  result $rc "megatron-2-vms/exit-0" "$(tail -5 "$dir/megatron.log")"
+  grep -q "^#   NCCL_IB_SPLIT_DATA_ON_QPS=1  from the environment, read" "$dir/megatron.log" &&
+    grep -q "^#   NCCL_IB_QPS_PER_CONNECTION=2  from the environment, read" "$dir/megatron.log"
+  result $? "megatron-2-vms/qp-settings-read" "$(grep -A12 '^# NCCL settings' "$dir/megatron.log")"
   grep -q "^# data check .*, 0 wrong)" "$dir/megatron.log"
   result $? "megatron-2-vms/verify-0-wrong"
   grep -E "NIC rxe|^  [^ ]+ +rxe" "$dir/megatron.log" | sed 's/^/    /'

@@ -7,6 +7,7 @@ Usage:
   roce_pcap.py check REPORT.json[,REPORT.json...] CAPTURE.pcap... [--mtu 4096] [--window FROM,TO]
   roce_pcap.py shm REPORT.json CAPTURE.pcap... [--window FROM,TO]
   roce_pcap.py bytes SRC DST BYTES CAPTURE.pcap... [--window FROM,TO]
+  roce_pcap.py qps REPORT.json QPS CAPTURE.pcap... [--window FROM,TO]
 
 A flow is one direction of one queue pair: (source IP, destination IP, destination QP). Its payload
 is what RoCE carries after the base transport header and its extension headers (RETH, immediate
@@ -33,6 +34,11 @@ crossed between hosts (payload equal to the model's). Exit status 0 when every f
 
 `bytes` checks one sender's RDMA writes (an RDMA background flow of phynet_flow): the payload of all
 flows from address SRC to address DST equals exactly BYTES, what the sender says its writes carried.
+
+`qps` checks the RoCEv2 flows of a replay's data: every pair of ranks on different hosts that sent
+bytes says it used QPS links (peer_bytes[].links: NCCL_IB_QPS_PER_CONNECTION QPs of one channel
+group), and per pair of NIC addresses the capture has exactly that many flows carrying RDMA writes
+(the data; credits and zero-copy offers travel as sends on other QPs), summed over the pair's ranks.
 """
 import json
 import socket
@@ -111,8 +117,12 @@ def packets(path, window=("", "")):
         raise SystemExit(f"{path}: no marker '{end}' after '{start or 'the start'}'")
 
 
-def flows(paths, window=("", "")):
-    """{(src, dst, dest QP): payload bytes}, the largest payload of a packet, packets, duplicates."""
+RDMA_WRITE_OPCODES = range(0x06, 0x0C)  # RC RDMA WRITE first / middle / last (with immediate) / only
+
+
+def flows(paths, window=("", ""), opcodes=None):
+    """{(src, dst, dest QP): payload bytes}, the largest payload of a packet, packets, duplicates;
+    only the packets of the given opcodes when `opcodes` is set."""
     totals = defaultdict(int)
     seen = set()
     largest = 0
@@ -125,6 +135,8 @@ def flows(paths, window=("", "")):
             psn = int.from_bytes(bth[9:12], "big")
             if opcode not in EXTENSION_BYTES:
                 raise SystemExit(f"{path}: unknown RoCE opcode {opcode:#x}")
+            if opcodes is not None and opcode not in opcodes:
+                continue
             payload = len(bth) - 12 - EXTENSION_BYTES[opcode] - pad - ICRC_BYTES
             if payload < 0:
                 raise SystemExit(f"{path}: RoCE packet shorter than its headers")
@@ -272,6 +284,41 @@ def sender_bytes(src, dst, want, rest):
     return 0 if got == int(want) and got > 0 else 1
 
 
+def data_qps(report_path, want, rest):
+    captures, _, window = options(rest)
+    report = json.load(open(report_path))
+    ranks = report["ranks"]
+    failures = []
+    links = defaultdict(int)  # (source address, destination address) -> links the report's ranks used
+    for rank in ranks:
+        for peer in rank.get("peer_bytes", []):
+            other = ranks[peer["peer"]]
+            if host_of(rank) == host_of(other) or peer["sent"] == 0:
+                continue
+            links[(rank["address"], other["address"])] += peer["links"]
+            if peer["links"] != int(want):
+                failures.append(f"rank {rank['rank']} -> rank {other['rank']}: {peer['links']} links carried "
+                                f"data, want {want}")
+    totals, _, count, _ = flows(captures, window, RDMA_WRITE_OPCODES)
+    captured = defaultdict(set)
+    for (src, dst, qp), payload in totals.items():
+        if payload > 0:
+            captured[(src, dst)].add(qp)
+    for pair in sorted(set(links) | set(captured)):
+        qps = sorted(captured.get(pair, ()))
+        print(f"NIC pair {pair[0]} -> {pair[1]}: {len(qps)} flows of RDMA writes in the capture "
+              f"(QPs {', '.join(f'{qp:#x}' for qp in qps)}), report {links.get(pair, 0)} links")
+        if len(qps) != links.get(pair, 0):
+            failures.append(f"NIC pair {pair[0]} -> {pair[1]}: {len(qps)} flows captured, report "
+                            f"{links.get(pair, 0)}")
+    if not links:
+        failures.append("the report names no data between ranks on different hosts")
+    print(f"{count} RoCE packets of RDMA writes")
+    for f in failures:
+        print("FAILED:", f)
+    return 1 if failures else 0
+
+
 def mark(name, addresses):
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         for address in addresses:
@@ -292,6 +339,8 @@ def main(argv):
         return check(argv[1].split(","), argv[2:])
     if len(argv) >= 5 and argv[0] == "bytes":
         return sender_bytes(argv[1], argv[2], argv[3], argv[4:])
+    if len(argv) >= 4 and argv[0] == "qps":
+        return data_qps(argv[1], argv[2], argv[3:])
     if len(argv) >= 3 and argv[0] == "shm":
         return shm(argv[1], argv[2:])
     print(__doc__)

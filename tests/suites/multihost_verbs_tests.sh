@@ -3,7 +3,9 @@
 # Several hosts over RoCEv2: two QEMU/TCG VMs with soft-RoCE on their own virtio NICs, joined by QEMU
 # socket links, mpirun across them over ssh (tests/multihost/vm_pair.sh). Two boots:
 #   1. two rails: the checks of tests/multihost/in_vm_pair_checks.sh main (Megatron trace 1 rank per
-#      VM, SimAI 2 ranks per VM with one rxe per rank, the SimAI TP + DP groups 2 ranks per VM, one
+#      VM with NCCL_IB_QPS_PER_CONNECTION=2 and NCCL_IB_SPLIT_DATA_ON_QPS=1: the report lists both as
+#      read, and rail 0's capture of that run has 2 flows of RDMA writes per direction, as the
+#      report's links (roce_pcap.py qps); SimAI 2 ranks per VM with one rxe per rank, the SimAI TP + DP groups 2 ranks per VM, one
 #      rxe each, with --intra-node shm, all --verify; a device missing on one VM), then, on the host, the RoCEv2
 #      payload of every flow in QEMU's capture of each rail, summed per NIC pair, must equal exactly
 #      what the reports say each rank's NIC sent to ranks on the other VM, with the largest packet
@@ -70,6 +72,12 @@ python3 tests/multihost/roce_pcap.py shm "$d/report-simai-shm.json" "$d"/rail*.p
   >"$d/pcap-shm-within.txt" 2>&1
 result $? "roce-capture-shm/intra-vm-pairs-on-shm-none-on-wire" "$(tail -8 "$d/pcap-shm-within.txt")"
 sed 's/^/    /' "$d/pcap-shm-within.txt"
+
+# The Megatron run alone (NCCL_IB_QPS_PER_CONNECTION=2, split data on QPs): 2 flows of data per rank pair.
+python3 tests/multihost/roce_pcap.py qps "$d/report-megatron.json" 2 "$d/rail0.pcap" \
+  --window megatron-start,megatron-end >"$d/pcap-qps.txt" 2>&1
+result $? "roce-capture/qps-per-connection-flows" "$(tail -4 "$d/pcap-qps.txt")"
+sed 's/^/    /' "$d/pcap-qps.txt"
 
 in_vms 2 faults
 python3 tests/multihost/roce_pcap.py bytes 10.88.1.1 10.88.1.2 "$(cat "$d/flow-bytes.txt" 2>/dev/null || echo 0)" \

@@ -87,6 +87,7 @@ class NetworkTransport : public Transport {
   // For the destructor: from now on queued requests are forgotten, not completed (nobody can wait
   // on them any more and their memory may be gone); the error to abort with when some are queued.
   Status forgetPendingRequestsLocked();
+  bool forgettingRequests() const { return forgetRequests_; }
 
   const int rank_;
   const int nranks_;

@@ -35,22 +35,38 @@ struct PeerLink {
   // post a channel's messages in the same order, so the k-th send and the k-th receive meet on one
   // link. Counts the send and its connection.
   int nextLink(const Request& req, bool isSend, int links, int perGroup = 1) {
-    const uint64_t seq = isSend ? sendSeq++ : recvSeq++;
     const int groups = perGroup > 1 ? links / perGroup : links;
-    int link = static_cast<int>(req.channel >= 0 ? static_cast<uint64_t>(req.channel) % groups : seq % groups);
+    int link = nextGroup(req, isSend, groups);
     if (perGroup > 1) {
       std::vector<uint64_t>& turns = isSend ? groupSendSeq : groupRecvSeq;
       if (turns.size() < static_cast<size_t>(groups)) turns.resize(static_cast<size_t>(groups), 0);
       link = link * perGroup + static_cast<int>(turns[static_cast<size_t>(link)]++ % static_cast<uint64_t>(perGroup));
     }
-    if (isSend) {
-      sentMessages.store(sentMessages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-      if (link < 64) sendLinkMask.fetch_or(uint64_t{1} << link, std::memory_order_relaxed);
-    }
+    if (isSend) countSend(link, 1);
     return link;
+  }
+  // NCCL_IB_SPLIT_DATA_ON_QPS=1: the first of the perGroup links the next message of this pair is
+  // cut over (the group chosen as nextLink chooses it); counts the send and all of the group's links.
+  int nextSplitGroup(const Request& req, bool isSend, int links, int perGroup) {
+    const int first = nextGroup(req, isSend, links / perGroup) * perGroup;
+    if (isSend) countSend(first, perGroup);
+    return first;
   }
   uint32_t sendLinks() const {
     return static_cast<uint32_t>(__builtin_popcountll(sendLinkMask.load(std::memory_order_relaxed)));
+  }
+
+ private:
+  // The request's channel picks the group (else the next in round robin).
+  int nextGroup(const Request& req, bool isSend, int groups) {
+    const uint64_t seq = isSend ? sendSeq++ : recvSeq++;
+    return static_cast<int>(req.channel >= 0 ? static_cast<uint64_t>(req.channel) % groups : seq % groups);
+  }
+  void countSend(int firstLink, int links) {
+    sentMessages.store(sentMessages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    for (int link = firstLink; link < firstLink + links && link < 64; ++link) {
+      sendLinkMask.fetch_or(uint64_t{1} << link, std::memory_order_relaxed);
+    }
   }
 };
 

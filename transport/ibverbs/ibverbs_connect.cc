@@ -25,8 +25,10 @@ namespace {
 using namespace ib;
 
 constexpr uint32_t kSetupMagic = 0x4E535133;  // "NSQ3": two QPs per link, zero-copy offers
-// magic, links per peer (| links per group << 16), slots, slot bytes, zero-copy min (u32 each)
+// magic, links per peer (| links per group << 16 | split data on QPs << 31), slots, slot bytes,
+// zero-copy min (u32 each)
 constexpr size_t kSetupHeaderBytes = 20;
+constexpr uint32_t kSplitDataBit = 1u << 31;
 constexpr uint32_t kSoftRoceVendorId = 0xFFFFFF;  // what rdma_rxe reports as its vendor_id
 
 Status validate(const IbverbsOptions& o) {
@@ -61,6 +63,7 @@ RingShape shapeFor(const IbverbsOptions& o) {
   shape.signalEvery = static_cast<uint32_t>(std::clamp(o.signalEvery, 1, o.slots));
   shape.zeroCopyMin = o.zeroCopyMin;
   shape.qpsPerConnection = static_cast<uint32_t>(o.qpsPerConnection);
+  shape.splitDataOnQps = o.splitDataOnQps;
   // Data writes (fragments and zero-copy writes), credits and offers not yet known complete, and
   // as many arriving, not yet reposted.
   shape.sendDepth = 2 * shape.slots + 4 + shape.offersAhead;
@@ -163,11 +166,15 @@ Status createResources(IbResources& r, int rank, int nranks, int qps, const Ring
   return Status::Ok();
 }
 
+// The setup header's word of links: every rank's must be the same.
+uint32_t linksWord(int qps, const RingShape& shape) {
+  return static_cast<uint32_t>(qps) | shape.qpsPerConnection << 16 | (shape.splitDataOnQps ? kSplitDataBit : 0);
+}
+
 std::vector<uint8_t> encodeSetup(const IbResources& r, int peer, int qps, const RingShape& shape, uint32_t psnSeed) {
   std::vector<uint8_t> out(kSetupHeaderBytes + 2 * qps * QpEndpoint::kWireBytes);
-  uint32_t header[5] = {htole32(kSetupMagic), htole32(static_cast<uint32_t>(qps) | shape.qpsPerConnection << 16),
-                        htole32(shape.slots), htole32(shape.fragmentBytes),
-                        htole32(static_cast<uint32_t>(shape.zeroCopyMin))};
+  uint32_t header[5] = {htole32(kSetupMagic), htole32(linksWord(qps, shape)), htole32(shape.slots),
+                        htole32(shape.fragmentBytes), htole32(static_cast<uint32_t>(shape.zeroCopyMin))};
   std::memcpy(out.data(), header, sizeof(header));
   for (int index = 0; index < qps; ++index) {
     const Connection& c = r.connections[static_cast<size_t>(peer) * qps + index];
@@ -222,15 +229,17 @@ Status exchangeAndConnect(IbResources& r, int rank, int nranks, int qps, const R
     if (header[0] != kSetupMagic) {
       return NS_ERROR(Code::kRemoteError, "rank {} sent a malformed ibverbs setup (another ncclshim version?)", peer);
     }
-    if (header[1] != (static_cast<uint32_t>(qps) | shape.qpsPerConnection << 16) || header[2] != shape.slots ||
-        header[3] != shape.fragmentBytes || header[4] != shape.zeroCopyMin) {
+    if (header[1] != linksWord(qps, shape) || header[2] != shape.slots || header[3] != shape.fragmentBytes ||
+        header[4] != shape.zeroCopyMin) {
       return NS_ERROR(Code::kInvalidUsage,
-                      "rank {} uses {} links per peer in groups of {}, {} slots of {} bytes and zero copy from {} "
-                      "bytes, but rank {} uses {} in groups of {}, {}, {} and {}: set NCCLSHIM_IB_QPS_PER_PEER, "
-                      "NCCL_IB_QPS_PER_CONNECTION, NCCLSHIM_IB_SLOTS, NCCLSHIM_IB_SLOT_BYTES and "
-                      "NCCLSHIM_IB_ZERO_COPY_MIN alike on every rank",
-                      peer, header[1] & 0xffff, header[1] >> 16, header[2], header[3], header[4], rank, qps,
-                      shape.qpsPerConnection, shape.slots, shape.fragmentBytes, shape.zeroCopyMin);
+                      "rank {} uses {} links per peer in groups of {} (split data on QPs {}), {} slots of {} bytes "
+                      "and zero copy from {} bytes, but rank {} uses {} in groups of {} ({}), {}, {} and {}: set "
+                      "NCCLSHIM_IB_QPS_PER_PEER, NCCL_IB_QPS_PER_CONNECTION, NCCL_IB_SPLIT_DATA_ON_QPS, "
+                      "NCCLSHIM_IB_SLOTS, NCCLSHIM_IB_SLOT_BYTES and NCCLSHIM_IB_ZERO_COPY_MIN alike on every rank",
+                      peer, header[1] & 0xffff, (header[1] & ~kSplitDataBit) >> 16,
+                      (header[1] & kSplitDataBit) != 0 ? 1 : 0, header[2], header[3], header[4], rank, qps,
+                      shape.qpsPerConnection, shape.splitDataOnQps ? 1 : 0, shape.slots, shape.fragmentBytes,
+                      shape.zeroCopyMin);
     }
     theirs.resize(endpointOffset(qps, false));  // the header and every link's two endpoints
     NS_RETURN_IF_ERROR(readAll(r.peerSockets[peer].get(), theirs.data() + kSetupHeaderBytes,
@@ -277,6 +286,8 @@ IbverbsOptions IbverbsOptions::fromEnvironment() {
   o.qpsPerPeer = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_QPS_PER_PEER));
   o.qpsPerConnection =  // a capture's too
       static_cast<int>(settingOrNcclInt(Setting::NCCLSHIM_IB_QPS_PER_CONNECTION, "NCCL_IB_QPS_PER_CONNECTION"));
+  o.splitDataOnQps =
+      settingOrNcclInt(Setting::NCCLSHIM_IB_SPLIT_DATA_ON_QPS, "NCCL_IB_SPLIT_DATA_ON_QPS") != 0;  // a capture's too
   o.slots = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_SLOTS));
   o.slotBytes = static_cast<size_t>(settingInt(Setting::NCCLSHIM_IB_SLOT_BYTES));
   o.signalEvery = static_cast<int>(settingInt(Setting::NCCLSHIM_IB_SIGNAL_EVERY));
@@ -354,9 +365,10 @@ Result<std::unique_ptr<Transport>> connectIbverbsTransport(const UniqueId& id, i
   uint32_t inlineBytes = anyPeer >= 0 ? res->connections[static_cast<size_t>(anyPeer) * links].outbound.maxInline : 0;
   NS_INFO(
       "rank {} of {}: ibverbs transport on {} port {} (GID index {}), {} link(s) per peer (2 QPs each; {} per "
-      "channel group), {} slots of {} B, inline up to {} B, writes posted {}",
+      "channel group{}), {} slots of {} B, inline up to {} B, writes posted {}",
       rank, nranks, res->device.name, res->device.port, res->device.gidIndex, links, options.qpsPerConnection,
-      shape.slots, shape.fragmentBytes, inlineBytes, postThread ? "by a thread" : "inline");
+      shape.splitDataOnQps && options.qpsPerConnection > 1 ? ", every message cut over them" : "", shape.slots,
+      shape.fragmentBytes, inlineBytes, postThread ? "by a thread" : "inline");
   return makeIbverbsTransport(std::move(res), rank, nranks, links, shape, options.spinMicroseconds, postThread);
 }
 

@@ -67,6 +67,7 @@ struct QpLane {
 struct RingShape {
   uint32_t slots = 4;
   uint32_t qpsPerConnection = 1;         // links per channel group (NCCL_IB_QPS_PER_CONNECTION; PeerLink::nextLink)
+  bool splitDataOnQps = false;           // every message cut over its group's links (NCCL_IB_SPLIT_DATA_ON_QPS)
   uint64_t zeroCopyMin = 0;              // messages from this size on get offers (0: no zero copy)
   uint32_t offersAhead = 8;              // offers outstanding per link at most
   uint32_t fragmentBytes = 1 << 20;      // payload of one slot

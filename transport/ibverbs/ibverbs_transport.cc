@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "transport/bootstrap/bootstrap.h"
 #include "transport/ibverbs/ibverbs_transport_impl.h"
+#include "transport/ibverbs/split_data_on_qps.h"
 
 namespace nshim::ib {
 namespace {
@@ -51,9 +52,14 @@ IbverbsTransport::~IbverbsTransport() {
 }  // res_ destroys QPs, CQ, channel, MR, memory, PD and context in that order
 
 void IbverbsTransport::enqueueLocked(int peer, Request* req, char* buf, bool isSend) {
+  const int perGroup = static_cast<int>(shape_.qpsPerConnection);
+  if (shape_.splitDataOnQps && perGroup > 1) return enqueueSplitLocked(peer, req, buf, isSend);
+  queueOnLink(connection(peer, static_cast<uint64_t>(peers_[peer].nextLink(*req, isSend, linksPerPeer_, perGroup))),
+              req, buf, isSend);
+}
+
+void IbverbsTransport::queueOnLink(Connection& c, Request* req, char* buf, bool isSend) {
   const size_t bytes = req->bytes;
-  Connection& c = connection(
-      peer, static_cast<uint64_t>(peers_[peer].nextLink(*req, isSend, linksPerPeer_, shape_.qpsPerConnection)));
   bool wasIdle = isSend ? c.sends.empty() : c.recvs.empty();
   const ibv_mr* region = bytes >= shape_.zeroCopyMin && shape_.zeroCopyMin > 0 ? regionHolding(buf, bytes) : nullptr;
   (isSend ? c.sends : c.recvs).push(PendingOp{req, buf, 0, false, false, region});
@@ -61,8 +67,56 @@ void IbverbsTransport::enqueueLocked(int peer, Request* req, char* buf, bool isS
   if (wasIdle) c.service();  // small messages leave (or arrived data lands) before the caller waits
 }
 
+// Both ends cut a message alike (a receive is of exactly the bytes sent), so part i of the k-th
+// message of a group meets its receive as the k-th message on the group's link i.
+void IbverbsTransport::enqueueSplitLocked(int peer, Request* req, char* buf, bool isSend) {
+  const int perGroup = static_cast<int>(shape_.qpsPerConnection);
+  const int first = peers_[peer].nextSplitGroup(*req, isSend, linksPerPeer_, perGroup);
+  SplitRequest& split = splits_.emplace_back();
+  split.whole = req;
+  split.count = perGroup;
+  split.parts = std::make_unique<Request[]>(static_cast<size_t>(perGroup));
+  for (int i = 0; i < perGroup; ++i) {
+    const QpSplitPart cut = qpSplitPart(req->bytes, perGroup, i);
+    Request& part = split.parts[static_cast<size_t>(i)];
+    part.peer = peer;
+    part.tag = req->tag;
+    part.bytes = cut.bytes;
+    part.isSend = isSend;
+    part.channel = req->channel;
+    queueOnLink(connection(peer, static_cast<uint64_t>(first + i)), &part, buf + cut.offset, isSend);
+  }
+}
+
+bool IbverbsTransport::settleSplitsLocked() {
+  if (forgettingRequests()) return false;  // the callers' requests may be gone
+  size_t kept = 0;
+  for (size_t i = 0; i < splits_.size(); ++i) {
+    SplitRequest& split = splits_[i];
+    const Status* error = nullptr;
+    bool done = true;
+    for (int p = 0; p < split.count && done; ++p) {
+      const Request& part = split.parts[static_cast<size_t>(p)];
+      done = part.done();
+      if (done && !part.status().ok() && error == nullptr) error = &part.status();
+    }
+    if (!done) {
+      if (kept != i) splits_[kept] = std::move(split);
+      ++kept;
+    } else if (error != nullptr) {
+      fail(split.whole, *error);
+    } else {
+      split.whole->complete(Status());
+    }
+  }
+  const bool settled = kept != splits_.size();
+  splits_.resize(kept);
+  return settled;
+}
+
 bool IbverbsTransport::progressLocked() {
   bool moved = datapathPassLocked();
+  if (!splits_.empty()) moved = settleSplitsLocked() || moved;
   checkPeersLocked(false);
   return moved;
 }

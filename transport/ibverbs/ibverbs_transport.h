@@ -4,7 +4,8 @@
 // way), set up through the TCP bootstrap (one socket per peer carries the QP endpoints and then
 // serves as a liveness signal: its end of stream means the peer is gone). A message from rank A to
 // rank B of NCCL channel c travels in link group c % qpsPerPeer, on the group's links in turn
-// (NCCL_IB_QPS_PER_CONNECTION: NCCL's QPs per connection, requests round robin), as fragments of up to `slotBytes` (default 1 MiB, so a
+// (NCCL_IB_QPS_PER_CONNECTION: NCCL's QPs per connection, requests round robin; with
+// NCCL_IB_SPLIT_DATA_ON_QPS=1 every message is cut over all of them, split_data_on_qps.h), as fragments of up to `slotBytes` (default 1 MiB, so a
 // collective slice is one fragment): each is copied into a registered send slot and RDMA-written
 // WITH IMMEDIATE into the matching slot of B's registered receive ring for that link, after a
 // 32-byte header {magic, fragment bytes, tag, message bytes, offset} that B checks against its
@@ -42,6 +43,7 @@ struct IbverbsOptions {
   int serviceLevel = 0;           // NCCLSHIM_IB_SL
   int qpsPerPeer = 1;             // NCCLSHIM_IB_QPS_PER_PEER: link groups per peer (a message's channel picks one)
   int qpsPerConnection = 1;       // NCCL_IB_QPS_PER_CONNECTION: links per group, taken in turn (2 QPs each)
+  bool splitDataOnQps = false;    // NCCL_IB_SPLIT_DATA_ON_QPS: every message cut over all links of its group
   int slots = 4;                  // NCCLSHIM_IB_SLOTS: receive ring slots (credits) per link
   size_t slotBytes = 1 << 20;     // NCCLSHIM_IB_SLOT_BYTES: payload bytes per slot (fragment size)
   int signalEvery = 8;            // NCCLSHIM_IB_SIGNAL_EVERY: one signaled work request in N

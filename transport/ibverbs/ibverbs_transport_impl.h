@@ -34,6 +34,14 @@ class IbverbsTransport final : public NetworkTransport, private LinkOwner {
     return res_->connections[static_cast<size_t>(peer) * linksPerPeer_ + seq % linksPerPeer_];
   }
 
+  // NCCL_IB_SPLIT_DATA_ON_QPS=1: a caller's request cut over the links of its group, one part each
+  // (split_data_on_qps.h); it completes once every part has (with the first part's error, if any).
+  struct SplitRequest {
+    Request* whole = nullptr;
+    std::unique_ptr<Request[]> parts;
+    int count = 0;
+  };
+
   // NetworkTransport hooks (ibverbs_transport.cc).
   bool connectedTo(int peer) const override { return res_->peerSockets[peer].valid(); }
   void enqueueLocked(int peer, Request* req, char* buf, bool isSend) override;
@@ -67,6 +75,9 @@ class IbverbsTransport final : public NetworkTransport, private LinkOwner {
   void completeDirectSendsTo(int peer);
 
   // ibverbs_transport.cc
+  void queueOnLink(Connection& c, Request* req, char* buf, bool isSend);
+  void enqueueSplitLocked(int peer, Request* req, char* buf, bool isSend);
+  bool settleSplitsLocked();  // true when a caller's request completed
   void checkPeersLocked(bool force);
   void collectPeerPollFds(std::vector<pollfd>* fds, std::vector<int>* peers);
   void handlePeerEvents(const pollfd* fds, const std::vector<int>& peers);
@@ -85,6 +96,7 @@ class IbverbsTransport final : public NetworkTransport, private LinkOwner {
   const int linksPerPeer_;
   const RingShape shape_;
   std::vector<Connection*> active_;
+  std::vector<SplitRequest> splits_;  // in posting order; their parts are queued on the connections
   std::vector<pollfd> pollFds_;
   std::vector<int> pollPeers_;
   std::vector<ibv_wc> wcs_;
