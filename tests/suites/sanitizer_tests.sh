@@ -97,14 +97,15 @@ mapfile -t results < <(xml_results "$work/unit.xml")
 read -r ok bad <<<"${results[0]}"
 failed_cases=("${results[@]:1}")
 # A forked rank can deadlock inside ASan's allocator: GCC 12's libasan does not lock it across
-# fork(), and the TCP tests fork ranks while a bootstrap root thread of the parent allocates (gdb:
-# the child waits in SizeClassAllocator64::GetFromAllocator forever; the test harness kills it,
-# "still running after N s", and its peers time out). Glibc's malloc, used outside ASan, is
-# fork-safe. Such a failure is rerun (only the failed cases, each alone, up to three tries) and must then pass clean. The
-# stuck children seen (session 4, gdb) always waited while allocating a quarantine batch (8 KiB,
-# QuarantineCallback::Allocate), in about half of the runs of the TCP exchange test, so the rerun
-# turns the quarantine off (quarantine_size_mb=0: 8 of 8 runs clean; with it 5 of 8 hung). That
-# rerun still checks bounds, leaks and undefined behaviour, but not use after free.
+# fork(), so a child inherits whatever allocator lock another thread of the parent held (gdb: the
+# child waits in SizeClassAllocator64::GetFromAllocator forever; the harness kills it, "still running
+# after N s", and its peers time out). The threads in question are bootstrap roots in the parent,
+# also those of earlier tests (idle, waking once a second): they now hold their mutex whenever they
+# are not in poll(), and fork takes it first (bootstrap_root.cc); before that the shared-memory
+# exchange hung in about half of the runs, 90 s each. What follows stays as a safety net: such a
+# failure is rerun (only the failed cases, each alone, up to three tries) without ASan's quarantine
+# (the stuck children seen earlier waited while allocating a quarantine batch) and must then pass
+# clean. That rerun still checks bounds, leaks and undefined behaviour, but not use after free.
 if [ "$rc" -ne 0 ] && grep -q "still running after .* s, killed" "$work/unit.log" && [ "${#failed_cases[@]}" -gt 0 ]; then
   echo "note: rerunning ${failed_cases[*]} without ASan's quarantine: a rank was stuck (libasan fork deadlock?):" \
     "$(grep -m2 'still running after' "$work/unit.log" | tr '\n' ' ')"
