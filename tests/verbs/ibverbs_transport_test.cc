@@ -122,12 +122,14 @@ TEST_CASE("ibverbs: tiny rings wrap their credits many times", "[ibverbs]") {
   }
 }
 
-// NCCL_IB_QPS_PER_CONNECTION: 2 channel groups of 3 links; messages on channels 0 and 1 spread over
-// all 6 links (each group's in turn), every byte checked on arrival.
-TEST_CASE("ibverbs: a channel's messages go round robin over its QPs per connection", "[ibverbs]") {
-  NSHIM_REQUIRE_RDMA();
+// Two ranks over 2 channel groups of 3 links: rank 0 sends messages of `sizes` to rank 1 on channels
+// 0, 1, 0, ... (every byte checked on arrival); rank 0's counters must show the payload, one message
+// per send, all 6 links carrying, and on the wire the payload plus one 32-byte fragment header per
+// message or, with splitDataOnQps, per part (each fits one slot).
+void channelGroupsJob(bool splitDataOnQps, const std::vector<size_t>& sizes) {
   IbverbsOptions options = testOptions(2);
   options.qpsPerConnection = 3;
+  options.splitDataOnQps = splitDataOnQps;
   auto id = createUniqueId();
   REQUIRE(id.ok());
   UniqueId uid = *id;
@@ -137,54 +139,6 @@ TEST_CASE("ibverbs: a channel's messages go round robin over its QPs per connect
         auto connected = connectIbverbsTransport(uid, rank, 2, options);
         if (!connected.ok()) return connected.status().toString();
         Transport& t = **connected;
-        constexpr int kMessages = 12;
-        constexpr size_t kBytes = 5000;
-        std::vector<std::vector<uint8_t>> bufs;
-        for (int m = 0; m < kMessages; ++m) {
-          bufs.push_back(rank == 0 ? pattern(kBytes, 0, 1, m) : std::vector<uint8_t>(kBytes));
-        }
-        std::vector<Request> reqs(kMessages);
-        for (int m = 0; m < kMessages; ++m) {
-          reqs[m].channel = m % 2;
-          Status posted = rank == 0 ? t.postSend(1, 0x40 + m, bufs[m].data(), kBytes, &reqs[m])
-                                    : t.postRecv(0, 0x40 + m, bufs[m].data(), kBytes, &reqs[m]);
-          if (!posted.ok()) return posted.toString();
-        }
-        for (int m = 0; m < kMessages; ++m) {
-          Status done = waitOne(t, &reqs[m], Deadline::after(30));
-          if (!done.ok()) return done.toString();
-          if (rank == 1) {
-            std::string wrong = verify(bufs[m], 0, 1, m);
-            if (!wrong.empty()) return wrong;
-          }
-        }
-        if (rank == 0 && t.peerBytes(1).sendLinks != 6) {
-          return std::to_string(t.peerBytes(1).sendLinks) + " links carried sends, want 6";
-        }
-        return "";
-      },
-      60);
-  CHECK(codes == std::vector<int>{0, 0});
-}
-
-// NCCL_IB_SPLIT_DATA_ON_QPS=1 over 2 groups of 3 links: every message is cut over its group's three
-// links in NCCL's parts (empty ones too), every byte checked; the sender's wire bytes are the
-// payload plus one 32-byte fragment header per part (each fits one slot), and all 6 links carry.
-TEST_CASE("ibverbs: split data on QPs cuts every message over its group's links", "[ibverbs]") {
-  NSHIM_REQUIRE_RDMA();
-  IbverbsOptions options = testOptions(2);
-  options.qpsPerConnection = 3;
-  options.splitDataOnQps = true;
-  auto id = createUniqueId();
-  REQUIRE(id.ok());
-  UniqueId uid = *id;
-  auto codes = runRanksInProcesses(
-      2,
-      [&](int rank) -> std::string {
-        auto connected = connectIbverbsTransport(uid, rank, 2, options);
-        if (!connected.ok()) return connected.status().toString();
-        Transport& t = **connected;
-        const std::vector<size_t> sizes = {0, 100, 5000, 384, (256 << 10) + 3, 1};
         std::vector<std::vector<uint8_t>> bufs;
         for (size_t m = 0; m < sizes.size(); ++m) {
           bufs.push_back(rank == 0 ? pattern(sizes[m], 0, 1, static_cast<int>(m)) : std::vector<uint8_t>(sizes[m]));
@@ -208,7 +162,7 @@ TEST_CASE("ibverbs: split data on QPs cuts every message over its group's links"
         }
         const PeerBytes bytes = t.peerBytes(1 - rank);
         if (rank == 1) return bytes.received == payload ? "" : "received " + std::to_string(bytes.received);
-        const uint64_t wire = payload + 32 * 3 * sizes.size();
+        const uint64_t wire = payload + 32 * (splitDataOnQps ? 3 : 1) * sizes.size();
         if (bytes.sent != payload || bytes.sentMessages != sizes.size() || bytes.sendLinks != 6 ||
             bytes.sentWire != wire) {
           return "sent " + std::to_string(bytes.sent) + " in " + std::to_string(bytes.sentMessages) + " messages on " +
@@ -219,6 +173,19 @@ TEST_CASE("ibverbs: split data on QPs cuts every message over its group's links"
       },
       60);
   CHECK(codes == std::vector<int>{0, 0});
+}
+
+// NCCL_IB_QPS_PER_CONNECTION=3: a group's messages take its links in turn (12 messages: 6 per group).
+TEST_CASE("ibverbs: a channel's messages go round robin over its QPs per connection", "[ibverbs]") {
+  NSHIM_REQUIRE_RDMA();
+  channelGroupsJob(false, std::vector<size_t>(12, 5000));
+}
+
+// NCCL_IB_SPLIT_DATA_ON_QPS=1: every message is cut over its group's three links in NCCL's parts
+// (empty ones too: 0, 1 and 100 bytes leave two links a header-only part).
+TEST_CASE("ibverbs: split data on QPs cuts every message over its group's links", "[ibverbs]") {
+  NSHIM_REQUIRE_RDMA();
+  channelGroupsJob(true, {0, 100, 5000, 384, (256 << 10) + 3, 1});
 }
 
 void mismatchJob(uint64_t recvTag, size_t recvBytes, const std::vector<std::string>& expected) {
