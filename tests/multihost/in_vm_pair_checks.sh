@@ -19,7 +19,8 @@
 #        Megatron trace over verbs on rail 1 alone, then beside an RDMA flow of 150 Mbit/s on the
 #        same rail: the flow runs and the replay's busbw shared / alone is below 0.9; 3. a verbs replay on rail 1,
 #        VM B's r1 taken down (ip link, inside B) once 2 MB crossed it: the run ends within its
-#        --timeout + 10 s naming the host pair and the NICs, then r1 comes back up; 4. as stop.
+#        --timeout + 10 s naming the host pair and the NICs, no message calls a peer dead, then r1
+#        comes back up; 4. as stop.
 #   stop (1 rail): a long replay; VM B is frozen (SIGSTOP of its QEMU) mid-replay; the rank on VM A
 #        must name the lost rank within its --timeout.
 # Ends with 'N passed, N failed'.
@@ -241,6 +242,9 @@ portdown_check() {
   result $? "port-down/verbs-run-ends-within-timeout" "rc $rc after ${took} s: $(tail -3 "$log")"
   grep -Eq "on the fabric: global rank [01] on host [^ ]+ NIC [^ ]+( port 1)? \(10\.88\.1\.[12]\), global rank [01] on host [^ ]+ NIC [^ ]+( port 1)? \(10\.88\.1\.[12]\): host pair [^ ]+ - [^ ]+" "$log"
   result $? "port-down/names-the-host-pair-and-nics" "$(grep -m3 'phynet: rank' "$log" | cut -c1-600)"
+  # Both ranks lived on: no message may say that a peer exited.
+  ! grep -q "replay failed.*peer exited or was killed" "$log"
+  result $? "port-down/no-peer-called-dead" "$(grep -m2 'peer exited or was killed' "$log" | cut -c1-400)"
   # r1 is back: its rxe port active again.
   for t in $(seq 1 50); do $ssh_agent 10.88.0.2 ibv_devinfo -d rxe1 2>/dev/null | grep -q PORT_ACTIVE && break; sleep 0.2; done
   $ssh_agent 10.88.0.2 ibv_devinfo -d rxe1 | grep -q PORT_ACTIVE

@@ -92,17 +92,17 @@ void NetworkTransport::fail(Request* req, const Status& status) {
   failures_.fetch_add(1, std::memory_order_release);
 }
 
-void NetworkTransport::failPeerLocked(int peer, const std::string& detail) {
+void NetworkTransport::failPeerLocked(int peer, const std::string& detail, const char* cause) {
   PeerLink& state = peers_[peer];
   if (state.lost) return;
   const std::vector<int> alsoEnded = otherEndedPeersLocked(peer);
   beforePeerLostLocked(peer);
   state.lost = true;
-  state.lostStatus = NS_ERROR(
-      Code::kRemoteError, "rank {}: connection to rank {} lost (peer exited or was killed): {}{}", rank_, peer, detail,
-      alsoEnded.empty() ? std::string()
-                        : fmt::format("; the connections to {} {} have ended too",
-                                      alsoEnded.size() == 1 ? "rank" : "ranks", formatRankList(alsoEnded)));
+  state.lostStatus =
+      NS_ERROR(Code::kRemoteError, "rank {}: connection to rank {} lost ({}): {}{}", rank_, peer, cause, detail,
+               alsoEnded.empty() ? std::string()
+                                 : fmt::format("; the connections to {} {} have ended too",
+                                               alsoEnded.size() == 1 ? "rank" : "ranks", formatRankList(alsoEnded)));
   if (peerLossWorthWarningLocked(peer)) NS_WARN("{}", state.lostStatus.message());
   dropPeerLocked(peer, state.lostStatus, alsoEnded);
 }

@@ -82,7 +82,11 @@ class NetworkTransport : public Transport {
     }
   }
   // Marks `peer` lost (once) with the shared message, and fails what it owed.
-  void failPeerLocked(int peer, const std::string& detail);
+  // `cause` says how it was lost: the default fits a connection that ended; a link that failed
+  // under a live peer (an RDMA completion error, a port down) says kLinkFailed.
+  static constexpr const char* kPeerGone = "peer exited or was killed";
+  static constexpr const char* kLinkFailed = "the link to it failed; the peer may still be running";
+  void failPeerLocked(int peer, const std::string& detail, const char* cause = kPeerGone);
   void abortLocked(const Status& why);
   // For the destructor: from now on queued requests are forgotten, not completed (nobody can wait
   // on them any more and their memory may be gone); the error to abort with when some are queued.

@@ -59,8 +59,10 @@ void IbverbsTransport::handleCompletion(const ibv_wc& wc) {
 void IbverbsTransport::collectPostFailuresLocked() {
   for (const WritePoster::Failure& f : poster_->takeFailures()) {
     const Connection& c = res_->connections[f.connection];
-    failPeerLocked(c.peer, fmt::format("ibv_post_send of {} work requests on the outbound QP of link {} failed: {}",
-                                       f.count, c.index, std::strerror(f.error)));
+    failPeerLocked(c.peer,
+                   fmt::format("ibv_post_send of {} work requests on the outbound QP of link {} failed: {}", f.count,
+                               c.index, std::strerror(f.error)),
+                   kLinkFailed);
   }
 }
 

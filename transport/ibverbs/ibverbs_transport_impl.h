@@ -56,8 +56,8 @@ class IbverbsTransport final : public NetworkTransport, private LinkOwner {
   // LinkOwner, for the connections.
   // The local device goes into the message: with several NICs per host, which one saw the failure.
   void linkFailed(int peer, const std::string& detail) override {
-    failPeerLocked(peer,
-                   fmt::format("{} (local RDMA device {} port {})", detail, res_->device.name, res_->device.port));
+    failPeerLocked(peer, fmt::format("{} (local RDMA device {} port {})", detail, res_->device.name, res_->device.port),
+                   kLinkFailed);
   }
   void requestFailed(Request* req, const Status& why) override { fail(req, why); }
   void transportFailed(const Status& why) override { abortLocked(why); }
