@@ -287,6 +287,9 @@ assert settings["NCCL_P2P_NET_CHUNKSIZE"]["source"] == "environment", settings
 assert settings["NCCL_P2P_NET_CHUNKSIZE"]["captured"] == "131072" and settings["NCCL_P2P_NET_CHUNKSIZE"]["read"]
 assert settings["NCCL_BUFFSIZE"]["source"] == "capture" and settings["NCCL_BUFFSIZE"]["value"] == "4194304"
 assert settings["NCCL_IB_HCA"]["source"] == "capture (not applied)"
+# The Socket transport's settings travel too: the replay's TCP transport read the capture's.
+for name, value in (("NCCL_SOCKET_NTHREADS", "1"), ("NCCL_NSOCKS_PERTHREAD", "2")):
+    assert settings[name]["source"] == "capture" and settings[name]["value"] == value and settings[name]["read"], settings
 t = d["timeline"]
 assert t["captured"] and t["paced"] and t["capture_overlap_pairs"] == 4, t
 # From iteration 1 on (the second of two): rank 0's capture communicates 2700 us (by hand, as compare's
@@ -296,8 +299,9 @@ print("ok")
 PY
 result $? "time/gpu-capture-ops-bytes-algorithms-settings" "$(cat "$work/gpu.txt")"
 grep -q "^#   NCCL_BUFFSIZE=4194304  from the capture" "$work/gpu.log" &&
+  grep -q "^#   NCCL_NSOCKS_PERTHREAD=2  from the capture, read" "$work/gpu.log" &&
   grep -q "^#   NCCL_IB_HCA=mlx5_0,mlx5_1  from the capture, not applied" "$work/gpu.log"
-result $? "time/gpu-capture-settings-in-text" "$(grep -A6 "NCCL settings" "$work/gpu.log")"
+result $? "time/gpu-capture-settings-in-text" "$(grep -A8 "NCCL settings" "$work/gpu.log")"
 "$tool" compare "$gpu" "$work/gpu.json" -o "$work/gpu-compare.html" >"$work/gpu-compare.txt" 2>"$work/err.txt"
 result $? "time/compare-capture-with-replay" "$(cat "$work/err.txt")"
 # By hand (docs/replay_time.md): per op class the longest member's GPU time; per rank communication

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <fstream>
 
 #include "common/env.h"
 #include "common/log.h"
+#include "common/nccl_env.h"
 
 namespace nshim {
 namespace {
@@ -74,12 +74,8 @@ int NcclSocketSettings::taskCount(size_t bytes) const {
   return task == 0 ? 1 : static_cast<int>((bytes + task - 1) / task);
 }
 
-NcclVariableLookup environmentLookup() {
-  return [](const char* name) -> std::optional<std::string> {
-    const char* value = std::getenv(name);
-    if (value == nullptr) return std::nullopt;
-    return std::string(value);
-  };
+NcclVariableLookup ncclSettingsLookup() {
+  return [](const char* name) { return ncclVariable(name); };
 }
 
 Result<NcclSocketSettings> readNcclSocketSettings(const NcclVariableLookup& lookup, const std::string& interfaceName,

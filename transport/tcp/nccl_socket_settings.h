@@ -40,9 +40,11 @@ struct NcclSocketSettings {
   bool onControlSocket(size_t bytes) const { return dataSockets() == 0 || bytes <= inlineBytes; }
 };
 
-// A variable's value, or nullopt when it is unset (the environment by default).
+// A variable's value, or nullopt when it is unset.
 using NcclVariableLookup = std::function<std::optional<std::string>(const char* name)>;
-NcclVariableLookup environmentLookup();
+// The NCCL_* values in force: the environment's, else a capture's (common/nccl_env.h ncclVariable,
+// which also marks them read for the report).
+NcclVariableLookup ncclSettingsLookup();
 
 // NCCL's Socket-transport settings for the NIC `interfaceName` (its PCI vendor under
 // `sysClassNet`/<name>/device/vendor decides the automatic threads and sockets). A malformed or

@@ -25,10 +25,10 @@ namespace nshim {
 struct TcpOptions {
   int socketsPerPeer = 2;  // NCCLSHIM_NSOCKS_PERPEER: NCCL connections (channels) per peer
   // NCCL's Socket-transport settings: data sockets per connection, task size, buffers. Read by
-  // connectTcpTransport through `ncclVariables` (the environment unless a caller, e.g. a replay
-  // holding the trace's recorded NCCL environment, gives another lookup) for the NIC in use.
+  // connectTcpTransport through `ncclVariables` (the environment, else a replayed capture's
+  // recorded value; tests give their own lookup) for the NIC in use.
   NcclSocketSettings socket;
-  NcclVariableLookup ncclVariables = environmentLookup();
+  NcclVariableLookup ncclVariables = ncclSettingsLookup();
   double timeoutSeconds = 300;  // NCCLSHIM_TIMEOUT: bootstrap waits
   int spinMicroseconds = 100;   // NCCLSHIM_SPIN_US: busy-poll before blocking in poll()
   bool spinYield = true;        // NCCLSHIM_SPIN_YIELD: sched_yield() while busy-polling

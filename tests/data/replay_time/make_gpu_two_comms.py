@@ -15,7 +15,7 @@ import os
 W, S = "0x1111111111111111", "0x2222222222222222"
 T0 = 1_000_000_000  # the capture's CLOCK_MONOTONIC origin, ns
 ENV = {"NCCL_P2P_NET_CHUNKSIZE": "131072", "NCCL_BUFFSIZE": "4194304", "NCCL_IB_HCA": "mlx5_0,mlx5_1",
-       "NCCL_IB_TC": "106"}
+       "NCCL_IB_TC": "106", "NCCL_SOCKET_NTHREADS": "1", "NCCL_NSOCKS_PERTHREAD": "2"}
 # (comm, op, count, bytes, algo, proto, channels), and per rank (start, end) in us within an iteration
 OPS = [(W, "allreduce", 2097152, 8388608, "TREE", "SIMPLE", 2),
        (S, "allreduce", 16384, 65536, "RING", "LL", 1),
