@@ -40,6 +40,15 @@ CollectiveOptions CollectiveOptions::fromEnvironment() {
   if (options.algorithm == Algorithm::kRing) options.smallAllReduceBytes = 0;
   readChoice(Setting::NCCLSHIM_PROTO, "NCCL_PROTO", parseProtocol, "auto, simple, ll or ll128", &options.protocol);
   options.channels = static_cast<int>(settingInt(Setting::NCCLSHIM_NCHANNELS));
+  if (!settingIsSet(Setting::NCCLSHIM_NCHANNELS)) {
+    // NCCL bounds its channels by NCCL_MAX_NCHANNELS and raises them to NCCL_MIN_NCHANNELS (the
+    // environment's, else the capture's): the count a call without a recorded decision runs on.
+    const int64_t most = envInt("NCCL_MAX_NCHANNELS", 0);
+    const int64_t least = envInt("NCCL_MIN_NCHANNELS", 0);
+    if (most > 0) options.channels = static_cast<int>(std::min<int64_t>(options.channels, most));
+    if (least > 0)
+      options.channels = static_cast<int>(std::min<int64_t>(std::max<int64_t>(options.channels, least), 64));
+  }
   options.pxn = settingBool(Setting::NCCLSHIM_PXN);
   options.p2pChannels = static_cast<int>(settingInt(Setting::NCCLSHIM_P2P_CHANNELS));
   const int64_t perNetPeer = envInt("NCCL_NCHANNELS_PER_NET_PEER", options.p2pChannelsPerPeer);

@@ -8,6 +8,7 @@
 
 #include "common/env.h"
 #include "common/nccl_env.h"
+#include "model/collective_options.h"
 #include "tests/catch.h"
 #include "tests/common/scoped_env.h"
 
@@ -102,6 +103,32 @@ TEST_CASE("an NCCLSHIM twin overrides NCCL's variable, from the environment or t
   CHECK(a->via == "NCCLSHIM_ALGO");
   CHECK(a->value == "ring");
   CHECK(a->captured == "Tree");
+}
+
+// NCCL caps its channels at NCCL_MAX_NCHANNELS, then duplicates them up to NCCL_MIN_NCHANNELS: the
+// count the tuner gives a call that no recorded decision covers. NCCLSHIM_NCHANNELS sets it outright.
+TEST_CASE("NCCL_MIN/MAX_NCHANNELS bound the collective channels, from the environment or the capture", "[nccl_env]") {
+  ScopedEnv ours("NCCLSHIM_NCHANNELS", nullptr);
+  ScopedEnv most("NCCL_MAX_NCHANNELS", nullptr);
+  ScopedEnv least("NCCL_MIN_NCHANNELS", nullptr);
+  CHECK(CollectiveOptions::fromEnvironment().channels == 2);  // NCCLSHIM_NCHANNELS's default
+  {
+    ScopedCapture capture(NcclEnv{{"NCCL_MAX_NCHANNELS", "1"}});
+    CHECK(CollectiveOptions::fromEnvironment().channels == 1);
+    const std::vector<NcclSettingInForce> all = ncclSettingsInForce();
+    const NcclSettingInForce* s = find(all, "NCCL_MAX_NCHANNELS");
+    REQUIRE(s != nullptr);
+    CHECK(s->source == NcclSource::kCapture);
+    CHECK(s->read);
+  }
+  {
+    ScopedEnv set("NCCL_MIN_NCHANNELS", "6");
+    CHECK(CollectiveOptions::fromEnvironment().channels == 6);
+    ScopedEnv cap("NCCL_MAX_NCHANNELS", "1");  // max first, then min: NCCL's order
+    CHECK(CollectiveOptions::fromEnvironment().channels == 6);
+    ScopedEnv override("NCCLSHIM_NCHANNELS", "3");
+    CHECK(CollectiveOptions::fromEnvironment().channels == 3);
+  }
 }
 
 }  // namespace
