@@ -8,7 +8,8 @@
 # capture's proxy steps, timed by NCCLSHIM_PROFILER_STEPS).
 # Needs build/gpu/ (tests/gpu/prepare_carry.sh). Writes the tables, the capture and logs under $OUT.
 # One GPU per rank, or both ranks on one GPU under MPS: tests/gpu/with_mps.sh bash tests/gpu/time_truth.sh
-# (docs/time_truth.md compares the two).
+# (docs/time_truth.md compares the two). CAPTURE_ENV='VAR=VALUE ...' sets NCCL variables for the
+# capture only: the replay must take them from the capture (its report lists where each came from).
 set -u
 OUT=${OUT:-/tmp/gpu-out}
 mkdir -p "$OUT"
@@ -19,7 +20,7 @@ NCCL_INC=$($PY -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl._
 ( NCCL_INCLUDE_DIR=$NCCL_INC make -j12 build/phynet > "$OUT/build.log" 2>&1; echo "build exit $?" >> "$OUT/build.log" ) &
 build=$!
 rm -rf /tmp/truth /tmp/truth_steps
-NCCL_IB_DISABLE=1 NCCL_NET=Socket NCCL_SOCKET_IFNAME=lo LD_PRELOAD=$SHIM NCCLSHIM_MODE=forward \
+env ${CAPTURE_ENV:-} NCCL_IB_DISABLE=1 NCCL_NET=Socket NCCL_SOCKET_IFNAME=lo LD_PRELOAD=$SHIM NCCLSHIM_MODE=forward \
   NCCLSHIM_GPU_TIMING=1 NCCLSHIM_PROFILER=1 NCCLSHIM_TRACE_DIR=/tmp/truth NCCLSHIM_PROFILER_STEPS=/tmp/truth_steps \
   timeout 300 $PY -m torch.distributed.run --standalone --nproc-per-node 2 tests/gpu/time_truth.py \
   > "$OUT/capture.log" 2>&1

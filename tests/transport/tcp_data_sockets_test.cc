@@ -1,6 +1,8 @@
 // NCCL's Socket-transport model in the TCP transport: how NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD,
 // NCCL_SOCKET_MIN_TASKSIZE and the NIC's vendor resolve (nccl_socket_settings.h), and messages cut
-// into tasks over a connection's data sockets arriving intact, on the sockets NCCL would use.
+// into tasks over a connection's data sockets arriving intact, on the sockets NCCL would use; the
+// helper threads that move them (socket_helper.h) end every wait when a peer dies or on abort.
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -171,6 +173,39 @@ TEST_CASE("ranks with different NCCL data sockets are told so at connection", "[
       },
       30);
   CHECK(codes == std::vector<int>{0, 0});
+}
+
+// With data sockets their tasks move on NCCL's helper threads (2 threads x 2 sockets here): a
+// peer's loss and an abort must still end every wait at once and name the rank.
+TcpOptions helperOptions() {
+  TcpOptions options = testOptions();
+  options.ncclVariables = lookupOf({{"NCCL_SOCKET_NTHREADS", "2"}, {"NCCL_NSOCKS_PERTHREAD", "2"}});
+  return options;
+}
+
+TEST_CASE("data sockets: a rank killed mid-transfer is named by the survivors", "[tcp][nccl_socket]") {
+  UniqueId id = mustCreateId();
+  constexpr size_t kBig = 16 << 20;  // more than the socket buffers hold: tasks are in flight
+  auto codes = runRanksInProcesses(
+      3,
+      [&](int rank) -> std::string {
+        auto connected = connectTcpTransport(id, rank, 3, helperOptions());
+        if (!connected.ok()) return connected.status().toString();
+        return killedHubJob(**connected, kBig, 50, 3, 5);
+      },
+      60);
+  CHECK(codes == std::vector<int>{0, 0, 128 + SIGKILL});
+}
+
+// Ranks as threads of this process (so that a thread sanitizer sees every thread involved).
+TEST_CASE("data sockets: abort from another thread wakes the waiter and the peer notices", "[tcp][nccl_socket]") {
+  UniqueId id = mustCreateId();
+  auto results = testing::runRanksInThreads(2, [&](int rank) -> std::string {
+    auto connected = connectTcpTransport(id, rank, 2, helperOptions());
+    if (!connected.ok()) return connected.status().toString();
+    return abortFromAnotherThread(**connected, (1 << 20) + 3);
+  });
+  CHECK(results == std::vector<std::string>{"", ""});
 }
 
 }  // namespace

@@ -31,13 +31,38 @@ inline void encodeHeader(uint8_t* out, uint64_t tag, uint64_t length) {
   std::memcpy(out + 16, &leLength, 8);
 }
 
+// A message cut into parts (a header on the control socket, tasks on the data sockets): counts
+// its parts down from whichever thread finishes them (the waiting thread, socket helpers), so that
+// the message completes once, or fails once, and frees itself with its last part.
+class SplitMessage {
+ public:
+  explicit SplitMessage(int parts) : left_(parts) {}
+  // A part moved all its bytes. True when the message is complete now (its last part, none failed).
+  bool partDone() {
+    if (left_.fetch_sub(1, std::memory_order_acq_rel) != 1) return false;
+    const bool failed = failed_.load(std::memory_order_acquire);  // every other part has counted down
+    delete this;
+    return !failed;
+  }
+  // A part failed. True the first time: the caller fails the message.
+  bool partFailed() {
+    const bool first = !failed_.exchange(true, std::memory_order_acq_rel);
+    if (left_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+    return first;
+  }
+
+ private:
+  std::atomic<int> left_;
+  std::atomic<bool> failed_{false};
+};
+
 struct Op {
   Request* req = nullptr;
-  char* buf = nullptr;    // this part's payload
-  size_t length = 0;      // this part's payload bytes
-  bool header = true;     // the part starts with the message's header (the control socket's part)
-  bool split = false;     // one of several parts of its message (TcpTransport counts them down)
-  size_t progressed = 0;  // header + payload bytes moved so far
+  char* buf = nullptr;            // this part's payload
+  size_t length = 0;              // this part's payload bytes
+  bool header = true;             // the part starts with the message's header (the control socket's part)
+  SplitMessage* split = nullptr;  // one of several parts of its message
+  size_t progressed = 0;          // header + payload bytes moved so far
 
   size_t total() const { return (header ? kHeaderBytes : 0) + length; }
 };

@@ -11,11 +11,15 @@
 // tasks of max(NCCL_SOCKET_MIN_TASKSIZE, bytes / dataSockets) dealt round robin over the data
 // sockets, the deal continuing from message to message; both ends deal the same way, so the k-th
 // task on a data socket matches the k-th one posted there by the peer. The message completes when
-// its last part does.
+// its last part does. As in NCCL, NCCL_SOCKET_NTHREADS helper threads per connection move the tasks
+// of its data sockets (data socket k: thread k mod threads; socket_helper.h), started at the
+// connection's first task; the waiting thread moves the control sockets and wakes on the helpers'
+// news.
 #include "transport/tcp/tcp_transport.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -24,13 +28,13 @@
 #include <cstring>
 #include <mutex>
 #include <tuple>
-#include <unordered_map>
 
 #include "common/log.h"
 #include "common/settings.h"
 #include "transport/bootstrap/bootstrap_messages.h"
 #include "transport/bootstrap/socket.h"
 #include "transport/core/network_transport.h"
+#include "transport/tcp/socket_helper.h"
 #include "transport/tcp/tcp_channel.h"
 
 namespace nshim {
@@ -40,7 +44,10 @@ using namespace tcp;
 
 constexpr int kPollCapMs = 100;
 
-class TcpTransport final : public NetworkTransport {
+// Counters that socket helpers and the waiting thread both add to.
+void addShared(std::atomic<uint64_t>& counter, uint64_t value) { counter.fetch_add(value, std::memory_order_relaxed); }
+
+class TcpTransport final : public NetworkTransport, private HelperOwner {
  public:
   TcpTransport(PeerSockets sockets, const TcpOptions& options)
       : NetworkTransport(
@@ -49,7 +56,9 @@ class TcpTransport final : public NetworkTransport {
         sockets_(std::move(sockets)), connections_(std::max(options.socketsPerPeer, 1)),
         perConnection_(options.socket.socketsPerConnection()), perPeer_(connections_ * perConnection_),
         socket_(options.socket), channels_(static_cast<size_t>(nranks_) * perPeer_),
-        deals_(static_cast<size_t>(nranks_) * connections_), sendSockets_(static_cast<size_t>(nranks_), 0) {
+        deals_(static_cast<size_t>(nranks_) * connections_), sendSockets_(static_cast<size_t>(nranks_), 0),
+        helpers_(static_cast<size_t>(nranks_) * connections_ * std::max(socket_.threads, 0)),
+        helperNews_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
     for (int peer = 0; peer < nranks_; ++peer) {
       if (peer == rank_ || sockets_.sockets[peer].empty()) continue;  // itself, or a peer left out
       for (int index = 0; index < perPeer_; ++index) {
@@ -66,11 +75,16 @@ class TcpTransport final : public NetworkTransport {
   }
 
   ~TcpTransport() override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    // The peers still learn of the end of requests still queued (sockets shut down).
-    Status pending = forgetPendingRequestsLocked();
-    if (!active_.empty()) abortLocked(pending);
-  }  // sockets_ closes every connection
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      // The peers still learn of the end of requests still queued (sockets shut down).
+      Status pending = forgetPendingRequestsLocked();
+      bool helpersIdle = true;
+      for (auto& helper : helpers_) helpersIdle = helpersIdle && (!helper || helper->idle());
+      if (!active_.empty() || !helpersIdle) abortLocked(pending);
+    }
+    helpers_.clear();  // joined without the mutex: a helper may be waiting for it
+  }                    // sockets_ closes every connection
 
  private:
   static void applySocketBuffers(int fd, const TcpOptions& options) {
@@ -111,21 +125,66 @@ class TcpTransport final : public NetworkTransport {
     const size_t bytes = req->bytes;
     if (isSend && perConnection_ > 1) markSendSocket(peer, control);
     if (socket_.onControlSocket(bytes)) {
-      queuePart(channel(peer, control), Op{req, buf, bytes, true, false, 0}, isSend);
+      queuePart(channel(peer, control), Op{req, buf, bytes, true, nullptr, 0}, isSend);
       return;
     }
     const int tasks = socket_.taskCount(bytes);
     const size_t task = socket_.taskBytes(bytes);
-    parts_[req] = tasks + 1;
-    queuePart(channel(peer, control), Op{req, buf, 0, true, true, 0}, isSend);
+    auto* split = new SplitMessage(tasks + 1);
+    queuePart(channel(peer, control), Op{req, buf, 0, true, split, 0}, isSend);
     int& next = isSend ? deal(peer, connection).nextSend : deal(peer, connection).nextRecv;
     for (int i = 0; i < tasks; ++i) {
       const size_t offset = static_cast<size_t>(i) * task;
-      const int index = control + 1 + next;
+      const int k = next;
       next = (next + 1) % socket_.dataSockets();
-      if (isSend) markSendSocket(peer, index);
-      queuePart(channel(peer, index), Op{req, buf + offset, std::min(task, bytes - offset), false, true, 0}, isSend);
+      if (isSend) markSendSocket(peer, control + 1 + k);
+      const Op op{req, buf + offset, std::min(task, bytes - offset), false, split, 0};
+      if (socket_.threads > 0) {
+        helper(peer, connection, k).push(channel(peer, control + 1 + k), op, isSend);
+      } else {
+        queuePart(channel(peer, control + 1 + k), op, isSend);
+      }
     }
+  }
+
+  // The helper thread of data socket k of a connection (k mod threads), started at its first task.
+  SocketHelper& helper(int peer, int connection, int k) {
+    const int threads = socket_.threads;
+    const int thread = k % threads;
+    std::unique_ptr<SocketHelper>& slot =
+        helpers_[(static_cast<size_t>(peer) * connections_ + connection) * threads + thread];
+    if (!slot) {
+      std::vector<Channel*> served;
+      for (int j = thread; j < socket_.dataSockets(); j += threads) {
+        served.push_back(&channel(peer, connection * perConnection_ + 1 + j));
+      }
+      slot = std::make_unique<SocketHelper>(static_cast<HelperOwner&>(*this), served);
+    }
+    return *slot;
+  }
+
+  // ---- HelperOwner: called from helper threads.
+  void taskDone(const Op& op) override {
+    finishPart(op);
+    wakeWaiter();
+  }
+  void taskFailed(const Op& op, const Status& why) override {
+    if (op.split == nullptr || op.split->partFailed()) fail(op.req, why);
+    wakeWaiter();
+  }
+  Status socketFailed(int peer, const std::string& why) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    failPeerLocked(peer, why);
+    return aborted_ ? abortStatus_ : peers_[peer].lostStatus;
+  }
+  void countSent(int peer, uint64_t bytes) override {
+    addShared(peers_[peer].sent, bytes);
+    addShared(peers_[peer].sentWire, bytes);
+  }
+  void countReceived(int peer, uint64_t bytes) override { addShared(peers_[peer].received, bytes); }
+  void wakeWaiter() {
+    uint64_t one = 1;
+    if (helperNews_.valid()) (void)!::write(helperNews_.get(), &one, sizeof(one));
   }
 
   // With data sockets the flows of a peer are sockets, not connections: PeerLink::nextLink marked
@@ -149,11 +208,7 @@ class TcpTransport final : public NetworkTransport {
 
   // A part is done: its message completes with its last part.
   void finishPart(const Op& op) {
-    if (op.split) {
-      auto it = parts_.find(op.req);
-      if (it == parts_.end() || --it->second > 0) return;  // failed already, or more parts to go
-      parts_.erase(it);
-    }
+    if (op.split != nullptr && !op.split->partDone()) return;  // more parts to go, or failed already
     op.req->complete(Status());
   }
 
@@ -162,7 +217,7 @@ class TcpTransport final : public NetworkTransport {
     while (!queue.empty()) {
       Op op = queue.front();
       queue.pop();
-      if (op.split && parts_.erase(op.req) == 0) continue;  // its message has failed already
+      if (op.split != nullptr && !op.split->partFailed()) continue;  // its message has failed already
       fail(op.req, why);
     }
   }
@@ -191,8 +246,8 @@ class TcpTransport final : public NetworkTransport {
   bool sleepUntilNews(Deadline deadline) override {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      pollFds_.clear();
-      pollChannels_.clear();
+      pollFds_.assign(1, pollfd{helperNews_.get(), POLLIN, 0});  // a helper finished or failed a task
+      pollChannels_.assign(1, nullptr);
       for (Channel* ch : active_) {
         short events = POLLRDHUP;
         if (!ch->recvs.empty()) events |= POLLIN;
@@ -203,8 +258,12 @@ class TcpTransport final : public NetworkTransport {
     }
     int ready = ::poll(pollFds_.data(), pollFds_.size(), deadline.remainingMs(kPollCapMs));
     if (ready <= 0) return false;
+    if (pollFds_[0].revents != 0) {
+      uint64_t count;
+      (void)!::read(helperNews_.get(), &count, sizeof(count));
+    }
     std::lock_guard<std::mutex> lock(mutex_);
-    for (size_t i = 0; i < pollFds_.size(); ++i) {
+    for (size_t i = 1; i < pollFds_.size(); ++i) {
       Channel& ch = *pollChannels_[i];
       // A peer that closed its end will never read: sends waiting for buffer space cannot finish.
       // (Pending receives find out by reading the end of stream after any data still queued.)
@@ -232,6 +291,9 @@ class TcpTransport final : public NetworkTransport {
   }
 
   void dropPeerLocked(int peer, const Status& why, const std::vector<int>& /*alsoEnded*/) override {
+    for (auto& helper : helpers_) {
+      if (helper) helper->failTasks(peer, why);
+    }
     for (int index = 0; index < perPeer_; ++index) {
       Channel& ch = channel(peer, index);
       failParts(ch.sends, why);
@@ -241,6 +303,9 @@ class TcpTransport final : public NetworkTransport {
   }
 
   void dropAllLocked(const Status& why) override {
+    for (auto& helper : helpers_) {
+      if (helper) helper->failTasks(-1, why);
+    }
     for (Channel& ch : channels_) {
       failParts(ch.sends, why);
       failParts(ch.recvs, why);
@@ -276,8 +341,8 @@ class TcpTransport final : public NetworkTransport {
       }
       size_t before = op.progressed;
       op.progressed += static_cast<size_t>(n);
-      addRelaxed(peers_[ch.peer].sent, std::max(op.progressed, head) - std::max(before, head));
-      addRelaxed(peers_[ch.peer].sentWire, static_cast<uint64_t>(n));
+      addShared(peers_[ch.peer].sent, std::max(op.progressed, head) - std::max(before, head));
+      addShared(peers_[ch.peer].sentWire, static_cast<uint64_t>(n));
       if (op.progressed < total) return;  // the socket buffer is full
       Op done = op;
       ch.sends.pop();
@@ -311,7 +376,7 @@ class TcpTransport final : public NetworkTransport {
       size_t before = op.progressed;
       op.progressed += static_cast<size_t>(n);
       if (before < head && op.progressed >= head && !headerMatches(ch, op)) return;
-      addRelaxed(peers_[ch.peer].received, std::max(op.progressed, head) - std::max(before, head));
+      addShared(peers_[ch.peer].received, std::max(op.progressed, head) - std::max(before, head));
       if (op.progressed < total) return;  // the socket is drained
       Op done = op;
       ch.recvs.pop();
@@ -339,7 +404,7 @@ class TcpTransport final : public NetworkTransport {
     NS_WARN("{}", error.message());
     Op failed = op;
     ch.recvs.pop();
-    if (!failed.split || parts_.erase(failed.req) > 0) fail(failed.req, error);
+    if (failed.split == nullptr || failed.split->partFailed()) fail(failed.req, error);
     abortLocked(error);
     return false;
   }
@@ -349,13 +414,16 @@ class TcpTransport final : public NetworkTransport {
   const int perConnection_;  // its control socket and data sockets
   const int perPeer_;
   const NcclSocketSettings socket_;
-  std::vector<Channel> channels_;            // [peer * perPeer_ + index]; never resized (pointers are kept)
-  std::vector<Deal> deals_;                  // [peer * connections_ + connection]
-  std::unordered_map<Request*, int> parts_;  // split messages: parts not yet done
-  std::vector<uint64_t> sendSockets_;        // per peer: the sockets that carried sends (data sockets)
+  std::vector<Channel> channels_;      // [peer * perPeer_ + index]; never resized (pointers are kept)
+  std::vector<Deal> deals_;            // [peer * connections_ + connection]
+  std::vector<uint64_t> sendSockets_;  // per peer: the sockets that carried sends (data sockets)
   std::vector<Channel*> active_;
-  std::vector<pollfd> pollFds_;
+  std::vector<pollfd> pollFds_;  // [0]: helperNews_
   std::vector<Channel*> pollChannels_;
+  // [(peer * connections_ + connection) * threads + thread], started at a connection's first task;
+  // the destructor joins them before the channels and sockets they use go.
+  std::vector<std::unique_ptr<SocketHelper>> helpers_;
+  Fd helperNews_;  // written by a helper for every task it finishes or fails
 };
 
 }  // namespace
