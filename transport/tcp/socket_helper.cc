@@ -8,6 +8,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <sched.h>
+
+#include "common/clock.h"
 #include "common/log.h"
 
 namespace nshim::tcp {
@@ -17,8 +20,8 @@ constexpr int kPollCapMs = 100;
 
 }  // namespace
 
-SocketHelper::SocketHelper(HelperOwner& owner, const std::vector<Channel*>& sockets)
-    : owner_(owner), sockets_(sockets.size()), wake_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+SocketHelper::SocketHelper(HelperOwner& owner, const std::vector<Channel*>& sockets, int64_t spinNs)
+    : owner_(owner), spinNs_(spinNs), sockets_(sockets.size()), wake_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
   for (size_t i = 0; i < sockets.size(); ++i) sockets_[i].ch = sockets[i];
   thread_ = std::thread([this] { run(); });
 }
@@ -74,46 +77,53 @@ bool SocketHelper::idle() {
 }
 
 void SocketHelper::run() {
-  std::vector<pollfd> fds;
-  std::vector<Socket*> polled;
+  int64_t spinUntil = nowNs() + spinNs_;
   while (!stop_.load()) {
-    fds.assign(1, pollfd{wake_.get(), POLLIN, 0});
-    polled.clear();
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      for (Socket& s : sockets_) {
-        if (s.dropped) continue;
-        short events = 0;
-        if (!s.recvs.empty()) events |= POLLIN;
-        if (!s.sends.empty()) events |= POLLOUT;
-        if (events == 0) continue;
-        fds.push_back(pollfd{s.ch->fd, events, 0});
-        polled.push_back(&s);
-      }
+    bool moved = false;
+    for (Socket& s : sockets_) {
+      moved = drive(s, true) || moved;
+      moved = drive(s, false) || moved;
     }
-    if (::poll(fds.data(), fds.size(), kPollCapMs) <= 0) continue;
-    if (fds[0].revents != 0) {
-      uint64_t count;
-      (void)!::read(wake_.get(), &count, sizeof(count));
+    const int64_t now = nowNs();
+    if (moved) spinUntil = now + spinNs_;
+    if (now < spinUntil && !idle()) {
+      sched_yield();
+      continue;
     }
-    for (size_t i = 0; i < polled.size() && !stop_.load(); ++i) {
-      const short revents = fds[i + 1].revents;
-      if (revents == 0) continue;
-      if (revents & (POLLOUT | POLLERR | POLLHUP)) drive(*polled[i], true);
-      if (revents & (POLLIN | POLLERR | POLLHUP)) drive(*polled[i], false);
+    sleepUntilNews();
+    spinUntil = nowNs() + spinNs_;
+  }
+}
+
+// Sleeps in poll() on the sockets with tasks and the wake-up descriptor (new tasks, stop).
+void SocketHelper::sleepUntilNews() {
+  std::vector<pollfd> fds(1, pollfd{wake_.get(), POLLIN, 0});
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (Socket& s : sockets_) {
+      if (s.dropped) continue;
+      short events = 0;
+      if (!s.recvs.empty()) events |= POLLIN;
+      if (!s.sends.empty()) events |= POLLOUT;
+      if (events != 0) fds.push_back(pollfd{s.ch->fd, events, 0});
     }
+  }
+  if (::poll(fds.data(), fds.size(), kPollCapMs) > 0 && fds[0].revents != 0) {
+    uint64_t count;
+    (void)!::read(wake_.get(), &count, sizeof(count));
   }
 }
 
 // Moves the socket's tasks of one direction until the kernel takes (or has) no more. The front task
 // is marked busy while the thread reads or writes it without the lock: failTasks leaves it alone.
-void SocketHelper::drive(Socket& s, bool isSend) {
+bool SocketHelper::drive(Socket& s, bool isSend) {
   std::deque<Op>& queue = isSend ? s.sends : s.recvs;
+  bool moved = false;
   while (true) {
     Op* op;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (s.dropped || queue.empty()) return;
+      if (s.dropped || queue.empty()) return moved;
       op = &queue.front();
       s.busy[isSend] = true;
     }
@@ -129,6 +139,7 @@ void SocketHelper::drive(Socket& s, bool isSend) {
     if (n < 0 && !again) failure = errnoText(error);
     if (n == 0 && !isSend && op->length > op->progressed) failure = "end of stream";
     if (n > 0) {
+      moved = true;
       op->progressed += static_cast<size_t>(n);
       if (isSend) {
         owner_.countSent(s.ch->peer, static_cast<uint64_t>(n));
@@ -148,7 +159,8 @@ void SocketHelper::drive(Socket& s, bool isSend) {
         failed = queue.front();
         queue.pop_front();
       }
-      return owner_.taskFailed(failed, why);
+      owner_.taskFailed(failed, why);
+      return true;
     }
     Status dropStatus;
     Op finished;
@@ -164,8 +176,11 @@ void SocketHelper::drive(Socket& s, bool isSend) {
         queue.pop_front();
       }
     }
-    if (dropped) return owner_.taskFailed(finished, dropStatus);
-    if (!done) return;  // the kernel takes (or has) no more now
+    if (dropped) {
+      owner_.taskFailed(finished, dropStatus);
+      return true;
+    }
+    if (!done) return moved;  // the kernel takes (or has) no more now
     owner_.taskDone(finished);
   }
 }

@@ -2,8 +2,10 @@
 // threads that move the payload tasks of its NCCL_NSOCKS_PERTHREAD data sockets each, so a
 // connection's data sockets copy in parallel (on loopback and fast NICs the copies into and out of
 // the kernel bound the rate). The TCP transport hands a helper the tasks of its sockets (push); the
-// helper moves them with poll() and non-blocking sendmsg / recvmsg outside the transport's mutex
-// and reports each finished or failed task to its owner (HelperOwner), from its own thread.
+// helper moves them with non-blocking sendmsg / recvmsg outside the transport's mutex and reports
+// each finished or failed task to its owner (HelperOwner), from its own thread. Like NCCL's, it
+// retries its sockets in a loop while it has tasks (yielding the CPU on each turn); after
+// `spinNs` without progress it sleeps in poll() until a socket or a new task wakes it.
 #pragma once
 
 #include <atomic>
@@ -37,7 +39,7 @@ class HelperOwner {
 class SocketHelper {
  public:
   // Serves `sockets` (data sockets of one connection; the transport keeps them) from a new thread.
-  SocketHelper(HelperOwner& owner, const std::vector<Channel*>& sockets);
+  SocketHelper(HelperOwner& owner, const std::vector<Channel*>& sockets, int64_t spinNs);
   ~SocketHelper();  // stops and joins the thread
   SocketHelper(const SocketHelper&) = delete;
   SocketHelper& operator=(const SocketHelper&) = delete;
@@ -59,10 +61,12 @@ class SocketHelper {
     Status dropStatus;
   };
   void run();
-  void drive(Socket& s, bool isSend);
+  bool drive(Socket& s, bool isSend);  // true when bytes moved
+  void sleepUntilNews();
   void wake();
 
   HelperOwner& owner_;
+  const int64_t spinNs_;
   std::mutex mutex_;  // the queues and flags of sockets_
   std::vector<Socket> sockets_;
   Fd wake_;

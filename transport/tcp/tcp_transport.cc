@@ -58,7 +58,8 @@ class TcpTransport final : public NetworkTransport, private HelperOwner {
         socket_(options.socket), channels_(static_cast<size_t>(nranks_) * perPeer_),
         deals_(static_cast<size_t>(nranks_) * connections_), sendSockets_(static_cast<size_t>(nranks_), 0),
         helpers_(static_cast<size_t>(nranks_) * connections_ * std::max(socket_.threads, 0)),
-        helperNews_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+        helperNews_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+        helperSpinNs_(static_cast<int64_t>(std::max(options.spinMicroseconds, 0)) * 1000) {
     for (int peer = 0; peer < nranks_; ++peer) {
       if (peer == rank_ || sockets_.sockets[peer].empty()) continue;  // itself, or a peer left out
       for (int index = 0; index < perPeer_; ++index) {
@@ -158,7 +159,7 @@ class TcpTransport final : public NetworkTransport, private HelperOwner {
       for (int j = thread; j < socket_.dataSockets(); j += threads) {
         served.push_back(&channel(peer, connection * perConnection_ + 1 + j));
       }
-      slot = std::make_unique<SocketHelper>(static_cast<HelperOwner&>(*this), served);
+      slot = std::make_unique<SocketHelper>(static_cast<HelperOwner&>(*this), served, helperSpinNs_);
     }
     return *slot;
   }
@@ -423,7 +424,8 @@ class TcpTransport final : public NetworkTransport, private HelperOwner {
   // [(peer * connections_ + connection) * threads + thread], started at a connection's first task;
   // the destructor joins them before the channels and sockets they use go.
   std::vector<std::unique_ptr<SocketHelper>> helpers_;
-  Fd helperNews_;  // written by a helper for every task it finishes or fails
+  Fd helperNews_;               // written by a helper for every task it finishes or fails
+  const int64_t helperSpinNs_;  // NCCLSHIM_SPIN_US: how long a helper retries its sockets before it sleeps
 };
 
 }  // namespace
