@@ -38,13 +38,15 @@ void SocketHelper::wake() {
 }
 
 void SocketHelper::push(const Channel& ch, const Op& op, bool isSend) {
+  bool sleeping;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (Socket& s : sockets_) {
       if (s.ch == &ch) (isSend ? s.sends : s.recvs).push_back(op);
     }
+    sleeping = sleeping_;
   }
-  wake();
+  if (sleeping) wake();  // a spinning thread finds the task on its next turn
 }
 
 void SocketHelper::failTasks(int peer, const Status& why) {
@@ -100,6 +102,7 @@ void SocketHelper::sleepUntilNews() {
   std::vector<pollfd> fds(1, pollfd{wake_.get(), POLLIN, 0});
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    sleeping_ = true;  // from now on a push wakes us; one before this is in the poll set
     for (Socket& s : sockets_) {
       if (s.dropped) continue;
       short events = 0;
@@ -112,6 +115,8 @@ void SocketHelper::sleepUntilNews() {
     uint64_t count;
     (void)!::read(wake_.get(), &count, sizeof(count));
   }
+  std::lock_guard<std::mutex> lock(mutex_);
+  sleeping_ = false;
 }
 
 // Moves the socket's tasks of one direction until the kernel takes (or has) no more. The front task

@@ -67,7 +67,8 @@ class SocketHelper {
 
   HelperOwner& owner_;
   const int64_t spinNs_;
-  std::mutex mutex_;  // the queues and flags of sockets_
+  std::mutex mutex_;       // the queues and flags of sockets_, sleeping_
+  bool sleeping_ = false;  // the thread is in (or about to enter) poll(): a push must wake it
   std::vector<Socket> sockets_;
   Fd wake_;
   std::atomic<bool> stop_{false};
