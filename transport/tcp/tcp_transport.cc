@@ -11,9 +11,9 @@
 // tasks of max(NCCL_SOCKET_MIN_TASKSIZE, bytes / dataSockets) dealt round robin over the data
 // sockets, the deal continuing from message to message; both ends deal the same way, so the k-th
 // task on a data socket matches the k-th one posted there by the peer. The message completes when
-// its last part does. As in NCCL, NCCL_SOCKET_NTHREADS helper threads per connection move the tasks
-// of its data sockets (data socket k: thread k mod threads; socket_helper.h), started at the
-// connection's first task; the waiting thread moves the control sockets and wakes on the helpers'
+// its last part does. As in NCCL, NCCL_SOCKET_NTHREADS helper threads per connection and direction
+// move the tasks of its data sockets (data socket k: thread k mod threads; socket_helper.h), started
+// at their first task; the waiting thread moves the control sockets and wakes on the helpers'
 // news.
 #include "transport/tcp/tcp_transport.h"
 
@@ -57,7 +57,7 @@ class TcpTransport final : public NetworkTransport, private HelperOwner {
         perConnection_(options.socket.socketsPerConnection()), perPeer_(connections_ * perConnection_),
         socket_(options.socket), channels_(static_cast<size_t>(nranks_) * perPeer_),
         deals_(static_cast<size_t>(nranks_) * connections_), sendSockets_(static_cast<size_t>(nranks_), 0),
-        helpers_(static_cast<size_t>(nranks_) * connections_ * std::max(socket_.threads, 0)),
+        helpers_(static_cast<size_t>(nranks_) * connections_ * std::max(socket_.threads, 0) * 2),
         helperNews_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
         helperSpinNs_(static_cast<int64_t>(std::max(options.spinMicroseconds, 0)) * 1000) {
     for (int peer = 0; peer < nranks_; ++peer) {
@@ -141,19 +141,20 @@ class TcpTransport final : public NetworkTransport, private HelperOwner {
       if (isSend) markSendSocket(peer, control + 1 + k);
       const Op op{req, buf + offset, std::min(task, bytes - offset), false, split, 0};
       if (socket_.threads > 0) {
-        helper(peer, connection, k).push(channel(peer, control + 1 + k), op, isSend);
+        helper(peer, connection, k, isSend).push(channel(peer, control + 1 + k), op, isSend);
       } else {
         queuePart(channel(peer, control + 1 + k), op, isSend);
       }
     }
   }
 
-  // The helper thread of data socket k of a connection (k mod threads), started at its first task.
-  SocketHelper& helper(int peer, int connection, int k) {
+  // The helper thread of data socket k of a connection in one direction (k mod threads; NCCL has a
+  // connection, so threads, per direction), started at its first task.
+  SocketHelper& helper(int peer, int connection, int k, bool isSend) {
     const int threads = socket_.threads;
     const int thread = k % threads;
     std::unique_ptr<SocketHelper>& slot =
-        helpers_[(static_cast<size_t>(peer) * connections_ + connection) * threads + thread];
+        helpers_[((static_cast<size_t>(peer) * connections_ + connection) * threads + thread) * 2 + (isSend ? 1 : 0)];
     if (!slot) {
       std::vector<Channel*> served;
       for (int j = thread; j < socket_.dataSockets(); j += threads) {
@@ -421,7 +422,7 @@ class TcpTransport final : public NetworkTransport, private HelperOwner {
   std::vector<Channel*> active_;
   std::vector<pollfd> pollFds_;  // [0]: helperNews_
   std::vector<Channel*> pollChannels_;
-  // [(peer * connections_ + connection) * threads + thread], started at a connection's first task;
+  // [((peer * connections_ + connection) * threads + thread) * 2 + isSend], started at first use;
   // the destructor joins them before the channels and sockets they use go.
   std::vector<std::unique_ptr<SocketHelper>> helpers_;
   Fd helperNews_;               // written by a helper for every task it finishes or fails
