@@ -167,8 +167,7 @@ class TcpTransport final : public NetworkTransport, private HelperOwner {
 
   // ---- HelperOwner: called from helper threads.
   void taskDone(const Op& op) override {
-    finishPart(op);
-    wakeWaiter();
+    if (finishPart(op)) wakeWaiter();  // only a whole message is news to the waiter
   }
   void taskFailed(const Op& op, const Status& why) override {
     if (op.split == nullptr || op.split->partFailed()) fail(op.req, why);
@@ -209,9 +208,11 @@ class TcpTransport final : public NetworkTransport, private HelperOwner {
   }
 
   // A part is done: its message completes with its last part.
-  void finishPart(const Op& op) {
-    if (op.split != nullptr && !op.split->partDone()) return;  // more parts to go, or failed already
+  // True when that completed its message.
+  bool finishPart(const Op& op) {
+    if (op.split != nullptr && !op.split->partDone()) return false;  // more parts to go, or failed already
     op.req->complete(Status());
+    return true;
   }
 
   // Fails the messages of a queue's parts (each message once).
