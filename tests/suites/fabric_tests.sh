@@ -152,7 +152,8 @@ ip netns exec nsbed2 nft delete table inet fabric_loss 2>/dev/null
 drops=$(ip netns exec nsbed2 nstat -az TcpRetransSegs 2>/dev/null | awk '/TcpRetransSegs/ {print $2}')
 echo "lossy run: rc $rc, host 2 TCP retransmitted segments ${drops:-?}"
 [ $rc -eq 0 ] && grep -q "^# data check .*, 0 wrong)" "$work/lossy.log"
-result $? "fault/loss-and-100ms-down-complete-0-wrong" "$(tail -5 "$work/lossy.log")"
+result $? "fault/loss-and-100ms-down-complete-0-wrong" \
+  "$(grep -m4 -E "phynet: rank|replay failed|timed out" "$work/lossy.log" | cut -c1-600; tail -3 "$work/lossy.log")"
 # The report names the ops that suffered (retransmissions, the blip) and the host pair they crossed.
 grep -Eq "^# slow operations    : [1-9][0-9]* over" "$work/lossy.log" &&
   grep -A1 "^# slow operations" "$work/lossy.log" | grep -Eq "x the median .* us; hosts [^ ]+ - [^ ]+$"
