@@ -57,6 +57,7 @@ Result<LoadedInput> loadInput(const ReplayOptions& options, int mpiWorldSize, in
         ShapeOptions shape;
         shape.tp = options.tp;
         shape.pp = options.pp;
+        shape.cp = options.cp;
         NS_ASSIGN_OR_RETURN(loaded.workload, loadResizedTraceWorkload(options.input, options.resizeDp, options.resizeEp,
                                                                       shape, onlyRank, &loaded.notes));
         break;

@@ -24,14 +24,16 @@ void addInputOptions(CLI::App& app, ReplayOptions* o) {
       "(default: comm_group.json beside the .et files, else the whole world)")
       ->group("input");
   const std::pair<const char*, int*> layout[] = {
-      {"--world-size", &o->worldSize}, {"--tp", &o->tp}, {"--ep", &o->ep}, {"--pp", &o->pp}};
+      {"--world-size", &o->worldSize}, {"--tp", &o->tp}, {"--ep", &o->ep}, {"--pp", &o->pp}, {"--cp", &o->cp}};
   const char* layoutHelp[] = {
       "ranks of a SimAI/AICB job; with --tp, --ep, --pp its layout (default: from\n"
       "the file; world = MPI size; a SimAI file's groups larger than the world are\n"
       "cut to it, as SimAI-Phy's)",
       "tensor-parallel size of a SimAI/AICB job (as --world-size)",
       "expert-parallel size of a SimAI/AICB job (as --world-size)",
-      "pipeline-parallel size of a SimAI/AICB job (as --world-size)"};
+      "pipeline-parallel size of a SimAI/AICB job (as --world-size)",
+      "context-parallel size of a trace under --resize, where its communicators\n"
+      "fit more than one shape (a ring of sends: CP or PP; as `ncclshim scale --cp`)"};
   for (size_t i = 0; i < std::size(layout); ++i) {
     addValueOption(
         app, layout[i].first, "N",

@@ -63,11 +63,12 @@ struct ReplayOptions {
   double rateGBps = 0;                        // link rate for the efficiency column; 0 = none
   int maxRows = 40;                           // per-op rows printed on stdout (all go to the CSV/JSON)
   int worldSize = 0, tp = 0, ep = 0, pp = 0;  // layout for SimAI / AICB inputs
-  SimAiRules simaiRules;                      // --simai-rules (SimAI inputs)
-  bool verify = false;                        // patterned data, every received byte checked (data_check.h)
-  bool gpuWorkOnCpu = false;                  // --gpu-work: reductions and local copies without --verify too
-  std::string jobsPath;                       // --jobs FILE.toml: several jobs at once (job_runner.h)
-  std::string jobsOutDir = "phynet-jobs";     // --out DIR beside --jobs
+  int cp = 0;                 // --cp: a trace's context-parallel size under --resize, where its shape is ambiguous
+  SimAiRules simaiRules;      // --simai-rules (SimAI inputs)
+  bool verify = false;        // patterned data, every received byte checked (data_check.h)
+  bool gpuWorkOnCpu = false;  // --gpu-work: reductions and local copies without --verify too
+  std::string jobsPath;       // --jobs FILE.toml: several jobs at once (job_runner.h)
+  std::string jobsOutDir = "phynet-jobs";  // --out DIR beside --jobs
   bool help = false;
   bool verbose = false;
   bool checkOnly = false;  // --check: stop before the first connection

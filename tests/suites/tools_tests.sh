@@ -458,18 +458,22 @@ result $? "scale/moe-ep4-back-to-ep2-equals-capture" "$(cat "$work/scale_ep2.err
 result $? "scale/ep-refuses-sizes-without-a-rule" "$(cat "$work/scale_ep3.txt")"
 # Context parallelism (no GPU capture has it): a synthetic TP1 x CP2 x DP2 trace (Megatron's
 # tp-cp-dp-pp order; an even send / receive ring on the CP groups, the gradients' allreduce on
-# DP x CP, a small one on DP) is recognised; scale --dp 4 keeps the CP ring byte for byte.
-python3 - "$work/cp_in" <<'PY'
+# DP x CP, a small one on DP) is recognised; scale --dp 4 keeps the CP ring byte for byte. The
+# generator's arguments: OUT DP [ring]: "ring" writes the CP ring alone (then CP or PP may fit).
+cp_trace() {
+python3 - "$@" <<'PY'
 import json, os, sys
 out = sys.argv[1]
 os.makedirs(out)
-tp, cp, dp = 1, 2, 2
+tp, cp, dp = 1, 2, int(sys.argv[2])
 world = tp * cp * dp
 rank_of = lambda d, c, t: d * tp * cp + c * tp + t
 groups = [  # (members, op, count): CP ring, DP x CP allreduce, DP allreduce
     ([[rank_of(d, c, t) for c in range(cp)] for d in range(dp) for t in range(tp)], "ring", 1024),
     ([[rank_of(d, c, t) for d in range(dp) for c in range(cp)] for t in range(tp)], "allreduce", 4096),
     ([[rank_of(d, c, t) for d in range(dp)] for c in range(cp) for t in range(tp)], "allreduce", 1)]
+if sys.argv[3:] == ["ring"]:
+    groups = groups[:1]
 def op(n, comm, kind, count, rank, nranks, peer=-1, seq=0, group=0):
     size = count * 4 * (1 if kind in ("send", "recv", "allreduce") else nranks)
     return {"type": "op", "n": n, "comm": comm, "rank": rank, "seq": seq, "op": kind, "count": count,
@@ -508,6 +512,8 @@ for r in range(world):
     with open(os.path.join(out, "ncclshim-cp-rank%d.jsonl" % r), "w") as f:
         f.write("".join(json.dumps(l, separators=(",", ":")) + "\n" for l in lines))
 PY
+}
+cp_trace "$work/cp_in" 2
 "$tool" summary "$work/cp_in" >"$work/cp_summary.txt" 2>&1 &&
   grep -q "^# shape: TP=1 CP=2 DP=2 PP=1 (4 ranks), from the communicators' members" "$work/cp_summary.txt"
 result $? "scale/summary-shows-context-parallel-shape" "$(grep shape "$work/cp_summary.txt")"
@@ -529,6 +535,23 @@ print("ok")
 PY
 result $? "scale/context-parallel-ring-kept-at-dp4" "$(cat "$work/cp_scale.err" "$work/cp_scale.txt" | tail -4)"
 replays_without_error cp_out scale/context-parallel-dp4-replays-0-wrong
+# The CP ring alone on 2 ranks fits TP=1 CP=2 and PP=2: phynet --resize refuses it naming --cp;
+# with --cp 2 it replays at DP 2 (4 ranks), every byte checked.
+cp_trace "$work/cp_ring" 1 ring
+if command -v mpirun >/dev/null && [ -x "$phynet" ]; then
+  resize_ring() {  # <log> [phynet options...]
+    local log=$1; shift
+    timeout 120 mpirun --allow-run-as-root --oversubscribe -np 4 --mca pml ob1 --mca btl self,tcp \
+      "$phynet" "$work/cp_ring" --resize dp=2 --verify "$@" >"$work/$log" 2>&1
+  }
+  resize_ring cp_ring_ambiguous.log
+  [ $? -ne 0 ] && grep -q "choose with --tp, --pp, --ep or --cp" "$work/cp_ring_ambiguous.log"
+  result $? "resize/ambiguous-cp-or-pp-refused-naming-cp" "$(grep -m2 phynet "$work/cp_ring_ambiguous.log")"
+  resize_ring cp_ring_cp2.log --cp 2 &&
+    grep -q "every result byte verified (.*, 0 wrong)" "$work/cp_ring_cp2.log" &&
+    grep -q "captured as TP=1 CP=2 DP=1 PP=1 (2 ranks), resized to TP=1 CP=2 DP=2 PP=1" "$work/cp_ring_cp2.log"
+  result $? "resize/cp-2-chooses-the-shape-and-replays-0-wrong" "$(grep -E "phynet|captured as|data check" "$work/cp_ring_cp2.log" | head -4)"
+fi
 "$tool" scale "$scale_data/megatron_tp2_dp2_plain" -o "$work/scaled_x" >"$work/scale_nodp.txt" 2>&1
 [ $? -eq 2 ] && grep -q -- "--dp or --ep is required" "$work/scale_nodp.txt"
 result $? "scale/needs-dp" "$(cat "$work/scale_nodp.txt")"
